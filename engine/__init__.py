@@ -1,0 +1,64 @@
+"""Five Hundred rules engine: pure functions over frozen msgspec states, in the API's vocabulary.
+
+>>> from engine import Options, new_game, legal_moves, apply_move
+>>> state, events = new_game(Options(), seed=42, first_dealer=3)
+>>> move = legal_moves(state)[0]
+>>> state, events = apply_move(state, move)
+>>> [e.type for e in events] if False else type(events[0]).__name__
+'Passed'
+"""
+
+from engine.cards import ALL_CARDS, BLACK_JOKER, JOKER, JOKERS, SUITS, effective_suit, parse_card
+from engine.deal import kitty_size, pack_for
+from engine.game import (
+    GameSetupError,
+    IllegalMove,
+    Rejection,
+    apply_move,
+    check_move,
+    judge_game,
+    legal_moves,
+    new_game,
+    partners,
+    score_hand,
+    to_act,
+)
+from engine.integrity import integrity_problems
+from engine.model import (
+    AnswerRedeal,
+    Bid,
+    CallCard,
+    ChoosePartners,
+    Discard,
+    Event,
+    GameState,
+    GoAlone,
+    LookAtHand,
+    Move,
+    NominateJoker,
+    Pass,
+    Play,
+    ProposeRedeal,
+    SeatView,
+)
+from engine.options import (
+    PRESET_DESCRIPTIONS,
+    PRESETS,
+    RULES_VERSION,
+    Options,
+    OptionsError,
+    option_catalogue,
+    resolve_options,
+)
+from engine.rules import bid_value, ladder, score_table_rows, sides
+from engine.views import public_view, redact_events, seat_view, view
+
+__all__ = [
+    "ALL_CARDS", "BLACK_JOKER", "JOKER", "JOKERS", "PRESETS", "PRESET_DESCRIPTIONS", "RULES_VERSION", "SUITS",
+    "AnswerRedeal", "Bid", "CallCard", "ChoosePartners", "Discard", "Event", "GameSetupError", "GameState",
+    "GoAlone", "IllegalMove", "LookAtHand", "Move", "NominateJoker", "Options", "OptionsError", "Pass", "Play",
+    "ProposeRedeal", "Rejection", "SeatView", "apply_move", "bid_value", "check_move", "effective_suit",
+    "integrity_problems", "judge_game", "kitty_size", "ladder", "legal_moves", "new_game", "option_catalogue",
+    "pack_for", "parse_card", "partners", "public_view", "redact_events", "resolve_options", "score_hand",
+    "score_table_rows", "seat_view", "sides", "to_act", "view",
+]

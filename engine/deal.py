@@ -1,0 +1,146 @@
+"""Packs per rule set, the reproducible shuffle, the packet deal, and the cut for the first dealer.
+
+The shuffle is a Fisher–Yates shuffle driven by a SHA-256 counter stream, so the same seed gives the same deals
+on every machine and Python version (``random.Random`` makes no such promise):
+
+- stream block ``i`` is ``SHA-256(b"fivehundred/v1/" + label + b"/" + str(seed) + b"/" + str(i))``; its 32 bytes
+  are four big-endian unsigned 64-bit words, consumed in order;
+- a uniform integer below ``n`` takes words until one is below ``2**64 - 2**64 % n`` and returns it ``% n``;
+- for ``i`` from ``len(pack) - 1`` down to 1, swap positions ``i`` and ``uniform(i + 1)``;
+- the label for hand ``h`` (0-based, every deal including redeals) is ``deal/h``; the cut uses ``cut`` and a random
+  first dealer uses ``dealer``.
+
+>>> shuffled(("a", "b", "c", "d"), seed=7, label="deal/0")
+('c', 'a', 'd', 'b')
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator, Sequence
+from functools import lru_cache
+
+from engine.cards import JOKERS, build_pack, rank_of
+from engine.options import Options, OptionsError
+
+_STANDARD_KITTY_PACKETS = {3: (1, 1, 1), 4: (1, 2, 1), 5: (2, 2, 1), 6: (2, 2, 2)}
+HAND_SIZE = 10
+
+
+class SeedStream:
+    """Uniform integers from the documented SHA-256 counter stream."""
+
+    def __init__(self, seed: int, label: str) -> None:
+        self._prefix = b"fivehundred/v1/" + label.encode() + b"/" + str(seed).encode() + b"/"
+        self._block = 0
+        self._words: list[int] = []
+
+    def _word(self) -> int:
+        if not self._words:
+            digest = hashlib.sha256(self._prefix + str(self._block).encode()).digest()
+            self._block += 1
+            self._words = [int.from_bytes(digest[i:i + 8], "big") for i in (24, 16, 8, 0)]
+        return self._words.pop()
+
+    def below(self, n: int) -> int:
+        limit = 2**64 - (2**64 % n)
+        while True:
+            w = self._word()
+            if w < limit:
+                return w % n
+
+
+def shuffled(pack: Sequence[str], seed: int, label: str) -> tuple[str, ...]:
+    deck = list(pack)
+    stream = SeedStream(seed, label)
+    for i in range(len(deck) - 1, 0, -1):
+        j = stream.below(i + 1)
+        deck[i], deck[j] = deck[j], deck[i]
+    return tuple(deck)
+
+
+@lru_cache(maxsize=64)
+def pack_for(opts: Options) -> tuple[str, ...]:
+    return build_pack(opts.players, deck_4p=opts.deck_4p, fours_removed=opts.fours_removed,
+                      two_player_method=opts.two_player_method, five_player_deck=opts.five_player_deck,
+                      six_player_kitty=opts.six_player_kitty)
+
+
+@lru_cache(maxsize=64)
+def pack_index(opts: Options) -> dict[str, int]:
+    return {c: i for i, c in enumerate(pack_for(opts))}
+
+
+def has_dead_hand(opts: Options) -> bool:
+    return opts.players == 2 and opts.two_player_method == "uspcc_dead_hand"
+
+
+def hand_count(opts: Options) -> int:
+    """Hands dealt: one per seat, plus the dead hand of the two-player game."""
+    return opts.players + (1 if has_dead_hand(opts) else 0)
+
+
+def kitty_size(opts: Options) -> int:
+    return len(pack_for(opts)) - HAND_SIZE * hand_count(opts)
+
+
+@lru_cache(maxsize=64)
+def kitty_packets(opts: Options) -> tuple[tuple[int, int], ...]:
+    """The deal as (cards to each recipient, cards to the kitty) rounds; raises OptionsError if it cannot fit."""
+    try:
+        numbers = [int(x) for x in opts.deal_pattern.split("-")]
+    except ValueError:
+        raise OptionsError(f"deal_pattern {opts.deal_pattern!r} is not numbers joined by '-'") from None
+    if len(numbers) % 2 or not numbers or any(n < 0 for n in numbers) or len(numbers) > 20:
+        raise OptionsError(f"deal_pattern {opts.deal_pattern!r} must alternate player and kitty packets")
+    players, kitty = numbers[0::2], numbers[1::2]
+    size = kitty_size(opts)
+    if opts.deal_pattern == "3-1-4-1-3-1" and size in _STANDARD_KITTY_PACKETS:
+        kitty = list(_STANDARD_KITTY_PACKETS[size])
+    if sum(players) != HAND_SIZE or sum(kitty) != size:
+        raise OptionsError(f"deal_pattern {opts.deal_pattern!r} must give {HAND_SIZE} cards to each hand and "
+                           f"{size} to the kitty")
+    return tuple(zip(players, kitty, strict=True))
+
+
+def deal(opts: Options, deck: Sequence[str], dealer: int) -> tuple[list[list[str]], list[str], list[str]]:
+    """Deal ``deck`` (``deck[0]`` first) in packets starting at the dealer's left.
+
+    Returns (hands per seat, dead hand, kitty). The two-player dead hand is dealt first, as the hand on the
+    dealer's left (RULES.md 2.2).
+    """
+    n = opts.players
+    order: list[int] = [(dealer + 1 + i) % n for i in range(n)]
+    hands: list[list[str]] = [[] for _ in range(n)]
+    dead: list[str] = []
+    targets: list[list[str]] = ([dead] if has_dead_hand(opts) else []) + [hands[s] for s in order]
+    kitty: list[str] = []
+    it: Iterator[str] = iter(deck)
+    for to_each, to_kitty in kitty_packets(opts):
+        for target in targets:
+            target.extend(next(it) for _ in range(to_each))
+        kitty.extend(next(it) for _ in range(to_kitty))
+    return hands, dead, kitty
+
+
+def _cut_value(c: str) -> int:
+    """Cutting for the deal: joker lowest, ace low, then 2 … K (6-player 11-13 between J and Q... by number)."""
+    if c in JOKERS:
+        return 0
+    r = rank_of(c)
+    return {"A": 1, "J": 11, "Q": 15, "K": 16}.get(r, int(r) if r.isdigit() and int(r) <= 10 else
+                                                   {"11": 12, "12": 13, "13": 14}.get(r, 0))
+
+
+def cut_for_dealer(opts: Options, seed: int) -> tuple[tuple[tuple[int, str], ...], int]:
+    """``first_dealer=cut_low``: seats cut in turn from a shuffled pack; the lowest deals; ties cut again."""
+    deck = iter(shuffled(pack_for(opts), seed, "cut"))
+    draws: list[tuple[int, str]] = []
+    contenders = list(range(opts.players))
+    while True:
+        cut = [(s, next(deck)) for s in contenders]
+        draws += cut
+        low = min(_cut_value(c) for _, c in cut)
+        contenders = [s for s, c in cut if _cut_value(c) == low]
+        if len(contenders) == 1:
+            return tuple(draws), contenders[0]

@@ -1,0 +1,379 @@
+"""The engine's data: moves, events, state and views, all frozen msgspec Structs in the API's vocabulary.
+
+Moves and events are tagged unions (``type`` field) so that a request body decodes straight into a move.
+A :class:`GameState` round-trips exactly through msgspec encoding.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+from engine.options import Options
+
+Seat = int
+
+
+class _Move(msgspec.Struct, frozen=True, tag_field="type", forbid_unknown_fields=True, kw_only=True):
+    seat: Seat
+
+
+class Bid(_Move, tag="bid"):
+    """A bid: ``6S`` … ``10NT``, ``MISERE``, ``OPEN_MISERE`` or ``BLIND_MISERE``."""
+
+    bid: str
+    sans_kitty: bool = False
+
+
+class Pass(_Move, tag="pass"):
+    """Pass in the auction (or, for the contractor after others passed with a raise allowed, stand)."""
+
+
+class LookAtHand(_Move, tag="look_at_hand"):
+    """Blind-misère games: the seat looks at its hand, giving up blind misère."""
+
+
+class ProposeRedeal(_Move, tag="propose_redeal"):
+    """No-ace-no-face: propose abandoning the deal (the hand holds no A, K, Q, J or joker)."""
+
+
+class AnswerRedeal(_Move, tag="answer_redeal"):
+    """No-ace-no-face: the proposer's partner accepts (redeal) or refuses (play on)."""
+
+    accept: bool
+
+
+class CallCard(_Move, tag="call_card"):
+    """Five players: the contractor calls a card; its holder becomes the secret partner."""
+
+    card: str
+
+
+class GoAlone(_Move, tag="go_alone"):
+    """Five players: the contractor plays without a partner."""
+
+
+class ChoosePartners(_Move, tag="choose_partners"):
+    """Five players, ``choose_player``: name one partner (two allowed for bids of 8 or more)."""
+
+    partners: tuple[int, ...]
+
+
+class Discard(_Move, tag="discard"):
+    """The contractor's discard after taking the kitty (as many cards as the kitty holds)."""
+
+    cards: tuple[str, ...]
+
+
+class NominateJoker(_Move, tag="nominate_joker"):
+    """NT family: the contractor nominates a held joker's suit before play; ``suit: null`` declines."""
+
+    suit: str | None
+    card: str = "JK"
+
+
+class Play(_Move, tag="play"):
+    """Play a card; ``nominate`` names the suit when leading an un-nominated joker in an NT-family contract."""
+
+    card: str
+    nominate: str | None = None
+
+
+Move = Bid | Pass | LookAtHand | ProposeRedeal | AnswerRedeal | CallCard | GoAlone | ChoosePartners | Discard \
+    | NominateJoker | Play
+
+
+# ---------------------------------------------------------------------------------------------- events
+
+
+class _Event(msgspec.Struct, frozen=True, tag_field="type", kw_only=True):
+    pass
+
+
+class HandDealt(_Event, tag="hand_dealt"):
+    hand_number: int
+    dealer: Seat
+
+
+class CardsReceived(_Event, tag="cards_received"):
+    """Private to ``seat``: its dealt hand (``null`` for a seat that has not looked, or for other viewers)."""
+
+    seat: Seat
+    cards: tuple[str, ...] | None
+
+
+class DealerCut(_Event, tag="dealer_cut"):
+    """``first_dealer=cut_low``: the cards each seat cut, in draw order, and who deals."""
+
+    draws: tuple[tuple[Seat, str], ...]
+    dealer: Seat
+
+
+class LookedAtHand(_Event, tag="looked_at_hand"):
+    seat: Seat
+    cards: tuple[str, ...] | None
+
+
+class BidMade(_Event, tag="bid_made"):
+    seat: Seat
+    bid: str
+    sans_kitty: bool = False
+
+
+class Passed(_Event, tag="passed"):
+    seat: Seat
+
+
+class AuctionReopened(_Event, tag="auction_reopened"):
+    seat: Seat
+
+
+class RedealProposed(_Event, tag="redeal_proposed"):
+    seat: Seat
+
+
+class RedealAnswered(_Event, tag="redeal_answered"):
+    seat: Seat
+    accept: bool
+
+
+class AuctionWon(_Event, tag="auction_won"):
+    contractor: Seat
+    bid: str
+    sans_kitty: bool
+    sitting_out: tuple[Seat, ...]
+
+
+class ThrownIn(_Event, tag="thrown_in"):
+    reason: Literal["all_passed", "inkle", "no_ace_no_face"]
+    next_dealer: Seat
+
+
+class NoTrumpPlayOut(_Event, tag="no_trump_play_out"):
+    """Everyone passed and ``all_pass=play_no_trumps``: the hand is played at no trumps with no contract."""
+
+    leader: Seat
+
+
+class KittyShown(_Event, tag="kitty_shown"):
+    cards: tuple[str, ...]
+
+
+class KittyTaken(_Event, tag="kitty_taken"):
+    """Private to the contractor: the kitty's cards."""
+
+    seat: Seat
+    cards: tuple[str, ...] | None
+
+
+class Discarded(_Event, tag="discarded"):
+    """Private to the contractor: the discarded cards."""
+
+    seat: Seat
+    cards: tuple[str, ...] | None
+
+
+class CardCalled(_Event, tag="card_called"):
+    seat: Seat
+    card: str
+
+
+class WentAlone(_Event, tag="went_alone"):
+    seat: Seat
+
+
+class PartnersChosen(_Event, tag="partners_chosen"):
+    seat: Seat
+    partners: tuple[Seat, ...]
+
+
+class JokerNominated(_Event, tag="joker_nominated"):
+    seat: Seat
+    card: str
+    suit: str | None
+
+
+class CardPlayed(_Event, tag="card_played"):
+    seat: Seat
+    card: str
+    nominate: str | None = None
+
+
+class PartnerRevealed(_Event, tag="partner_revealed"):
+    seat: Seat
+    card: str
+
+
+class TrickWon(_Event, tag="trick_won"):
+    seat: Seat
+    trick_number: int
+    cards: tuple[str, ...]
+
+
+class HandExposed(_Event, tag="hand_exposed"):
+    seat: Seat
+    cards: tuple[str, ...]
+
+
+class HandScored(_Event, tag="hand_scored"):
+    bid: str | None
+    contractor: Seat | None
+    contracting_seats: tuple[Seat, ...]
+    made: bool | None
+    tricks_won: tuple[int, ...]
+    deltas: tuple[int, ...]
+    scores: tuple[int, ...]
+
+
+class GameOver(_Event, tag="game_over"):
+    winners: tuple[int, ...]
+    losers: tuple[int, ...]
+    reason: Literal["contract", "points", "out_backwards"]
+
+
+Event = HandDealt | CardsReceived | DealerCut | LookedAtHand | BidMade | Passed | AuctionReopened \
+    | RedealProposed | RedealAnswered | AuctionWon | ThrownIn | NoTrumpPlayOut | KittyShown | KittyTaken \
+    | Discarded | CardCalled | WentAlone | PartnersChosen | JokerNominated | CardPlayed | PartnerRevealed \
+    | TrickWon | HandExposed | HandScored | GameOver
+
+
+# ----------------------------------------------------------------------------------------------- state
+
+Phase = Literal["auction", "redeal_answer", "call", "exchange", "nominate", "play", "game_over"]
+
+
+class Call(msgspec.Struct, frozen=True, array_like=True):
+    """One auction call: ``bid`` is ``None`` for a pass."""
+
+    seat: Seat
+    bid: str | None
+    sans_kitty: bool = False
+
+
+class Contract(msgspec.Struct, frozen=True, kw_only=True):
+    bid: str
+    contractor: Seat
+    sans_kitty: bool = False
+    #: Seats that sit the hand out (misère partners).
+    sitting_out: tuple[Seat, ...] = ()
+    #: Five players, called card: the card called (its holder is the partner, derived, never stored).
+    called_card: str | None = None
+    #: Five players, ``choose_player``: the named partners.
+    chosen_partners: tuple[Seat, ...] = ()
+    #: Five players: the contractor declared to play alone (or the method is ``alone_only``).
+    alone: bool = False
+    #: Five players: whether the partner question has been settled this hand.
+    partner_settled: bool = False
+
+
+class Trick(msgspec.Struct, frozen=True, array_like=True):
+    leader: Seat
+    cards: tuple[str, ...]
+    #: The suit nominated by the leader of an un-nominated joker (NT family), else ``None``.
+    nominate: str | None = None
+    winner: Seat | None = None
+
+
+class GameResult(msgspec.Struct, frozen=True):
+    winners: tuple[int, ...]
+    losers: tuple[int, ...]
+    reason: Literal["contract", "points", "out_backwards"]
+
+
+class GameState(msgspec.Struct, frozen=True, kw_only=True):
+    """The whole game. Sides are indices into ``sides(options)``; ``scores`` is per side."""
+
+    rules_version: str
+    options: Options
+    seed: int
+    #: Explicit deck orders for the hands still to be dealt (consumed front first), then ``seed`` deals.
+    deck_orders: tuple[tuple[str, ...], ...] = ()
+    hand_number: int
+    dealer: Seat
+    phase: Phase
+    to_act: Seat | None
+    scores: tuple[int, ...]
+    hands: tuple[tuple[str, ...], ...]
+    dead_hand: tuple[str, ...] = ()
+    kitty: tuple[str, ...]
+    discards: tuple[str, ...] = ()
+    viewed: tuple[bool, ...]
+    kitty_shown: bool = False
+    # auction
+    calls: tuple[Call, ...] = ()
+    passed: tuple[bool, ...]
+    high: Call | None = None
+    #: ``final_bidder_may_raise``: the high bidder is making its final call.
+    raising: bool = False
+    redeal_proposer: Seat | None = None
+    misere_barred: tuple[Seat, ...] = ()
+    # contract and play
+    contract: Contract | None = None
+    nominations: tuple[tuple[str, str], ...] = ()
+    active: tuple[Seat, ...] = ()
+    tricks: tuple[Trick, ...] = ()
+    trick: Trick | None = None
+    suits_led: str = ""
+    shown_void: tuple[str, ...] = ()
+    tricks_won: tuple[int, ...] = ()
+    result: GameResult | None = None
+    last_hand: HandScored | None = None
+
+
+# ----------------------------------------------------------------------------------------------- views
+
+
+class PlayView(msgspec.Struct, frozen=True):
+    seat: Seat
+    card: str
+
+
+class TrickView(msgspec.Struct, frozen=True, kw_only=True):
+    leader: Seat
+    plays: tuple[PlayView, ...]
+    nominate: str | None = None
+    winner: Seat | None = None
+
+
+class ContractView(msgspec.Struct, frozen=True, kw_only=True):
+    bid: str
+    contractor: Seat
+    sans_kitty: bool
+    value: int
+    sitting_out: tuple[Seat, ...]
+    called_card: str | None = None
+    #: The contractor's partners as far as the viewer knows them.
+    partners: tuple[Seat, ...] = ()
+    partners_known: bool = True
+    alone: bool = False
+
+
+class SeatView(msgspec.Struct, frozen=True, kw_only=True):
+    """What one seat (or, with ``seat: null``, every spectator) may know."""
+
+    seat: Seat | None
+    players: int
+    rules_version: str
+    hand_number: int
+    dealer: Seat
+    phase: Phase
+    to_act: Seat | None
+    hand: tuple[str, ...] | None
+    hand_sizes: tuple[int, ...]
+    looked: tuple[bool, ...]
+    auction: tuple[Call, ...]
+    high_bid: Call | None
+    contract: ContractView | None
+    kitty: tuple[str, ...] | None
+    kitty_size: int
+    discards: tuple[str, ...] | None
+    joker_nominations: dict[str, str]
+    current_trick: TrickView | None
+    tricks: tuple[TrickView, ...]
+    tricks_won: tuple[int, ...]
+    exposed: dict[str, tuple[str, ...]]
+    sides: tuple[tuple[Seat, ...], ...]
+    scores: tuple[int, ...]
+    last_hand: HandScored | None
+    result: GameResult | None

@@ -1,0 +1,256 @@
+"""Rule options (RULES.md section 3), presets, and the catalogue a front end builds its rules screen from.
+
+Every option has exactly the name RULES.md gives it; its default is the standard Australian game. An option that
+is not the default changes exactly what its catalogue entry says and nothing else.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import msgspec
+
+RULES_VERSION = "2026.11.1"
+
+
+class Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """A complete, resolved rule set. Field names are RULES.md section 3's option names."""
+
+    players: Literal[2, 3, 4, 5, 6] = 4
+    # 3.1 auction
+    bidding_style: Literal["australian", "american_single_round"] = "australian"
+    pass_is_final: bool | Literal["reopen_on_suit_change"] = True
+    final_bidder_may_raise: bool = False
+    raise_strain_change_reopens: bool = True
+    misere_enabled: bool = True
+    misere_requires_seven: bool = True
+    misere_rank: Literal["above_7NT_below_8S", "between_8S_8C"] = "above_7NT_below_8S"
+    open_misere_enabled: bool = True
+    open_misere_rank: Literal["above_10D_below_10H", "highest"] = "above_10D_below_10H"
+    open_misere_requires_eight: bool = False
+    blind_misere_enabled: bool = False
+    sans_kitty_enabled: bool = False
+    inkle_mode: Literal["off", "min_bid_seven", "signal_only"] = "off"
+    all_pass: Literal["redeal_next_dealer", "redeal_same_dealer", "play_no_trumps"] = "redeal_next_dealer"
+    no_ace_no_face: bool = False
+    # 3.2 deck and deal
+    deck_4p: Literal["43", "45", "46"] = "43"
+    fours_removed: Literal["black", "4S_4D"] = "black"
+    first_dealer: Literal["random", "cut_low"] = "random"
+    deal_pattern: str = "3-1-4-1-3-1"
+    show_kitty: bool = False
+    # 3.3 play
+    first_lead: Literal["contractor", "eldest"] = "contractor"
+    joker_prenomination: bool = True
+    joker_lead_restriction: Literal["unled_suit", "not_shown_void", "any_suit"] = "unled_suit"
+    joker_lead_timing: Literal["normal", "last_trick_only"] = "normal"
+    joker_forced_in_misere: bool = True
+    joker_follow_first_round: bool = False
+    joker_low_in_misere: bool = False
+    open_misere_expose: Literal["after_first_trick", "before_opening_lead"] = "after_first_trick"
+    # 3.4 scoring
+    score_table: Literal["avondale", "perfect"] = "avondale"
+    slam_rule: Literal["min_250", "none"] = "min_250"
+    defender_trick_points: Literal["always", "on_failure_only", "never"] = "always"
+    defender_trick_cap: Literal[490, 480] | None = None
+    defender_points_cutoff: Literal[400] | None = None
+    misere_values: Literal["250/500", "beagle"] = "250/500"
+    # 3.5 game end
+    target: int = 500
+    lose_at: int = -500
+    win_requires_contract: bool = True
+    out_backwards_only_if_opponent_nonnegative: bool = False
+    # 3.6 by number of players
+    two_player_method: Literal["uspcc_dead_hand", "uspcc_24_card"] = "uspcc_dead_hand"
+    three_player_all_pass: Literal["redeal_next_dealer", "play_no_trumps"] = "redeal_next_dealer"
+    five_player_deck: Literal["52_plus_joker", "stripped_63"] = "52_plus_joker"
+    five_player_partner_method: Literal["called_card", "choose_player", "alone_only"] = "called_card"
+    five_player_call_timing: Literal["before_kitty", "after_kitty"] = "before_kitty"
+    five_player_partner_share: Literal["full", "half"] = "full"
+    six_player_teams: Literal["two_teams_of_three", "three_teams_of_two"] = "two_teams_of_three"
+    six_player_misere: bool = False
+    six_player_kitty: Literal[3, 5, 6] = 3
+
+
+class OptionsError(ValueError):
+    """A rule set that cannot be played; the message names the option and what is wrong."""
+
+
+#: Named presets: option overrides applied on top of the defaults (RULES.md 3.7 for ``american``).
+PRESETS: dict[str, dict[str, Any]] = {
+    "australian": {},
+    "american": {
+        "bidding_style": "american_single_round",
+        "deck_4p": "45",
+        "misere_rank": "between_8S_8C",
+        "win_requires_contract": False,
+    },
+    "beagle": {
+        "pass_is_final": False,
+        "misere_values": "beagle",
+        "misere_requires_seven": False,
+        "joker_lead_restriction": "any_suit",
+        "joker_forced_in_misere": False,
+    },
+}
+
+PRESET_DESCRIPTIONS: dict[str, str] = {
+    "australian": "The standard Australian game of RULES.md section 1: every option at its default.",
+    "american": "American/USPCC play (RULES.md 3.7): single-round bidding, the 45-card pack with a 5-card "
+    "widow, nullo (misère) between 8S and 8C, and a win by reaching the target by any means. Double and bar "
+    "nullo are not specified well enough by any source and are not offered.",
+    "beagle": "Thomas Beagle's house rules: passes are not final, misère 130 and open misère 230 on their own "
+    "rungs with no 7-bid prerequisite, the joker may be led nominating any suit and is never forced.",
+}
+
+_DESCRIPTIONS: dict[str, str] = {
+    "players": "Number of players, 2 to 6 (RULES.md section 2).",
+    "bidding_style": "australian: repeated rounds until all but the high bidder have passed. "
+    "american_single_round: each player makes exactly one call, dealer's left first; the highest bid wins.",
+    "pass_is_final": "true: a player who passed may not bid again. false: a passed player may bid at any later "
+    "turn; the auction ends when all the others pass in a row after a bid. reopen_on_suit_change: passes are "
+    "final except that a player bidding a strain different from their own previous bid reopens the auction to "
+    "everyone.",
+    "final_bidder_may_raise": "When all others have passed, the high bidder gets one more call: pass (the "
+    "contract stands) or any higher bid.",
+    "raise_strain_change_reopens": "With final_bidder_may_raise: a raise that changes strain reopens the auction "
+    "to every player; a raise in the same strain becomes the contract at once. false: every raise is final.",
+    "misere_enabled": "false: misère, open misère and blind misère may never be bid.",
+    "misere_requires_seven": "true: misère may be bid only after some bid of level 7 or more has been made.",
+    "misere_rank": "above_7NT_below_8S: misère sits between 7NT and 8S. between_8S_8C: between 8S and 8C.",
+    "open_misere_enabled": "false: open misère may not be bid.",
+    "open_misere_rank": "above_10D_below_10H: open misère sits between 10D and 10H. highest: above 10NT.",
+    "open_misere_requires_eight": "true: open misère may be bid only after some bid of level 8 or more.",
+    "blind_misere_enabled": "true: a seat that has not looked at its hand may bid blind misère (500), on the "
+    "open-misère rung (neither overcalls the other). Seats then start with their hand unseen and look with a "
+    "look_at_hand move; any bid but blind misère counts as looking.",
+    "sans_kitty_enabled": "true: a suit or NT bid may carry sans_kitty; same value and rung as the plain bid; "
+    "the contractor does not take the kitty.",
+    "inkle_mode": "off. min_bid_seven: 6-level bids are illegal. signal_only: only the first two calls of the "
+    "auction may be 6-level bids; an auction won at the 6 level is thrown in and the same dealer redeals.",
+    "all_pass": "What happens when everyone passes (games of 2, 4, 5 and 6 players): redeal_next_dealer, "
+    "redeal_same_dealer, or play_no_trumps (no kitty, dealer's left leads, every side +10 per trick, no "
+    "contract).",
+    "no_ace_no_face": "true (partnership games): before its first call, a seat holding no A, K, Q, J or joker "
+    "may propose a redeal; if its partner accepts, the same dealer redeals; if not, play goes on and the "
+    "proposing side may not bid misère this hand. No effect in games without partners.",
+    "deck_4p": "Four-player pack: 43 (kitty 3), 45 (adds 4S and 4C, kitty 5), 46 (45 plus the black joker "
+    "JKB, which outranks JK; kitty 6).",
+    "fours_removed": "43-card pack: black removes 4S and 4C; 4S_4D removes 4S and 4D instead (the remaining "
+    "4 of the trump colour that is not of the trump suit then also counts as the lowest trump).",
+    "first_dealer": "random: drawn from the seed. cut_low: each player cuts a card from the first shuffled "
+    "pack; lowest deals (ace low, joker lowest); ties cut again. An explicit first_dealer at creation wins.",
+    "deal_pattern": "Packets dealt to each player, alternating with packets to the kitty, e.g. 3-1-4-1-3-1. "
+    "With the default pattern the kitty packets scale with the kitty size (4: 1-2-1, 5: 2-2-1, 6: 2-2-2).",
+    "show_kitty": "true: the kitty is shown to every seat before the contractor takes it.",
+    "first_lead": "contractor, or eldest (the dealer's left; the next active seat if eldest sits out).",
+    "joker_prenomination": "false: the contractor may not nominate the joker's suit before play.",
+    "joker_lead_restriction": "Suits an un-nominated joker may be led as: unled_suit (not yet led this hand), "
+    "not_shown_void (any suit the leader has not shown void in), any_suit.",
+    "joker_lead_timing": "last_trick_only: in NT-family contracts the un-nominated joker may be led only to the "
+    "last trick.",
+    "joker_forced_in_misere": "true: in misère contracts a holder of the un-nominated joker who is void in the "
+    "led suit must play it.",
+    "joker_follow_first_round": "true: in NT-family contracts the un-nominated joker may be played to the first "
+    "lead of a suit even by a holder who can follow; it wins.",
+    "joker_low_in_misere": "true: in misère contracts the joker is the lowest card: played only when void, led "
+    "as the lowest card of a nominated suit, never forced, and not pre-nominated.",
+    "open_misere_expose": "after_first_trick, or before_opening_lead.",
+    "score_table": "avondale: 6S=40 … 10NT=520. perfect: every suit/NT value 20 less (misère unchanged).",
+    "slam_rule": "min_250: taking all tricks on a bid worth less than 250 scores 250. none: the bid value only.",
+    "defender_trick_points": "always, on_failure_only, or never: when defenders score 10 per trick.",
+    "defender_trick_cap": "null, 490 or 480: defending trick points cannot raise a side's total above the cap.",
+    "defender_points_cutoff": "null or 400: a side already over 400 before the hand scores no defending points.",
+    "misere_values": "250/500: misère 250, open/blind misère 500. beagle: misère 130 (between 6NT and 7S), "
+    "open/blind misère 230 (between 7NT and 8S).",
+    "target": "Score that wins (inclusive).",
+    "lose_at": "Score at or below which a side goes out backwards (inclusive).",
+    "win_requires_contract": "true: a side wins only by making its own contract at or above target. false: the "
+    "contracting side wins at or above target; otherwise the highest other side at or above target wins.",
+    "out_backwards_only_if_opponent_nonnegative": "true: a side at or below lose_at loses only if some other "
+    "side's score is at least 0.",
+    "two_player_method": "uspcc_dead_hand: 33 cards, a dead 10-card hand nobody sees. uspcc_24_card: A-9 in "
+    "four suits, no joker, kitty 4. (The Australian ghost-partner method is not offered: its sources do not "
+    "say who plays the ghosts.)",
+    "three_player_all_pass": "Three players, everyone passes: redeal_next_dealer, or play_no_trumps (each "
+    "player +10 per trick, no widow, eldest leads). Replaces all_pass for three players.",
+    "five_player_deck": "52_plus_joker, or stripped_63 (the six-player pack without 2s, 3s, 4S and 4C).",
+    "five_player_partner_method": "called_card (the contractor calls a card, not a joker, or goes alone), "
+    "choose_player (names one partner, or two for bids of 8 or more), alone_only.",
+    "five_player_call_timing": "before_kitty or after_kitty: when the partner's card is called.",
+    "five_player_partner_share": "full: contractor and partner each score the value. half: each scores half "
+    "(rounded up to a multiple of 10).",
+    "six_player_teams": "two_teams_of_three (alternate seats) or three_teams_of_two (seats i and i+3).",
+    "six_player_misere": "true: misère bids allowed with six players; all of the contractor's partners sit out.",
+    "six_player_kitty": "3 (63 cards), 5 (adds 13S and 13C), 6 (also the black joker JKB).",
+}
+
+
+def option_catalogue() -> list[dict[str, Any]]:
+    """Every option with its JSON type, default, allowed values and meaning."""
+    schema = msgspec.json.schema(Options)
+    props = schema["$defs"]["Options"]["properties"]
+    defaults = msgspec.to_builtins(Options())
+    out = []
+    for name in Options.__struct_fields__:
+        prop = props[name]
+        allowed: list[Any] | None = None
+        if "enum" in prop:
+            allowed = list(prop["enum"])
+        elif "anyOf" in prop:
+            allowed = []
+            for alt in prop["anyOf"]:
+                if "enum" in alt:
+                    allowed += alt["enum"]
+                elif alt.get("type") == "boolean":
+                    allowed += [True, False]
+                elif alt.get("type") == "null":
+                    allowed.append(None)
+        elif prop.get("type") == "boolean":
+            allowed = [True, False]
+        kind = "integer" if name in ("target", "lose_at") else ("string" if name == "deal_pattern" else "choice")
+        out.append({"name": name, "type": kind, "default": defaults[name], "allowed": allowed,
+                    "description": _DESCRIPTIONS[name]})
+    return out
+
+
+_OPTION_DECODER = msgspec.json.Decoder(Options)
+
+
+def resolve_options(players: int = 4, preset: str | None = None,
+                    overrides: dict[str, Any] | None = None) -> Options:
+    """Expand a preset, apply overrides, and validate the result.
+
+    >>> resolve_options(4, "american").bidding_style
+    'american_single_round'
+    >>> resolve_options(4, None, {"misere_rank": "nowhere"})
+    Traceback (most recent call last):
+    ...
+    engine.options.OptionsError: Expected `'above_7NT_below_8S' | 'between_8S_8C'`, got `'nowhere'` - at `$.misere_rank`
+    """
+    merged: dict[str, Any] = {}
+    if preset is not None:
+        if preset not in PRESETS:
+            raise OptionsError(f"unknown preset {preset!r}; known: {', '.join(PRESETS)}")
+        merged.update(PRESETS[preset])
+    merged.update(overrides or {})
+    if "players" in merged and merged["players"] != players:
+        raise OptionsError(f"options.players={merged['players']!r} contradicts players={players!r}")
+    merged["players"] = players
+    try:
+        opts = msgspec.convert(merged, Options)
+    except msgspec.ValidationError as exc:
+        raise OptionsError(str(exc)) from None
+    validate_options(opts)
+    return opts
+
+
+def validate_options(opts: Options) -> None:
+    """Raise :class:`OptionsError` for option values that are well-typed but cannot be played."""
+    if opts.target <= 0 or opts.target > 100_000 or opts.target % 10:
+        raise OptionsError("target must be a positive multiple of 10 up to 100000")
+    if opts.lose_at >= 0 or opts.lose_at < -100_000 or opts.lose_at % 10:
+        raise OptionsError("lose_at must be a negative multiple of 10 down to -100000")
+    from engine.deal import kitty_packets  # local: deal imports options
+
+    kitty_packets(opts)  # raises OptionsError for a pattern that does not fit the pack

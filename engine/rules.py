@@ -1,0 +1,118 @@
+"""Pure rule facts derived from options: sides, the bid ladder, bid values and the hand's strain table."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from engine.cards import SAME_COLOUR, STRAINS, Strain, strain_table
+from engine.deal import pack_for
+from engine.options import Options
+
+MISERE = "MISERE"
+OPEN_MISERE = "OPEN_MISERE"
+BLIND_MISERE = "BLIND_MISERE"
+MISERE_BIDS = frozenset({MISERE, OPEN_MISERE, BLIND_MISERE})
+SUIT_BIDS = tuple(f"{level}{strain}" for level in range(6, 11) for strain in STRAINS)
+ALL_BIDS = frozenset(SUIT_BIDS) | MISERE_BIDS
+_STRAIN_INDEX = {s: i for i, s in enumerate(STRAINS)}
+
+
+def bid_level(bid: str) -> int:
+    """Tricks promised by a suit/NT bid (0 for the misère bids)."""
+    return 0 if bid in MISERE_BIDS else int(bid[:-2] if bid.endswith("NT") else bid[:-1])
+
+
+def bid_strain(bid: str) -> str:
+    """``S C D H NT`` for suit/NT bids; the bid itself for the misère bids (each is its own strain)."""
+    if bid in MISERE_BIDS:
+        return bid
+    return "NT" if bid.endswith("NT") else bid[-1]
+
+
+def is_nt_family(bid: str | None) -> bool:
+    """No trump suit: NT and every misère (``None``, the all-pass no-trump play-out, is NT too)."""
+    return bid is None or bid in MISERE_BIDS or bid.endswith("NT")
+
+
+def trump_of(bid: str | None) -> str | None:
+    return None if is_nt_family(bid) else bid[-1]  # type: ignore[index]
+
+
+@lru_cache(maxsize=64)
+def sides(opts: Options) -> tuple[tuple[int, ...], ...]:
+    """Scoring sides: fixed teams in the 4- and 6-player games, every seat for itself otherwise."""
+    n = opts.players
+    if n == 4:
+        return ((0, 2), (1, 3))
+    if n == 6:
+        if opts.six_player_teams == "two_teams_of_three":
+            return ((0, 2, 4), (1, 3, 5))
+        return ((0, 3), (1, 4), (2, 5))
+    return tuple((s,) for s in range(n))
+
+
+@lru_cache(maxsize=64)
+def side_of(opts: Options) -> tuple[int, ...]:
+    out = [0] * opts.players
+    for i, members in enumerate(sides(opts)):
+        for s in members:
+            out[s] = i
+    return tuple(out)
+
+
+def has_teams(opts: Options) -> bool:
+    return opts.players in (4, 6)
+
+
+def misere_allowed(opts: Options) -> bool:
+    return opts.misere_enabled and (opts.players != 6 or opts.six_player_misere)
+
+
+@lru_cache(maxsize=64)
+def ladder(opts: Options) -> dict[str, float]:
+    """Every bid this rule set allows, mapped to its rung (higher outranks; equal rungs do not overcall)."""
+    rungs: dict[str, float] = {}
+    for bid in SUIT_BIDS:
+        level = bid_level(bid)
+        if opts.inkle_mode == "min_bid_seven" and level == 6:
+            continue
+        rungs[bid] = (level - 6) * 5 + _STRAIN_INDEX[bid_strain(bid)] + 1
+    if misere_allowed(opts):
+        if opts.misere_values == "beagle":
+            rungs[MISERE] = 5.5  # between 6NT and 7S
+            open_rung = 10.5  # between 7NT and 8S
+        else:
+            rungs[MISERE] = 11.5 if opts.misere_rank == "between_8S_8C" else 10.5
+            open_rung = 26.0 if opts.open_misere_rank == "highest" else 24.5
+        if opts.open_misere_enabled:
+            rungs[OPEN_MISERE] = open_rung
+        if opts.blind_misere_enabled:
+            rungs[BLIND_MISERE] = open_rung
+    return rungs
+
+
+def bid_value(opts: Options, bid: str) -> int:
+    """Points for a bid: the Avondale formula 40 + 20·s + 100·(n−6), or a misère value."""
+    if bid in MISERE_BIDS:
+        if opts.misere_values == "beagle":
+            return 130 if bid == MISERE else 230
+        return 250 if bid == MISERE else 500
+    value = 40 + 20 * _STRAIN_INDEX[bid_strain(bid)] + 100 * (bid_level(bid) - 6)
+    return value - 20 if opts.score_table == "perfect" else value
+
+
+def score_table_rows(opts: Options) -> list[dict[str, object]]:
+    """The score table in ladder order (what the catalogue serves)."""
+    rungs = ladder(opts)
+    return [{"bid": b, "rung": rungs[b], "value": bid_value(opts, b), "level": bid_level(b) or None,
+             "strain": bid_strain(b)} for b in sorted(rungs, key=lambda b: (rungs[b], b))]
+
+
+def hand_strain(opts: Options, bid: str | None, nominations: tuple[tuple[str, str], ...]) -> Strain:
+    """The one strain table (effective suits and powers) for the hand being played."""
+    low = bid in MISERE_BIDS and opts.joker_low_in_misere
+    trump = trump_of(bid)
+    low_trump = None
+    if trump is not None and opts.players == 4 and opts.deck_4p == "43" and opts.fours_removed == "4S_4D":
+        low_trump = "4" + SAME_COLOUR[trump]  # RULES.md 3.2: the other 4 of the trump colour is the lowest trump
+    return strain_table(pack_for(opts), trump, nominations or None, low, low_trump)

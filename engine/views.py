@@ -1,0 +1,117 @@
+"""Per-seat and public views, and event redaction: what each seat may know, and nothing else.
+
+A seat sees its own hand (once it has looked), the auction, the contract, every card played and by whom, trick
+counts, scores, an exposed open-misère hand, the kitty only as contractor during the exchange (or when shown to
+all), its own discards, and the five-player partner only once the called card is played (or if it is the
+partner). The public view (``seat=None``) is what every seat knows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import msgspec
+
+from engine.deal import kitty_size
+from engine.game import partners
+from engine.model import (
+    CardsReceived,
+    ContractView,
+    Discarded,
+    Event,
+    GameState,
+    KittyTaken,
+    LookedAtHand,
+    PlayView,
+    SeatView,
+    Trick,
+    TrickView,
+)
+from engine.rules import OPEN_MISERE, bid_value, sides
+
+
+def _trick_view(state: GameState, t: Trick) -> TrickView:
+    active = state.active
+    start = active.index(t.leader)
+    plays = tuple(PlayView(active[(start + i) % len(active)], c) for i, c in enumerate(t.cards))
+    return TrickView(leader=t.leader, plays=plays, nominate=t.nominate, winner=t.winner)
+
+
+def _partner_revealed(state: GameState) -> bool:
+    c = state.contract
+    if c is None or c.called_card is None:
+        return True
+    for t in (*state.tricks, *((state.trick,) if state.trick else ())):
+        if c.called_card in t.cards:
+            return True
+    return False
+
+
+def _contract_view(state: GameState, seat: int | None) -> ContractView | None:
+    c = state.contract
+    if c is None:
+        return None
+    known = True
+    shown = partners(state)
+    if c.called_card is not None and not c.alone and not _partner_revealed(state):
+        # Secret until the called card is played; its holder knows, and so does a contractor who holds it
+        # (or discarded it): then it is playing alone.
+        contractor_knows = seat == c.contractor and not shown
+        if seat is not None and (seat in shown or contractor_knows):
+            known = True
+        else:
+            known, shown = False, ()
+    return ContractView(bid=c.bid, contractor=c.contractor, sans_kitty=c.sans_kitty,
+                        value=bid_value(state.options, c.bid), sitting_out=c.sitting_out,
+                        called_card=c.called_card, partners=shown, partners_known=known, alone=c.alone)
+
+
+def view(state: GameState, seat: int | None) -> SeatView:
+    """The view of ``seat``, or the public view for ``seat=None``."""
+    c = state.contract
+    phase = state.phase
+    hand = state.hands[seat] if seat is not None and state.viewed[seat] else None
+    kitty = None
+    if phase == "exchange" and c is not None and (seat == c.contractor or state.kitty_shown):
+        # During the exchange the kitty is inside the contractor's hand; show which cards came from it.
+        kitty = state.kitty
+    discards = state.discards if c is not None and seat == c.contractor and state.discards else None
+    exposed: dict[str, tuple[str, ...]] = {}
+    if c is not None and c.bid == OPEN_MISERE and phase == "play" and (
+            state.tricks or state.options.open_misere_expose == "before_opening_lead"):
+        exposed[str(c.contractor)] = state.hands[c.contractor]
+    playing = phase == "play"
+    return SeatView(
+        seat=seat, players=state.options.players, rules_version=state.rules_version,
+        hand_number=state.hand_number, dealer=state.dealer, phase=phase, to_act=state.to_act, hand=hand,
+        hand_sizes=tuple(len(h) for h in state.hands), looked=state.viewed, auction=state.calls,
+        high_bid=state.high, contract=_contract_view(state, seat), kitty=kitty,
+        kitty_size=kitty_size(state.options), discards=discards,
+        joker_nominations=dict(state.nominations),
+        current_trick=_trick_view(state, state.trick) if playing and state.trick else None,
+        tricks=tuple(_trick_view(state, t) for t in state.tricks) if state.active else (),
+        tricks_won=state.tricks_won, exposed=exposed, sides=sides(state.options), scores=state.scores,
+        last_hand=state.last_hand, result=state.result,
+    )
+
+
+def seat_view(state: GameState, seat: int) -> SeatView:
+    return view(state, seat)
+
+
+def public_view(state: GameState) -> SeatView:
+    return view(state, None)
+
+
+_PRIVATE = (CardsReceived, KittyTaken, Discarded, LookedAtHand)
+
+
+def redact_events(events: Iterable[Event], seat: int | None) -> list[Event]:
+    """The events as ``seat`` (``None``: a spectator) may see them: private cards of other seats removed."""
+    out: list[Event] = []
+    for e in events:
+        if isinstance(e, _PRIVATE) and e.seat != seat and e.cards is not None:
+            out.append(msgspec.structs.replace(e, cards=None))
+        else:
+            out.append(e)
+    return out
