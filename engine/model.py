@@ -281,7 +281,7 @@ class GameResult(msgspec.Struct, frozen=True):
     reason: Literal["contract", "points", "out_backwards"]
 
 
-class GameState(msgspec.Struct, frozen=True, kw_only=True):
+class GameState(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     """The whole game. Sides are indices into ``sides(options)``; ``scores`` is per side."""
 
     rules_version: str

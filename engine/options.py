@@ -13,7 +13,7 @@ import msgspec
 RULES_VERSION = "2026.11.1"
 
 
-class Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+class Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True, omit_defaults=True):
     """A complete, resolved rule set. Field names are RULES.md section 3's option names."""
 
     players: Literal[2, 3, 4, 5, 6] = 4

@@ -1,0 +1,101 @@
+"""All configuration comes from environment variables, validated at start with a clear message.
+
+| variable | default | meaning |
+|---|---|---|
+| ``REDIS_URL`` | unset | Redis for sessions, idempotency, event streams and rate limits; unset: in-process store |
+| ``SNAPSHOT_KEYS`` | generated | comma-separated base64url 32-byte keys; the first seals, all open |
+| ``API_KEYS`` | unset | comma-separated integrator keys; when set, every ``/v1`` request needs ``X-API-Key`` |
+| ``RATE_LIMIT_PER_MINUTE`` | ``0`` | requests per client per minute; 0 turns limiting off |
+| ``CORS_ORIGINS`` | unset | comma-separated allowed origins (``*`` for any) |
+| ``SESSION_IDLE_SECONDS`` | ``86400`` | idle expiry of a hosted session |
+| ``MAX_BODY_BYTES`` | ``65536`` | largest accepted request body |
+| ``LOG_LEVEL`` | ``INFO`` | ``DEBUG``, ``INFO``, ``WARNING``, ``ERROR`` |
+| ``SHUTDOWN_GRACE_SECONDS`` | ``10`` | how long shutdown waits for requests in flight |
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+
+class ConfigError(ValueError):
+    """A bad environment variable; the message names it and says what is expected."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    redis_url: str | None = None
+    snapshot_keys: tuple[bytes, ...] = ()
+    api_keys: tuple[str, ...] = ()
+    rate_limit_per_minute: int = 0
+    cors_origins: tuple[str, ...] = ()
+    session_idle_seconds: int = 86_400
+    max_body_bytes: int = 65_536
+    log_level: str = "INFO"
+    shutdown_grace_seconds: float = 10.0
+    extra: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def keys_generated(self) -> bool:
+        return not self.snapshot_keys
+
+
+def _int(env: Mapping[str, str], name: str, default: int, low: int, high: int) -> int:
+    raw = env.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ConfigError(f"{name} must be an integer, got {raw!r}") from None
+    if not low <= value <= high:
+        raise ConfigError(f"{name} must be between {low} and {high}, got {value}")
+    return value
+
+
+def _list(env: Mapping[str, str], name: str) -> tuple[str, ...]:
+    return tuple(x.strip() for x in env.get(name, "").split(",") if x.strip())
+
+
+def _key(text: str, i: int) -> bytes:
+    try:
+        raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    except (binascii.Error, ValueError):
+        raise ConfigError(f"SNAPSHOT_KEYS entry {i + 1} is not base64url") from None
+    if len(raw) != 32:
+        raise ConfigError(f"SNAPSHOT_KEYS entry {i + 1} must decode to 32 bytes, got {len(raw)}")
+    return raw
+
+
+def load_settings(env: Mapping[str, str] | None = None) -> Settings:
+    """Read and validate the configuration (``os.environ`` by default)."""
+    env = os.environ if env is None else env
+    redis_url = env.get("REDIS_URL") or None
+    if redis_url is not None and not redis_url.startswith(("redis://", "rediss://", "unix://")):
+        raise ConfigError(f"REDIS_URL must start with redis://, rediss:// or unix://, got {redis_url[:20]!r}…")
+    keys = tuple(_key(k, i) for i, k in enumerate(_list(env, "SNAPSHOT_KEYS")))
+    level = env.get("LOG_LEVEL", "INFO").upper()
+    if level not in ("DEBUG", "INFO", "WARNING", "ERROR"):
+        raise ConfigError(f"LOG_LEVEL must be DEBUG, INFO, WARNING or ERROR, got {level!r}")
+    grace_raw = env.get("SHUTDOWN_GRACE_SECONDS", "10")
+    try:
+        grace = float(grace_raw)
+    except ValueError:
+        raise ConfigError(f"SHUTDOWN_GRACE_SECONDS must be a number, got {grace_raw!r}") from None
+    if not 0 <= grace <= 600:
+        raise ConfigError("SHUTDOWN_GRACE_SECONDS must be between 0 and 600")
+    return Settings(
+        redis_url=redis_url,
+        snapshot_keys=keys,
+        api_keys=_list(env, "API_KEYS"),
+        rate_limit_per_minute=_int(env, "RATE_LIMIT_PER_MINUTE", 0, 0, 1_000_000),
+        cors_origins=_list(env, "CORS_ORIGINS"),
+        session_idle_seconds=_int(env, "SESSION_IDLE_SECONDS", 86_400, 1, 30 * 86_400),
+        max_body_bytes=_int(env, "MAX_BODY_BYTES", 65_536, 1_024, 16 * 1024 * 1024),
+        log_level=level,
+        shutdown_grace_seconds=grace,
+    )

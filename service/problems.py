@@ -1,0 +1,47 @@
+"""RFC 9457 problem details: one exception type for every error the service answers with.
+
+Handlers raise :class:`Problem`; the app's exception handler turns it into ``application/problem+json`` with a
+stable machine ``code`` (and for illegal moves a ``reason`` and the legal moves).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+PROBLEM_BASE = "https://fivehundred.dev/problems/"
+
+
+class ProblemDetails(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """The body of every error response."""
+
+    type: str
+    title: str
+    status: int
+    code: str
+    detail: str
+    instance: str | None = None
+    reason: str | None = None
+    legal_moves: list[dict[str, Any]] | None = None
+    current_version: int | None = None
+    errors: list[dict[str, Any]] | None = None
+
+
+class Problem(Exception):
+    """An error answered as problem details."""
+
+    def __init__(self, status: int, code: str, detail: str, *, title: str | None = None,
+                 headers: dict[str, str] | None = None, **extra: Any) -> None:
+        super().__init__(detail)
+        self.status = status
+        self.code = code
+        self.detail = detail
+        self.title = title or code.replace("_", " ").capitalize()
+        self.headers = headers or {}
+        self.extra = extra
+
+    def body(self, instance: str | None = None) -> ProblemDetails:
+        return ProblemDetails(type=PROBLEM_BASE + self.code.lower().replace("_", "-"), title=self.title,
+                              status=self.status, code=self.code, detail=self.detail, instance=instance,
+                              **self.extra)
