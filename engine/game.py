@@ -190,9 +190,18 @@ def to_act(state: GameState) -> int | None:
     return state.to_act
 
 
-@lru_cache(maxsize=100_000)
+#: Play moves are immutable, so each (seat, card, nomination) is built once and shared (a pure memo).
+_PLAYS: dict[tuple[int, str, str | None], Play] = {}
+
+
 def _play_move(seat: int, card: str, nominate: str | None) -> Play:
-    return Play(seat=seat, card=card, nominate=nominate)
+    key = (seat, card, nominate)
+    move = _PLAYS.get(key)
+    if move is None:
+        if len(_PLAYS) > 50_000:
+            _PLAYS.clear()
+        move = _PLAYS[key] = Play(seat=seat, card=card, nominate=nominate)
+    return move
 
 
 @lru_cache(maxsize=10_000)
@@ -212,6 +221,16 @@ def legal_moves(state: GameState, seat: int | None = None) -> list[Move]:
         return []
     phase = state.phase
     if phase == "play":
+        trick = state.trick
+        if trick is not None:
+            # Fast path for the common case: following a led suit that the seat holds.
+            suit_of = _strain(state).suit
+            first = trick.cards[0]
+            led = suit_of[first] or trick.nominate
+            same = [c for c in state.hands[actor] if suit_of[c] == led]
+            if same and not state.options.joker_follow_first_round:
+                get = _PLAYS.get
+                return [get((actor, c, None)) or _play_move(actor, c, None) for c in same]
         return [_play_move(actor, c, x) for c, x in _legal_plays(state, actor)]
     if phase == "auction":
         return _legal_calls(state, actor)
@@ -596,9 +615,19 @@ def _trick_seat(state: GameState, trick: Trick, i: int) -> int:
     return active[(active.index(trick.leader) + i) % len(active)]
 
 
+_STRAINS: dict[tuple[Options, str | None, tuple[tuple[str, str], ...]], Strain] = {}
+
+
 def _strain(state: GameState) -> Strain:
+    """The hand's strain table, memoised (Options caches its hash, so the lookup is cheap)."""
     c = state.contract
-    return hand_strain(state.options, c.bid if c else None, state.nominations)
+    key = (state.options, c.bid if c else None, state.nominations)
+    table = _STRAINS.get(key)
+    if table is None:
+        if len(_STRAINS) > 4096:
+            _STRAINS.clear()
+        table = _STRAINS[key] = hand_strain(*key)
+    return table
 
 
 def _joker_lead_suits(state: GameState, seat: int, hand: tuple[str, ...], low: bool) -> tuple[str | None, ...]:
@@ -663,11 +692,26 @@ def _check_play(state: GameState, move: Play) -> Rejection | None:
             return Rejection("UNKNOWN_CARD", f"{card!r} is not a card of this game's pack")
         return Rejection("CARD_NOT_IN_HAND", f"seat {seat} does not hold {card}")
     nominate = move.nominate
+    table = _strain(state)
+    suit_of = table.suit
+    trick = state.trick
+    if nominate is None and suit_of[card] is not None:
+        # Fast path for the common case: a card with a suit, led or followed.
+        if trick is None:
+            return None
+        first = trick.cards[0]
+        led = trick.nominate if suit_of[first] is None else suit_of[first]
+        if suit_of[card] == led:
+            return None
+        if led not in [suit_of[c] for c in hand]:
+            c0 = state.contract
+            if c0 is None or c0.bid not in MISERE_BIDS or not state.options.joker_forced_in_misere or not any(
+                    suit_of[c] is None and table.power[c] > 0 for c in hand):
+                return None
     if nominate is not None and nominate not in SUITS:
         return Rejection("UNKNOWN_SUIT", f"{nominate!r} is not a suit; suits are S, C, D, H")
     if (card, nominate) in _legal_plays(state, seat):
         return None
-    table = _strain(state)
     is_free_joker = table.suit[card] is None
     if state.trick is None:
         if not is_free_joker:
@@ -717,7 +761,10 @@ def _trick_winner(state: GameState, trick: Trick, table: Strain) -> int:
 def _apply_play(state: GameState, move: Play, events: list[Event]) -> GameState:
     seat, card = move.seat, move.card
     hand = state.hands[seat]
-    hands = state.hands[:seat] + (tuple(c for c in hand if c != card),) + state.hands[seat + 1:]
+    i = hand.index(card)
+    hands_list = list(state.hands)
+    hands_list[seat] = hand[:i] + hand[i + 1:]
+    hands = tuple(hands_list)
     events.append(CardPlayed(seat=seat, card=card, nominate=move.nominate))
     trick = state.trick
     table = _strain(state)

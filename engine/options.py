@@ -13,7 +13,8 @@ import msgspec
 RULES_VERSION = "2026.11.1"
 
 
-class Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True, omit_defaults=True):
+class Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True, omit_defaults=True,
+              cache_hash=True):
     """A complete, resolved rule set. Field names are RULES.md section 3's option names."""
 
     players: Literal[2, 3, 4, 5, 6] = 4
@@ -190,7 +191,7 @@ def option_catalogue() -> list[dict[str, Any]]:
     """Every option with its JSON type, default, allowed values and meaning."""
     schema = msgspec.json.schema(Options)
     props = schema["$defs"]["Options"]["properties"]
-    defaults = msgspec.to_builtins(Options())
+    defaults = msgspec.structs.asdict(Options())
     out = []
     for name in Options.__struct_fields__:
         prop = props[name]
@@ -226,7 +227,7 @@ def resolve_options(players: int = 4, preset: str | None = None,
     >>> resolve_options(4, None, {"misere_rank": "nowhere"})
     Traceback (most recent call last):
     ...
-    engine.options.OptionsError: Expected `'above_7NT_below_8S' | 'between_8S_8C'`, got `'nowhere'` - at `$.misere_rank`
+    engine.options.OptionsError: Invalid enum value 'nowhere' - at `$.misere_rank` (allowed: above_7NT_below_8S, between_8S_8C)
     """
     merged: dict[str, Any] = {}
     if preset is not None:
@@ -240,7 +241,14 @@ def resolve_options(players: int = 4, preset: str | None = None,
     try:
         opts = msgspec.convert(merged, Options)
     except msgspec.ValidationError as exc:
-        raise OptionsError(str(exc)) from None
+        message = str(exc)
+        name = message.rsplit("$.", 1)[-1].rstrip("`") if "$." in message else None
+        allowed = next((o["allowed"] for o in option_catalogue() if o["name"] == name), None)
+        if name and allowed:
+            message += f" (allowed: {', '.join(map(str, allowed))})"
+        elif "$." not in message and "Object contains unknown field" in message:
+            message += f"; known options: {', '.join(Options.__struct_fields__)}"
+        raise OptionsError(message) from None
     validate_options(opts)
     return opts
 
