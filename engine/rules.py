@@ -83,7 +83,7 @@ def ladder(opts: Options) -> dict[str, float]:
             open_rung = 10.5  # between 7NT and 8S
         else:
             rungs[MISERE] = 11.5 if opts.misere_rank == "between_8S_8C" else 10.5
-            open_rung = 26.0 if opts.open_misere_rank == "highest" else 24.5
+            open_rung = 26.0 if opts.open_misere_rank == "highest" else 23.5  # 10D is 23, 10H is 24
         if opts.open_misere_enabled:
             rungs[OPEN_MISERE] = open_rung
         if opts.blind_misere_enabled:
