@@ -111,11 +111,10 @@ def build_pack(players: int, *, deck_4p: str = "43", fours_removed: str = "black
     elif players == 5:
         for s in SUITS:
             if five_player_deck == "stripped_63":
-                ranks = [r for r in RANK_ORDER if r not in ("2", "3")]
-                ranks = [r for r in ranks if not (r == "13" and s in "SC") and not (r == "4" and s in "SC")]
+                kept = [r for r in RANK_ORDER if r not in ("2", "3") and not (r in ("13", "4") and s in "SC")]
             else:
-                ranks = [r for r in RANK_ORDER if r not in ("13", "12", "11")]
-            cards += _suit_cards(ranks, s)
+                kept = [r for r in RANK_ORDER if r not in ("13", "12", "11")]
+            cards += _suit_cards(kept, s)
     elif players == 6:
         for s in SUITS:
             with_13 = s in "DH" or six_player_kitty >= 5

@@ -344,9 +344,7 @@ def _apply_auction(state: GameState, move: Move, events: list[Event]) -> GameSta
     n = opts.players
     if isinstance(move, LookAtHand):
         events.append(LookedAtHand(seat=seat, cards=state.hands[seat]))
-        viewed = list(state.viewed)
-        viewed[seat] = True
-        return replace(state, viewed=tuple(viewed))
+        return replace(state, viewed=state.viewed[:seat] + (True,) + state.viewed[seat + 1:])
     if isinstance(move, ProposeRedeal):
         events.append(RedealProposed(seat=seat))
         return replace(state, phase="redeal_answer", redeal_proposer=seat, to_act=_first_partner(opts, seat))
@@ -665,7 +663,7 @@ def _legal_plays(state: GameState, seat: int) -> list[tuple[str, str | None]]:
                 out.append((c, None))
         return out
     led = trick.nominate if suit_of[trick.cards[0]] is None else suit_of[trick.cards[0]]
-    same = [(c, None) for c in hand if suit_of[c] == led]
+    same: list[tuple[str, str | None]] = [(c, None) for c in hand if suit_of[c] == led]
     if same:
         opts = state.options
         if opts.joker_follow_first_round and led not in _suits_led_before(state, table):
@@ -673,7 +671,7 @@ def _legal_plays(state: GameState, seat: int) -> list[tuple[str, str | None]]:
         return same
     c0 = state.contract
     if c0 is not None and c0.bid in MISERE_BIDS and state.options.joker_forced_in_misere:
-        forced = [(c, None) for c in hand if suit_of[c] is None and table.power[c] > 0]
+        forced: list[tuple[str, str | None]] = [(c, None) for c in hand if suit_of[c] is None and table.power[c] > 0]
         if forced:
             return forced
     return [(c, None) for c in hand]
@@ -872,9 +870,9 @@ def judge_game(opts: Options, scores: tuple[int, ...], contracting_sides: Sequen
             top = max(scores[sd] for sd in over)
             return GameResult(tuple(sd for sd in over if scores[sd] == top), (), "points")
     losers = tuple(sd for sd in range(len(scores)) if scores[sd] <= lose_at)
-    if losers and opts.out_backwards_only_if_opponent_nonnegative:
-        if not any(scores[sd] >= 0 for sd in range(len(scores)) if sd not in losers):
-            losers = ()
+    if losers and opts.out_backwards_only_if_opponent_nonnegative and not any(
+            scores[sd] >= 0 for sd in range(len(scores)) if sd not in losers):
+        losers = ()
     if losers:
         rest = [sd for sd in range(len(scores)) if sd not in losers]
         top = max((scores[sd] for sd in rest), default=0)
@@ -915,7 +913,7 @@ _PHASE_MOVES: dict[str, tuple[type, ...]] = {
     "nominate": (NominateJoker,),
     "play": (Play,),
 }
-_MOVE_NAMES = {Bid: "bid", Pass: "pass", LookAtHand: "look_at_hand", ProposeRedeal: "propose_redeal",
+_MOVE_NAMES: dict[type, str] = {Bid: "bid", Pass: "pass", LookAtHand: "look_at_hand", ProposeRedeal: "propose_redeal",
                AnswerRedeal: "answer_redeal", CallCard: "call_card", GoAlone: "go_alone",
                ChoosePartners: "choose_partners", Discard: "discard", NominateJoker: "nominate_joker",
                Play: "play"}

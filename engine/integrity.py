@@ -128,10 +128,9 @@ def _phase_problems(state: GameState) -> list[str]:
         return out
     if phase == "call":
         return out
-    for s, tup in ((state.nominations, None),):
-        for joker, suit in s:
-            if joker not in JOKERS or suit not in SUITS:
-                out.append(f"bad joker nomination {joker}={suit}")
+    for joker, suit in state.nominations:
+        if joker not in JOKERS or suit not in SUITS:
+            out.append(f"bad joker nomination {joker}={suit}")
     if phase == "nominate":
         return out
     # play

@@ -19,61 +19,61 @@ class _Move(msgspec.Struct, frozen=True, tag_field="type", forbid_unknown_fields
     seat: Seat
 
 
-class Bid(_Move, tag="bid"):
+class Bid(_Move, frozen=True, tag="bid"):
     """A bid: ``6S`` … ``10NT``, ``MISERE``, ``OPEN_MISERE`` or ``BLIND_MISERE``."""
 
     bid: str
     sans_kitty: bool = False
 
 
-class Pass(_Move, tag="pass"):
+class Pass(_Move, frozen=True, tag="pass"):
     """Pass in the auction (or, for the contractor after others passed with a raise allowed, stand)."""
 
 
-class LookAtHand(_Move, tag="look_at_hand"):
+class LookAtHand(_Move, frozen=True, tag="look_at_hand"):
     """Blind-misère games: the seat looks at its hand, giving up blind misère."""
 
 
-class ProposeRedeal(_Move, tag="propose_redeal"):
+class ProposeRedeal(_Move, frozen=True, tag="propose_redeal"):
     """No-ace-no-face: propose abandoning the deal (the hand holds no A, K, Q, J or joker)."""
 
 
-class AnswerRedeal(_Move, tag="answer_redeal"):
+class AnswerRedeal(_Move, frozen=True, tag="answer_redeal"):
     """No-ace-no-face: the proposer's partner accepts (redeal) or refuses (play on)."""
 
     accept: bool
 
 
-class CallCard(_Move, tag="call_card"):
+class CallCard(_Move, frozen=True, tag="call_card"):
     """Five players: the contractor calls a card; its holder becomes the secret partner."""
 
     card: str
 
 
-class GoAlone(_Move, tag="go_alone"):
+class GoAlone(_Move, frozen=True, tag="go_alone"):
     """Five players: the contractor plays without a partner."""
 
 
-class ChoosePartners(_Move, tag="choose_partners"):
+class ChoosePartners(_Move, frozen=True, tag="choose_partners"):
     """Five players, ``choose_player``: name one partner (two allowed for bids of 8 or more)."""
 
     partners: tuple[int, ...]
 
 
-class Discard(_Move, tag="discard"):
+class Discard(_Move, frozen=True, tag="discard"):
     """The contractor's discard after taking the kitty (as many cards as the kitty holds)."""
 
     cards: tuple[str, ...]
 
 
-class NominateJoker(_Move, tag="nominate_joker"):
+class NominateJoker(_Move, frozen=True, tag="nominate_joker"):
     """NT family: the contractor nominates a held joker's suit before play; ``suit: null`` declines."""
 
     suit: str | None
     card: str = "JK"
 
 
-class Play(_Move, tag="play"):
+class Play(_Move, frozen=True, tag="play"):
     """Play a card; ``nominate`` names the suit when leading an un-nominated joker in an NT-family contract."""
 
     card: str
@@ -91,132 +91,132 @@ class _Event(msgspec.Struct, frozen=True, tag_field="type", kw_only=True):
     pass
 
 
-class HandDealt(_Event, tag="hand_dealt"):
+class HandDealt(_Event, frozen=True, tag="hand_dealt"):
     hand_number: int
     dealer: Seat
 
 
-class CardsReceived(_Event, tag="cards_received"):
+class CardsReceived(_Event, frozen=True, tag="cards_received"):
     """Private to ``seat``: its dealt hand (``null`` for a seat that has not looked, or for other viewers)."""
 
     seat: Seat
     cards: tuple[str, ...] | None
 
 
-class DealerCut(_Event, tag="dealer_cut"):
+class DealerCut(_Event, frozen=True, tag="dealer_cut"):
     """``first_dealer=cut_low``: the cards each seat cut, in draw order, and who deals."""
 
     draws: tuple[tuple[Seat, str], ...]
     dealer: Seat
 
 
-class LookedAtHand(_Event, tag="looked_at_hand"):
+class LookedAtHand(_Event, frozen=True, tag="looked_at_hand"):
     seat: Seat
     cards: tuple[str, ...] | None
 
 
-class BidMade(_Event, tag="bid_made"):
+class BidMade(_Event, frozen=True, tag="bid_made"):
     seat: Seat
     bid: str
     sans_kitty: bool = False
 
 
-class Passed(_Event, tag="passed"):
+class Passed(_Event, frozen=True, tag="passed"):
     seat: Seat
 
 
-class AuctionReopened(_Event, tag="auction_reopened"):
+class AuctionReopened(_Event, frozen=True, tag="auction_reopened"):
     seat: Seat
 
 
-class RedealProposed(_Event, tag="redeal_proposed"):
+class RedealProposed(_Event, frozen=True, tag="redeal_proposed"):
     seat: Seat
 
 
-class RedealAnswered(_Event, tag="redeal_answered"):
+class RedealAnswered(_Event, frozen=True, tag="redeal_answered"):
     seat: Seat
     accept: bool
 
 
-class AuctionWon(_Event, tag="auction_won"):
+class AuctionWon(_Event, frozen=True, tag="auction_won"):
     contractor: Seat
     bid: str
     sans_kitty: bool
     sitting_out: tuple[Seat, ...]
 
 
-class ThrownIn(_Event, tag="thrown_in"):
+class ThrownIn(_Event, frozen=True, tag="thrown_in"):
     reason: Literal["all_passed", "inkle", "no_ace_no_face"]
     next_dealer: Seat
 
 
-class NoTrumpPlayOut(_Event, tag="no_trump_play_out"):
+class NoTrumpPlayOut(_Event, frozen=True, tag="no_trump_play_out"):
     """Everyone passed and ``all_pass=play_no_trumps``: the hand is played at no trumps with no contract."""
 
     leader: Seat
 
 
-class KittyShown(_Event, tag="kitty_shown"):
+class KittyShown(_Event, frozen=True, tag="kitty_shown"):
     cards: tuple[str, ...]
 
 
-class KittyTaken(_Event, tag="kitty_taken"):
+class KittyTaken(_Event, frozen=True, tag="kitty_taken"):
     """Private to the contractor: the kitty's cards."""
 
     seat: Seat
     cards: tuple[str, ...] | None
 
 
-class Discarded(_Event, tag="discarded"):
+class Discarded(_Event, frozen=True, tag="discarded"):
     """Private to the contractor: the discarded cards."""
 
     seat: Seat
     cards: tuple[str, ...] | None
 
 
-class CardCalled(_Event, tag="card_called"):
+class CardCalled(_Event, frozen=True, tag="card_called"):
     seat: Seat
     card: str
 
 
-class WentAlone(_Event, tag="went_alone"):
+class WentAlone(_Event, frozen=True, tag="went_alone"):
     seat: Seat
 
 
-class PartnersChosen(_Event, tag="partners_chosen"):
+class PartnersChosen(_Event, frozen=True, tag="partners_chosen"):
     seat: Seat
     partners: tuple[Seat, ...]
 
 
-class JokerNominated(_Event, tag="joker_nominated"):
+class JokerNominated(_Event, frozen=True, tag="joker_nominated"):
     seat: Seat
     card: str
     suit: str | None
 
 
-class CardPlayed(_Event, tag="card_played"):
+class CardPlayed(_Event, frozen=True, tag="card_played"):
     seat: Seat
     card: str
     nominate: str | None = None
 
 
-class PartnerRevealed(_Event, tag="partner_revealed"):
+class PartnerRevealed(_Event, frozen=True, tag="partner_revealed"):
     seat: Seat
     card: str
 
 
-class TrickWon(_Event, tag="trick_won"):
+class TrickWon(_Event, frozen=True, tag="trick_won"):
     seat: Seat
     trick_number: int
     cards: tuple[str, ...]
 
 
-class HandExposed(_Event, tag="hand_exposed"):
+class HandExposed(_Event, frozen=True, tag="hand_exposed"):
     seat: Seat
     cards: tuple[str, ...]
 
 
-class HandScored(_Event, tag="hand_scored"):
+class HandScored(_Event, frozen=True, tag="hand_scored"):
     bid: str | None
     contractor: Seat | None
     contracting_seats: tuple[Seat, ...]
@@ -226,7 +226,7 @@ class HandScored(_Event, tag="hand_scored"):
     scores: tuple[int, ...]
 
 
-class GameOver(_Event, tag="game_over"):
+class GameOver(_Event, frozen=True, tag="game_over"):
     winners: tuple[int, ...]
     losers: tuple[int, ...]
     reason: Literal["contract", "points", "out_backwards"]

@@ -41,10 +41,7 @@ def _partner_revealed(state: GameState) -> bool:
     c = state.contract
     if c is None or c.called_card is None:
         return True
-    for t in (*state.tricks, *((state.trick,) if state.trick else ())):
-        if c.called_card in t.cards:
-            return True
-    return False
+    return any(c.called_card in t.cards for t in (*state.tricks, *((state.trick,) if state.trick else ())))
 
 
 def _contract_view(state: GameState, seat: int | None) -> ContractView | None:
