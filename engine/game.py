@@ -919,6 +919,25 @@ _MOVE_NAMES: dict[type, str] = {Bid: "bid", Pass: "pass", LookAtHand: "look_at_h
                Play: "play"}
 
 
+_PHASE_MOVE_SET: dict[str, frozenset[type]] = {p: frozenset(t) for p, t in _PHASE_MOVES.items()}
+_PHASE_MOVE_SET["game_over"] = frozenset()
+
+
+def _check_turn(state: GameState, move: Move) -> Rejection:
+    """Why a move by the wrong seat, of the wrong kind, or after the game is refused."""
+    opts = state.options
+    seat = move.seat
+    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < opts.players:
+        return Rejection("NO_SUCH_SEAT", f"seat must be 0 to {opts.players - 1}")
+    if state.phase == "game_over":
+        return Rejection("GAME_OVER", "the game is over")
+    if seat != state.to_act:
+        return Rejection("NOT_YOUR_TURN", f"it is seat {state.to_act}'s turn, not seat {seat}'s")
+    allowed = ", ".join(_MOVE_NAMES[t] for t in _PHASE_MOVES[state.phase])
+    return Rejection("WRONG_PHASE", f"a {_MOVE_NAMES.get(type(move), '?')} move is not possible during the "
+                     f"{state.phase} phase (expected {allowed})")
+
+
 def check_move(state: GameState, move: Move) -> Rejection | None:
     """``None`` if ``move`` is legal now, else why not.
 
@@ -929,20 +948,14 @@ def check_move(state: GameState, move: Move) -> Rejection | None:
     >>> check_move(st, Pass(seat=1)).reason
     'NOT_YOUR_TURN'
     """
-    opts = state.options
     seat = move.seat
-    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < opts.players:
-        return Rejection("NO_SUCH_SEAT", f"seat must be 0 to {opts.players - 1}")
-    if state.phase == "game_over":
-        return Rejection("GAME_OVER", "the game is over")
-    if seat != state.to_act:
-        return Rejection("NOT_YOUR_TURN", f"it is seat {state.to_act}'s turn, not seat {seat}'s")
-    if not isinstance(move, _PHASE_MOVES[state.phase]):
-        allowed = ", ".join(_MOVE_NAMES[t] for t in _PHASE_MOVES[state.phase])
-        return Rejection("WRONG_PHASE", f"a {_MOVE_NAMES.get(type(move), '?')} move is not possible during the "
-                         f"{state.phase} phase (expected {allowed})")
-    if isinstance(move, Play):
+    phase = state.phase
+    if type(seat) is not int or seat != state.to_act or type(move) not in _PHASE_MOVE_SET[phase]:
+        return _check_turn(state, move)
+    if phase == "play":
+        assert isinstance(move, Play)
         return _check_play(state, move)
+    opts = state.options
     if isinstance(move, Bid):
         if state.raising and state.high is not None and move.bid == state.high.bid:
             return Rejection("BID_TOO_LOW", "a raise must outrank your own bid")
