@@ -1,0 +1,223 @@
+"""Prometheus metrics on a registry of their own (never the global one: several apps in one process, as in
+tests, must not clash).
+
+Metric names (also listed in ``deploy/SCALING.md``):
+
+* ``http_requests_total{method,route,status}``: requests by route *template* (``/v1/sessions/{session_id}``),
+  or ``unmatched`` for paths no route knows, so unknown paths cannot explode the label set.
+* ``http_request_duration_seconds{method,route}``: latency histogram (event streams are left out: their
+  duration is the client's connection time, not the service's latency).
+* ``moves_applied_total``, ``moves_refused_total{reason}``, ``sessions_created_total``,
+  ``sessions_expired_total``, ``redis_errors_total{operation}``: counted by the service through the helpers
+  of :class:`ServiceMetrics`.
+
+Wiring::
+
+    from litestar.middleware import DefineMiddleware
+    from service.ops.asgi import wrap_asgi_handler
+    from service.ops.metrics import MetricsMiddleware, ServiceMetrics, metrics_route_handler
+
+    metrics = ServiceMetrics()
+    app = Litestar(route_handlers=[..., metrics_route_handler(metrics)], ...)
+    wrap_asgi_handler(app, ..., DefineMiddleware(MetricsMiddleware, metrics=metrics))
+    # elsewhere: metrics.move_applied(); metrics.move_refused("MUST_FOLLOW_SUIT");
+    #            metrics.session_created(); metrics.session_expired(); metrics.redis_error("session_load")
+
+Wrapping the outermost ASGI handler (rather than Litestar's ``middleware=[...]``, which runs only for
+matched routes) lets 404s and 405s be counted too, under ``route="unmatched"``.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Sequence
+
+from litestar import get
+from litestar.enums import ScopeType
+from litestar.handlers import HTTPRouteHandler
+from litestar.types import ASGIApp, Message, Receive, Scope, Send
+from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4
+
+__all__ = [
+    "METRICS_MEDIA_TYPE",
+    "MetricsMiddleware",
+    "ServiceMetrics",
+    "metrics_route_handler",
+    "route_label",
+]
+
+#: The classic Prometheus text format, which every scraper understands.
+METRICS_MEDIA_TYPE = CONTENT_TYPE_PLAIN_0_0_4
+
+DEFAULT_LATENCY_BUCKETS: tuple[float, ...] = (
+    0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
+)  # fmt: skip
+
+_KNOWN_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+_LABEL_VALUE = re.compile(r"[^A-Za-z0-9_.:-]")
+UNMATCHED_ROUTE = "unmatched"
+
+
+def _bounded_label(value: str, *, fallback: str = "other", max_length: int = 64) -> str:
+    """Label values passed in by callers (reasons, operations) are trimmed to a safe alphabet and length."""
+    cleaned = _LABEL_VALUE.sub("_", value)[:max_length]
+    return cleaned or fallback
+
+
+class ServiceMetrics:
+    """Every metric of the service, on one dedicated :class:`~prometheus_client.CollectorRegistry`."""
+
+    def __init__(
+        self,
+        registry: CollectorRegistry | None = None,
+        *,
+        namespace: str = "",
+        latency_buckets: Sequence[float] = DEFAULT_LATENCY_BUCKETS,
+    ) -> None:
+        self.registry = registry if registry is not None else CollectorRegistry(auto_describe=True)
+        ns = namespace
+        self.http_requests_total = Counter(
+            "http_requests_total",
+            "HTTP requests by method, route template and status code.",
+            ("method", "route", "status"),
+            namespace=ns,
+            registry=self.registry,
+        )
+        self.http_request_duration_seconds = Histogram(
+            "http_request_duration_seconds",
+            "HTTP request latency by method and route template (event streams excluded).",
+            ("method", "route"),
+            namespace=ns,
+            buckets=tuple(latency_buckets),
+            registry=self.registry,
+        )
+        self.moves_applied_total = Counter(
+            "moves_applied_total", "Moves applied to a game.", namespace=ns, registry=self.registry
+        )
+        self.moves_refused_total = Counter(
+            "moves_refused_total",
+            "Moves refused as illegal, by stable reason code.",
+            ("reason",),
+            namespace=ns,
+            registry=self.registry,
+        )
+        self.sessions_created_total = Counter(
+            "sessions_created_total", "Hosted sessions created.", namespace=ns, registry=self.registry
+        )
+        self.sessions_expired_total = Counter(
+            "sessions_expired_total",
+            "Hosted sessions found expired or removed for idleness.",
+            namespace=ns,
+            registry=self.registry,
+        )
+        self.redis_errors_total = Counter(
+            "redis_errors_total",
+            "Redis calls that failed or timed out, by operation.",
+            ("operation",),
+            namespace=ns,
+            registry=self.registry,
+        )
+
+    # -- helpers the service calls --------------------------------------------------------------------
+
+    def move_applied(self, count: int = 1) -> None:
+        """Count ``count`` applied moves."""
+        self.moves_applied_total.inc(count)
+
+    def move_refused(self, reason: str) -> None:
+        """Count one refused move under its stable reason code (e.g. ``MUST_FOLLOW_SUIT``)."""
+        self.moves_refused_total.labels(reason=_bounded_label(reason)).inc()
+
+    def session_created(self) -> None:
+        """Count one created session."""
+        self.sessions_created_total.inc()
+
+    def session_expired(self, count: int = 1) -> None:
+        """Count ``count`` sessions that expired."""
+        self.sessions_expired_total.inc(count)
+
+    def redis_error(self, operation: str) -> None:
+        """Count one failed Redis call; ``operation`` is a short fixed name such as ``session_load``."""
+        self.redis_errors_total.labels(operation=_bounded_label(operation)).inc()
+
+    # -- request metrics -------------------------------------------------------------------------------
+
+    def observe_request(self, method: str, route: str, status: int, duration: float | None) -> None:
+        """Record one finished request; ``duration`` ``None`` skips the latency histogram."""
+        method = method if method in _KNOWN_METHODS else "OTHER"
+        self.http_requests_total.labels(method=method, route=route, status=str(status)).inc()
+        if duration is not None:
+            self.http_request_duration_seconds.labels(method=method, route=route).observe(duration)
+
+    def render(self) -> bytes:
+        """The registry in Prometheus text exposition format."""
+        return generate_latest(self.registry)
+
+
+def route_label(scope: Scope) -> str:
+    """The route template Litestar matched for this request, or ``unmatched``.
+
+    Litestar's router writes ``scope["path_template"]`` (e.g. ``/v1/sessions/{session_id}``) and
+    ``scope["route_handler"]`` when it finds a route; both are absent for 404s and 405s.
+    """
+    template = scope.get("path_template")
+    if isinstance(template, str) and template:
+        return template
+    handler = scope.get("route_handler")
+    paths = getattr(handler, "paths", None)
+    if paths:
+        return str(sorted(paths)[0])
+    return UNMATCHED_ROUTE
+
+
+class MetricsMiddleware:
+    """ASGI middleware recording ``http_requests_total`` and ``http_request_duration_seconds``."""
+
+    def __init__(self, app: ASGIApp, *, metrics: ServiceMetrics) -> None:
+        self.app = app
+        self.metrics = metrics
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != ScopeType.HTTP:
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        status = 500
+        streaming = False
+
+        async def send_wrapper(message: Message) -> None:
+            nonlocal status, streaming
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                for name, value in message.get("headers", ()):
+                    if name.lower() == b"content-type" and value.startswith(b"text/event-stream"):
+                        streaming = True
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_wrapper)
+        finally:
+            # Read after the call: the router fills in the template while the request runs.
+            duration = None if streaming else time.perf_counter() - started
+            self.metrics.observe_request(scope["method"], route_label(scope), status, duration)
+
+
+def metrics_route_handler(metrics: ServiceMetrics, *, path: str = "/metrics") -> HTTPRouteHandler:
+    """A ``GET /metrics`` handler (``operation_id="metrics"``) serving ``metrics`` in text format."""
+
+    @get(
+        path,
+        operation_id="metrics",
+        summary="Prometheus metrics",
+        description="The service's metrics in the Prometheus text exposition format.",
+        tags=["operations"],
+        media_type=METRICS_MEDIA_TYPE,
+        sync_to_thread=False,
+        cache_control=None,
+    )
+    def serve_metrics() -> str:
+        return metrics.render().decode("utf-8")
+
+    return serve_metrics

@@ -1,0 +1,243 @@
+"""Per-client rate limiting: a fixed window of ``limit`` requests per ``window_seconds``.
+
+A client is its API key when it sends one, else its address (see :mod:`service.ops.clients`). Over the limit
+the middleware answers ``429`` with an RFC 9457 body (``code: RATE_LIMITED``) and ``Retry-After`` in whole
+seconds. ``/healthz``, ``/readyz`` and ``/metrics`` are never limited.
+
+Two backends share the small :class:`RateLimitBackend` interface:
+
+* :class:`MemoryRateLimitBackend`: a dict in this process, pruned as windows end. Right for one replica.
+* :class:`RedisRateLimitBackend`: one atomic Lua call per request (``INCR``, ``PEXPIRE``, ``PTTL``), so
+  every replica draws on the same budget. If Redis fails or is slow the request is let through (fail open: an
+  outage of the limiter must not become an outage of the API) and ``on_error("ratelimit")`` is called, which
+  is where :meth:`service.ops.metrics.ServiceMetrics.redis_error` goes.
+
+Wiring (``RATE_LIMIT_PER_MINUTE=0`` means off; :class:`RateLimitMiddleware` passes everything when
+``limit <= 0``)::
+
+    from litestar.middleware import DefineMiddleware
+    from service.ops.ratelimit import MemoryRateLimitBackend, RateLimitMiddleware, RedisRateLimitBackend
+
+    backend = (
+        RedisRateLimitBackend(redis_client, on_error=metrics.redis_error)
+        if redis_client is not None
+        else MemoryRateLimitBackend()
+    )
+    Litestar(
+        ...,
+        middleware=[
+            DefineMiddleware(
+                RateLimitMiddleware,
+                backend=backend,
+                limit=settings.rate_limit_per_minute,
+                window_seconds=60,
+                known_api_keys=settings.api_keys,
+            ),
+            ...,  # ApiKeyMiddleware after it, so key guessing is itself rate limited by address
+        ],
+    )
+
+Put it in Litestar's ``middleware=[...]`` (not :func:`service.ops.asgi.wrap_asgi_handler`) so that Litestar's
+CORS layer adds its headers to the 429 and a browser can read ``Retry-After``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import time
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
+from typing import Protocol
+
+from litestar.enums import ScopeType
+from litestar.types import ASGIApp, Receive, Scope, Send
+from redis.asyncio import Redis
+from redis.exceptions import RedisError
+
+from .clients import API_KEY_HEADER, OPERATIONAL_PATHS, client_identity
+from .problems import make_problem, send_problem
+
+__all__ = [
+    "MemoryRateLimitBackend",
+    "RateLimitBackend",
+    "RateLimitDecision",
+    "RateLimitMiddleware",
+    "RedisRateLimitBackend",
+]
+
+logger = logging.getLogger("fivehundred.ops.ratelimit")
+
+
+@dataclass(frozen=True, slots=True)
+class RateLimitDecision:
+    """The outcome of counting one request against a client's window."""
+
+    allowed: bool
+    count: int
+    """Requests counted in the current window, this one included (0 when the limiter failed open)."""
+    reset_after: float
+    """Seconds until the current window ends."""
+
+    @property
+    def retry_after(self) -> int:
+        """``Retry-After`` in whole seconds, never below 1."""
+        return max(1, math.ceil(self.reset_after))
+
+
+class RateLimitBackend(Protocol):
+    """Counts a request for ``key`` and says whether it fits in ``limit`` per ``window_seconds``."""
+
+    async def hit(self, key: str, limit: int, window_seconds: float) -> RateLimitDecision: ...
+
+
+class MemoryRateLimitBackend:
+    """Fixed windows kept in a dict of this process; for a single replica or for tests.
+
+    A window starts at a client's first request and lasts ``window_seconds``. Entries are kept in the order
+    their windows started, so ended windows are pruned from the front in amortised O(1). If more than
+    ``max_clients`` windows are live at once the oldest are dropped (those clients get a fresh budget: memory
+    is bounded whatever the traffic).
+    """
+
+    def __init__(self, *, max_clients: int = 100_000, clock: Callable[[], float] = time.monotonic) -> None:
+        self._windows: dict[str, tuple[float, int]] = {}
+        self._max_clients = max_clients
+        self._clock = clock
+
+    def __len__(self) -> int:
+        return len(self._windows)
+
+    async def hit(self, key: str, limit: int, window_seconds: float) -> RateLimitDecision:
+        now = self._clock()
+        self._prune(now, window_seconds)
+        started, count = self._windows.get(key, (now, 0))
+        if now - started >= window_seconds:
+            started, count = now, 0
+        count += 1
+        if count == 1:
+            # Re-insert so dict order stays the order in which windows started.
+            self._windows.pop(key, None)
+        self._windows[key] = (started, count)
+        return RateLimitDecision(allowed=count <= limit, count=count, reset_after=started + window_seconds - now)
+
+    def _prune(self, now: float, window_seconds: float) -> None:
+        windows = self._windows
+        while windows:
+            oldest_key = next(iter(windows))
+            started, _ = windows[oldest_key]
+            if now - started < window_seconds and len(windows) < self._max_clients:
+                break
+            del windows[oldest_key]
+
+
+# One round trip, atomic on the server: count, start the window's expiry on the first hit (or repair a key
+# that somehow lost its TTL), and report how long the window has left.
+_FIXED_WINDOW_LUA = """
+local count = redis.call('INCR', KEYS[1])
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  ttl = tonumber(ARGV[1])
+end
+return {count, ttl}
+"""
+
+
+class RedisRateLimitBackend:
+    """Fixed windows in Redis, shared by every replica that uses the same ``prefix``.
+
+    ``client`` is a ``redis.asyncio.Redis``; give it modest ``socket_timeout``/``socket_connect_timeout``.
+    Each call is additionally bounded by ``timeout`` seconds; on any Redis error or timeout the request is
+    allowed and ``on_error("ratelimit")`` is called.
+    """
+
+    operation = "ratelimit"
+
+    def __init__(
+        self,
+        client: Redis,
+        *,
+        prefix: str = "fh:ratelimit",
+        timeout: float = 0.5,
+        on_error: Callable[[str], None] | None = None,
+    ) -> None:
+        self.client = client
+        self._script = client.register_script(_FIXED_WINDOW_LUA)
+        self._prefix = prefix
+        self._timeout = timeout
+        self._on_error = on_error
+
+    async def hit(self, key: str, limit: int, window_seconds: float) -> RateLimitDecision:
+        window_ms = max(1, int(window_seconds * 1000))
+        try:
+            async with asyncio.timeout(self._timeout):
+                result = await self._script(keys=[f"{self._prefix}:{key}"], args=[window_ms])
+            count, ttl_ms = int(result[0]), int(result[1])
+        except (RedisError, OSError, TimeoutError, ValueError, TypeError, IndexError) as exc:
+            logger.warning(
+                "rate limiter unavailable, failing open: %s",
+                type(exc).__name__,
+                extra={"operation": "ratelimit"},
+            )
+            if self._on_error is not None:
+                self._on_error(self.operation)
+            return RateLimitDecision(allowed=True, count=0, reset_after=0.0)
+        return RateLimitDecision(allowed=count <= limit, count=count, reset_after=ttl_ms / 1000)
+
+
+class RateLimitMiddleware:
+    """ASGI middleware applying a :class:`RateLimitBackend` to every HTTP request but the exempt paths.
+
+    ``limit <= 0`` disables limiting. ``known_api_keys``: when given, only those keys identify a client (an
+    unknown ``X-API-Key`` counts against the caller's address; with an empty collection every client is
+    counted by address). Pass the configured ``API_KEYS``: an unchecked header value would let a caller mint
+    a fresh budget per request. ``None`` trusts any key value (tests, or when keys are checked upstream).
+    """
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        backend: RateLimitBackend,
+        limit: int,
+        window_seconds: float = 60.0,
+        exempt_paths: Collection[str] = OPERATIONAL_PATHS,
+        api_key_header: str = API_KEY_HEADER,
+        known_api_keys: Collection[str] | None = None,
+    ) -> None:
+        self.app = app
+        self.backend = backend
+        self.limit = limit
+        self.window_seconds = window_seconds
+        self.exempt_paths = frozenset(exempt_paths)
+        self.api_key_header = api_key_header
+        self.known_api_keys = None if known_api_keys is None else tuple(known_api_keys)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != ScopeType.HTTP or self.limit <= 0 or scope["path"] in self.exempt_paths:
+            await self.app(scope, receive, send)
+            return
+        key = client_identity(scope, api_key_header=self.api_key_header, known_api_keys=self.known_api_keys)
+        try:
+            decision = await self.backend.hit(key, self.limit, self.window_seconds)
+        except Exception:  # a limiter bug must not take the API down: fail open, loudly
+            logger.exception("rate limiter failed, failing open")
+            await self.app(scope, receive, send)
+            return
+        if decision.allowed:
+            await self.app(scope, receive, send)
+            return
+        retry_after = decision.retry_after
+        problem = make_problem(
+            status=429,
+            slug="rate-limited",
+            title="Too many requests",
+            code="RATE_LIMITED",
+            detail=(
+                f"This client may make {self.limit} requests per {self.window_seconds:g} s; "
+                f"retry after {retry_after} s."
+            ),
+        )
+        await send_problem(send, problem, headers=[(b"retry-after", str(retry_after).encode())])
