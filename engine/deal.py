@@ -21,7 +21,7 @@ import struct
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
 
-from engine.cards import JOKERS, build_pack, rank_of
+from engine.cards import JOKERS, RANK_ORDER, build_pack, rank_of
 from engine.options import Options, OptionsError
 
 _STANDARD_KITTY_PACKETS = {3: (1, 1, 1), 4: (1, 2, 1), 5: (2, 2, 1), 6: (2, 2, 2)}
@@ -145,21 +145,29 @@ def deal(opts: Options, deck: Sequence[str], dealer: int) -> tuple[list[list[str
 
 
 def _cut_value(c: str) -> int:
-    """Cutting for the deal: joker lowest, ace low, then 2 … K (6-player 11-13 between J and Q... by number)."""
+    """Cutting for the deal: the joker lowest, then the ace, then the pack's rank order upwards (… 10 11 12 13 J Q K)."""
     if c in JOKERS:
-        return 0
+        return -1
     r = rank_of(c)
-    return {"A": 1, "J": 11, "Q": 15, "K": 16}.get(r, int(r) if r.isdigit() and int(r) <= 10 else
-                                                   {"11": 12, "12": 13, "13": 14}.get(r, 0))
+    return 0 if r == "A" else len(RANK_ORDER) - RANK_ORDER.index(r)
 
 
 def cut_for_dealer(opts: Options, seed: int) -> tuple[tuple[tuple[int, str], ...], int]:
     """``first_dealer=cut_low``: seats cut in turn from a shuffled pack; the lowest deals; ties cut again."""
-    deck = iter(shuffled(pack_for(opts), seed, "cut"))
+    pack = pack_for(opts)
+    decks = 0
+    deck: Iterator[str] = iter(())
     draws: list[tuple[int, str]] = []
     contenders = list(range(opts.players))
     while True:
-        cut = [(s, next(deck)) for s in contenders]
+        cut: list[tuple[int, str]] = []
+        for s in contenders:
+            c = next(deck, None)
+            if c is None:  # long runs of ties: cut again from a fresh shuffle
+                deck = iter(shuffled(pack, seed, "cut" if decks == 0 else f"cut/{decks}"))
+                decks += 1
+                c = next(deck)
+            cut.append((s, c))
         draws += cut
         low = min(_cut_value(c) for _, c in cut)
         contenders = [s for s, c in cut if _cut_value(c) == low]
