@@ -145,7 +145,7 @@ def deal(opts: Options, deck: Sequence[str], dealer: int) -> tuple[list[list[str
 
 
 def _cut_value(c: str) -> int:
-    """Cutting for the deal: the joker lowest, then the ace, then the pack's rank order upwards (… 10 11 12 13 J Q K)."""
+    """Cutting for the deal: joker lowest, then the ace, then the rank order upwards (… 10 11 12 13 J Q K)."""
     if c in JOKERS:
         return -1
     r = rank_of(c)
