@@ -10,6 +10,7 @@
 
 from engine.cards import ALL_CARDS, BLACK_JOKER, JOKER, JOKERS, SUITS, effective_suit, parse_card
 from engine.deal import kitty_size, pack_for
+from engine.decisions import DECISIONS
 from engine.game import (
     GameSetupError,
     IllegalMove,
@@ -54,7 +55,8 @@ from engine.rules import bid_value, ladder, score_table_rows, sides
 from engine.views import public_view, redact_events, seat_view, view
 
 __all__ = [
-    "ALL_CARDS", "BLACK_JOKER", "JOKER", "JOKERS", "PRESETS", "PRESET_DESCRIPTIONS", "RULES_VERSION", "SUITS",
+    "ALL_CARDS", "BLACK_JOKER", "DECISIONS", "JOKER", "JOKERS", "PRESETS", "PRESET_DESCRIPTIONS", "RULES_VERSION",
+    "SUITS",
     "AnswerRedeal", "Bid", "CallCard", "ChoosePartners", "Discard", "Event", "GameSetupError", "GameState",
     "GoAlone", "IllegalMove", "LookAtHand", "Move", "NominateJoker", "Options", "OptionsError", "Pass", "Play",
     "ProposeRedeal", "Rejection", "SeatView", "apply_move", "bid_value", "check_move", "effective_suit",
