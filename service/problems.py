@@ -10,11 +10,18 @@ from typing import Any
 
 import msgspec
 
+from engine import Move
+
+PROBLEM_MEDIA_TYPE = "application/problem+json"
 PROBLEM_BASE = "https://fivehundred.dev/problems/"
 
 
 class ProblemDetails(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """The body of every error response."""
+    """The body of every error response (RFC 9457), with a stable machine ``code``.
+
+    ``reason`` (a stable engine code such as ``MUST_FOLLOW_SUIT``) and ``legal_moves`` come with illegal or
+    malformed moves; ``errors`` with malformed requests (each ``{"message": …, "field": …}``).
+    """
 
     type: str
     title: str
@@ -23,7 +30,8 @@ class ProblemDetails(msgspec.Struct, kw_only=True, omit_defaults=True):
     detail: str
     instance: str | None = None
     reason: str | None = None
-    legal_moves: list[dict[str, Any]] | None = None
+    #: Illegal moves: the legal moves of the seat to act.
+    legal_moves: list[Move] | None = None
     current_version: int | None = None
     errors: list[dict[str, Any]] | None = None
 

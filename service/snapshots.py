@@ -4,6 +4,11 @@ Format (all base64url without padding): ``v1.<key id>.<nonce ‖ AES-256-GCM(zli
 The key id is the first 8 hex digits of SHA-256(key), so rotation works by configuring several keys: the first
 seals, all open. The version and key id are bound as associated data, so changing any byte is detected.
 After opening, the state's integrity is checked by the engine before anything uses it.
+
+A sealer may keep a bounded cache of recent snapshots (``cache_size``): the exact string of a snapshot it opened
+(authenticated and integrity-checked) or sealed from a state the engine just produced (``remember=True``) maps
+to that state, so a client sending the snapshot back skips decryption, decoding and the integrity check. This is
+sound because the cache key is the whole authenticated string: an equal string can only hold that same state.
 """
 
 from __future__ import annotations
@@ -12,7 +17,9 @@ import base64
 import binascii
 import hashlib
 import os
+import threading
 import zlib
+from collections import OrderedDict
 
 import msgspec
 from cryptography.exceptions import InvalidTag
@@ -48,7 +55,7 @@ class SnapshotError(Problem):
 class Sealer:
     """Seals and opens snapshots under the configured keys (the first seals; all open)."""
 
-    def __init__(self, keys: list[bytes]) -> None:
+    def __init__(self, keys: list[bytes], *, cache_size: int = 0) -> None:
         if not keys:
             raise ValueError("at least one snapshot key is needed")
         for k in keys:
@@ -57,21 +64,44 @@ class Sealer:
         self._seal_id = key_id(keys[0])
         self._seal = AESGCM(keys[0])
         self._open = {key_id(k): AESGCM(k) for k in keys}
+        self._cache_size = cache_size
+        self._cache: OrderedDict[str, GameState] = OrderedDict()
+        self._cache_lock = threading.Lock()
+
+    def _remember(self, snapshot: str, state: GameState) -> None:
+        with self._cache_lock:
+            self._cache[snapshot] = state
+            if len(self._cache) > self._cache_size:
+                self._cache.popitem(last=False)
+
+    def _recall(self, snapshot: str) -> GameState | None:
+        with self._cache_lock:
+            state = self._cache.get(snapshot)
+            if state is not None:
+                self._cache.move_to_end(snapshot)
+            return state
 
     @staticmethod
     def generate_key() -> bytes:
         return AESGCM.generate_key(bit_length=256)
 
-    def seal(self, state: GameState) -> str:
+    def seal(self, state: GameState, *, remember: bool = False) -> str:
+        """``state`` as a snapshot. ``remember``: the engine just produced ``state`` in this process (it is not
+        outside input), so a later :meth:`open` of this exact snapshot may return it from the cache."""
         nonce = os.urandom(12)
         aad = f"{VERSION}.{self._seal_id}".encode()
         body = self._seal.encrypt(nonce, zlib.compress(_ENCODER.encode(state), 6), aad)
-        return f"{VERSION}.{self._seal_id}.{_b64e(nonce + body)}"
+        snapshot = f"{VERSION}.{self._seal_id}.{_b64e(nonce + body)}"
+        if remember and self._cache_size:
+            self._remember(snapshot, state)
+        return snapshot
 
     def open(self, snapshot: str) -> GameState:
         """The state inside ``snapshot``; a :class:`SnapshotError` naming what is wrong otherwise."""
         if not isinstance(snapshot, str) or len(snapshot) > MAX_SNAPSHOT_CHARS:
             raise SnapshotError("SNAPSHOT_MALFORMED", "the snapshot is not a string of a plausible size")
+        if self._cache_size and (cached := self._recall(snapshot)) is not None:
+            return cached
         parts = snapshot.split(".")
         if len(parts) != 3:
             raise SnapshotError("SNAPSHOT_MALFORMED", "a snapshot has three dot-separated parts")
@@ -88,6 +118,10 @@ class Sealer:
             raw = _b64d(payload)
         except (binascii.Error, ValueError):
             raise SnapshotError("SNAPSHOT_MALFORMED", "the snapshot payload is not base64url") from None
+        if _b64e(raw) != payload:
+            # The decoder skips characters outside the alphabet and ignores the spare bits of the last
+            # character: without this check, such an altered string would open as the original.
+            raise SnapshotError("SNAPSHOT_MALFORMED", "the snapshot payload is not canonical base64url")
         if len(raw) < 12 + 16:
             raise SnapshotError("SNAPSHOT_MALFORMED", "the snapshot payload is too short")
         try:
@@ -102,4 +136,6 @@ class Sealer:
         problems = integrity_problems(state)
         if problems:
             raise SnapshotError("SNAPSHOT_CORRUPT", "the snapshot's state is inconsistent: " + "; ".join(problems))
+        if self._cache_size:
+            self._remember(snapshot, state)
         return state

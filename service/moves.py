@@ -1,0 +1,116 @@
+"""Judging a proposed move over HTTP: syntax first (400), then legality (422), as python-chess separates them.
+
+msgspec has already decoded the body into one of the engine's move Structs (its shape is right). What is left
+of *syntax* is the tokens: a card, suit, bid or seat that this game does not have is malformed input, answered
+400 ``MALFORMED_MOVE`` whoever's turn it is, so that a client learns about a typo before anything else.
+Everything after that is the engine's :func:`engine.check_move`, whose reasons are answered 422
+``ILLEGAL_MOVE`` with the legal moves of the seat to act.
+
+Validate and apply both call :func:`rejection_of`, so they can never disagree.
+"""
+
+from __future__ import annotations
+
+from engine import (
+    SUITS,
+    Bid,
+    CallCard,
+    ChoosePartners,
+    Discard,
+    Event,
+    GameState,
+    IllegalMove,
+    Move,
+    NominateJoker,
+    Play,
+    Rejection,
+    apply_move,
+    check_move,
+    legal_moves,
+    pack_for,
+)
+from engine.rules import ALL_BIDS
+from service.problems import Problem
+
+#: Engine reasons that mean a token was not understood rather than a rule was broken.
+MALFORMED_REASONS = frozenset({"UNKNOWN_CARD", "UNKNOWN_BID", "UNKNOWN_SUIT", "NO_SUCH_SEAT"})
+
+
+class MalformedMove(Problem):
+    """A move naming a card, suit, bid or seat the game does not have."""
+
+    def __init__(self, rejection: Rejection) -> None:
+        super().__init__(400, "MALFORMED_MOVE", rejection.detail, reason=rejection.reason)
+
+
+class IllegalMoveProblem(Problem):
+    """A well-formed move that the rules do not allow now."""
+
+    def __init__(self, state: GameState, rejection: Rejection) -> None:
+        super().__init__(422, "ILLEGAL_MOVE", rejection.detail, title="Illegal move", reason=rejection.reason,
+                         legal_moves=legal_moves(state))
+
+
+def _card_problem(token: str, pack: tuple[str, ...]) -> Rejection | None:
+    if token in pack:
+        return None
+    return Rejection("UNKNOWN_CARD", f"{token!r} is not a card of this game's {len(pack)}-card pack")
+
+
+def syntax_rejection(state: GameState, move: Move) -> Rejection | None:
+    """A rejection if ``move`` names a seat, card, suit or bid this game does not have, else ``None``."""
+    players = state.options.players
+    if not 0 <= move.seat < players:
+        return Rejection("NO_SUCH_SEAT", f"seat {move.seat} does not exist: seats are 0 to {players - 1}")
+    if isinstance(move, Play):
+        if move.nominate is not None and move.nominate not in SUITS:
+            return Rejection("UNKNOWN_SUIT", f"{move.nominate!r} is not a suit; suits are S, C, D, H")
+        return _card_problem(move.card, pack_for(state.options))
+    if isinstance(move, Bid):
+        if move.bid not in ALL_BIDS:
+            return Rejection("UNKNOWN_BID", f"{move.bid!r} is not a bid; bids are 6S … 10NT, MISERE, "
+                             "OPEN_MISERE, BLIND_MISERE")
+        return None
+    if isinstance(move, Discard):
+        pack = pack_for(state.options)
+        for token in move.cards:
+            if (problem := _card_problem(token, pack)) is not None:
+                return problem
+        return None
+    if isinstance(move, NominateJoker):
+        if move.suit is not None and move.suit not in SUITS:
+            return Rejection("UNKNOWN_SUIT", f"{move.suit!r} is not a suit; suits are S, C, D, H")
+        return _card_problem(move.card, pack_for(state.options))
+    if isinstance(move, CallCard):
+        return _card_problem(move.card, pack_for(state.options))
+    if isinstance(move, ChoosePartners):
+        for p in move.partners:
+            if not 0 <= p < players:
+                return Rejection("NO_SUCH_SEAT",
+                                 f"partner seat {p} does not exist: seats are 0 to {players - 1}")
+    return None
+
+
+def rejection_of(state: GameState, move: Move) -> Rejection | None:
+    """Why ``move`` is illegal now (``None``: it is legal); raises :class:`MalformedMove` for bad tokens."""
+    rejection = syntax_rejection(state, move) or check_move(state, move)
+    if rejection is not None and rejection.reason in MALFORMED_REASONS:
+        raise MalformedMove(rejection)
+    return rejection
+
+
+def apply_checked(state: GameState, move: Move) -> tuple[GameState, list[Event]]:
+    """Apply ``move``: the new state and events; :class:`MalformedMove` or :class:`IllegalMoveProblem` if not.
+
+    The same two layers as :func:`rejection_of` (``apply_move`` runs ``check_move`` itself, so it is not run
+    twice on the hot path).
+    """
+    rejection = syntax_rejection(state, move)
+    if rejection is None:
+        try:
+            return apply_move(state, move)
+        except IllegalMove as exc:
+            rejection = exc.rejection
+    if rejection.reason in MALFORMED_REASONS:
+        raise MalformedMove(rejection)
+    raise IllegalMoveProblem(state, rejection)

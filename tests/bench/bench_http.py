@@ -1,0 +1,310 @@
+"""HTTP benchmark: the apply path against a trivial endpoint of the same app (a script, not a test).
+
+    .venv/bin/python tests/bench/bench_http.py [--seconds 10] [--rounds 5] [--connections 64]
+                                               [--trivial-path /healthz] [--generator auto|wrk|python] [--views]
+
+Starts ``uvicorn --factory`` (one worker, no access log, log level warning) pinned to CPU 0 and a load generator
+pinned to CPU 1, both on the loopback interface, with HTTP/1.1 keep-alive connections. Three scenarios of
+``--seconds`` each, taking turns in ``--rounds`` slices (so that other load on the machine weighs on all alike):
+
+(a) ``POST /v1/games/apply`` with a legal move on mid-game four-player snapshots: a pool of (snapshot, move)
+    pairs from several seeded games, rotated (the API is stateless, so each pair can be replayed forever).
+    The server keeps recent snapshots in a cache (service/snapshots.py), so this is the *warm* case: a client
+    sending back the snapshot this replica just gave it, as in sequential play on one replica;
+(a') the same with every snapshot new to the server (each state resealed under fresh nonces into a pool
+    larger than the cache): the *cold* case, e.g. many replicas without sticky routing;
+(b) ``GET --trivial-path`` (``/healthz`` once the ops routes are mounted; if it answers 404, the bench's own
+    trivial route ``GET /_bench/ping``, which the benchmark app adds to ``create_app()`` and which does
+    nothing).
+
+Prints requests/s and p50/p99 latency of each, and the ratios (a)/(b) and (a')/(b). The load generator is
+``wrk`` when it is installed (this script installs nothing), else a small asyncio keep-alive generator in
+Python (which can itself be the bottleneck on very fast endpoints: prefer wrk).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import base64
+import itertools
+import json
+import os
+import random
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+import msgspec  # noqa: E402
+from litestar import Litestar, get  # noqa: E402
+
+from engine import Options, apply_move, legal_moves, new_game  # noqa: E402
+from service.app import SNAPSHOT_CACHE_SIZE, create_app  # noqa: E402
+from service.config import load_settings  # noqa: E402
+from service.snapshots import Sealer  # noqa: E402
+
+SERVER_CPU = 0
+CLIENT_CPU = 1
+FALLBACK_TRIVIAL_PATH = "/_bench/ping"
+
+
+# ------------------------------------------------------------------------------------------- the server
+
+
+@get(FALLBACK_TRIVIAL_PATH, sync_to_thread=False, include_in_schema=False)
+def bench_ping() -> dict[str, str]:
+    return {"status": "ok"}
+
+
+def bench_app() -> Litestar:
+    """``create_app()`` plus a do-nothing route, for when the app has no ``/healthz`` yet."""
+    app = create_app(load_settings())
+    app.register(bench_ping)
+    return app
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _pin(cpu: int) -> Any:
+    def pin() -> None:
+        if hasattr(os, "sched_setaffinity") and cpu < (os.cpu_count() or 1):
+            os.sched_setaffinity(0, {cpu})
+
+    return pin
+
+
+def start_server(port: int, key: bytes) -> subprocess.Popen[bytes]:
+    env = dict(os.environ, SNAPSHOT_KEYS=base64.urlsafe_b64encode(key).rstrip(b"=").decode(),
+               LOG_LEVEL="WARNING")
+    # The factory lives in this file (--app-dir); the repository's packages come from PYTHONPATH.
+    cmd = [sys.executable, "-m", "uvicorn", "--factory", "bench_http:bench_app",
+           "--app-dir", str(Path(__file__).resolve().parent), "--host", "127.0.0.1", "--port", str(port),
+           "--workers", "1", "--no-access-log", "--log-level", "warning"]
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, preexec_fn=_pin(SERVER_CPU))
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/rules", timeout=1):
+                return proc
+        except (urllib.error.URLError, ConnectionError, OSError):
+            if proc.poll() is not None:
+                raise SystemExit(f"uvicorn exited with {proc.returncode}") from None
+            time.sleep(0.1)
+    proc.kill()
+    raise SystemExit("the server did not start within 30 s")
+
+
+def status_of(port: int, path: str) -> int:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5) as resp:
+            return int(resp.status)
+    except urllib.error.HTTPError as exc:
+        return int(exc.code)
+
+
+# --------------------------------------------------------------------------------------------- the pool
+
+
+def apply_bodies(sealer: Sealer, games: int, with_views: bool, copies: int = 1) -> list[bytes]:
+    """Request bodies: mid-game four-player snapshots (tricks 2 to 8 of a hand) and one legal move each;
+    ``copies`` distinct snapshots of each state (sealing twice gives different strings)."""
+    rng = random.Random(500)
+    pairs: list[tuple[Any, Any]] = []
+    for seed in range(games):
+        state, _ = new_game(Options(), seed=seed)
+        for _ in range(2000):
+            if state.phase == "game_over" or len(pairs) >= 8 * (seed + 1):
+                break
+            moves = legal_moves(state)
+            if state.phase == "play" and 2 <= len(state.tricks) <= 8 and rng.random() < 0.3:
+                pairs.append((state, rng.choice(moves)))
+            state, _ = apply_move(state, rng.choice(moves))
+    bodies: list[bytes] = []
+    for _ in range(copies):
+        for state, move in pairs:
+            body: dict[str, Any] = {"snapshot": sealer.seal(state), "move": msgspec.to_builtins(move)}
+            if with_views:
+                body["views"] = [state.to_act, "public"]
+            bodies.append(msgspec.json.encode(body))
+    return bodies
+
+
+# ----------------------------------------------------------------------------------- load generators
+
+
+def run_wrk(url: str, bodies: list[bytes] | None, seconds: float, connections: int) -> dict[str, float]:
+    wrk = shutil.which("wrk")
+    assert wrk is not None
+    with tempfile.TemporaryDirectory() as tmp:
+        script = Path(tmp) / "bench.lua"
+        if bodies:
+            quoted = ",\n".join("[==[" + b.decode() + "]==]" for b in bodies)
+            script.write_text(
+                "local bodies = {\n" + quoted + "\n}\n"
+                "local i = 0\n"
+                'wrk.method = "POST"\n'
+                'wrk.headers["Content-Type"] = "application/json"\n'
+                "request = function()\n"
+                "  i = i % #bodies + 1\n"
+                "  return wrk.format(nil, nil, nil, bodies[i])\n"
+                "end\n")
+        else:
+            script.write_text("")
+        out = subprocess.run(
+            [wrk, "-t1", f"-c{connections}", f"-d{int(seconds)}s", "--latency", "-s", str(script), url],
+            check=True, capture_output=True, text=True, preexec_fn=_pin(CLIENT_CPU)).stdout
+    if "Non-2xx" in out or "Socket errors" in out:
+        print(out)
+        if "Non-2xx" in out:
+            raise SystemExit("some responses were not 2xx: the benchmark is not measuring what it claims")
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]
+
+    def pct(p: str) -> float:
+        m = re.search(rf"^\s+{p}%\s+([\d.]+)(us|ms|s)\s*$", out, re.M)
+        assert m is not None, out
+        return float(m.group(1)) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[m.group(2)]
+
+    return {"rps": rps, "p50_ms": pct("50"), "p99_ms": pct("99")}
+
+
+async def _python_load(host: str, port: int, requests: list[bytes], seconds: float,
+                       connections: int) -> dict[str, float]:
+    latencies: list[float] = []
+    stop = time.perf_counter() + seconds
+    bad = 0
+
+    turn = itertools.count()  # one rotation shared by all connections, as wrk's does: no two send one body together
+
+    async def worker() -> None:
+        nonlocal bad
+        reader, writer = await asyncio.open_connection(host, port)
+        while time.perf_counter() < stop:
+            req = requests[next(turn) % len(requests)]
+            t0 = time.perf_counter()
+            writer.write(req)
+            head = await reader.readuntil(b"\r\n\r\n")
+            status = int(head[9:12])
+            m = re.search(rb"(?i)content-length:\s*(\d+)", head)
+            await reader.readexactly(int(m.group(1)) if m else 0)
+            latencies.append(time.perf_counter() - t0)
+            if status >= 300:
+                bad += 1
+        writer.close()
+
+    start = time.perf_counter()
+    await asyncio.gather(*(worker() for _ in range(connections)))
+    elapsed = time.perf_counter() - start
+    if bad:
+        raise SystemExit(f"{bad} responses were not 2xx: the benchmark is not measuring what it claims")
+    latencies.sort()
+    return {"rps": len(latencies) / elapsed, "p50_ms": latencies[len(latencies) // 2] * 1000,
+            "p99_ms": latencies[int(len(latencies) * 0.99)] * 1000}
+
+
+def run_python(port: int, path: str, bodies: list[bytes] | None, seconds: float,
+               connections: int) -> dict[str, float]:
+    if bodies:
+        requests = [(f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                     f"Content-Length: {len(b)}\r\n\r\n").encode() + b for b in bodies]
+    else:
+        requests = [f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode()]
+    _pin(CLIENT_CPU)()
+    return asyncio.run(_python_load("127.0.0.1", port, requests, seconds, connections))
+
+
+# ------------------------------------------------------------------------------------------------- main
+
+
+def _combine(rounds: list[dict[str, float]]) -> dict[str, float]:
+    """Rounds of equal length: the mean rate, and the median of the rounds' percentiles."""
+    def median(key: str) -> float:
+        values = sorted(r[key] for r in rounds)
+        return values[len(values) // 2]
+
+    return {"rps": sum(r["rps"] for r in rounds) / len(rounds), "p50_ms": median("p50_ms"),
+            "p99_ms": median("p99_ms")}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seconds", type=float, default=10.0, help="per scenario, split over the rounds")
+    parser.add_argument("--rounds", type=int, default=5,
+                        help="the scenarios take turns this many times, so a passing load on the machine "
+                        "weighs on all of them alike")
+    parser.add_argument("--connections", type=int, default=64)
+    parser.add_argument("--trivial-path", default="/healthz")
+    parser.add_argument("--generator", choices=("auto", "wrk", "python"), default="auto")
+    parser.add_argument("--games", type=int, default=6, help="seeded games the apply pool is drawn from")
+    parser.add_argument("--views", action="store_true", help="ask for the mover's and the public view too")
+    args = parser.parse_args()
+
+    generator = args.generator
+    if generator == "auto":
+        generator = "wrk" if shutil.which("wrk") else "python"
+    if generator == "wrk" and not shutil.which("wrk"):
+        raise SystemExit("wrk is not installed (apt-get install wrk), or use --generator python")
+
+    key = Sealer.generate_key()
+    bodies = apply_bodies(Sealer([key]), args.games, args.views)
+    cold_bodies = apply_bodies(Sealer([key]), args.games, args.views,
+                               copies=2 * SNAPSHOT_CACHE_SIZE // len(bodies) + 1)
+    sizes = sorted(len(json.loads(b)["snapshot"]) for b in bodies)
+    port = _free_port()
+    server = start_server(port, key)
+    try:
+        trivial = args.trivial_path
+        if status_of(port, trivial) == 404:
+            print(f"{trivial} answers 404: using the benchmark's own trivial route {FALLBACK_TRIVIAL_PATH}")
+            trivial = FALLBACK_TRIVIAL_PATH
+
+        def measure(path: str, pool: list[bytes] | None, seconds: float) -> dict[str, float]:
+            if generator == "wrk":
+                return run_wrk(f"http://127.0.0.1:{port}{path}", pool, seconds, args.connections)
+            return run_python(port, path, pool, seconds, args.connections)
+
+        measure("/v1/games/apply", bodies, 2)  # warm-up: first-request costs, caches
+        slice_seconds = max(1, round(args.seconds / args.rounds))
+        scenarios: dict[str, tuple[str, list[bytes] | None]] = {
+            "warm": ("/v1/games/apply", bodies), "cold": ("/v1/games/apply", cold_bodies), "plain": (trivial, None)}
+        rounds: dict[str, list[dict[str, float]]] = {name: [] for name in scenarios}
+        for _ in range(args.rounds):
+            for name, (path, pool) in scenarios.items():
+                rounds[name].append(measure(path, pool, slice_seconds))
+        applied, cold, plain = (_combine(rounds[name]) for name in ("warm", "cold", "plain"))
+    finally:
+        server.terminate()
+        server.wait(timeout=15)
+
+    cpus = os.cpu_count()
+    print(f"generator: {generator}; {args.connections} connections; {args.rounds} rounds of "
+          f"{max(1, round(args.seconds / args.rounds))} s per scenario; server on CPU {SERVER_CPU}, load on "
+          f"CPU {CLIENT_CPU} of {cpus}")
+    print(f"apply pool: {len(bodies)} (snapshot, legal move) pairs from {args.games} games; snapshot size "
+          f"{sizes[0]}-{sizes[-1]} chars (median {sizes[len(sizes) // 2]})")
+    views = " +views" if args.views else ""
+    for label, figures in ((f"(a)  POST /v1/games/apply{views}, warm", applied),
+                           (f"(a') POST /v1/games/apply{views}, cold", cold), (f"(b)  GET {trivial}", plain)):
+        print(f"{label:44s} {figures['rps']:8.0f} req/s   p50 {figures['p50_ms']:7.2f} ms   "
+              f"p99 {figures['p99_ms']:7.2f} ms")
+    print(f"ratio (a)/(b): {applied['rps'] / plain['rps']:.0%}   ratio (a')/(b): {cold['rps'] / plain['rps']:.0%}"
+          "   (target: (a) >= 60% of (b))")
+
+
+if __name__ == "__main__":
+    main()
