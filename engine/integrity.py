@@ -47,8 +47,9 @@ def integrity_problems(state: GameState) -> list[str]:
     if state.seed < 0 or state.seed >= 2**64:
         problems.append("seed out of range")
     pack = pack_for(opts)
+    sorted_pack = sorted(pack)
     for i, d in enumerate(state.deck_orders):
-        if sorted(d) != sorted(pack):
+        if sorted(d) != sorted_pack:
             problems.append(f"deck_orders[{i}] is not a permutation of the pack")
     # Every card exactly once.
     seen: Counter[str] = Counter()
@@ -67,8 +68,9 @@ def integrity_problems(state: GameState) -> list[str]:
         seen.update(t.cards)
     if state.trick is not None:
         seen.update(state.trick.cards)
-    missing = sorted(set(pack) - set(seen))
-    extra = sorted(c for c in seen if c not in set(pack))
+    pack_set = set(pack)
+    missing = sorted(pack_set - set(seen))
+    extra = sorted(c for c in seen if c not in pack_set)
     doubled = sorted(c for c, k in seen.items() if k > 1)
     if missing:
         problems.append(f"cards not accounted for: {missing}")

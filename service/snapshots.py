@@ -1,6 +1,7 @@
 """Sealed snapshots: a game state as an opaque, versioned, authenticated-encrypted string.
 
-Format (all base64url without padding): ``v1.<key id>.<nonce ‖ AES-256-GCM(zlib(msgpack(state)))>``.
+Format (base64url without padding): ``v1.<key id>.<nonce ‖ AES-256-GCM(zstd(msgpack(state), dictionary))>``,
+where the zstd dictionary is ``service/snapshot.zdict`` (see :mod:`service.snapshot_dictionary`).
 The key id is the first 8 hex digits of SHA-256(key), so rotation works by configuring several keys: the first
 seals, all open. The version and key id are bound as associated data, so changing any byte is detected.
 After opening, the state's integrity is checked by the engine before anything uses it.
@@ -18,14 +19,15 @@ import binascii
 import hashlib
 import os
 import threading
-import zlib
 from collections import OrderedDict
 
 import msgspec
+import zstandard
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from engine import GameState, integrity_problems
+from service import snapshot_dictionary
 from service.problems import Problem
 
 VERSION = "v1"
@@ -33,6 +35,25 @@ SUPPORTED_VERSIONS = ("v1",)
 _ENCODER = msgspec.msgpack.Encoder()
 _DECODER = msgspec.msgpack.Decoder(GameState)
 MAX_SNAPSHOT_CHARS = 64_000
+MAX_STATE_BYTES = 1 << 20
+_DICTIONARY = snapshot_dictionary.load()
+_CODECS = threading.local()
+
+
+def _compressor() -> zstandard.ZstdCompressor:
+    """One compressor per thread (zstd contexts are not thread-safe), with the dictionary loaded once."""
+    c: zstandard.ZstdCompressor | None = getattr(_CODECS, "c", None)
+    if c is None:
+        c = _CODECS.c = zstandard.ZstdCompressor(level=3, dict_data=_DICTIONARY, write_checksum=False,
+                                                 write_content_size=True, write_dict_id=False)
+    return c
+
+
+def _decompressor() -> zstandard.ZstdDecompressor:
+    d: zstandard.ZstdDecompressor | None = getattr(_CODECS, "d", None)
+    if d is None:
+        d = _CODECS.d = zstandard.ZstdDecompressor(dict_data=_DICTIONARY)
+    return d
 
 
 def _b64e(b: bytes) -> str:
@@ -90,7 +111,7 @@ class Sealer:
         outside input), so a later :meth:`open` of this exact snapshot may return it from the cache."""
         nonce = os.urandom(12)
         aad = f"{VERSION}.{self._seal_id}".encode()
-        body = self._seal.encrypt(nonce, zlib.compress(_ENCODER.encode(state), 6), aad)
+        body = self._seal.encrypt(nonce, _compressor().compress(_ENCODER.encode(state)), aad)
         snapshot = f"{VERSION}.{self._seal_id}.{_b64e(nonce + body)}"
         if remember and self._cache_size:
             self._remember(snapshot, state)
@@ -130,8 +151,12 @@ class Sealer:
             raise SnapshotError("SNAPSHOT_TAMPERED", "the snapshot failed authentication: it was altered or "
                                 "sealed elsewhere") from None
         try:
-            state = _DECODER.decode(zlib.decompress(plain))
-        except (zlib.error, msgspec.DecodeError, msgspec.ValidationError) as exc:
+            # The frame records its size (sealed by us, so trustworthy); decompressing into an exact buffer is
+            # ~15x faster than into a max_output_size one.
+            if not 0 < zstandard.frame_content_size(plain) <= MAX_STATE_BYTES:
+                raise zstandard.ZstdError("frame size missing or too large")
+            state = _DECODER.decode(_decompressor().decompress(plain))
+        except (zstandard.ZstdError, msgspec.DecodeError, msgspec.ValidationError) as exc:
             raise SnapshotError("SNAPSHOT_CORRUPT", f"the snapshot's state does not decode: {exc}") from None
         problems = integrity_problems(state)
         if problems:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import base64
 import logging
 import os
-import zlib
 
 import msgspec
 import pytest
@@ -16,7 +15,7 @@ from litestar.testing import TestClient
 from engine import Options, apply_move, legal_moves, new_game
 from service.app import GENERATED_KEY_WARNING, create_app
 from service.config import Settings
-from service.snapshots import Sealer, SnapshotError, key_id
+from service.snapshots import Sealer, SnapshotError, _compressor, key_id
 
 from .conftest import KEY_A, KEY_B
 from .helpers import Client, assert_problem, records_of
@@ -145,7 +144,8 @@ def test_remembered_snapshots_open_from_the_cache(client: Client, app: Litestar)
 def test_authentic_but_undecodable_payload_is_corrupt(client: Client) -> None:
     kid = key_id(KEY_A)
     aad = f"v1.{kid}".encode()
-    for plain in (b"not zlib", zlib.compress(b"\x93not a state"), zlib.compress(msgspec.msgpack.encode({"a": 1}))):
+    squeeze = _compressor().compress
+    for plain in (b"not zstd", squeeze(b"\x93not a state"), squeeze(msgspec.msgpack.encode({"a": 1}))):
         nonce = os.urandom(12)
         payload = nonce + AESGCM(KEY_A).encrypt(nonce, plain, aad)
         snapshot = f"v1.{kid}.{_b64e(payload)}"
