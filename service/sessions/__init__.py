@@ -1,0 +1,107 @@
+"""Hosted sessions (API.md, "Hosted sessions on Redis"): one entry point, :func:`build_sessions`.
+
+Mounting it in the app factory::
+
+    sessions = build_sessions(settings, sealer, shutdown=coordinator.shutting_down)
+    app = Litestar(
+        route_handlers=[..., *sessions.route_handlers],
+        dependencies={**sessions.dependencies},
+        on_startup=[..., *sessions.on_startup],
+        on_shutdown=[*sessions.on_shutdown, ...],
+        openapi_config=OpenAPIConfig(..., components=Components(security_schemes=sessions.security_schemes)),
+    )
+    readiness = {"store": sessions.readiness_check}
+
+The store is Redis when ``settings.redis_url`` is set (shared by every replica), else in-process memory.
+Errors are :class:`~service.problems.Problem` s; the app's exception handler renders them (and Litestar's own
+400 for a body that does not decode).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+from litestar import Controller
+from litestar.di import Provide
+from litestar.openapi.spec import SecurityScheme
+
+from service.config import Settings
+from service.sessions.api import SECURITY_SCHEMES, SessionsController
+from service.sessions.memory import MemoryStore
+from service.sessions.redis_store import RedisStore
+from service.sessions.service import SessionService
+from service.sessions.store import SessionStore, StoreUnavailable
+from service.snapshots import Sealer
+
+__all__ = ["MemoryStore", "RedisStore", "SessionService", "SessionStore", "SessionsComponent",
+           "build_sessions"]
+
+logger = logging.getLogger("fivehundred.sessions")
+
+Hook = Callable[[], Awaitable[None]]
+
+#: Sessions whose last record a replica keeps to save a read per move (a few KB each).
+REMEMBERED_SESSIONS = 4096
+
+
+@dataclass(frozen=True)
+class SessionsComponent:
+    """Everything the app needs to serve ``/v1/sessions``."""
+
+    route_handlers: list[type[Controller]]
+    dependencies: dict[str, Provide]
+    on_startup: list[Hook]
+    on_shutdown: list[Hook]
+    #: ``True`` when the store answers (for ``/readyz``); never raises.
+    readiness_check: Callable[[], Awaitable[bool]]
+    #: The bearer scheme the session endpoints reference; add it to the OpenAPI components.
+    security_schemes: dict[str, SecurityScheme] = field(default_factory=lambda: dict(SECURITY_SCHEMES))
+    service: SessionService | None = None
+
+
+def build_sessions(settings: Settings, sealer: Sealer, *, shutdown: asyncio.Event | None = None,
+                   key_prefix: str = "fh:", heartbeat_seconds: float = 15.0) -> SessionsComponent:
+    """The sessions component over Redis (``settings.redis_url``) or, without it, an in-process store.
+
+    ``shutdown``, once set, ends every open event stream (its ``on_shutdown`` hook sets it too).
+    ``key_prefix`` namespaces the Redis keys (tests use their own).
+    """
+    store: SessionStore
+    remembered = 0  # the memory store is its own memory
+    if settings.redis_url:
+        store = RedisStore(settings.redis_url, settings.session_idle_seconds, prefix=key_prefix,
+                           max_wait=heartbeat_seconds)
+        remembered = REMEMBERED_SESSIONS
+    else:
+        store = MemoryStore(settings.session_idle_seconds)
+    stopping = shutdown if shutdown is not None else asyncio.Event()
+    service = SessionService(store, sealer, stopping=stopping, heartbeat_seconds=heartbeat_seconds,
+                             remembered_sessions=remembered)
+
+    def provide_session_service() -> SessionService:
+        return service
+
+    async def ready() -> bool:
+        try:
+            return await store.ping()
+        except StoreUnavailable:
+            return False
+
+    async def start() -> None:
+        await store.open()
+        if not await ready():
+            # Not fatal: requests answer 503 until the store is back, and /readyz says so.
+            logger.warning("session store unreachable at startup; sessions answer 503 until it is back")
+
+    async def stop() -> None:
+        stopping.set()
+        await store.close()
+
+    return SessionsComponent(
+        route_handlers=[SessionsController],
+        dependencies={"session_service": Provide(provide_session_service, sync_to_thread=False,
+                                                 use_cache=True)},
+        on_startup=[start], on_shutdown=[stop], readiness_check=ready, service=service)

@@ -1,0 +1,163 @@
+"""The in-process session store: Redis's semantics (versions, CAS, event log, idle expiry) without I/O.
+
+Used when no ``REDIS_URL`` is configured, so the service runs out of the box; sessions then live only as long
+as the process and are not shared between replicas. Atomicity comes from the event loop: no method awaits
+between checking and changing a session. Live readers of the log wait on one :class:`asyncio.Condition` per
+session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import bisect
+import time
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from engine import Event, GameState
+from service.sessions.store import (
+    EVENTS_PER_READ,
+    IDEMPOTENCY_RECORDS_KEPT,
+    CommitOutcome,
+    Committed,
+    Conflict,
+    Cursor,
+    Gone,
+    IdempotencyRecord,
+    Loaded,
+    LoggedEvent,
+    Replayed,
+    SessionRecord,
+    new_tag,
+)
+
+
+@dataclass
+class _Session:
+    record: SessionRecord
+    expires_at: float
+    log: list[LoggedEvent] = field(default_factory=list)
+    #: ``(version, index)`` of each log entry, for bisecting.
+    log_keys: list[Cursor] = field(default_factory=list)
+    idempotency: OrderedDict[str, IdempotencyRecord] = field(default_factory=OrderedDict)
+    changed: asyncio.Condition = field(default_factory=asyncio.Condition)
+
+    def append(self, version: int, events: Sequence[Event]) -> None:
+        for i, e in enumerate(events):
+            self.log.append(LoggedEvent(version, i, e))
+            self.log_keys.append((version, i))
+
+
+class MemoryStore:
+    """Sessions in a dict, expired lazily on access (and swept now and then on creation)."""
+
+    def __init__(self, idle_seconds: int) -> None:
+        self.idle_seconds = idle_seconds
+        self._sessions: dict[str, _Session] = {}
+        self._next_sweep = 0.0
+
+    @staticmethod
+    def _now() -> float:
+        return time.monotonic()
+
+    def _live(self, session_id: str) -> _Session | None:
+        s = self._sessions.get(session_id)
+        if s is not None and s.expires_at <= self._now():
+            self._drop(session_id)
+            return None
+        return s
+
+    def _drop(self, session_id: str) -> None:
+        s = self._sessions.pop(session_id, None)
+        if s is not None:
+            asyncio.ensure_future(self._notify(s))  # wake its readers so their streams end
+
+    @staticmethod
+    async def _notify(s: _Session) -> None:
+        async with s.changed:
+            s.changed.notify_all()
+
+    def _sweep(self) -> None:
+        now = self._now()
+        if now < self._next_sweep:
+            return
+        self._next_sweep = now + min(60.0, self.idle_seconds)
+        for sid in [sid for sid, s in self._sessions.items() if s.expires_at <= now]:
+            self._drop(sid)
+
+    async def create(self, session_id: str, record: SessionRecord, events: Sequence[Event]) -> bool:
+        self._sweep()
+        if self._live(session_id) is not None:
+            return False
+        s = _Session(record=record, expires_at=self._now() + self.idle_seconds)
+        s.append(record.version, events)
+        self._sessions[session_id] = s
+        return True
+
+    async def load(self, session_id: str, idempotency_field: str | None = None) -> Loaded | None:
+        s = self._live(session_id)
+        if s is None:
+            return None
+        replay = s.idempotency.get(idempotency_field) if idempotency_field is not None else None
+        return Loaded(s.record, replay)
+
+    async def commit(self, session_id: str, base: SessionRecord, state: GameState, events: Sequence[Event],
+                     idempotency: tuple[str, IdempotencyRecord] | None = None) -> CommitOutcome:
+        s = self._live(session_id)
+        if s is None:
+            return Gone()
+        if idempotency is not None:
+            first = s.idempotency.get(idempotency[0])
+            if first is not None:
+                return Replayed(first)
+        if s.record.version != base.version or s.record.tag != base.tag:
+            return Conflict(s.record)
+        version = base.version + 1
+        s.record = SessionRecord(version, state, s.record.auth, new_tag())
+        s.append(version, events)
+        if idempotency is not None:
+            s.idempotency[idempotency[0]] = idempotency[1]
+            while len(s.idempotency) > IDEMPOTENCY_RECORDS_KEPT:
+                s.idempotency.popitem(last=False)
+        s.expires_at = self._now() + self.idle_seconds
+        async with s.changed:
+            s.changed.notify_all()
+        return Committed(version, s.record.tag)
+
+    async def delete(self, session_id: str) -> bool:
+        existed = self._live(session_id) is not None
+        self._drop(session_id)
+        return existed
+
+    async def exists(self, session_id: str) -> bool:
+        return self._live(session_id) is not None
+
+    async def read_events(self, session_id: str, after: Cursor, wait: float) -> list[LoggedEvent]:
+        s = self._live(session_id)
+        if s is None:
+            return []
+        batch = self._after(s, after)
+        if batch or wait <= 0:
+            return batch
+        async with s.changed:
+            try:
+                await asyncio.wait_for(s.changed.wait_for(lambda: bool(self._after(s, after))
+                                                          or self._sessions.get(session_id) is not s), wait)
+            except TimeoutError:
+                return []
+        return self._after(s, after) if self._sessions.get(session_id) is s else []
+
+    @staticmethod
+    def _after(s: _Session, after: Cursor) -> list[LoggedEvent]:
+        start = bisect.bisect_right(s.log_keys, after)
+        return s.log[start:start + EVENTS_PER_READ]
+
+    async def ping(self) -> bool:
+        return True
+
+    async def open(self) -> None:
+        return None
+
+    async def close(self) -> None:
+        self._sessions.clear()

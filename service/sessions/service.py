@@ -1,0 +1,511 @@
+"""Hosted sessions: create, authorize, read, move (compare-and-set, If-Match, Idempotency-Key), stream.
+
+The HTTP layer (:mod:`.api`) is a thin shell around :class:`SessionService`; this module knows nothing of
+Litestar. Errors are :class:`~service.problems.Problem` s with stable codes.
+
+Round trips of a move (each a single command or script; never a read-modify-write across two of them):
+
+* **two** in general: one read (version, tag, state, token hashes and, with an ``Idempotency-Key``, that
+  key's record), the engine applied in process, then one compare-and-set on the version and tag;
+* **one** when this replica remembers the session's current record (it made or read the last change, the
+  usual case when a game's moves reach the same replica): the compare-and-set alone, against the remembered
+  version and tag. If someone else moved meanwhile, the compare-and-set fails and answers the current
+  record: two round trips again, never more per attempt. Errors (401/403/400/409/422) are only ever decided
+  on a fresh read.
+
+Without ``If-Match`` a lost race is retried on the new state (a move such as a pass may still be legal there);
+with ``If-Match`` the caller asked for exactly that version, so a lost race is a 409.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import re
+import secrets
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Awaitable
+from typing import Any, NamedTuple, TypeVar
+
+import msgspec
+
+from engine import (
+    Event,
+    GameSetupError,
+    GameState,
+    IllegalMove,
+    Move,
+    OptionsError,
+    SeatView,
+    apply_move,
+    legal_moves,
+    new_game,
+    redact_events,
+    resolve_options,
+    view,
+)
+from engine.model import GameOver
+from service.moves import MALFORMED_REASONS, MalformedMove, syntax_rejection
+from service.problems import Problem
+from service.sessions.store import (
+    LOG_START,
+    Committed,
+    Cursor,
+    Gone,
+    IdempotencyRecord,
+    Loaded,
+    LoggedEvent,
+    Replayed,
+    SessionRecord,
+    SessionStore,
+    StoreUnavailable,
+    new_tag,
+)
+from service.snapshots import Sealer
+
+T = TypeVar("T")
+
+#: Attempts at read + apply + compare-and-set for a move without If-Match before answering 409.
+MOVE_ATTEMPTS = 5
+MAX_IDEMPOTENCY_KEY = 128
+_SESSION_ID = re.compile(r"[A-Za-z0-9_-]{16,64}")
+_EVENT_ID = re.compile(r"(\d{1,18})-(\d{1,9})")
+_TOKEN_HASH = 32
+
+_JSON = msgspec.json.Encoder()
+_MOVE_ENCODER = msgspec.json.Encoder()
+
+#: An event's SSE ``event:`` name is its ``type`` tag.
+_EVENT_TYPES: dict[type[Any], str] = {
+    cls: str(cls.__struct_config__.tag) for cls in Event.__args__
+}
+
+
+# ----------------------------------------------------------------------------------------- request / response
+
+
+class CreateSessionRequest(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """Either a new game (``players`` and the rest, as for a stateless game) or a sealed ``snapshot``."""
+
+    players: int | None = None
+    preset: str | None = None
+    options: dict[str, Any] | None = None
+    seed: int | None = None
+    deck_orders: list[list[str]] | None = None
+    first_dealer: int | None = None
+    snapshot: str | None = None
+
+
+class MoveRequest(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    move: Move
+
+
+class SessionCreated(msgspec.Struct, kw_only=True):
+    session_id: str
+    version: int
+    host_token: str
+    #: One bearer token per seat, by seat number.
+    seat_tokens: list[str]
+    options: dict[str, Any]
+    rules_version: str
+    phase: str
+    to_act: int | None
+    #: Seconds of inactivity (no change) after which the session is gone.
+    expires_in: int
+
+
+class SessionState(msgspec.Struct, kw_only=True):
+    session_id: str
+    version: int
+    #: The seat whose view this is; ``null`` for the host's public view.
+    seat: int | None
+    view: SeatView
+
+
+class SessionLegalMoves(msgspec.Struct, kw_only=True):
+    session_id: str
+    version: int
+    seat: int
+    legal_moves: list[Move]
+
+
+class MoveApplied(msgspec.Struct, kw_only=True):
+    version: int
+    phase: str
+    to_act: int | None
+    #: The events the move caused, redacted for the mover's seat.
+    events: list[Event]
+    view: SeatView
+
+
+class SessionSnapshot(msgspec.Struct, kw_only=True):
+    session_id: str
+    version: int
+    snapshot: str
+
+
+class MoveOutcome(NamedTuple):
+    """A move's answer: the JSON body (kept byte for byte for idempotent replays) and its version."""
+
+    body: bytes
+    version: int
+    replayed: bool
+
+
+class Caller(NamedTuple):
+    """Who a token belongs to: the host (``seat is None``) or a seat."""
+
+    seat: int | None
+    loaded: Loaded
+
+    @property
+    def record(self) -> SessionRecord:
+        return self.loaded.record
+
+
+# ------------------------------------------------------------------------------------------------- helpers
+
+
+def etag(version: int) -> str:
+    return f'"{version}"'
+
+
+def parse_if_match(value: str | None) -> set[int] | None:
+    """The versions an ``If-Match`` header accepts (``None``: any). Accepts ``"5"``, ``5`` and ``W/"5"``."""
+    if value is None or value.strip() in ("", "*"):
+        return None
+    versions: set[int] = set()
+    for part in value.split(","):
+        tag = part.strip()
+        if tag.startswith("W/"):
+            tag = tag[2:]
+        tag = tag.strip('"')
+        if not tag.isdigit() or len(tag) > 18:
+            raise Problem(400, "INVALID_IF_MATCH", f"If-Match must be a session version such as \"3\"; got "
+                                                   f"{part.strip()[:40]!r}")
+        versions.add(int(tag))
+    return versions
+
+
+def parse_event_id(value: str | None) -> Cursor:
+    """The log position after which a stream resumes (``Last-Event-ID`` is ``<version>-<index>``)."""
+    if value is None or value.strip() == "":
+        return LOG_START
+    m = _EVENT_ID.fullmatch(value.strip())
+    if m is None:
+        raise Problem(400, "INVALID_LAST_EVENT_ID", "Last-Event-ID must be an event id of this stream, "
+                                                    "<version>-<index>")
+    return int(m[1]), int(m[2])
+
+
+def bearer_token(authorization: str | None, access_token: str | None = None) -> str:
+    if authorization:
+        scheme, _, token = authorization.strip().partition(" ")
+        if scheme.lower() == "bearer" and token.strip():
+            return token.strip()
+    if access_token:
+        return access_token
+    raise _unauthorized("a session token is required: Authorization: Bearer <token>")
+
+
+def _unauthorized(detail: str) -> Problem:
+    return Problem(401, "UNAUTHORIZED", detail, headers={"WWW-Authenticate": "Bearer"})
+
+
+def _forbidden(detail: str, code: str = "FORBIDDEN") -> Problem:
+    return Problem(403, code, detail)
+
+
+def _not_found(session_id: str) -> Problem:
+    return Problem(404, "SESSION_NOT_FOUND", f"no session {session_id[:64]!r}: it never existed, was "
+                   "deleted, or expired after its idle time (the host can recreate it from a snapshot)")
+
+
+def _hash(token: str) -> bytes:
+    return hashlib.sha256(token.encode()).digest()
+
+
+def _event_frame(e: LoggedEvent, seat: int | None) -> bytes:
+    shown = redact_events((e.event,), seat)[0]
+    return b"id: %d-%d\nevent: %s\ndata: %s\n\n" % (
+        e.version, e.seq, _EVENT_TYPES[type(shown)].encode(), _JSON.encode(shown))
+
+
+class SessionService:
+    """The sessions' behaviour over a :class:`SessionStore`."""
+
+    def __init__(self, store: SessionStore, sealer: Sealer, *, stopping: asyncio.Event,
+                 heartbeat_seconds: float = 15.0, remembered_sessions: int = 0) -> None:
+        self.store = store
+        self.sealer = sealer
+        self.stopping = stopping
+        self.heartbeat_seconds = heartbeat_seconds
+        #: The last record this replica read or wrote of up to ``remembered_sessions`` sessions (LRU): a move
+        #: is computed on it and committed against its (version, tag), saving the read when it is current.
+        self._recent: OrderedDict[str, SessionRecord] = OrderedDict()
+        self._recent_size = remembered_sessions
+
+    # ------------------------------------------------------------------------------------------- create
+
+    async def create(self, req: CreateSessionRequest) -> SessionCreated:
+        state, events = self._start(req)
+        n = state.options.players
+        host_token = secrets.token_urlsafe(32)
+        seat_tokens = [secrets.token_urlsafe(32) for _ in range(n)]
+        auth = b"".join(_hash(t) for t in (host_token, *seat_tokens))
+        record = SessionRecord(1, state, auth, new_tag())
+        session_id = secrets.token_urlsafe(16)
+        while not await self.store.create(session_id, record, events):  # 2**-128: belt and braces
+            session_id = secrets.token_urlsafe(16)
+        self._remember(session_id, record)
+        return SessionCreated(
+            session_id=session_id, version=record.version, host_token=host_token, seat_tokens=seat_tokens,
+            options=msgspec.structs.asdict(state.options), rules_version=state.rules_version,
+            phase=state.phase, to_act=state.to_act, expires_in=self.store.idle_seconds)
+
+    def _start(self, req: CreateSessionRequest) -> tuple[GameState, list[Event]]:
+        if req.snapshot is not None:
+            if any(x is not None for x in (req.players, req.preset, req.options, req.seed, req.deck_orders,
+                                           req.first_dealer)):
+                raise Problem(400, "MALFORMED_REQUEST", "give either a snapshot or the new game's settings, "
+                                                      "not both")
+            # A restored session starts a fresh log: the events before the snapshot are not replayed.
+            return self.sealer.open(req.snapshot), []
+        if req.players is None:
+            raise Problem(400, "MALFORMED_REQUEST", "give players (2 to 6) for a new game, or a snapshot")
+        try:
+            options = resolve_options(req.players, req.preset, req.options)
+        except OptionsError as exc:
+            raise Problem(400, "INVALID_OPTIONS", str(exc)) from None
+        seed = secrets.randbits(63) if req.seed is None else req.seed
+        try:
+            return new_game(options, seed=seed, deck_orders=req.deck_orders or (),
+                            first_dealer=req.first_dealer)
+        except GameSetupError as exc:
+            raise Problem(400, exc.code, str(exc)) from None
+
+    # ------------------------------------------------------------------------------------------ callers
+
+    async def _load(self, session_id: str, idempotency_field: str | None = None) -> Loaded:
+        """A fresh read of the session (404 if it is gone), remembered for the next move."""
+        if _SESSION_ID.fullmatch(session_id) is None:
+            raise _not_found(session_id)
+        loaded = await self.store.load(session_id, idempotency_field)
+        if loaded is None:
+            self._recent.pop(session_id, None)
+            raise _not_found(session_id)
+        self._remember(session_id, loaded.record)
+        return loaded
+
+    def _remember(self, session_id: str, record: SessionRecord) -> None:
+        if self._recent_size <= 0:
+            return
+        recent = self._recent
+        recent[session_id] = record
+        recent.move_to_end(session_id)
+        if len(recent) > self._recent_size:
+            recent.popitem(last=False)
+
+    async def _caller(self, session_id: str, token: str) -> Caller:
+        loaded = await self._load(session_id)
+        return Caller(self._role(loaded.record.auth, token), loaded)
+
+    @staticmethod
+    def _role(auth: bytes, token: str) -> int | None:
+        digest = _hash(token)
+        found: int | None = -1
+        # Compare against every hash (no early exit) in constant time per comparison.
+        for i in range(len(auth) // _TOKEN_HASH):
+            if hmac.compare_digest(digest, auth[i * _TOKEN_HASH:(i + 1) * _TOKEN_HASH]):
+                found = None if i == 0 else i - 1
+        if found == -1:
+            raise _unauthorized("this token is not valid for this session")
+        return found
+
+    @staticmethod
+    def _seat_only(caller: Caller, what: str) -> int:
+        if caller.seat is None:
+            raise _forbidden(f"the host token cannot {what}; use the seat's token")
+        return caller.seat
+
+    @staticmethod
+    def _host_only(caller: Caller, what: str) -> None:
+        if caller.seat is not None:
+            raise _forbidden(f"only the host token can {what}")
+
+    @staticmethod
+    def _viewer(caller: Caller, seat: int | None) -> int | None:
+        """The seat whose view the caller gets: its own (a seat may name only itself; the host none)."""
+        if seat is not None and seat != caller.seat:
+            raise _forbidden("a token reads only its own seat's view" if caller.seat is not None
+                             else "the host token reads the public view only")
+        return caller.seat
+
+    # -------------------------------------------------------------------------------------------- reads
+
+    async def get(self, session_id: str, token: str, seat: int | None = None) -> SessionState:
+        caller = await self._caller(session_id, token)
+        viewer = self._viewer(caller, seat)
+        return SessionState(session_id=session_id, version=caller.record.version, seat=viewer,
+                            view=view(caller.record.state, viewer))
+
+    async def legal_moves(self, session_id: str, token: str, seat: int | None = None) -> SessionLegalMoves:
+        caller = await self._caller(session_id, token)
+        own = self._seat_only(caller, "list legal moves")
+        self._viewer(caller, seat)
+        return SessionLegalMoves(session_id=session_id, version=caller.record.version, seat=own,
+                                 legal_moves=legal_moves(caller.record.state, own))
+
+    async def snapshot(self, session_id: str, token: str) -> SessionSnapshot:
+        caller = await self._caller(session_id, token)
+        self._host_only(caller, "export the snapshot")
+        return SessionSnapshot(session_id=session_id, version=caller.record.version,
+                               snapshot=self.sealer.seal(caller.record.state))
+
+    async def delete(self, session_id: str, token: str) -> None:
+        caller = await self._caller(session_id, token)
+        self._host_only(caller, "delete the session")
+        await self.store.delete(session_id)
+
+    # -------------------------------------------------------------------------------------------- moves
+
+    async def move(self, session_id: str, token: str, move: Move, *, if_match: str | None = None,
+                   idempotency_key: str | None = None) -> MoveOutcome:
+        """Apply ``move`` for the token's seat: one compare-and-set on the version the move was computed at.
+
+        The state the move is computed on is the one this replica last saw of the session, if it remembers
+        one (then the move costs a single round trip when nobody else moved meanwhile), else a fresh read.
+        A compare-and-set that loses answers the current record, so a retry needs no further read. Every
+        error is decided on a fresh read only, never on a remembered state.
+        """
+        expected = parse_if_match(if_match)
+        # The record is kept per seat; the move names its seat, which must be the token's (checked below).
+        field = None if idempotency_key is None else self._idempotency_field(move.seat, idempotency_key)
+        fingerprint = b"" if field is None else hashlib.sha256(_MOVE_ENCODER.encode(move)).digest()
+        record = self._recent.get(session_id)
+        fresh, replay = False, None
+        for _ in range(MOVE_ATTEMPTS):
+            if record is None:
+                loaded = await self._load(session_id, field)
+                record, replay, fresh = loaded.record, loaded.replay, True
+            try:
+                prepared = self._prepare(record, replay, token, move, expected, field, fingerprint)
+            except Problem:
+                if fresh:
+                    raise
+                record = None  # remembered state: check against the store before answering an error
+                continue
+            if isinstance(prepared, MoveOutcome):
+                return prepared
+            state, events, body, keyed = prepared
+            outcome = await self.store.commit(session_id, record, state, events, keyed)
+            if isinstance(outcome, Committed):
+                self._remember(session_id, SessionRecord(outcome.version, state, record.auth, outcome.tag))
+                return MoveOutcome(body, outcome.version, False)
+            if isinstance(outcome, Replayed):
+                return self._replay(outcome.record, fingerprint)
+            if isinstance(outcome, Gone):
+                self._recent.pop(session_id, None)
+                raise _not_found(session_id)
+            # Lost the race: retry on the current record (no If-Match: the move may still be legal there;
+            # with If-Match, the version check of the next attempt answers 409 unless it still matches).
+            record, fresh, replay = outcome.current, True, None
+            self._remember(session_id, record)
+        assert record is not None
+        raise self._conflict(record.version, "the session kept changing; read it and try again")
+
+    def _prepare(self, record: SessionRecord, replay: IdempotencyRecord | None, token: str, move: Move,
+                 expected: set[int] | None, field: str | None,
+                 fingerprint: bytes) -> MoveOutcome | tuple[GameState, list[Event], bytes,
+                                                             tuple[str, IdempotencyRecord] | None]:
+        """Everything about a move that needs no I/O: who, replay, syntax (400), version (409), legality
+        (422), then the new state, its events and the answer's body (the codes of the stateless endpoints)."""
+        seat = self._role(record.auth, token)
+        if seat is None:
+            raise _forbidden("the host token cannot make moves; use the seat's token")
+        if move.seat != seat:
+            raise _forbidden(f"this token acts for seat {seat} only; the move names seat {move.seat}",
+                             "WRONG_SEAT")
+        if replay is not None:
+            return self._replay(replay, fingerprint)
+        malformed = syntax_rejection(record.state, move)
+        if malformed is not None:
+            raise MalformedMove(malformed)
+        if expected is not None and record.version not in expected:
+            raise self._conflict(record.version, f"the session is at version {record.version}, not "
+                                                 f"{', '.join(map(str, sorted(expected)))}")
+        try:
+            state, events = apply_move(record.state, move)
+        except IllegalMove as exc:
+            if exc.rejection.reason in MALFORMED_REASONS:
+                raise MalformedMove(exc.rejection) from None
+            # Only the mover's own legal moves: another seat's would reveal its hand.
+            raise Problem(422, "ILLEGAL_MOVE", exc.rejection.detail, title="Illegal move",
+                          reason=exc.rejection.reason,
+                          legal_moves=msgspec.to_builtins(legal_moves(record.state, seat))) from None
+        version = record.version + 1
+        body = _JSON.encode(MoveApplied(version=version, phase=state.phase, to_act=state.to_act,
+                                        events=redact_events(events, seat), view=view(state, seat)))
+        keyed = None if field is None else (field, IdempotencyRecord(fingerprint, version, body))
+        return state, events, body, keyed
+
+    @staticmethod
+    def _idempotency_field(seat: object, key: str) -> str:
+        if not 1 <= len(key) <= MAX_IDEMPOTENCY_KEY or not key.isascii() or not key.isprintable():
+            raise Problem(400, "INVALID_IDEMPOTENCY_KEY",
+                          f"Idempotency-Key must be 1 to {MAX_IDEMPOTENCY_KEY} printable ASCII characters")
+        return f"{seat}:{key}"
+
+    @staticmethod
+    def _replay(first: IdempotencyRecord, fingerprint: bytes) -> MoveOutcome:
+        if not hmac.compare_digest(first.fingerprint, fingerprint):
+            raise Problem(422, "IDEMPOTENCY_KEY_REUSED", "this Idempotency-Key was already used for a "
+                                                         "different move; use a new key for a new move")
+        return MoveOutcome(first.body, first.version, True)
+
+    @staticmethod
+    def _conflict(current: int, detail: str) -> Problem:
+        return Problem(409, "VERSION_CONFLICT", detail, current_version=current,
+                       headers={"ETag": etag(current)})
+
+    # ------------------------------------------------------------------------------------------- events
+
+    async def open_stream(self, session_id: str, token: str,
+                          last_event_id: str | None) -> AsyncIterator[bytes]:
+        """Authorize now (so errors are proper responses), then the SSE frames as an async iterator."""
+        cursor = parse_event_id(last_event_id)
+        caller = await self._caller(session_id, token)
+        return self._frames(session_id, caller.seat, cursor, caller.record.state.phase == "game_over")
+
+    async def _frames(self, session_id: str, seat: int | None, cursor: Cursor,
+                      finished: bool) -> AsyncIterator[bytes]:
+        yield b"retry: 1000\n\n"
+        try:
+            while not self.stopping.is_set():
+                wait = 0.0 if finished else self.heartbeat_seconds
+                batch = await self._unless_stopping(self.store.read_events(session_id, cursor, wait))
+                if batch is None:
+                    return
+                if not batch:
+                    if finished or not await self.store.exists(session_id):
+                        return  # the game is over and everything was sent, or the session is gone
+                    yield b": heartbeat\n\n"
+                    continue
+                yield b"".join(_event_frame(e, seat) for e in batch)
+                cursor = batch[-1].version, batch[-1].seq
+                finished = finished or isinstance(batch[-1].event, GameOver)
+        except StoreUnavailable:
+            return  # the client reconnects with Last-Event-ID and loses nothing
+
+    async def _unless_stopping(self, work: Awaitable[T]) -> T | None:
+        """``work``'s result, or ``None`` if the service starts shutting down first."""
+        task = asyncio.ensure_future(work)
+        stop = asyncio.ensure_future(self.stopping.wait())
+        try:
+            await asyncio.wait((task, stop), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stop.cancel()
+            if not task.done():
+                task.cancel()
+        return task.result() if task.done() and not task.cancelled() else None

@@ -1,0 +1,156 @@
+"""The session store: one small async interface, two backends (:mod:`.memory`, :mod:`.redis_store`).
+
+A session is a :class:`SessionRecord` (version, tag, game state, token hashes), an append-only log of the
+engine's events keyed ``(version, index)``, and a bounded table of idempotency records. Every change is one
+atomic compare-and-set on the version and tag (:meth:`SessionStore.commit`); nothing is ever read, modified
+and written back across two store calls. Every change renews the idle expiry of everything the session
+holds; reads do not (idle means "nobody changed it", so a forgotten tab polling a dead game does not keep it
+alive for ever).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import NamedTuple, Protocol
+
+import msgspec
+
+from engine import Event, GameState
+from service.problems import Problem
+
+#: How many idempotency records a session keeps (the oldest are forgotten first). A retry normally follows
+#: its first attempt within seconds, so this is plenty while keeping a long game's footprint bounded.
+IDEMPOTENCY_RECORDS_KEPT = 1000
+
+#: The most events one read of the log returns (an SSE stream sends them as one chunk).
+EVENTS_PER_READ = 100
+
+STATE_ENCODER = msgspec.msgpack.Encoder()
+STATE_DECODER = msgspec.msgpack.Decoder(GameState)
+EVENT_ENCODER = STATE_ENCODER
+EVENT_DECODER = msgspec.msgpack.Decoder(Event)
+
+
+class StoreUnavailable(Problem):
+    """The store could not be reached or answered with an error: 503, try again shortly."""
+
+    def __init__(self, detail: str = "the session store is unavailable; retry shortly") -> None:
+        super().__init__(503, "STORE_UNAVAILABLE", detail, headers={"Retry-After": "1"})
+
+
+class SessionRecord(msgspec.Struct, frozen=True):
+    """What a session is: its ``version`` (bumped by every change), the state, and its token hashes.
+
+    ``auth`` is SHA-256(host token) followed by SHA-256(token of seat i) for each seat: 32 bytes each.
+    ``tag`` is drawn at random by every change: ``(version, tag)`` names one exact state even if a store
+    that lost data (a Redis restored from an older file) reaches the same version number again by another
+    path, so that a compare-and-set against a remembered state can never apply to a different one.
+    """
+
+    version: int
+    state: GameState
+    auth: bytes
+    tag: bytes
+
+
+def new_tag() -> bytes:
+    return os.urandom(8)
+
+
+class IdempotencyRecord(msgspec.Struct, frozen=True, array_like=True):
+    """The first answer to a keyed move: the request's fingerprint, the version it made, the response body."""
+
+    fingerprint: bytes
+    version: int
+    body: bytes
+
+
+IDEMPOTENCY_ENCODER = msgspec.msgpack.Encoder()
+IDEMPOTENCY_DECODER = msgspec.msgpack.Decoder(IdempotencyRecord)
+
+
+class Loaded(NamedTuple):
+    """A read of a session, with the idempotency record asked for (if any), in one round trip."""
+
+    record: SessionRecord
+    replay: IdempotencyRecord | None
+
+
+class LoggedEvent(NamedTuple):
+    """One entry of a session's event log; its SSE id is ``f"{version}-{seq}"``."""
+
+    version: int
+    seq: int
+    event: Event
+
+
+class Committed(NamedTuple):
+    version: int
+    tag: bytes
+
+
+class Conflict(NamedTuple):
+    """The session moved on: its current record, so the caller can retry without another read."""
+
+    current: SessionRecord
+
+
+class Replayed(NamedTuple):
+    record: IdempotencyRecord
+
+
+class Gone(NamedTuple):
+    pass
+
+
+#: The outcome of a compare-and-set: applied (the new version and tag); lost (the current record); the
+#: idempotency key was already used (its record); or the session no longer exists.
+CommitOutcome = Committed | Conflict | Replayed | Gone
+
+#: A position in the log: ``(version, index)`` of the last event seen; ``(0, 0)`` is before the first.
+Cursor = tuple[int, int]
+LOG_START: Cursor = (0, 0)
+
+
+class SessionStore(Protocol):
+    """Where sessions live. Every method is one round trip to the backend (Redis: one command or script)."""
+
+    idle_seconds: int
+
+    async def create(self, session_id: str, record: SessionRecord, events: Sequence[Event]) -> bool:
+        """Store a new session and its first events (logged at ``record.version``) atomically; ``False`` if
+        the id is taken."""
+        ...
+
+    async def load(self, session_id: str, idempotency_field: str | None = None) -> Loaded | None:
+        """The session (and the idempotency record under ``idempotency_field``), or ``None`` if it is gone."""
+        ...
+
+    async def commit(self, session_id: str, base: SessionRecord, state: GameState, events: Sequence[Event],
+                     idempotency: tuple[str, IdempotencyRecord] | None = None) -> CommitOutcome:
+        """If the session is still at ``base`` (its version and tag): store ``state`` at the next version
+        with a new tag, append ``events`` to the log, keep the idempotency record, renew the idle expiry.
+        All or nothing; an idempotency key already used answers its record instead."""
+        ...
+
+    async def delete(self, session_id: str) -> bool:
+        ...
+
+    async def exists(self, session_id: str) -> bool:
+        ...
+
+    async def read_events(self, session_id: str, after: Cursor, wait: float) -> list[LoggedEvent]:
+        """Up to :data:`EVENTS_PER_READ` events after ``after``; if there are none, wait up to ``wait``
+        seconds for some (``0``: do not wait). An empty list means none arrived in time."""
+        ...
+
+    async def ping(self) -> bool:
+        ...
+
+    async def open(self) -> None:
+        """Called once at startup (inside the event loop)."""
+        ...
+
+    async def close(self) -> None:
+        ...

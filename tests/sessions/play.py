@@ -1,0 +1,191 @@
+"""Test-side helpers: a local engine mirror of a session (the oracle), and a Server-Sent Events reader."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+import msgspec
+
+from engine import (
+    Bid,
+    Event,
+    GameState,
+    Move,
+    Pass,
+    apply_move,
+    legal_moves,
+    new_game,
+    redact_events,
+    resolve_options,
+)
+
+#: A game that ends after its first played hand (a made contract reaches 10; a failed one reaches -10).
+SHORT_GAME = {"target": 10, "lose_at": -10}
+
+
+@dataclass
+class Mirror:
+    """The session as the engine alone computes it: the state, and the events logged at each version."""
+
+    state: GameState
+    version: int = 1
+    log: list[tuple[str, Event]] = field(default_factory=list)
+
+    @classmethod
+    def create_body(cls, seed: int = 2024, first_dealer: int = 3, players: int = 4,
+                    options: dict[str, Any] | None = None) -> dict[str, Any]:
+        body: dict[str, Any] = {"players": players, "seed": seed, "first_dealer": first_dealer}
+        if options:
+            body["options"] = options
+        return body
+
+    @classmethod
+    def from_body(cls, body: dict[str, Any]) -> Mirror:
+        opts = resolve_options(body["players"], body.get("preset"), body.get("options"))
+        state, events = new_game(opts, seed=body["seed"], first_dealer=body.get("first_dealer"))
+        m = cls(state)
+        m._log(1, events)
+        return m
+
+    def _log(self, version: int, events: list[Event]) -> None:
+        self.log.extend((f"{version}-{i}", e) for i, e in enumerate(events))
+
+    def apply(self, move: Move) -> list[Event]:
+        self.state, events = apply_move(self.state, move)
+        self.version += 1
+        self._log(self.version, events)
+        return events
+
+    def choose(self, rng: random.Random) -> Move:
+        """A move for the seat to act that leads to a contract quickly: open 6S, then everyone passes."""
+        moves = legal_moves(self.state)
+        if self.state.phase == "auction":
+            if self.state.high is None:
+                return next(m for m in moves if isinstance(m, Bid) and m.bid == "6S")
+            return next(m for m in moves if isinstance(m, Pass))
+        return rng.choice(moves)
+
+    def seen_by(self, seat: int | None) -> list[tuple[str, str, dict[str, Any]]]:
+        """The log as ``seat`` receives it over SSE: (id, event type, data)."""
+        out = []
+        for event_id, e in self.log:
+            shown = redact_events([e], seat)[0]
+            data = jsonable(shown)
+            out.append((event_id, data["type"], data))
+        return out
+
+
+def jsonable(value: Any) -> Any:
+    """``value`` as it looks after a JSON round trip (lists, not tuples)."""
+    return msgspec.json.decode(msgspec.json.encode(value))
+
+
+def move_body(move: Move) -> dict[str, Any]:
+    return {"move": jsonable(move)}
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+@dataclass
+class SseEvent:
+    id: str
+    event: str
+    data: dict[str, Any]
+
+    def triple(self) -> tuple[str, str, dict[str, Any]]:
+        return self.id, self.event, self.data
+
+
+async def sse_events(response: httpx.Response) -> AsyncIterator[SseEvent | None]:
+    """Parse an event stream: each event, and ``None`` for each comment (heartbeat)."""
+    fields: dict[str, str] = {}
+    async for line in response.aiter_lines():
+        if line == "":
+            if "data" in fields:
+                yield SseEvent(fields.get("id", ""), fields.get("event", "message"), json.loads(fields["data"]))
+            fields = {}
+        elif line.startswith(":"):
+            yield None
+        else:
+            name, _, value = line.partition(":")
+            fields[name] = value[1:] if value.startswith(" ") else value
+
+
+async def read_stream(client: httpx.AsyncClient, url: str, *, count: int | None = None,
+                      headers: dict[str, str] | None = None, params: dict[str, str] | None = None,
+                      timeout: float = 10.0) -> tuple[list[SseEvent], bool]:
+    """Read events until ``count`` were received (then disconnect) or the server ends the stream.
+
+    Returns the events and whether the server ended the stream by itself.
+    """
+    got: list[SseEvent] = []
+    async with asyncio.timeout(timeout), client.stream("GET", url, headers=headers, params=params) as r:
+        assert r.status_code == 200, (r.status_code, await r.aread())
+        assert r.headers["content-type"].startswith("text/event-stream")
+        async for item in sse_events(r):
+            if item is not None:
+                got.append(item)
+                if count is not None and len(got) >= count:
+                    return got, False
+    return got, True
+
+
+PROBLEM = "application/problem+json"
+
+
+class Game:
+    """A session created over HTTP, with its tokens and the local engine mirror."""
+
+    def __init__(self, client: httpx.AsyncClient, created: dict[str, Any], mirror: Mirror) -> None:
+        self.client = client
+        self.created = created
+        self.id: str = created["session_id"]
+        self.host: dict[str, str] = bearer(created["host_token"])
+        self.seats: list[dict[str, str]] = [bearer(t) for t in created["seat_tokens"]]
+        self.mirror = mirror
+        self.url = f"/v1/sessions/{self.id}"
+
+    @classmethod
+    async def create(cls, client: httpx.AsyncClient, **kw: Any) -> Game:
+        body = Mirror.create_body(**kw)
+        r = await client.post("/v1/sessions", json=body)
+        assert r.status_code == 201, r.text
+        return cls(client, r.json(), Mirror.from_body(body))
+
+    def actor(self) -> dict[str, str]:
+        seat = self.mirror.state.to_act
+        assert seat is not None
+        return self.seats[seat]
+
+    async def play(self, n: int = 1, rng: random.Random | None = None) -> list[httpx.Response]:
+        rng = rng or random.Random(1)
+        out = []
+        for _ in range(n):
+            move = self.mirror.choose(rng)
+            r = await self.client.post(self.url + "/moves", json=move_body(move), headers=self.seats[move.seat])
+            assert r.status_code == 200, r.text
+            self.mirror.apply(move)
+            out.append(r)
+        return out
+
+    async def version(self) -> int:
+        r = await self.client.get(self.url, headers=self.host)
+        assert r.status_code == 200, r.text
+        return int(r.json()["version"])
+
+
+def assert_problem(r: httpx.Response, status: int, code: str) -> dict[str, Any]:
+    assert r.status_code == status, r.text
+    assert r.headers["content-type"].startswith(PROBLEM), r.headers
+    body: dict[str, Any] = r.json()
+    assert body["code"] == code, body
+    assert body["status"] == status and body["detail"]
+    return body
