@@ -221,16 +221,20 @@ def legal_moves(state: GameState, seat: int | None = None) -> list[Move]:
         return []
     phase = state.phase
     if phase == "play":
+        # Fast paths for the common cases; _legal_plays has the whole rule.
         trick = state.trick
+        suit_of = _strain(state).suit
+        hand = state.hands[actor]
+        get = _PLAYS.get
         if trick is not None:
-            # Fast path for the common case: following a led suit that the seat holds.
-            suit_of = _strain(state).suit
-            first = trick.cards[0]
-            led = suit_of[first] or trick.nominate
-            same = [c for c in state.hands[actor] if suit_of[c] == led]
+            # Following a led suit that the seat holds.
+            led = suit_of[trick.cards[0]] or trick.nominate
+            same = [c for c in hand if suit_of[c] == led]
             if same and not state.options.joker_follow_first_round:
-                get = _PLAYS.get
                 return [get((actor, c, None)) or _play_move(actor, c, None) for c in same]
+        elif None not in [suit_of[c] for c in hand]:
+            # Leading without an un-nominated joker in hand: any card.
+            return [get((actor, c, None)) or _play_move(actor, c, None) for c in hand]
         return [_play_move(actor, c, x) for c, x in _legal_plays(state, actor)]
     if phase == "auction":
         return _legal_calls(state, actor)
@@ -311,10 +315,16 @@ def _bid_context(state: GameState, seat: int) -> tuple[str | None, int, bool, bo
             seat in state.misere_barred, len(state.calls) < 2)
 
 
+@lru_cache(maxsize=50_000)
+def _call_moves(opts: Options, seat: int, high_bid: str | None, max_level: int, viewed: bool, barred: bool,
+                early: bool) -> tuple[Move, ...]:
+    """Pass and every legal bid for one auction situation (memoised: auctions repeat these situations)."""
+    bids = _legal_bid_list(opts, high_bid, max_level, viewed, barred, early)
+    return (_pass_move(seat), *(_bid_move(seat, b, sk) for b, sk in bids))
+
+
 def _legal_calls(state: GameState, seat: int) -> list[Move]:
-    opts = state.options
-    moves: list[Move] = [_pass_move(seat)]
-    moves += [_bid_move(seat, b, sk) for b, sk in _legal_bid_list(opts, *_bid_context(state, seat))]
+    moves: list[Move] = list(_call_moves(state.options, seat, *_bid_context(state, seat)))
     if not state.raising:
         if not state.viewed[seat]:
             moves.append(LookAtHand(seat=seat))
@@ -682,7 +692,7 @@ def _suits_led_before(state: GameState, table: Strain) -> set[str | None]:
     return {t.nominate if table.suit[t.cards[0]] is None else table.suit[t.cards[0]] for t in state.tricks}
 
 
-def _check_play(state: GameState, move: Play) -> Rejection | None:
+def _check_play(state: GameState, move: Play, table: Strain | None = None) -> Rejection | None:
     seat, card = move.seat, move.card
     hand = state.hands[seat]
     if card not in hand:
@@ -690,7 +700,8 @@ def _check_play(state: GameState, move: Play) -> Rejection | None:
             return Rejection("UNKNOWN_CARD", f"{card!r} is not a card of this game's pack")
         return Rejection("CARD_NOT_IN_HAND", f"seat {seat} does not hold {card}")
     nominate = move.nominate
-    table = _strain(state)
+    if table is None:
+        table = _strain(state)
     suit_of = table.suit
     trick = state.trick
     if nominate is None and suit_of[card] is not None:
@@ -756,7 +767,7 @@ def _trick_winner(state: GameState, trick: Trick, table: Strain) -> int:
     return _trick_seat(state, trick, best_i)
 
 
-def _apply_play(state: GameState, move: Play, events: list[Event]) -> GameState:
+def _apply_play(state: GameState, move: Play, events: list[Event], table: Strain) -> GameState:
     seat, card = move.seat, move.card
     hand = state.hands[seat]
     i = hand.index(card)
@@ -765,7 +776,6 @@ def _apply_play(state: GameState, move: Play, events: list[Event]) -> GameState:
     hands = tuple(hands_list)
     events.append(CardPlayed(seat=seat, card=card, nominate=move.nominate))
     trick = state.trick
-    table = _strain(state)
     suits_led = state.suits_led
     shown_void = state.shown_void
     if trick is None:
@@ -1034,14 +1044,19 @@ def _check_partner_call(state: GameState, move: Move) -> Rejection | None:
 def apply_move(state: GameState, move: Move) -> tuple[GameState, list[Event]]:
     """Apply a legal move: the new state and the events it caused. Raises :class:`IllegalMove` otherwise;
     the given state is never changed (it is immutable)."""
+    phase = state.phase
+    if phase == "play" and type(move) is Play and type(move.seat) is int and move.seat == state.to_act:
+        # The hot path: check and apply a play with one strain table.
+        table = _strain(state)
+        rejection = _check_play(state, move, table)
+        if rejection is not None:
+            raise IllegalMove(rejection)
+        events: list[Event] = []
+        return _apply_play(state, move, events, table), events
     rejection = check_move(state, move)
     if rejection is not None:
         raise IllegalMove(rejection)
-    events: list[Event] = []
-    phase = state.phase
-    if phase == "play":
-        assert isinstance(move, Play)
-        return _apply_play(state, move, events), events
+    events = []
     if phase == "auction":
         return _apply_auction(state, move, events), events
     if phase == "exchange":
