@@ -485,13 +485,7 @@ def _next_setup_step(st: GameState, events: list[Event]) -> GameState:
                        kitty_shown=opts.show_kitty)
     if _may_nominate(st):
         return replace(st, phase="nominate", to_act=c.contractor)
-    if opts.first_lead == "eldest":
-        out = set(c.sitting_out)
-        leader = next(s for s in ((st.dealer + i) % opts.players for i in range(1, opts.players + 1))
-                      if s not in out)
-    else:
-        leader = c.contractor
-    return _start_play(st, leader, events)
+    return _open_play(st, events)
 
 
 def _may_nominate(st: GameState) -> bool:
@@ -595,14 +589,15 @@ def _apply_nomination(state: GameState, move: NominateJoker, events: list[Event]
     events.append(JokerNominated(seat=move.seat, card=move.card, suit=move.suit))
     if move.suit is None:
         # Declining ends the nomination step: every joker not yet nominated stays un-nominated.
-        return _after_nominations(state, events)
+        return _open_play(state, events)
     st = replace(state, nominations=tuple(sorted(state.nominations + ((move.card, move.suit),))))
     if _may_nominate(st):
         return st
-    return _after_nominations(st, events)
+    return _open_play(st, events)
 
 
-def _after_nominations(st: GameState, events: list[Event]) -> GameState:
+def _open_play(st: GameState, events: list[Event]) -> GameState:
+    """Start the play with the first lead: the contractor's, or eldest's (the next active seat) by option."""
     c = st.contract
     assert c is not None
     opts = st.options
