@@ -810,10 +810,6 @@ def _apply_play(state: GameState, move: Play, events: list[Event], table: Strain
 # ------------------------------------------------------------------------------------------------ scoring
 
 
-def _round_up_10(x: int) -> int:
-    return -((-x) // 10) * 10 if x >= 0 else -_round_up_10(-x)
-
-
 def score_hand(state: GameState) -> tuple[tuple[int, ...], tuple[int, ...], bool | None]:
     """(score change per side, contracting seats, made) for the hand just played out."""
     opts = state.options
@@ -839,7 +835,7 @@ def score_hand(state: GameState) -> tuple[tuple[int, ...], tuple[int, ...], bool
         value = 250
     share = value
     if opts.players == 5 and len(seats) > 1 and opts.five_player_partner_share == "half":
-        share = _round_up_10(value // 2 if value % 2 == 0 else value / 2)  # type: ignore[arg-type]
+        share = -(-value // 20) * 10  # half the value, rounded up to a multiple of 10
     for sd in contracting_sides:
         deltas[sd] = share if made else -share
     points_on = opts.defender_trick_points == "always" or (
