@@ -27,7 +27,7 @@ def served_document() -> dict[str, Any]:
     from service.config import Settings
 
     # A fixed key only avoids the generated-key warning: nothing in the document depends on keys.
-    with TestClient(create_app(Settings(snapshot_keys=(bytes(32),)))) as client:
+    with TestClient(create_app(Settings(snapshot_keys=(bytes(32),), log_level="WARNING"))) as client:
         response = client.get("/schema/openapi.json")
         response.raise_for_status()
         document: dict[str, Any] = response.json()

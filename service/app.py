@@ -1,9 +1,14 @@
 """The app factory: ``uvicorn --factory service.app:create_app`` (configuration from the environment).
 
+One app serves everything: the rules catalogue, the stateless games, the hosted sessions (``/v1/sessions``),
+and the operational endpoints ``/healthz``, ``/readyz`` and ``/metrics``; around them the ops layer of
+:mod:`service.ops` (JSON logs with request ids, request metrics, in-flight tracking for graceful shutdown,
+CORS, API keys, rate limits).
+
 >>> from litestar.testing import TestClient
->>> with TestClient(create_app()) as client:
-...     client.get("/v1/rules").json()["kitty_size"]
-3
+>>> with TestClient(create_app(Settings(snapshot_keys=(bytes(32),), log_level="WARNING"))) as client:
+...     client.get("/v1/rules").json()["kitty_size"], client.get("/healthz").json()
+(3, {'status': 'ok'})
 """
 
 from __future__ import annotations
@@ -14,12 +19,32 @@ from typing import Any
 from litestar import Litestar
 from litestar.datastructures import State
 from litestar.di import Provide
+from litestar.middleware import DefineMiddleware
+from redis.asyncio import Redis
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
 
+from engine import Options, new_game
 from service.catalogue import RulesController
 from service.config import Settings, load_settings
 from service.exception_handlers import exception_handlers
 from service.games import GamesController
 from service.openapi import ExactStructSchemaPlugin, openapi_config
+from service.ops.apikeys import ApiKeyMiddleware
+from service.ops.asgi import wrap_asgi_handler
+from service.ops.cors import build_cors_config
+from service.ops.health import ReadinessCheck, health_route_handlers
+from service.ops.logging import RequestLoggingMiddleware, json_logging_config
+from service.ops.metrics import MetricsMiddleware, ServiceMetrics, metrics_route_handler
+from service.ops.ratelimit import (
+    MemoryRateLimitBackend,
+    RateLimitBackend,
+    RateLimitMiddleware,
+    RedisRateLimitBackend,
+)
+from service.ops.shutdown import InflightMiddleware, ShutdownCoordinator
+from service.problems import Problem, ProblemDetails
+from service.sessions import build_sessions
 from service.snapshots import Sealer
 
 logger = logging.getLogger("fivehundred.snapshots")
@@ -28,6 +53,11 @@ logger = logging.getLogger("fivehundred.snapshots")
 #: (or one it opened before) skips decryption, decoding and the integrity check. See service/snapshots.py.
 SNAPSHOT_CACHE_SIZE = 2048
 
+#: Prefix of every Redis key the app writes: sessions, and the rate-limit counters (``fh:ratelimit:…``).
+SESSION_KEY_PREFIX = "fh:"
+#: Seconds between heartbeat comments on an idle event stream.
+EVENT_HEARTBEAT_SECONDS = 15.0
+
 GENERATED_KEY_WARNING = (
     "SNAPSHOT_KEYS is not set: sealing snapshots with a key generated at start. Snapshots will not survive a "
     "restart and will not open on other replicas. Set SNAPSHOT_KEYS (comma-separated base64url 32-byte keys; "
@@ -35,11 +65,43 @@ GENERATED_KEY_WARNING = (
 )
 
 
-def create_app(settings: Settings | None = None) -> Litestar:
-    """Build the Litestar app for ``settings`` (default: :func:`service.config.load_settings`)."""
+def _snapshot_keys_check(keys: list[bytes]) -> ReadinessCheck:
+    """Readiness: the snapshot keys are loaded and work (a sealed state opens again, decrypted in full)."""
+    probe = Sealer(keys)  # no cache: every probe really encrypts, decrypts and checks integrity
+    state, _ = new_game(Options(), seed=0)
+
+    async def snapshot_keys() -> bool:
+        return probe.open(probe.seal(state)) == state
+
+    return snapshot_keys
+
+
+def _rate_limit_backend(settings: Settings, metrics: ServiceMetrics,
+                        key_prefix: str) -> tuple[RateLimitBackend, Redis | None]:
+    """Redis fixed windows shared by every replica when ``REDIS_URL`` is set, else this process's memory."""
+    if not settings.redis_url:
+        return MemoryRateLimitBackend(), None
+    # Each call is bounded by the backend's own timeout (0.5 s, then it fails open); no per-socket timeout.
+    client = Redis.from_url(settings.redis_url, socket_connect_timeout=0.5, retry=Retry(NoBackoff(), 0))
+    return RedisRateLimitBackend(client, prefix=key_prefix + "ratelimit", on_error=metrics.redis_error), client
+
+
+def create_app(settings: Settings | None = None, *, session_key_prefix: str = SESSION_KEY_PREFIX,
+               event_heartbeat_seconds: float = EVENT_HEARTBEAT_SECONDS) -> Litestar:
+    """Build the Litestar app for ``settings`` (default: :func:`service.config.load_settings`).
+
+    ``session_key_prefix`` (of every Redis key) and ``event_heartbeat_seconds`` are for tests and benchmarks
+    (several apps on one Redis; quicker heartbeats). ``app.state`` holds ``settings``, ``sealer``, ``sessions``
+    (the component), ``metrics`` and ``shutdown`` (the :class:`ShutdownCoordinator`).
+    """
     settings = settings if settings is not None else load_settings()
     keys = list(settings.snapshot_keys) or [Sealer.generate_key()]
     sealer = Sealer(keys, cache_size=SNAPSHOT_CACHE_SIZE)
+    metrics = ServiceMetrics()
+    shutdown = ShutdownCoordinator(grace_seconds=settings.shutdown_grace_seconds)
+    sessions = build_sessions(settings, sealer, shutdown=shutdown.shutting_down, key_prefix=session_key_prefix,
+                              heartbeat_seconds=event_heartbeat_seconds, metrics=metrics,
+                              track_stream=shutdown.track_stream)
 
     def provide_sealer() -> Sealer:
         return sealer
@@ -47,35 +109,59 @@ def create_app(settings: Settings | None = None) -> Litestar:
     def provide_settings() -> Settings:
         return settings
 
-    route_handlers: list[Any] = [RulesController, GamesController]
-    middleware: list[Any] = []
-    on_startup: list[Any] = []
-    on_shutdown: list[Any] = []
+    def provide_metrics() -> ServiceMetrics:
+        return metrics
 
-    # --- Lead: mount here -------------------------------------------------------------------------------
-    # * the sessions controller: route_handlers.append(SessionsController) (it can take ``sealer`` and
-    #   ``settings`` by dependency injection, or read ``app.state.sealer`` / ``app.state.settings``);
-    # * health and metrics: route_handlers += [*health_route_handlers(...), metrics_route_handler(...)];
-    # * the ops middleware (rate limits, API keys) in ``middleware``; startup/shutdown hooks in
-    #   ``on_startup`` / ``on_shutdown``; CORS and logging configs as keyword arguments below; the outermost
-    #   ASGI wrappers (request logging, metrics, in-flight) with ``wrap_asgi_handler(app, ...)`` below.
-    # See service/ops/__init__.py for the recommended assembly.
-    # -------------------------------------------------------------------------------------------------------
+    readiness: dict[str, ReadinessCheck] = {"store": sessions.readiness_check,
+                                            "snapshot_keys": _snapshot_keys_check(keys)}
+    on_shutdown: list[Any] = [shutdown.on_shutdown, *sessions.on_shutdown]  # first: streams may need the store
+
+    # Inside routing and Litestar's CORS layer, so that their 429 and 401 carry CORS headers. Each is left out
+    # when it is off (RATE_LIMIT_PER_MINUTE=0, no API_KEYS): nothing to do on every request.
+    middleware: list[Any] = []
+    if settings.rate_limit_per_minute > 0:
+        backend, limiter_client = _rate_limit_backend(settings, metrics, session_key_prefix)
+        if limiter_client is not None:
+            on_shutdown.append(limiter_client.aclose)
+        # Before the key check, so that guessing keys is itself limited (by address).
+        middleware.append(DefineMiddleware(RateLimitMiddleware, backend=backend, limit=settings.rate_limit_per_minute,
+                                           window_seconds=60, known_api_keys=settings.api_keys))
+    if settings.api_keys:
+        middleware.append(DefineMiddleware(ApiKeyMiddleware, api_keys=settings.api_keys))
 
     app = Litestar(
-        route_handlers=route_handlers,
+        route_handlers=[
+            RulesController,
+            GamesController,
+            *sessions.route_handlers,
+            *health_route_handlers(readiness, shutdown=shutdown, problem_schema=ProblemDetails),
+            metrics_route_handler(metrics),
+        ],
         dependencies={
             "sealer": Provide(provide_sealer, use_cache=True, sync_to_thread=False),
             "settings": Provide(provide_settings, use_cache=True, sync_to_thread=False),
+            "metrics": Provide(provide_metrics, use_cache=True, sync_to_thread=False),
+            **sessions.dependencies,
         },
         exception_handlers=exception_handlers(settings.max_body_bytes),
         request_max_body_size=settings.max_body_bytes,
-        openapi_config=openapi_config(),
+        openapi_config=openapi_config(sessions.security_schemes),
         plugins=[ExactStructSchemaPlugin()],
         middleware=middleware,
-        on_startup=on_startup,
+        cors_config=build_cors_config(settings.cors_origins),
+        logging_config=json_logging_config(settings.log_level, expected_exceptions=(Problem,)),
+        on_startup=[shutdown.on_startup, *sessions.on_startup],
         on_shutdown=on_shutdown,
-        state=State({"sealer": sealer, "settings": settings}),
+        state=State({"sealer": sealer, "settings": settings, "sessions": sessions, "metrics": metrics,
+                     "shutdown": shutdown}),
+    )
+    # Outermost, around Litestar's whole handler: request ids, access lines and request metrics cover 404s,
+    # 405s and CORS preflights too. Run uvicorn with --no-access-log (the JSON access line replaces it).
+    wrap_asgi_handler(
+        app,
+        DefineMiddleware(RequestLoggingMiddleware),
+        DefineMiddleware(MetricsMiddleware, metrics=metrics),
+        DefineMiddleware(InflightMiddleware, coordinator=shutdown),
     )
     if settings.keys_generated:
         logger.warning(GENERATED_KEY_WARNING)

@@ -44,7 +44,7 @@ from service.schemas import (
 _DOC_KEY_ID = "d0c5e3a1"
 
 
-def _snapshot(state: GameState) -> str:
+def snapshot_placeholder(state: GameState) -> str:
     """A snapshot-shaped placeholder for ``state`` (deterministic, about as long as a real one)."""
     digest = hashlib.sha256(msgspec.msgpack.encode(state)).digest()
     payload = b"".join(hashlib.sha256(digest + bytes([i])).digest() for i in range(14))
@@ -66,10 +66,13 @@ def _game() -> dict[str, Any]:
     script: list[Move] = [Bid(seat=0, bid="7H"), Pass(seat=1), Pass(seat=2), Pass(seat=3)]
     for move in script:
         state, _ = apply_move(state, move)
+    applied = len(script)
     while state.phase != "play":  # the contractor's exchange (and nomination, if any): the first legal choice
         state, _ = apply_move(state, legal_moves(state)[0])
+        applied += 1
     for _ in range(5):
         state, _ = apply_move(state, legal_moves(state)[0])
+        applied += 1
     seat = state.to_act
     assert seat is not None
     legal = legal_moves(state)
@@ -85,10 +88,12 @@ def _game() -> dict[str, Any]:
     after, after_events = apply_move(state, legal[0])
     return {"opts": opts, "start": start, "start_events": start_events, "state": state, "legal": legal,
             "illegal": illegal, "rejection": rejection, "after": after, "after_events": after_events,
-            "seat": seat}
+            "seat": seat, "version": 1 + applied}
 
 
 _G = _game()
+#: The example game (states, moves and events), for the hosted sessions' examples too.
+GAME: dict[str, Any] = _G
 _START: GameState = _G["start"]
 _STATE: GameState = _G["state"]
 _SEAT: int = _G["seat"]
@@ -104,25 +109,25 @@ CREATE_REQUESTS = [
                    "options": {"five_player_partner_method": "choose_player", "target": 300}}),
 ]
 CREATE_RESPONSE = ("Seeded four-player game", _json(CreateGameResponse(
-    snapshot=_snapshot(_START), rules_version=_START.rules_version, options=resolved(_G["opts"]),
+    snapshot=snapshot_placeholder(_START), rules_version=_START.rules_version, options=resolved(_G["opts"]),
     phase=_START.phase, to_act=_START.to_act, events=redact_events(_G["start_events"], None),
     views=_views(_START, _G["start_events"], 0))))
 
 VIEW_REQUESTS = [
-    Example(summary="Seat view", value={"snapshot": _snapshot(_STATE), "seat": _SEAT}),
-    Example(summary="Public view", value={"snapshot": _snapshot(_STATE), "seat": None}),
+    Example(summary="Seat view", value={"snapshot": snapshot_placeholder(_STATE), "seat": _SEAT}),
+    Example(summary="Public view", value={"snapshot": snapshot_placeholder(_STATE), "seat": None}),
 ]
 VIEW_RESPONSE = (f"Seat {_SEAT} during play", _json(view(_STATE, _SEAT)))
 
 LEGAL_MOVES_REQUESTS = [
-    Example(summary="Moves of the seat to act", value={"snapshot": _snapshot(_STATE)}),
+    Example(summary="Moves of the seat to act", value={"snapshot": snapshot_placeholder(_STATE)}),
 ]
 LEGAL_MOVES_RESPONSE = ("During play",
                         _json(LegalMovesResponse(seat=_SEAT, to_act=_STATE.to_act, moves=_LEGAL)))
 
 VALIDATE_REQUESTS = [
-    Example(summary="A legal move", value={"snapshot": _snapshot(_STATE), "move": _json(_LEGAL[0])}),
-    Example(summary="An illegal move", value={"snapshot": _snapshot(_STATE), "move": _json(_G["illegal"])}),
+    Example(summary="A legal move", value={"snapshot": snapshot_placeholder(_STATE), "move": _json(_LEGAL[0])}),
+    Example(summary="An illegal move", value={"snapshot": snapshot_placeholder(_STATE), "move": _json(_G["illegal"])}),
 ]
 VALIDATE_RESPONSES = (
     ("Legal", _json(ValidateResponse(legal=True))),
@@ -131,15 +136,17 @@ VALIDATE_RESPONSES = (
 )
 
 APPLY_REQUESTS = [
-    Example(summary="Play a card", value={"snapshot": _snapshot(_STATE), "move": _json(_LEGAL[0]),
+    Example(summary="Play a card", value={"snapshot": snapshot_placeholder(_STATE), "move": _json(_LEGAL[0]),
                                           "views": [_SEAT]}),
 ]
 APPLY_RESPONSE = ("Card played", _json(ApplyResponse(
-    snapshot=_snapshot(_G["after"]), phase=_G["after"].phase, to_act=_G["after"].to_act,
+    snapshot=snapshot_placeholder(_G["after"]), phase=_G["after"].phase, to_act=_G["after"].to_act,
     events=redact_events(_G["after_events"], None), views=_views(_G["after"], _G["after_events"], _SEAT))))
 
 
-def response_spec(container: Any, description: str, *examples: tuple[str, Any]) -> ResponseSpec:
+def response_spec(container: Any, description: str, *examples: tuple[str, Any],
+                  media_type: str = "application/json") -> ResponseSpec:
     """A documented success response with named example bodies."""
     return ResponseSpec(data_container=container, description=description, generate_examples=False,
+                        media_type=media_type,
                         examples=[ExactExample(summary=summary, value=value) for summary, value in examples])

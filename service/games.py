@@ -8,7 +8,7 @@ from typing import Annotated
 
 from litestar import Controller, post
 from litestar.di import NamedDependency
-from litestar.params import Body
+from litestar.params import Body, SkipValidation
 
 from engine import (
     Event,
@@ -23,7 +23,7 @@ from engine import (
     view,
 )
 from service import examples
-from service.moves import apply_checked, rejection_of
+from service.moves import MoveCounter, apply_checked, rejection_of
 from service.openapi import SNAPSHOT_CODES, problem_responses
 from service.problems import Problem
 from service.schemas import (
@@ -49,6 +49,8 @@ ViewBody = Annotated[ViewRequest, Body(examples=examples.VIEW_REQUESTS)]
 LegalMovesBody = Annotated[LegalMovesRequest, Body(examples=examples.LEGAL_MOVES_REQUESTS)]
 ValidateBody = Annotated[ValidateRequest, Body(examples=examples.VALIDATE_REQUESTS)]
 ApplyBody = Annotated[ApplyRequest, Body(examples=examples.APPLY_REQUESTS)]
+#: The app's metrics (``service.ops.metrics.ServiceMetrics``), as the protocol the move path needs.
+Metrics = NamedDependency[SkipValidation[MoveCounter]]
 SNAPSHOT_READ_CODES = ("MALFORMED_REQUEST", "NO_SUCH_SEAT", *SNAPSHOT_CODES, "BODY_TOO_LARGE")
 
 
@@ -160,9 +162,10 @@ class GamesController(Controller):
                                                  examples.APPLY_RESPONSE),
                      **problem_responses("MALFORMED_REQUEST", "MALFORMED_MOVE", "NO_SUCH_SEAT",
                                          *SNAPSHOT_CODES, "ILLEGAL_MOVE", "BODY_TOO_LARGE")})
-    def apply(self, data: ApplyBody, sealer: NamedDependency[Sealer]) -> ApplyResponse:
+    def apply(self, data: ApplyBody, sealer: NamedDependency[Sealer],
+              metrics: Metrics) -> ApplyResponse:
         state = sealer.open(data.snapshot)
         viewers = _viewers(data.views, state.options.players)
-        new, events = apply_checked(state, data.move)
+        new, events = apply_checked(state, data.move, metrics)
         return ApplyResponse(snapshot=sealer.seal(new, remember=True), phase=new.phase, to_act=new.to_act,
                              events=redact_events(events, None), views=_views(new, events, viewers))

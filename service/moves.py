@@ -11,6 +11,8 @@ Validate and apply both call :func:`rejection_of`, so they can never disagree.
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from engine import (
     SUITS,
     Bid,
@@ -31,6 +33,15 @@ from engine import (
 )
 from engine.rules import ALL_BIDS
 from service.problems import Problem
+
+
+class MoveCounter(Protocol):
+    """Counts applied and refused moves (:class:`service.ops.metrics.ServiceMetrics` is one)."""
+
+    def move_applied(self, count: int = 1) -> None: ...
+
+    def move_refused(self, reason: str) -> None: ...
+
 
 #: Engine reasons that mean a token was not understood rather than a rule was broken.
 MALFORMED_REASONS = frozenset({"UNKNOWN_CARD", "UNKNOWN_BID", "UNKNOWN_SUIT", "NO_SUCH_SEAT"})
@@ -99,18 +110,25 @@ def rejection_of(state: GameState, move: Move) -> Rejection | None:
     return rejection
 
 
-def apply_checked(state: GameState, move: Move) -> tuple[GameState, list[Event]]:
+def apply_checked(state: GameState, move: Move,
+                  counter: MoveCounter | None = None) -> tuple[GameState, list[Event]]:
     """Apply ``move``: the new state and events; :class:`MalformedMove` or :class:`IllegalMoveProblem` if not.
 
     The same two layers as :func:`rejection_of` (``apply_move`` runs ``check_move`` itself, so it is not run
-    twice on the hot path).
+    twice on the hot path). ``counter`` counts the move as applied, or as refused under its reason.
     """
     rejection = syntax_rejection(state, move)
     if rejection is None:
         try:
-            return apply_move(state, move)
+            applied = apply_move(state, move)
         except IllegalMove as exc:
             rejection = exc.rejection
+        else:
+            if counter is not None:
+                counter.move_applied()
+            return applied
+    if counter is not None:
+        counter.move_refused(rejection.reason)
     if rejection.reason in MALFORMED_REASONS:
         raise MalformedMove(rejection)
     raise IllegalMoveProblem(state, rejection)

@@ -9,7 +9,7 @@ Wiring (``CORS_ORIGINS`` empty means no CORS layer at all)::
 >>> build_cors_config([]) is None
 True
 >>> sorted(build_cors_config(["https://play.example"]).expose_headers)
-['ETag', 'Location', 'Retry-After', 'X-Request-ID']
+['ETag', 'Idempotent-Replayed', 'Location', 'Retry-After', 'X-Request-ID']
 """
 
 from __future__ import annotations
@@ -34,8 +34,8 @@ DEFAULT_CORS_HEADERS: tuple[str, ...] = (
     "X-API-Key",
     "X-Request-ID",
 )
-#: Response headers a browser client may read.
-EXPOSED_HEADERS: tuple[str, ...] = ("ETag", "X-Request-ID", "Retry-After", "Location")
+#: Response headers a browser client may read (``Idempotent-Replayed: true`` marks a replayed session move).
+EXPOSED_HEADERS: tuple[str, ...] = ("ETag", "X-Request-ID", "Retry-After", "Location", "Idempotent-Replayed")
 
 
 def build_cors_config(

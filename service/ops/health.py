@@ -86,6 +86,7 @@ def health_route_handlers(
     """
     named_checks = dict(checks or {})
     retry_after = str(max(1, retry_after_seconds))
+    first_check = next(iter(named_checks), "redis")
 
     @get(
         "/healthz",
@@ -95,6 +96,14 @@ def health_route_handlers(
         tags=["operations"],
         sync_to_thread=False,
         cache_control=None,
+        responses={
+            200: ResponseSpec(
+                data_container=HealthStatus,
+                description="Alive.",
+                generate_examples=False,
+                examples=[Example(summary="Alive", value={"status": "ok"})],
+            )
+        },
     )
     def healthz() -> HealthStatus:
         return HealthStatus()
@@ -107,20 +116,32 @@ def health_route_handlers(
         tags=["operations"],
         responses={
             # The handler's return type is a union (ready or problem); document each status separately.
-            200: ResponseSpec(data_container=ReadyStatus, description="Ready: every check passed."),
-            503: ResponseSpec(
-                data_container=problem_schema,
-                description="Not ready: a dependency check failed or the replica is shutting down.",
-                media_type=PROBLEM_MEDIA_TYPE,
+            200: ResponseSpec(
+                data_container=ReadyStatus,
+                description="Ready: every check passed.",
+                generate_examples=False,
                 examples=[
                     Example(
-                        summary="Redis unreachable",
+                        summary="Ready",
+                        value={"status": "ready", "checks": {name: "ok" for name in named_checks}},
+                    )
+                ],
+            ),
+            503: ResponseSpec(
+                data_container=problem_schema,
+                description="Not ready: a dependency check failed or the replica is shutting down "
+                "(`NOT_READY`, with `Retry-After`).",
+                media_type=PROBLEM_MEDIA_TYPE,
+                generate_examples=False,
+                examples=[
+                    Example(
+                        summary="NOT_READY",
                         value={
                             "type": "https://fivehundred.dev/problems/not-ready",
                             "title": "Service not ready",
                             "status": 503,
                             "code": "NOT_READY",
-                            "detail": "Failed checks: redis=failed.",
+                            "detail": f"Failed checks: {first_check}=failed.",
                         },
                     )
                 ],

@@ -36,6 +36,8 @@ from collections.abc import Sequence
 from litestar import get
 from litestar.enums import ScopeType
 from litestar.handlers import HTTPRouteHandler
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.openapi.spec import Example
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4
@@ -204,6 +206,19 @@ class MetricsMiddleware:
             self.metrics.observe_request(scope["method"], route_label(scope), status, duration)
 
 
+METRICS_EXAMPLE = """\
+# HELP http_requests_total HTTP requests by method, route template and status code.
+# TYPE http_requests_total counter
+http_requests_total{method="POST",route="/v1/games/apply",status="200"} 1042.0
+# HELP moves_applied_total Moves applied to a game.
+# TYPE moves_applied_total counter
+moves_applied_total 1311.0
+# HELP moves_refused_total Moves refused as illegal, by stable reason code.
+# TYPE moves_refused_total counter
+moves_refused_total{reason="MUST_FOLLOW_SUIT"} 7.0
+"""
+
+
 def metrics_route_handler(metrics: ServiceMetrics, *, path: str = "/metrics") -> HTTPRouteHandler:
     """A ``GET /metrics`` handler (``operation_id="metrics"``) serving ``metrics`` in text format."""
 
@@ -216,6 +231,15 @@ def metrics_route_handler(metrics: ServiceMetrics, *, path: str = "/metrics") ->
         media_type=METRICS_MEDIA_TYPE,
         sync_to_thread=False,
         cache_control=None,
+        responses={
+            200: ResponseSpec(
+                data_container=str,
+                description="The metrics, one sample per line.",
+                media_type=METRICS_MEDIA_TYPE,
+                generate_examples=False,
+                examples=[Example(summary="A few samples", value=METRICS_EXAMPLE)],
+            )
+        },
     )
     def serve_metrics() -> str:
         return metrics.render().decode("utf-8")

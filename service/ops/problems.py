@@ -2,8 +2,8 @@
 
 The ops middlewares answer some requests themselves (401, 429, 503) before any route handler runs, so they
 write ``application/problem+json`` straight onto the ASGI ``send`` channel with :func:`send_problem`. The
-body shape is :class:`ProblemDetails`, which the service's own exception handlers may reuse so that every
-error in the API has exactly one schema in the OpenAPI document.
+body is the service's own :class:`service.problems.ProblemDetails` (only its five RFC 9457 members are set
+here), so every error in the API has exactly one schema in the OpenAPI document.
 
 >>> problem_type("rate-limited")
 'https://fivehundred.dev/problems/rate-limited'
@@ -16,19 +16,11 @@ from collections.abc import Iterable
 import msgspec
 from litestar.types import HTTPResponseBodyEvent, HTTPResponseStartEvent, Send
 
-PROBLEM_MEDIA_TYPE = "application/problem+json"
-PROBLEM_TYPE_BASE = "https://fivehundred.dev/problems/"
+from service.problems import PROBLEM_BASE as PROBLEM_TYPE_BASE
+from service.problems import PROBLEM_MEDIA_TYPE, ProblemDetails
 
-
-class ProblemDetails(msgspec.Struct, frozen=True, omit_defaults=True):
-    """An RFC 9457 problem body with the service's stable machine ``code``."""
-
-    type: str
-    title: str
-    status: int
-    code: str
-    detail: str
-
+__all__ = ["PROBLEM_MEDIA_TYPE", "PROBLEM_TYPE_BASE", "ProblemDetails", "make_problem", "problem_type",
+           "send_problem"]
 
 _encoder = msgspec.json.Encoder()
 

@@ -2,7 +2,8 @@
 
 Mounting it in the app factory::
 
-    sessions = build_sessions(settings, sealer, shutdown=coordinator.shutting_down)
+    sessions = build_sessions(settings, sealer, shutdown=coordinator.shutting_down, metrics=metrics,
+                              track_stream=coordinator.track_stream)
     app = Litestar(
         route_handlers=[..., *sessions.route_handlers],
         dependencies={**sessions.dependencies},
@@ -32,12 +33,12 @@ from service.config import Settings
 from service.sessions.api import SECURITY_SCHEMES, SessionsController
 from service.sessions.memory import MemoryStore
 from service.sessions.redis_store import RedisStore
-from service.sessions.service import SessionService
+from service.sessions.service import SessionMetrics, SessionService, StreamTracker
 from service.sessions.store import SessionStore, StoreUnavailable
 from service.snapshots import Sealer
 
-__all__ = ["MemoryStore", "RedisStore", "SessionService", "SessionStore", "SessionsComponent",
-           "build_sessions"]
+__all__ = ["MemoryStore", "RedisStore", "SessionMetrics", "SessionService", "SessionStore", "SessionsComponent",
+           "StreamTracker", "build_sessions"]
 
 logger = logging.getLogger("fivehundred.sessions")
 
@@ -63,23 +64,27 @@ class SessionsComponent:
 
 
 def build_sessions(settings: Settings, sealer: Sealer, *, shutdown: asyncio.Event | None = None,
-                   key_prefix: str = "fh:", heartbeat_seconds: float = 15.0) -> SessionsComponent:
+                   key_prefix: str = "fh:", heartbeat_seconds: float = 15.0, metrics: SessionMetrics | None = None,
+                   track_stream: StreamTracker | None = None) -> SessionsComponent:
     """The sessions component over Redis (``settings.redis_url``) or, without it, an in-process store.
 
     ``shutdown``, once set, ends every open event stream (its ``on_shutdown`` hook sets it too).
-    ``key_prefix`` namespaces the Redis keys (tests use their own).
+    ``key_prefix`` namespaces the Redis keys (tests use their own). ``metrics`` counts moves applied and
+    refused (by reason), sessions created, sessions expired (the memory store only: Redis expires keys
+    silently) and Redis errors (by store operation). ``track_stream`` is entered for each open event stream.
     """
     store: SessionStore
     remembered = 0  # the memory store is its own memory
     if settings.redis_url:
         store = RedisStore(settings.redis_url, settings.session_idle_seconds, prefix=key_prefix,
-                           max_wait=heartbeat_seconds)
+                           max_wait=heartbeat_seconds, on_error=metrics.redis_error if metrics else None)
         remembered = REMEMBERED_SESSIONS
     else:
-        store = MemoryStore(settings.session_idle_seconds)
+        store = MemoryStore(settings.session_idle_seconds,
+                            on_expired=metrics.session_expired if metrics else None)
     stopping = shutdown if shutdown is not None else asyncio.Event()
     service = SessionService(store, sealer, stopping=stopping, heartbeat_seconds=heartbeat_seconds,
-                             remembered_sessions=remembered)
+                             remembered_sessions=remembered, metrics=metrics, track_stream=track_stream)
 
     def provide_session_service() -> SessionService:
         return service

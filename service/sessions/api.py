@@ -12,12 +12,13 @@ from typing import Annotated, Any
 from litestar import Controller, Request, Response, delete, get, post
 from litestar.di import NamedDependency
 from litestar.enums import MediaType
-from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import SecurityScheme
-from litestar.params import FromPath, HeaderParameter, JSONBody, QueryParameter
+from litestar.params import Body, FromPath, HeaderParameter, QueryParameter
 from litestar.response import Stream
 
-from service.problems import ProblemDetails
+from service.examples import response_spec
+from service.openapi import SNAPSHOT_CODES, problem_responses
+from service.sessions import examples
 from service.sessions.service import (
     CreateSessionRequest,
     MoveApplied,
@@ -40,21 +41,15 @@ SECURITY_SCHEMES = {
 _SECURED: list[dict[str, list[str]]] = [{SECURITY_SCHEME: []}]
 _NO_STORE = {"Cache-Control": "no-store"}
 
-_PROBLEM_MEANINGS = {
-    400: "Malformed request (body, header or parameter).",
-    401: "Missing or unknown token (`UNAUTHORIZED`).",
-    403: "A token of this session, but of the wrong role or seat (`FORBIDDEN`, `WRONG_SEAT`).",
-    404: "Unknown, deleted or expired session (`SESSION_NOT_FOUND`).",
-    409: "Stale `If-Match` (`VERSION_CONFLICT`, with `current_version` and the current `ETag`).",
-    422: "Illegal move (`ILLEGAL_MOVE` with `reason`, `detail`, `legal_moves`), or an `Idempotency-Key` "
-         "reused for a different move (`IDEMPOTENCY_KEY_REUSED`); for a snapshot, `SNAPSHOT_CORRUPT`.",
-    503: "The session store is unavailable (`STORE_UNAVAILABLE`, with `Retry-After`).",
-}
-
-
-def _problems(*statuses: int) -> dict[int, ResponseSpec]:
-    return {s: ResponseSpec(data_container=ProblemDetails, description=_PROBLEM_MEANINGS[s],
-                            media_type="application/problem+json") for s in statuses}
+#: The problem codes of each operation (each documented with an example; see service/openapi.py).
+_SESSION_CODES = ("MALFORMED_REQUEST", "UNAUTHORIZED", "FORBIDDEN", "SESSION_NOT_FOUND", "STORE_UNAVAILABLE")
+_CREATE_CODES = ("MALFORMED_REQUEST", "INVALID_OPTIONS", "INVALID_SEED", "INVALID_DECK_ORDER",
+                 "INVALID_FIRST_DEALER", *SNAPSHOT_CODES, "BODY_TOO_LARGE", "STORE_UNAVAILABLE")
+_MOVE_CODES = ("MALFORMED_REQUEST", "MALFORMED_MOVE", "INVALID_IF_MATCH", "INVALID_IDEMPOTENCY_KEY", "UNAUTHORIZED",
+               "FORBIDDEN", "WRONG_SEAT", "SESSION_NOT_FOUND", "VERSION_CONFLICT", "ILLEGAL_MOVE",
+               "IDEMPOTENCY_KEY_REUSED", "BODY_TOO_LARGE", "STORE_UNAVAILABLE")
+_STREAM_CODES = ("MALFORMED_REQUEST", "INVALID_LAST_EVENT_ID", "UNAUTHORIZED", "SESSION_NOT_FOUND",
+                 "STORE_UNAVAILABLE")
 
 
 def _token(request: Request[Any, Any, Any], access_token: str | None = None) -> str:
@@ -62,6 +57,8 @@ def _token(request: Request[Any, Any, Any], access_token: str | None = None) -> 
 
 
 Service = NamedDependency[SessionService]
+CreateBody = Annotated[CreateSessionRequest, Body(examples=examples.CREATE_SESSION_REQUESTS)]
+MoveBody = Annotated[MoveRequest, Body(examples=examples.SESSION_MOVE_REQUESTS)]
 SessionId = FromPath[str]
 SeatQuery = Annotated[int | None, QueryParameter(
     name="seat", required=False, ge=0, le=5,
@@ -87,25 +84,34 @@ class SessionsController(Controller):
 
     @post("/", operation_id="create_session", status_code=201, summary="Create a hosted session",
           description="From a new game's settings (as for a stateless game) or from a sealed snapshot. "
-                      "Answers the host token and one token per seat; only their SHA-256 hashes are stored.",
-          responses=_problems(400, 422, 503))
-    async def create_session(self, session_service: Service,
-                             data: JSONBody[CreateSessionRequest]) -> Response[SessionCreated]:
+                      "Answers the host token and one token per seat; only their SHA-256 hashes are stored. "
+                      "Headers: `ETag` (the version, `\"1\"`) and `Location` (the session's path).",
+          responses={201: response_spec(SessionCreated, "The new session and its tokens.",
+                                        examples.SESSION_CREATED),
+                     **problem_responses(*_CREATE_CODES)})
+    async def create_session(self, session_service: Service, data: CreateBody) -> Response[SessionCreated]:
         created = await session_service.create(data)
         return Response(created, status_code=201, headers={
             "ETag": etag(created.version), "Location": f"{PATH}/{created.session_id}", **_NO_STORE})
 
     @get("/{session_id:str}", operation_id="get_session", summary="Read a session as the caller's seat",
-         description="A seat token gets its seat's view; the host token the public view.",
-         security=_SECURED, responses=_problems(400, 401, 403, 404, 503))
+         description="A seat token gets its seat's view; the host token the public view. `ETag`: the "
+                     "session's version.",
+         security=_SECURED,
+         responses={200: response_spec(SessionState, "The caller's view.", examples.SESSION_STATE),
+                    **problem_responses(*_SESSION_CODES)})
     async def get_session(self, request: Request[Any, Any, Any], session_service: Service,
                           session_id: SessionId, seat: SeatQuery = None) -> Response[SessionState]:
         state = await session_service.get(session_id, _token(request), seat)
         return Response(state, headers={"ETag": etag(state.version), **_NO_STORE})
 
     @get("/{session_id:str}/legal-moves", operation_id="get_session_legal_moves",
-         summary="The caller's seat's legal moves", description="Seat tokens only (the host has no seat).",
-         security=_SECURED, responses=_problems(400, 401, 403, 404, 503))
+         summary="The caller's seat's legal moves",
+         description="Seat tokens only (the host has no seat). `ETag`: the version these moves are legal at.",
+         security=_SECURED,
+         responses={200: response_spec(SessionLegalMoves, "The seat's legal moves (empty when it may not act "
+                                       "now).", examples.SESSION_LEGAL_MOVES),
+                    **problem_responses(*_SESSION_CODES)})
     async def get_legal_moves(self, request: Request[Any, Any, Any], session_service: Service,
                               session_id: SessionId, seat: SeatQuery = None) -> Response[SessionLegalMoves]:
         moves = await session_service.legal_moves(session_id, _token(request), seat)
@@ -115,13 +121,14 @@ class SessionsController(Controller):
           summary="Make a move for the caller's seat",
           description="One atomic compare-and-set on the session's version. `If-Match` makes a stale version "
                       "a 409; `Idempotency-Key` makes a retry return the first answer (`Idempotent-Replayed: "
-                      "true`) instead of applying twice.",
-          security=_SECURED, responses={
-              200: ResponseSpec(data_container=MoveApplied, description="Applied (or an idempotent replay)."),
-              **_problems(400, 401, 403, 404, 409, 422, 503)})
+                      "true`) instead of applying twice. `ETag`: the new version.",
+          security=_SECURED,
+          responses={200: response_spec(MoveApplied, "Applied (or an idempotent replay): the events and the "
+                                        "view of the mover's seat.", examples.MOVE_APPLIED),
+                     **problem_responses(*_MOVE_CODES)})
     async def apply_move(
         self, request: Request[Any, Any, Any], session_service: Service, session_id: SessionId,
-        data: JSONBody[MoveRequest], if_match: IfMatch = None, idempotency_key: IdempotencyKey = None,
+        data: MoveBody, if_match: IfMatch = None, idempotency_key: IdempotencyKey = None,
     ) -> Response[bytes]:
         outcome = await session_service.move(session_id, _token(request), data.move, if_match=if_match,
                                              idempotency_key=idempotency_key)
@@ -133,14 +140,19 @@ class SessionsController(Controller):
     @get("/{session_id:str}/snapshot", operation_id="export_session_snapshot",
          summary="Export the session's sealed snapshot (host only)",
          description="Keep it: a session that expired or was lost can be recreated from it.",
-         security=_SECURED, responses=_problems(401, 403, 404, 503))
+         security=_SECURED,
+         responses={200: response_spec(SessionSnapshot, "The sealed snapshot of the current state.",
+                                       examples.SESSION_SNAPSHOT),
+                    **problem_responses(*_SESSION_CODES)})
     async def export_snapshot(self, request: Request[Any, Any, Any], session_service: Service,
                               session_id: SessionId) -> Response[SessionSnapshot]:
         exported = await session_service.snapshot(session_id, _token(request))
         return Response(exported, headers={"ETag": etag(exported.version), **_NO_STORE})
 
     @delete("/{session_id:str}", operation_id="delete_session", summary="Delete a session (host only)",
-            security=_SECURED, responses=_problems(401, 403, 404, 503))
+            description="Its state, tokens, event log and idempotency records are removed at once; open event "
+                        "streams end.",
+            security=_SECURED, responses=problem_responses(*_SESSION_CODES))
     async def delete_session(self, request: Request[Any, Any, Any], session_service: Service,
                              session_id: SessionId) -> None:
         await session_service.delete(session_id, _token(request))
@@ -151,7 +163,10 @@ class SessionsController(Controller):
                      "Starts at the beginning of the session's log, or after `Last-Event-ID` (header or "
                      "query), so a reconnect loses and repeats nothing. Heartbeat comments every 15 s; the "
                      "stream ends once the game is over and every event was sent.",
-         security=_SECURED, responses=_problems(400, 401, 404, 503))
+         security=_SECURED,
+         responses={200: response_spec(str, "The event stream (`text/event-stream`).", examples.EVENT_STREAM,
+                                       media_type="text/event-stream"),
+                    **problem_responses(*_STREAM_CODES)})
     async def stream_events(
         self, request: Request[Any, Any, Any], session_service: Service, session_id: SessionId,
         access_token: AccessToken = None, last_event_id: LastEventIdQuery = None,

@@ -12,7 +12,7 @@ import asyncio
 import bisect
 import time
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from engine import Event, GameState
@@ -50,12 +50,16 @@ class _Session:
 
 
 class MemoryStore:
-    """Sessions in a dict, expired lazily on access (and swept now and then on creation)."""
+    """Sessions in a dict, expired lazily on access (and swept now and then on creation).
 
-    def __init__(self, idle_seconds: int) -> None:
+    ``on_expired(count)``, if given, is told of sessions dropped for idleness (not of deleted ones).
+    """
+
+    def __init__(self, idle_seconds: int, *, on_expired: Callable[[int], None] | None = None) -> None:
         self.idle_seconds = idle_seconds
         self._sessions: dict[str, _Session] = {}
         self._next_sweep = 0.0
+        self._on_expired = on_expired
 
     @staticmethod
     def _now() -> float:
@@ -65,6 +69,7 @@ class MemoryStore:
         s = self._sessions.get(session_id)
         if s is not None and s.expires_at <= self._now():
             self._drop(session_id)
+            self._expired(1)
             return None
         return s
 
@@ -83,8 +88,14 @@ class MemoryStore:
         if now < self._next_sweep:
             return
         self._next_sweep = now + min(60.0, self.idle_seconds)
-        for sid in [sid for sid, s in self._sessions.items() if s.expires_at <= now]:
+        expired = [sid for sid, s in self._sessions.items() if s.expires_at <= now]
+        for sid in expired:
             self._drop(sid)
+        self._expired(len(expired))
+
+    def _expired(self, count: int) -> None:
+        if count and self._on_expired is not None:
+            self._on_expired(count)
 
     async def create(self, session_id: str, record: SessionRecord, events: Sequence[Event]) -> bool:
         self._sweep()

@@ -16,11 +16,12 @@ compare-and-set script :data:`COMMIT_LUA`, preceded by that read unless the repl
 current record (so one or two; see :mod:`service.sessions.service`); a live SSE reader sits in ``XREAD BLOCK``
 on a separate connection pool so that it never holds up the short commands.
 
-Any Redis error becomes :class:`StoreUnavailable` (503 with ``Retry-After``). Commands are not retried by the
-client: a compare-and-set whose reply was lost may have been applied, and re-sending it blindly is exactly
-what the version check and idempotency keys exist to prevent; callers retry with the same key instead.
-Connections that broke while Redis was away are replaced by the pool on next use, so the service recovers
-by itself.
+Any Redis error becomes :class:`StoreUnavailable` (503 with ``Retry-After``), and is reported to ``on_error``
+with the store operation's name (``session_load``, ``session_commit`` …) when one is given. Commands are not
+retried by the client: a compare-and-set whose reply was lost may have been applied, and re-sending it blindly
+is exactly what the version check and idempotency keys exist to prevent; callers retry with the same key
+instead. Connections that broke while Redis was away are replaced by the pool on next use, so the service
+recovers by itself.
 """
 
 from __future__ import annotations
@@ -187,19 +188,24 @@ def _record(fields: Any) -> SessionRecord:
 
 
 @asynccontextmanager
-async def _guard(seconds: float = COMMAND_TIMEOUT) -> AsyncIterator[None]:
+async def _guard(operation: str, on_error: Callable[[str], None] | None,
+                 seconds: float = COMMAND_TIMEOUT) -> AsyncIterator[None]:
     try:
         async with asyncio.timeout(seconds):
             yield
     except (RedisError, OSError) as exc:  # TimeoutError is an OSError
+        if on_error is not None:
+            on_error(operation)
         raise StoreUnavailable() from exc
 
 
 class RedisStore:
     """A :class:`~service.sessions.store.SessionStore` on Redis."""
 
-    def __init__(self, url: str, idle_seconds: int, *, prefix: str = "fh:", max_wait: float = 30.0) -> None:
+    def __init__(self, url: str, idle_seconds: int, *, prefix: str = "fh:", max_wait: float = 30.0,
+                 on_error: Callable[[str], None] | None = None) -> None:
         self.idle_seconds = idle_seconds
+        self._on_error = on_error
         self.prefix = prefix
         self._ttl_ms = str(idle_seconds * 1000)
         self.client = _client(url)
@@ -219,13 +225,13 @@ class RedisStore:
         args: list[Any] = [self._ttl_ms, str(record.version), record.tag, STATE_ENCODER.encode(record.state),
                            record.auth]
         args.extend(EVENT_ENCODER.encode(e) for e in events)
-        async with _guard():
+        async with _guard("session_create", self._on_error):
             return bool(await self._create(keys=self.keys(session_id), args=args))
 
     async def load(self, session_id: str, idempotency_field: str | None = None) -> Loaded | None:
         hash_key, _, idem_key, _ = self.keys(session_id)
         reply: Any
-        async with _guard():
+        async with _guard("session_load", self._on_error):
             if idempotency_field is None:
                 reply = await self._send(_pack(b"HMGET", hash_key, b"v", b"tag", b"st", b"auth"))
             else:
@@ -244,7 +250,7 @@ class RedisStore:
                            first, str(IDEMPOTENCY_RECORDS_KEPT)]
         args.extend(EVENT_ENCODER.encode(e) for e in events)
         reply: Any
-        async with _guard():
+        async with _guard("session_commit", self._on_error):
             reply = await self._evalsha(self._commit, self.keys(session_id), args)
         code = int(reply[0])
         if code == 1:
@@ -277,18 +283,18 @@ class RedisStore:
             return await self._send(_pack(b"EVALSHA", script.sha, str(len(keys)), *keys, *args))
 
     async def delete(self, session_id: str) -> bool:
-        async with _guard():
+        async with _guard("session_delete", self._on_error):
             return bool(await self.client.delete(*self.keys(session_id)))
 
     async def exists(self, session_id: str) -> bool:
-        async with _guard():
+        async with _guard("session_exists", self._on_error):
             return bool(await self.client.exists(self.keys(session_id)[0]))
 
     async def read_events(self, session_id: str, after: Cursor, wait: float) -> list[LoggedEvent]:
         log_key = self.keys(session_id)[1]
         streams: Any = {log_key: f"{after[0]}-{after[1]}"}
         reply: Any
-        async with _guard(min(wait, self._max_wait) + COMMAND_TIMEOUT):
+        async with _guard("session_events", self._on_error, min(wait, self._max_wait) + COMMAND_TIMEOUT):
             if wait > 0:
                 block_ms = max(1, int(min(wait, self._max_wait) * 1000))
                 reply = await self.blocking_client.xread(streams, count=EVENTS_PER_READ, block=block_ms)
@@ -303,7 +309,7 @@ class RedisStore:
         return out
 
     async def ping(self) -> bool:
-        async with _guard():
+        async with _guard("ping", self._on_error):
             return bool(await self.client.ping())
 
     async def open(self) -> None:

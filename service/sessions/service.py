@@ -20,13 +20,15 @@ with ``If-Match`` the caller asked for exactly that version, so a lost race is a
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import hmac
 import re
 import secrets
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Awaitable
-from typing import Any, NamedTuple, TypeVar
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AbstractAsyncContextManager
+from typing import Any, NamedTuple, Protocol, TypeVar
 
 import msgspec
 
@@ -65,6 +67,27 @@ from service.sessions.store import (
 from service.snapshots import Sealer
 
 T = TypeVar("T")
+
+
+class SessionMetrics(Protocol):
+    """What the sessions count (:class:`service.ops.metrics.ServiceMetrics` is one)."""
+
+    def move_applied(self, count: int = 1) -> None: ...
+
+    def move_refused(self, reason: str) -> None: ...
+
+    def session_created(self) -> None: ...
+
+    def session_expired(self, count: int = 1) -> None: ...
+
+    def redis_error(self, operation: str) -> None: ...
+
+
+#: Counts an open event stream while its context is entered (e.g. ``ShutdownCoordinator.track_stream``).
+StreamTracker = Callable[[], AbstractAsyncContextManager[Any]]
+
+#: Refusals counted in ``moves_refused_total`` (by their ``reason``): illegal and malformed moves.
+_REFUSALS = ("ILLEGAL_MOVE", "MALFORMED_MOVE")
 
 #: Attempts at read + apply + compare-and-set for a move without If-Match before answering 409.
 MOVE_ATTEMPTS = 5
@@ -226,7 +249,9 @@ def _hash(token: str) -> bytes:
     return hashlib.sha256(token.encode()).digest()
 
 
-def _event_frame(e: LoggedEvent, seat: int | None) -> bytes:
+def event_frame(e: LoggedEvent, seat: int | None) -> bytes:
+    """One Server-Sent Events frame: ``id: <version>-<index>``, ``event: <type>``, the event JSON as ``seat``
+    may see it."""
     shown = redact_events((e.event,), seat)[0]
     return b"id: %d-%d\nevent: %s\ndata: %s\n\n" % (
         e.version, e.seq, _EVENT_TYPES[type(shown)].encode(), _JSON.encode(shown))
@@ -236,11 +261,14 @@ class SessionService:
     """The sessions' behaviour over a :class:`SessionStore`."""
 
     def __init__(self, store: SessionStore, sealer: Sealer, *, stopping: asyncio.Event,
-                 heartbeat_seconds: float = 15.0, remembered_sessions: int = 0) -> None:
+                 heartbeat_seconds: float = 15.0, remembered_sessions: int = 0,
+                 metrics: SessionMetrics | None = None, track_stream: StreamTracker | None = None) -> None:
         self.store = store
         self.sealer = sealer
         self.stopping = stopping
         self.heartbeat_seconds = heartbeat_seconds
+        self.metrics = metrics
+        self._track_stream = track_stream
         #: The last record this replica read or wrote of up to ``remembered_sessions`` sessions (LRU): a move
         #: is computed on it and committed against its (version, tag), saving the read when it is current.
         self._recent: OrderedDict[str, SessionRecord] = OrderedDict()
@@ -259,6 +287,8 @@ class SessionService:
         while not await self.store.create(session_id, record, events):  # 2**-128: belt and braces
             session_id = secrets.token_urlsafe(16)
         self._remember(session_id, record)
+        if self.metrics is not None:
+            self.metrics.session_created()
         return SessionCreated(
             session_id=session_id, version=record.version, host_token=host_token, seat_tokens=seat_tokens,
             options=msgspec.structs.asdict(state.options), rules_version=state.rules_version,
@@ -391,8 +421,9 @@ class SessionService:
                 record, replay, fresh = loaded.record, loaded.replay, True
             try:
                 prepared = self._prepare(record, replay, token, move, expected, field, fingerprint)
-            except Problem:
+            except Problem as exc:
                 if fresh:
+                    self._count_refusal(exc)
                     raise
                 record = None  # remembered state: check against the store before answering an error
                 continue
@@ -402,6 +433,8 @@ class SessionService:
             outcome = await self.store.commit(session_id, record, state, events, keyed)
             if isinstance(outcome, Committed):
                 self._remember(session_id, SessionRecord(outcome.version, state, record.auth, outcome.tag))
+                if self.metrics is not None:
+                    self.metrics.move_applied()
                 return MoveOutcome(body, outcome.version, False)
             if isinstance(outcome, Replayed):
                 return self._replay(outcome.record, fingerprint)
@@ -450,6 +483,11 @@ class SessionService:
         keyed = None if field is None else (field, IdempotencyRecord(fingerprint, version, body))
         return state, events, body, keyed
 
+    def _count_refusal(self, problem: Problem) -> None:
+        reason = problem.extra.get("reason")
+        if self.metrics is not None and problem.code in _REFUSALS and isinstance(reason, str):
+            self.metrics.move_refused(reason)
+
     @staticmethod
     def _idempotency_field(seat: object, key: str) -> str:
         if not 1 <= len(key) <= MAX_IDEMPOTENCY_KEY or not key.isascii() or not key.isprintable():
@@ -480,6 +518,13 @@ class SessionService:
 
     async def _frames(self, session_id: str, seat: int | None, cursor: Cursor,
                       finished: bool) -> AsyncIterator[bytes]:
+        tracked = self._track_stream() if self._track_stream is not None else contextlib.nullcontext()
+        async with tracked:
+            async for frame in self._stream(session_id, seat, cursor, finished):
+                yield frame
+
+    async def _stream(self, session_id: str, seat: int | None, cursor: Cursor,
+                      finished: bool) -> AsyncIterator[bytes]:
         yield b"retry: 1000\n\n"
         try:
             while not self.stopping.is_set():
@@ -492,7 +537,7 @@ class SessionService:
                         return  # the game is over and everything was sent, or the session is gone
                     yield b": heartbeat\n\n"
                     continue
-                yield b"".join(_event_frame(e, seat) for e in batch)
+                yield b"".join(event_frame(e, seat) for e in batch)
                 cursor = batch[-1].version, batch[-1].seq
                 finished = finished or isinstance(batch[-1].event, GameOver)
         except StoreUnavailable:

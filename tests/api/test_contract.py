@@ -1,10 +1,28 @@
-"""Schemathesis over the committed contract (``openapi/openapi.json``), driving the in-process ASGI app.
+"""Schemathesis over the committed contract (``openapi/openapi.json``): every operation, driven in process.
 
-Every operation is fuzzed with bodies generated from the schema (and, negatively, bodies that violate it).
-Generated snapshots would never open, so a hook replaces the ``snapshot`` of most bodies with real sealed
-snapshots at every phase of 2- to 6-player games, and often the ``move`` with a legal move of that state, so
-the fuzzing reaches the engine: legal moves apply, illegal ones are answered 422, bad tokens 400. A few pool
-entries are broken on purpose (an inconsistent state, a snapshot under another key).
+Every operation is fuzzed with requests generated from the schema (and, negatively, requests that violate
+it), sent to one app (``service.app.create_app``, memory store) through one long-lived test client, so that
+the sessions created before and during the run live for the whole run.
+
+Generated values would never be accepted, so hooks put real ones in most requests:
+
+* bodies with a ``snapshot`` get real sealed snapshots at every phase of 2- to 6-player games, and often a
+  ``move`` that is a legal move of that state, so the fuzzing reaches the engine: legal moves apply, illegal
+  ones are answered 422, bad tokens 400. A few pool entries are broken on purpose (an inconsistent state, a
+  snapshot under another key);
+* operations on ``/v1/sessions/{session_id}`` get, most of the time, the id of a real session (a pool of
+  sessions of 2 to 6 players, fresh, part-played and finished, created before the run) and a real token:
+  its host's, one of its seats', or another session's. A session move is often the legal move of the seat to
+  act, with that seat's token and, sometimes, the current or the previous version in ``If-Match`` or an
+  ``Idempotency-Key`` from a small set (replays, and keys reused for other moves), so games advance during
+  the run. ``DELETE`` gets a session created for it, so the pool survives; a session's creation is often
+  from a real snapshot or for a game the rules can play.
+
+The event stream cannot hang the run, twice over: the hook gives the events operation a real session id only
+of a *finished* game (whose stream replays the log and ends by itself), so a valid token never opens an
+endless stream; and :func:`bounded_streams` wraps the app so that any stream still open after
+``STREAM_LIMIT_SECONDS`` is ended as if the client had disconnected. The test then fails, saying so: a
+stream that had to be cut means the first guard failed.
 
 Checks: no 5xx, every status code documented, every response body conforms to its schema, and every content
 type is the documented one.
@@ -12,14 +30,19 @@ type is the documented one.
 
 from __future__ import annotations
 
+import asyncio
 import random
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import msgspec
+import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
+from litestar.types import ASGIApp, Message, Receive, Scope, Send
 from schemathesis import DataGenerationMethod
 from schemathesis.checks import (
     content_type_conformance,
@@ -27,6 +50,7 @@ from schemathesis.checks import (
     response_schema_conformance,
     status_code_conformance,
 )
+from starlette_testclient import TestClient
 
 from engine import GameState, apply_move, legal_moves, new_game, resolve_options
 from service.app import create_app
@@ -38,17 +62,23 @@ from .helpers import an_illegal_move, states_by_phase
 
 CONTRACT = Path(__file__).resolve().parents[2] / "openapi" / "openapi.json"
 CHECKS = (not_a_server_error, status_code_conformance, response_schema_conformance, content_type_conformance)
+BASE_URL = "http://testserver"
+EVENTS_PATH = "/v1/sessions/{session_id}/events"
+STREAM_LIMIT_SECONDS = 5.0
 
 
-def _pool() -> list[tuple[str, list[Any]]]:
-    """(sealed snapshot, legal moves as JSON) at many phases and player counts, plus a few broken ones."""
+def _pool() -> tuple[list[tuple[str, list[Any]]], list[GameState]]:
+    """(sealed snapshot, legal moves as JSON) at many phases and player counts, plus a few broken ones; and
+    the finished games met on the way."""
     sealer = Sealer([KEY_A])
     states: list[GameState] = list(states_by_phase().values())
+    finished: list[GameState] = []
     rng = random.Random(7)
     for players in (2, 3, 4, 5, 6):
         state, _ = new_game(resolve_options(players, None, {"target": 200, "lose_at": -200}), seed=players)
         for step in range(400):
             if state.phase == "game_over":
+                finished.append(state)
                 break
             if step % 17 == 0 or state.phase in ("exchange", "call", "nominate"):
                 states.append(state)
@@ -64,16 +94,137 @@ def _pool() -> list[tuple[str, list[Any]]]:
     broken = msgspec.structs.replace(states[0], kitty=())
     pool.append((sealer.seal(broken), []))  # opens, fails the integrity check
     pool.append((Sealer([KEY_B]).seal(states[0]), []))  # unknown key
-    return pool
+    return pool, finished
 
 
-POOL = _pool()
-APP = create_app(Settings(snapshot_keys=(KEY_A,)))
+POOL, FINISHED_STATES = _pool()
+
+
+# ------------------------------------------------------------------------------------------ the app
+
+
+@dataclass
+class StreamGuard:
+    cut: list[str]
+
+
+def bounded_streams(app: ASGIApp, guard: StreamGuard, limit: float) -> ASGIApp:
+    """``app``, but an event stream still open after ``limit`` seconds is ended: the client's ``receive``
+    then answers ``http.disconnect`` (Litestar cancels the stream) and the response is completed here."""
+
+    async def bounded(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not scope["path"].endswith("/events"):
+            await app(scope, receive, send)
+            return
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + limit
+        completed = False
+
+        async def receive_until_deadline() -> Message:
+            try:
+                return await asyncio.wait_for(receive(), max(0.0, deadline - loop.time()))
+            except TimeoutError:
+                guard.cut.append(scope["path"])
+                return {"type": "http.disconnect"}
+
+        async def tracking_send(message: Message) -> None:
+            nonlocal completed
+            if message["type"] == "http.response.body" and not message.get("more_body", False):
+                completed = True
+            await send(message)
+
+        await app(scope, receive_until_deadline, tracking_send)
+        if not completed and guard.cut:
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+    return bounded
+
+
+APP = create_app(Settings(snapshot_keys=(KEY_A,), log_level="WARNING"), event_heartbeat_seconds=1.0)
+GUARD = StreamGuard([])
 schemathesis.experimental.OPEN_API_3_1.enable()  # Schemathesis 3.x: OpenAPI 3.1 support is opt-in
 schema = schemathesis.from_path(
-    str(CONTRACT), app=APP,
+    str(CONTRACT), base_url=BASE_URL,
     data_generation_methods=[DataGenerationMethod.positive, DataGenerationMethod.negative],
 )
+
+
+# ------------------------------------------------------------------------------------- the sessions
+
+
+@dataclass
+class Session:
+    id: str
+    host: str
+    seats: list[str]
+    finished: bool
+
+
+#: Sessions of the run, filled by the ``client`` fixture before the first case is generated.
+SESSIONS: list[Session] = []
+#: The client every case goes through (the hooks use it too, to read a session's state and to create one).
+CLIENTS: list[TestClient] = []
+
+
+def _bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def _create(client: TestClient, body: dict[str, Any]) -> Session:
+    response = client.post("/v1/sessions", json=body)
+    assert response.status_code == 201, response.text
+    created = response.json()
+    return Session(created["session_id"], created["host_token"], created["seat_tokens"],
+                   created["phase"] == "game_over")
+
+
+def _play(client: TestClient, session: Session, rng: random.Random, moves: int) -> None:
+    """Up to ``moves`` random legal moves through the API (until the game ends)."""
+    for _ in range(moves):
+        to_act = client.get(f"/v1/sessions/{session.id}", headers=_bearer(session.host)).json()["view"]["to_act"]
+        if to_act is None:
+            session.finished = True
+            return
+        legal = client.get(f"/v1/sessions/{session.id}/legal-moves", headers=_bearer(session.seats[to_act]))
+        move = rng.choice(legal.json()["legal_moves"])
+        response = client.post(f"/v1/sessions/{session.id}/moves", json={"move": move},
+                               headers=_bearer(session.seats[to_act]))
+        assert response.status_code == 200, response.text
+
+
+def _sessions(client: TestClient) -> list[Session]:
+    rng = random.Random(11)
+    sealer = Sealer([KEY_A])
+    sessions = []
+    for players in (2, 3, 4, 5, 6):
+        sessions.append(_create(client, {"players": players, "seed": players}))
+        part_played = _create(client, {"players": players, "seed": 100 + players})
+        _play(client, part_played, rng, 25)
+        sessions.append(part_played)
+    short = {"target": 10, "lose_at": -10}  # over after one hand
+    for players in (3, 4):
+        finished = _create(client, {"players": players, "seed": 7, "options": short})
+        _play(client, finished, rng, 400)
+        assert finished.finished
+        sessions.append(finished)
+    sessions += [_create(client, {"snapshot": sealer.seal(state)}) for state in FINISHED_STATES[:2]]
+    assert sum(s.finished for s in sessions) >= 3
+    return sessions
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[TestClient]:
+    with TestClient(bounded_streams(APP, GUARD, STREAM_LIMIT_SECONDS), base_url=BASE_URL) as test_client:
+        CLIENTS.append(test_client)
+        SESSIONS.extend(_sessions(test_client))
+        try:
+            yield test_client
+        finally:
+            CLIENTS.clear()
+            SESSIONS.clear()
+
+
+# ---------------------------------------------------------------------------------------------- hooks
 
 
 def _with_real_snapshot(generated: Any, dice: int, entry: tuple[str, list[Any]], pick: int) -> Any:
@@ -86,15 +237,69 @@ def _with_real_snapshot(generated: Any, dice: int, entry: tuple[str, list[Any]],
     return body
 
 
+def _session_body(generated: Any, dice: int, entry: tuple[str, list[Any]], pick: int) -> Any:
+    """A session's creation: from a real snapshot, or a new game the rules can play, or as generated."""
+    if dice < 3:
+        return {"snapshot": entry[0]}
+    if dice < 6:
+        return {"players": 2 + pick % 5, "seed": pick, **({"preset": "american"} if pick % 3 == 0 else {})}
+    return _with_real_snapshot(generated, dice, entry, pick)
+
+
 @schema.hook
 def before_generate_body(context: Any, strategy: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
-    return st.builds(_with_real_snapshot, strategy, st.integers(0, 9), st.sampled_from(POOL),
-                     st.integers(0, 1000))
+    build = _session_body if context.operation.path == "/v1/sessions" else _with_real_snapshot
+    return st.builds(build, strategy, st.integers(0, 9), st.sampled_from(POOL), st.integers(0, 1000))
+
+
+def _with_real_session(case: schemathesis.Case, dice: int, pick: int, token_pick: int) -> schemathesis.Case:
+    """Most of the time: a real session id and token (see the module docstring)."""
+    path = case.operation.path
+    if "{session_id}" not in path or not SESSIONS or not CLIENTS or dice >= 8:
+        return case  # keep what was generated: unknown ids and garbage tokens must be refused cleanly too
+    client = CLIENTS[0]
+    method = case.operation.method.upper()
+    if method == "DELETE":
+        session = _create(client, {"players": 2 + pick % 5})  # its own session: the pool survives deletes
+    elif path == EVENTS_PATH:
+        finished = [s for s in SESSIONS if s.finished]  # a real id only of a game whose stream ends
+        session = finished[pick % len(finished)]
+    else:
+        session = SESSIONS[pick % len(SESSIONS)]
+    tokens = [session.host, *session.seats]
+    token = tokens[token_pick % len(tokens)]
+    if token_pick % 7 == 6:
+        token = SESSIONS[(pick + 1) % len(SESSIONS)].host  # a token of another session: 401
+    headers = dict(case.headers or {})
+    if path.endswith("/moves") and dice < 5 and not session.finished:
+        current = client.get(f"/v1/sessions/{session.id}", headers=_bearer(session.host))
+        to_act = current.json()["view"]["to_act"] if current.status_code == 200 else None
+        if to_act is not None:  # the legal move of the seat to act, with its token: the move applies
+            token = session.seats[to_act]
+            legal = client.get(f"/v1/sessions/{session.id}/legal-moves", headers=_bearer(token)).json()
+            case.body = {"move": legal["legal_moves"][pick % len(legal["legal_moves"])]}
+            headers.pop("If-Match", None)
+            if dice < 2:  # the current version (applies) or the one before (409)
+                version = int(current.headers["etag"].strip('"')) - (pick % 2)
+                headers["If-Match"] = f'"{version}"'
+            if dice == 2:  # a key from a small set: replays of the first answer, or reused for another move
+                headers["Idempotency-Key"] = f"contract-{pick % 3}"
+    headers["Authorization"] = f"Bearer {token}"
+    case.headers = headers
+    case.path_parameters = dict(case.path_parameters or {}, session_id=session.id)
+    return case
+
+
+@schema.hook
+def before_generate_case(context: Any, strategy: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    return st.builds(_with_real_session, strategy, st.integers(0, 9), st.integers(0, 10_000),
+                     st.integers(0, 10_000))
 
 
 @schema.parametrize()
 @settings(max_examples=150, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large])
-def test_contract(case: schemathesis.Case) -> None:
-    response = case.call()
+def test_contract(case: schemathesis.Case, client: TestClient) -> None:
+    response = case.call(session=client)
+    assert not GUARD.cut, f"event streams had to be cut after {STREAM_LIMIT_SECONDS} s: {GUARD.cut}"
     case.validate_response(response, checks=CHECKS)

@@ -48,13 +48,22 @@ def _operations(document: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]
     return [(path, method, op) for path, item in document["paths"].items() for method, op in item.items()]
 
 
+OPERATIONAL_PATHS = {"/healthz", "/readyz", "/metrics"}
+#: Success responses that are not JSON.
+SUCCESS_MEDIA_TYPES = {"stream_session_events": "text/event-stream",
+                       "metrics": "text/plain; version=0.0.4; charset=utf-8"}
+
+
 def test_every_operation_is_named_documented_and_exemplified(served: dict[str, Any]) -> None:
     assert served["openapi"].startswith("3.1")
     ops = _operations(served)
     assert {op["operationId"] for _, _, op in ops} == {
-        "getRules", "createGame", "viewGame", "legalMoves", "validateMove", "applyMove"}
+        "getRules", "createGame", "viewGame", "legalMoves", "validateMove", "applyMove",
+        "create_session", "get_session", "get_session_legal_moves", "apply_session_move", "export_session_snapshot",
+        "delete_session", "stream_session_events", "healthz", "readyz", "metrics"}
+    problem_schemas = set()
     for path, method, op in ops:
-        assert path.startswith("/v1/"), path
+        assert path.startswith("/v1/") or path in OPERATIONAL_PATHS, path
         assert op.get("summary") and op.get("description"), (path, method)
         if "requestBody" in op:
             content = op["requestBody"]["content"]["application/json"]
@@ -62,36 +71,79 @@ def test_every_operation_is_named_documented_and_exemplified(served: dict[str, A
         success = [code for code in op["responses"] if code.startswith("2")]
         assert len(success) == 1, (path, success)
         for code, response in op["responses"].items():
+            if code == "204":
+                assert "content" not in response, (path, code)
+                continue
             (media_type, content), = response["content"].items()
             assert content.get("examples"), (path, code, "response examples")
             if code.startswith("2"):
-                assert media_type == "application/json"
+                assert media_type == SUCCESS_MEDIA_TYPES.get(op["operationId"], "application/json"), (path, code)
             else:
                 assert media_type == "application/problem+json", (path, code)
+                problem_schemas.add(content["schema"]["$ref"])
                 problem = served["components"]["schemas"][content["schema"]["$ref"].rsplit("/", 1)[1]]
                 assert {"type", "title", "status", "code", "detail"} <= set(problem["required"]), problem
-                assert 400 <= int(code) < 500
+                assert 400 <= int(code) < 500 or int(code) == 503, (path, code)
+    assert problem_schemas == {"#/components/schemas/ProblemDetails"}  # one problem schema for every error
+
+
+def _codes(op: dict[str, Any]) -> dict[str, int]:
+    """Each problem code an operation documents, with its status."""
+    return {example["value"]["code"]: int(status) for status, response in op["responses"].items()
+            for example in response.get("content", {}).get("application/problem+json", {}).get(
+                "examples", {}).values()}
 
 
 def test_every_problem_code_is_documented(served: dict[str, Any]) -> None:
     from service.openapi import PROBLEM_EXAMPLES
 
-    documented = {example["value"]["code"] for _, _, op in _operations(served)
-                  for code, response in op["responses"].items() if not code.startswith("2")
-                  for example in response["content"]["application/problem+json"]["examples"].values()}
+    documented = {code for _, _, op in _operations(served) for code in _codes(op)}
     assert documented == set(PROBLEM_EXAMPLES)
-    apply_codes = {example["value"]["code"] for response in served["paths"]["/v1/games/apply"]["post"][
-        "responses"].values() for example in response["content"].get("application/problem+json", {}).get(
-        "examples", {}).values()}
-    assert {"ILLEGAL_MOVE", "MALFORMED_MOVE", "SNAPSHOT_TAMPERED", "SNAPSHOT_CORRUPT"} <= apply_codes
+    apply_codes = _codes(served["paths"]["/v1/games/apply"]["post"])
+    assert {"ILLEGAL_MOVE", "MALFORMED_MOVE", "SNAPSHOT_TAMPERED", "SNAPSHOT_CORRUPT"} <= set(apply_codes)
+
+
+def test_session_and_ops_problem_codes_are_documented_per_operation(served: dict[str, Any]) -> None:
+    paths = served["paths"]
+    session = "/v1/sessions/{session_id}"
+    gateway = {"API_KEY_REQUIRED": 401, "API_KEY_INVALID": 401, "RATE_LIMITED": 429}
+    for path, method, op in _operations(served):
+        if path.startswith("/v1/"):  # behind the API keys and the rate limit when they are configured
+            assert gateway.items() <= _codes(op).items(), (path, method)
+        else:  # probes and the scrape endpoint never are
+            assert not gateway.keys() & _codes(op).keys(), (path, method)
+    reads = {"UNAUTHORIZED": 401, "FORBIDDEN": 403, "SESSION_NOT_FOUND": 404, "STORE_UNAVAILABLE": 503}
+    for path, method in ((session, "get"), (session + "/legal-moves", "get"), (session + "/snapshot", "get"),
+                         (session, "delete")):
+        assert reads.items() <= _codes(paths[path][method]).items(), (path, method)
+    assert {"UNAUTHORIZED": 401, "FORBIDDEN": 403, "WRONG_SEAT": 403, "SESSION_NOT_FOUND": 404,
+            "VERSION_CONFLICT": 409, "IDEMPOTENCY_KEY_REUSED": 422, "ILLEGAL_MOVE": 422, "INVALID_IF_MATCH": 400,
+            "INVALID_IDEMPOTENCY_KEY": 400, "STORE_UNAVAILABLE": 503}.items() \
+        <= _codes(paths[session + "/moves"]["post"]).items()
+    assert {"INVALID_LAST_EVENT_ID": 400, "UNAUTHORIZED": 401, "SESSION_NOT_FOUND": 404,
+            "STORE_UNAVAILABLE": 503}.items() <= _codes(paths[session + "/events"]["get"]).items()
+    assert {"INVALID_OPTIONS": 400, "SNAPSHOT_TAMPERED": 400, "SNAPSHOT_CORRUPT": 422,
+            "STORE_UNAVAILABLE": 503}.items() <= _codes(paths["/v1/sessions"]["post"]).items()
+    assert _codes(paths["/readyz"]["get"]) == {"NOT_READY": 503}
+    conflict = paths[session + "/moves"]["post"]["responses"]["409"]["content"]["application/problem+json"]
+    assert next(iter(conflict["examples"].values()))["value"]["current_version"] == 8
+    assert paths[session + "/moves"]["post"]["security"] == [{"sessionToken": []}]
+    assert served["components"]["securitySchemes"]["sessionToken"] == {
+        "type": "http", "scheme": "bearer", "description": served["components"]["securitySchemes"][
+            "sessionToken"]["description"]}
 
 
 def _validator(document: dict[str, Any], schema: dict[str, Any]) -> jsonschema.Draft202012Validator:
     resource = Resource.from_contents(document, default_specification=DRAFT202012)
     registry: Registry[Any] = Registry().with_resource("urn:openapi", resource)
-    wrapped = {"$ref": "urn:openapi#/components/schemas/" + schema["$ref"].rsplit("/", 1)[1]} \
-        if "$ref" in schema else {"allOf": [{"$ref": "urn:openapi#/components/schemas/" +
-                                             s["$ref"].rsplit("/", 1)[1]} for s in schema["allOf"]]}
+    if "$ref" in schema:
+        wrapped = {"$ref": "urn:openapi#/components/schemas/" + schema["$ref"].rsplit("/", 1)[1]}
+    elif "allOf" in schema:
+        wrapped = {"allOf": [{"$ref": "urn:openapi#/components/schemas/" + s["$ref"].rsplit("/", 1)[1]}
+                             for s in schema["allOf"]]}
+    else:  # an inline schema (the event stream and the metrics are text)
+        assert "$ref" not in json.dumps(schema), schema
+        wrapped = schema
     return jsonschema.Draft202012Validator(wrapped, registry=registry)
 
 
@@ -104,12 +156,12 @@ def test_every_example_matches_its_schema(served: dict[str, Any]) -> None:
                 _validator(served, schema).validate(example)
                 checked += 1
         for code, response in op["responses"].items():
-            for content in response["content"].values():
+            for content in response.get("content", {}).values():
                 for name, example in content["examples"].items():
                     errors = list(_validator(served, content["schema"]).iter_errors(example["value"]))
                     assert not errors, (path, code, name, [e.message for e in errors[:3]])
                     checked += 1
-    assert checked > 30
+    assert checked > 60
 
 
 def test_array_like_structs_are_documented_as_arrays(served: dict[str, Any]) -> None:

@@ -3,7 +3,8 @@
     .venv/bin/python tests/bench/bench_http.py [--seconds 10] [--rounds 5] [--connections 64]
                                                [--trivial-path /healthz] [--generator auto|wrk|python] [--views]
 
-Starts ``uvicorn --factory`` (one worker, no access log, log level warning) pinned to CPU 0 and a load generator
+Starts ``uvicorn --factory service.app:create_app`` (the service as deployed: one worker, no access log,
+``LOG_LEVEL=WARNING``, no rate limit or API keys) pinned to CPU 0 and a load generator
 pinned to CPU 1, both on the loopback interface, with HTTP/1.1 keep-alive connections. Three scenarios of
 ``--seconds`` each, taking turns in ``--rounds`` slices (so that other load on the machine weighs on all alike):
 
@@ -13,9 +14,9 @@ pinned to CPU 1, both on the loopback interface, with HTTP/1.1 keep-alive connec
     sending back the snapshot this replica just gave it, as in sequential play on one replica;
 (a') the same with every snapshot new to the server (each state resealed under fresh nonces into a pool
     larger than the cache): the *cold* case, e.g. many replicas without sticky routing;
-(b) ``GET --trivial-path`` (``/healthz`` once the ops routes are mounted; if it answers 404, the bench's own
-    trivial route ``GET /_bench/ping``, which the benchmark app adds to ``create_app()`` and which does
-    nothing).
+(b) ``GET --trivial-path``, by default ``/healthz``: the liveness probe, which checks nothing and answers
+    ``{"status": "ok"}``, through the same middleware stack (request ids and access log, metrics, in-flight
+    tracking) as every other request.
 
 Prints requests/s and p50/p99 latency of each, and the ratios (a)/(b) and (a')/(b). The load generator is
 ``wrk`` when it is installed (this script installs nothing), else a small asyncio keep-alive generator in
@@ -47,31 +48,16 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 import msgspec  # noqa: E402
-from litestar import Litestar, get  # noqa: E402
 
 from engine import Options, apply_move, legal_moves, new_game  # noqa: E402
-from service.app import SNAPSHOT_CACHE_SIZE, create_app  # noqa: E402
-from service.config import load_settings  # noqa: E402
+from service.app import SNAPSHOT_CACHE_SIZE  # noqa: E402
 from service.snapshots import Sealer  # noqa: E402
 
 SERVER_CPU = 0
 CLIENT_CPU = 1
-FALLBACK_TRIVIAL_PATH = "/_bench/ping"
 
 
 # ------------------------------------------------------------------------------------------- the server
-
-
-@get(FALLBACK_TRIVIAL_PATH, sync_to_thread=False, include_in_schema=False)
-def bench_ping() -> dict[str, str]:
-    return {"status": "ok"}
-
-
-def bench_app() -> Litestar:
-    """``create_app()`` plus a do-nothing route, for when the app has no ``/healthz`` yet."""
-    app = create_app(load_settings())
-    app.register(bench_ping)
-    return app
 
 
 def _free_port() -> int:
@@ -90,17 +76,15 @@ def _pin(cpu: int) -> Any:
 
 def start_server(port: int, key: bytes) -> subprocess.Popen[bytes]:
     env = dict(os.environ, SNAPSHOT_KEYS=base64.urlsafe_b64encode(key).rstrip(b"=").decode(),
-               LOG_LEVEL="WARNING")
-    # The factory lives in this file (--app-dir); the repository's packages come from PYTHONPATH.
-    cmd = [sys.executable, "-m", "uvicorn", "--factory", "bench_http:bench_app",
-           "--app-dir", str(Path(__file__).resolve().parent), "--host", "127.0.0.1", "--port", str(port),
-           "--workers", "1", "--no-access-log", "--log-level", "warning"]
+               LOG_LEVEL="WARNING", RATE_LIMIT_PER_MINUTE="0", API_KEYS="")
+    cmd = [sys.executable, "-m", "uvicorn", "--factory", "service.app:create_app", "--host", "127.0.0.1",
+           "--port", str(port), "--workers", "1", "--no-access-log", "--log-level", "warning"]
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, preexec_fn=_pin(SERVER_CPU))
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/rules", timeout=1):
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=1):
                 return proc
         except (urllib.error.URLError, ConnectionError, OSError):
             if proc.poll() is not None:
@@ -269,9 +253,8 @@ def main() -> None:
     server = start_server(port, key)
     try:
         trivial = args.trivial_path
-        if status_of(port, trivial) == 404:
-            print(f"{trivial} answers 404: using the benchmark's own trivial route {FALLBACK_TRIVIAL_PATH}")
-            trivial = FALLBACK_TRIVIAL_PATH
+        if status_of(port, trivial) != 200:
+            raise SystemExit(f"GET {trivial} does not answer 200: choose another --trivial-path")
 
         def measure(path: str, pool: list[bytes] | None, seconds: float) -> dict[str, float]:
             if generator == "wrk":

@@ -13,9 +13,8 @@ has its core to itself. Scenarios, ``--seconds`` each after a short warm-up:
      legal moves of whoever is to act, in turn, with ``If-Match`` (a fresh session when its game ends;
      creations are not counted as moves).
 
-Both scenarios run against ``uvicorn --factory service.app:create_app`` when that app serves ``/v1/sessions``;
-until the sessions are mounted there, (b) runs against ``tests.sessions.app_factory:create_app`` (the sessions
-component alone, the same server options) and the script says so.
+Both scenarios run against one ``uvicorn --factory service.app:create_app`` (the service as deployed, with
+``REDIS_URL`` set, ``LOG_LEVEL=WARNING``, no rate limit or API keys), one after the other.
 
 Prints moves/s, p50/p99 latency, the ratio (b)/(a) (target: at least 50%) and the Redis round trips per move,
 from ``INFO commandstats`` deltas over the measured window: top-level ``HMGET`` (the read) plus ``EVALSHA``
@@ -57,8 +56,7 @@ from service.snapshots import Sealer  # noqa: E402
 SERVER_CPU = 0
 SCRIPT_PID = os.getpid()
 CLIENT_CPU = 1
-STATELESS_FACTORY = "service.app:create_app"
-SESSIONS_FACTORY = "tests.sessions.app_factory:create_app"
+FACTORY = "service.app:create_app"
 HOST = "127.0.0.1"
 
 
@@ -123,16 +121,6 @@ def start_service(factory: str, env: dict[str, str]) -> tuple[subprocess.Popen[b
             time.sleep(0.1)
         else:
             return proc, port
-
-
-def serves_sessions(port: int) -> bool:
-    req = urllib.request.Request(f"http://{HOST}:{port}/v1/sessions", data=b"{}", method="POST",
-                                 headers={"Content-Type": "application/json"})
-    try:
-        urllib.request.urlopen(req, timeout=5)
-    except urllib.error.HTTPError as exc:
-        return exc.code != 404 and exc.code != 405
-    return True
 
 
 def stop(proc: subprocess.Popen[bytes]) -> None:
@@ -349,29 +337,17 @@ def main() -> None:
     redis_proc, redis_port = start_redis()
     redis = Redis(host=HOST, port=redis_port)
     env = {"SNAPSHOT_KEYS": base64.urlsafe_b64encode(key).rstrip(b"=").decode(), "LOG_LEVEL": "WARNING",
-           "REDIS_URL": f"redis://{HOST}:{redis_port}/0", "SESSION_KEY_PREFIX": "bench:", "RATE_LIMIT_PER_MINUTE": "0"}
+           "REDIS_URL": f"redis://{HOST}:{redis_port}/0", "RATE_LIMIT_PER_MINUTE": "0", "API_KEYS": ""}
     _pin(CLIENT_CPU)()
-    note = ""
     try:
-        server, port = start_service(STATELESS_FACTORY, env)
+        server, port = start_service(FACTORY, env)
         try:
             asyncio.run(run_apply(port, pool, 2, args.connections, server.pid))  # warm-up
             applied = asyncio.run(run_apply(port, pool, args.seconds, args.connections, server.pid))
-            mounted = serves_sessions(port)
-            if mounted:
-                sessions = asyncio.run(run_sessions(port, args.seconds, args.connections, args.idempotency_keys,
-                                                    redis, server.pid))
+            sessions = asyncio.run(run_sessions(port, args.seconds, args.connections, args.idempotency_keys,
+                                                redis, server.pid))
         finally:
             stop(server)
-        if not mounted:
-            note = (f"note: {STATELESS_FACTORY} does not serve /v1/sessions yet; (b) ran against "
-                    f"{SESSIONS_FACTORY} (the sessions component alone, same uvicorn options and pinning)")
-            server, port = start_service(SESSIONS_FACTORY, env)
-            try:
-                sessions = asyncio.run(run_sessions(port, args.seconds, args.connections, args.idempotency_keys,
-                                                    redis, server.pid))
-            finally:
-                stop(server)
     finally:
         stop(redis_proc)
 
@@ -379,9 +355,7 @@ def main() -> None:
     round_trips = (x["hmget"] + x["evalsha"] + x["eval"] + x["script"] - x["created"]) / max(1, x["moves"])
     print(f"service on CPU {SERVER_CPU} (uvicorn, 1 worker, no access log); load generator and redis-server on "
           f"CPU {CLIENT_CPU} of {os.cpu_count()}; {args.connections} keep-alive connections; "
-          f"{args.seconds:g} s per scenario")
-    if note:
-        print(note)
+          f"{args.seconds:g} s per scenario; both against {FACTORY}")
     print(f"(a) POST /v1/games/apply (mid-game 4p snapshots, pool {len(pool)}):  {applied.rps:8.0f} req/s   "
           f"p50 {applied.pct(0.5):6.2f} ms   p99 {applied.pct(0.99):6.2f} ms")
     keyed = " +Idempotency-Key" if args.idempotency_keys else ""

@@ -107,4 +107,4 @@ async def test_response_headers_are_exposed_to_browsers() -> None:
     assert response.status_code == 200
     assert response.headers["access-control-allow-origin"] == "https://play.example"
     exposed = {h.strip().lower() for h in response.headers["access-control-expose-headers"].split(",")}
-    assert {"etag", "x-request-id", "retry-after", "location"} <= exposed
+    assert {"etag", "x-request-id", "retry-after", "location", "idempotent-replayed"} <= exposed

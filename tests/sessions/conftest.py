@@ -2,9 +2,10 @@
 
 * ``redis_server``: one throwaway redis-server (free port, no persistence) for the whole run; tests keep apart
   by key prefix. Never the shared Redis on 6379.
-* ``service``: the sessions app served by uvicorn *in this process* (so both stores can be tested the same way),
-  parametrized over the memory store and the Redis store.
-* ``replicas``: two uvicorn *processes* sharing ``redis_server`` (multi-replica tests).
+* ``service``: the service's app (``service.app.create_app``) served by uvicorn *in this process* (so both
+  stores can be tested the same way), parametrized over the memory store and the Redis store.
+* ``replicas``: two uvicorn *processes* sharing ``redis_server`` (multi-replica tests), each the same app with
+  the test knobs of :mod:`tests.sessions.app_factory`.
 """
 
 from __future__ import annotations
@@ -32,10 +33,9 @@ import pytest
 import uvicorn
 from redis import Redis as SyncRedis
 
+from service.app import create_app
 from service.config import Settings
 from service.snapshots import Sealer
-
-from .app_factory import create_app
 
 ROOT = Path(__file__).resolve().parents[2]
 SNAPSHOT_KEY = Sealer.generate_key()
@@ -113,7 +113,8 @@ def redis_server() -> Iterator[RedisServer]:
 
 @dataclass
 class Service:
-    """A running sessions service: its base URL, its store's kind and (for Redis) its key prefix."""
+    """A running service: its base URL, its store's kind and (for Redis) its key prefix; ``app.state`` holds
+    the sessions component and the shutdown coordinator."""
 
     url: str
     kind: str
@@ -149,12 +150,11 @@ def settings_for(redis: RedisServer | None, idle_seconds: int = 3600) -> Setting
 
 @asynccontextmanager
 async def running_service(kind: str, redis: RedisServer | None, *, idle_seconds: int = 3600,
-                          heartbeat_seconds: float = 1.0, shutdown: asyncio.Event | None = None,
-                          prefix: str | None = None) -> AsyncIterator[Service]:
+                          heartbeat_seconds: float = 1.0, prefix: str | None = None) -> AsyncIterator[Service]:
     prefix = prefix or f"t{uuid.uuid4().hex[:10]}:"
     backing = redis if kind == "redis" else None
-    app = create_app(settings_for(backing, idle_seconds), key_prefix=prefix, heartbeat_seconds=heartbeat_seconds,
-                     shutdown=shutdown)
+    app = create_app(settings_for(backing, idle_seconds), session_key_prefix=prefix,
+                     event_heartbeat_seconds=heartbeat_seconds)
     async with serve_in_process(app) as url:
         yield Service(url, kind, prefix, backing, app)
 
@@ -177,7 +177,7 @@ async def client(service: Service) -> AsyncIterator[httpx.AsyncClient]:
 
 
 class ServiceProcess:
-    """The sessions app in a uvicorn process of its own (one worker, no access log)."""
+    """The service in a uvicorn process of its own (one worker, no access log)."""
 
     def __init__(self, env: dict[str, str], *, port: int | None = None) -> None:
         self.port = port or free_port()

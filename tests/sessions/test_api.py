@@ -386,13 +386,14 @@ async def _expire_and_recreate(svc: Service) -> None:
 
 
 async def test_shutdown_ends_open_streams(store_kind: str, redis_server: Any) -> None:
-    stop = asyncio.Event()
-    async with running_service(store_kind, redis_server, heartbeat_seconds=30, shutdown=stop) as svc, \
+    async with running_service(store_kind, redis_server, heartbeat_seconds=30) as svc, \
             httpx.AsyncClient(base_url=svc.url, timeout=10) as client:
         g = await Game.create(client)
         reader = asyncio.create_task(read_stream(client, g.url + "/events", headers=g.host, timeout=10))
         await asyncio.sleep(0.3)
         assert not reader.done()
-        stop.set()
+        shutdown = svc.app.state.shutdown
+        assert shutdown.open_streams == 1  # the stream registered with the shutdown coordinator
+        shutdown.begin_shutdown()  # what SIGTERM does
         events, ended = await asyncio.wait_for(reader, 3)
         assert ended and [e.id for e in events] == [i for i, _ in g.mirror.log]
