@@ -227,11 +227,16 @@ def legal_moves(state: GameState, seat: int | None = None) -> list[Move]:
         hand = state.hands[actor]
         get = _PLAYS.get
         if trick is not None:
-            # Following a led suit that the seat holds.
             led = suit_of[trick.cards[0]] or trick.nominate
             same = [c for c in hand if suit_of[c] == led]
-            if same and not state.options.joker_follow_first_round:
-                return [get((actor, c, None)) or _play_move(actor, c, None) for c in same]
+            if same:
+                # Following a led suit that the seat holds.
+                if not state.options.joker_follow_first_round:
+                    return [get((actor, c, None)) or _play_move(actor, c, None) for c in same]
+            elif state.contract is None or state.contract.bid not in MISERE_BIDS or \
+                    not state.options.joker_forced_in_misere:
+                # Void outside misère: any card.
+                return [get((actor, c, None)) or _play_move(actor, c, None) for c in hand]
         elif None not in [suit_of[c] for c in hand]:
             # Leading without an un-nominated joker in hand: any card.
             return [get((actor, c, None)) or _play_move(actor, c, None) for c in hand]
@@ -791,14 +796,14 @@ def _apply_play(state: GameState, move: Play, events: list[Event], table: Strain
         nxt = active[(active.index(seat) + 1) % len(active)]
         return replace(state, hands=hands, trick=trick, to_act=nxt, suits_led=suits_led, shown_void=shown_void)
     # The trick is complete.
-    st = replace(state, hands=hands, suits_led=suits_led, shown_void=shown_void)
-    winner = _trick_winner(st, trick, table)
+    winner = _trick_winner(state, trick, table)
     trick = Trick(trick.leader, trick.cards, trick.nominate, winner)
     tricks = state.tricks + (trick,)
     won = state.tricks_won
     won = won[:winner] + (won[winner] + 1,) + won[winner + 1:]
     events.append(TrickWon(seat=winner, trick_number=len(tricks), cards=trick.cards))
-    st = replace(st, tricks=tricks, trick=None, tricks_won=won, to_act=winner)
+    st = replace(state, hands=hands, suits_led=suits_led, shown_void=shown_void, tricks=tricks, trick=None,
+                 tricks_won=won, to_act=winner)
     if c is not None and c.bid == OPEN_MISERE and len(tricks) == 1 and \
             st.options.open_misere_expose == "after_first_trick" and winner != c.contractor:
         events.append(HandExposed(seat=c.contractor, cards=hands[c.contractor]))
