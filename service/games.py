@@ -23,6 +23,7 @@ from engine import (
     view,
 )
 from service import examples
+from service.fastpath import ApplyFastPath
 from service.moves import MoveCounter, apply_checked, rejection_of
 from service.openapi import SNAPSHOT_CODES, problem_responses
 from service.problems import Problem
@@ -154,7 +155,7 @@ class GamesController(Controller):
                                 legal_moves=legal_moves(state))
 
     @post("/apply", operation_id="applyMove", dto=StructDTO[ApplyRequest], return_dto=None,
-          summary="Apply a move", status_code=200, sync_to_thread=False,
+          summary="Apply a move", status_code=200, sync_to_thread=False, middleware=[ApplyFastPath],
           description="Apply a legal move: the new snapshot, the public events the move caused, and the "
           "views asked for (each with the events as that viewer may see them). An illegal move is a 422 "
           "problem with the `reason`, a `detail` and the legal moves; nothing changes.",

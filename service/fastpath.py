@@ -1,0 +1,118 @@
+"""The hot path of ``POST /v1/games/apply``: a route middleware that answers a well-formed legal move itself.
+
+A stateless apply is the request a game host sends for every card played, so its cost is the service's cost.
+Most of a framework request (dependency injection, the DTO and handler signature, the response object) is the
+same every time and does not depend on the game. This middleware, mounted on the apply route only and so
+inside every app-level middleware (CORS, API keys, rate limits, logging, metrics), reads the body, decodes it with
+the same strict decoder, runs the same engine call and sealing as the handler, and writes the JSON response.
+
+Anything else (a body over the limit or of unknown length, malformed JSON, a bad snapshot, an illegal move, an
+unknown seat in ``views``) is handed, body and all, to the regular handler, which answers exactly as the
+contract says. Nothing is counted or stored before that hand-over, so the regular path sees a fresh request.
+``tests/api/test_fastpath.py`` checks that both paths give the same bytes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+from litestar.types import (
+    ASGIApp,
+    HTTPResponseBodyEvent,
+    HTTPResponseStartEvent,
+    Receive,
+    ReceiveMessage,
+    Scope,
+    Send,
+)
+
+from engine import apply_move, redact_events
+from service.moves import syntax_rejection
+from service.schemas import ApplyRequest, ApplyResponse
+
+_DECODER = msgspec.json.Decoder(ApplyRequest)
+_ENCODER = msgspec.json.Encoder()
+_JSON = b"application/json"
+
+
+class ApplyFastPath:
+    """ASGI middleware for the apply route (``middleware=[ApplyFastPath]`` on the handler)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        state = scope["app"].state
+        limit: int = state.settings.max_body_bytes
+        length = -1
+        for name, value in scope["headers"]:
+            if name == b"content-length":
+                length = int(value) if value.isdigit() else -1
+                break
+        if not 0 < length <= limit:
+            await self.app(scope, receive, send)
+            return
+        chunks: list[bytes] = []
+        size = 0
+        more = True
+        while more:
+            message = await receive()
+            if message["type"] != "http.request":
+                return  # the client went away
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > limit:
+                chunks.append(chunk)
+                break
+            chunks.append(chunk)
+            more = message.get("more_body", False)
+        body = b"".join(chunks)
+        payload = self._answer(state, body) if not more else None
+        if payload is None:
+            await self.app(scope, _replay(body, more, receive), send)
+            return
+        start: HTTPResponseStartEvent = {
+            "type": "http.response.start", "status": 200,
+            "headers": [(b"content-type", _JSON), (b"content-length", str(len(payload)).encode())]}
+        await send(start)
+        body_event: HTTPResponseBodyEvent = {"type": "http.response.body", "body": payload, "more_body": False}
+        await send(body_event)
+
+    @staticmethod
+    def _answer(state: Any, body: bytes) -> bytes | None:
+        """The response body for a well-formed legal move, or ``None`` to let the handler answer."""
+        try:
+            data = _DECODER.decode(body)
+            sealer = state.sealer
+            game = sealer.open(data.snapshot)
+            players = game.options.players
+            views = data.views
+            if views and any(v != "public" and not (isinstance(v, int) and 0 <= v < players) for v in views):
+                return None
+            if syntax_rejection(game, data.move) is not None:
+                return None
+            new, events = apply_move(game, data.move)
+        except Exception:  # every refusal is answered, and counted, by the regular handler
+            return None
+        from service.games import _viewers, _views  # the handler's own helpers: one definition of the answer
+
+        response = ApplyResponse(snapshot=sealer.seal(new, remember=True), phase=new.phase, to_act=new.to_act,
+                                 events=redact_events(events, None),
+                                 views=_views(new, events, _viewers(views, players)))
+        state.metrics.move_applied()
+        return _ENCODER.encode(response)
+
+
+def _replay(body: bytes, more: bool, receive: Receive) -> Receive:
+    """A receive that first returns the body already read, then (if any is left) the rest from the client."""
+    sent = False
+
+    async def replay() -> ReceiveMessage:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": more}
+        return await receive()
+
+    return replay
