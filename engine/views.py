@@ -9,6 +9,7 @@ partner). The public view (``seat=None``) is what every seat knows.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import lru_cache
 
 import msgspec
 
@@ -31,7 +32,12 @@ from engine.rules import OPEN_MISERE, bid_value, sides
 
 
 def _trick_view(state: GameState, t: Trick) -> TrickView:
-    active = state.active
+    return _trick_view_of(t, state.active)
+
+
+@lru_cache(maxsize=8192)
+def _trick_view_of(t: Trick, active: tuple[int, ...]) -> TrickView:
+    """A trick as the views show it (memoised: completed tricks recur in every later view of the hand)."""
     start = active.index(t.leader)
     plays = tuple(PlayView(active[(start + i) % len(active)], c) for i, c in enumerate(t.cards))
     return TrickView(leader=t.leader, plays=plays, nominate=t.nominate, winner=t.winner)

@@ -32,6 +32,7 @@ from service.moves import syntax_rejection
 from service.schemas import ApplyRequest, ApplyResponse
 
 _DECODER = msgspec.json.Decoder(ApplyRequest)
+
 _ENCODER = msgspec.json.Encoder()
 _JSON = b"application/json"
 
@@ -53,21 +54,9 @@ class ApplyFastPath:
         if not 0 < length <= limit:
             await self.app(scope, receive, send)
             return
-        chunks: list[bytes] = []
-        size = 0
-        more = True
-        while more:
-            message = await receive()
-            if message["type"] != "http.request":
-                return  # the client went away
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > limit:
-                chunks.append(chunk)
-                break
-            chunks.append(chunk)
-            more = message.get("more_body", False)
-        body = b"".join(chunks)
+        body, more = await _read_body(receive, limit)
+        if body is None:
+            return  # the client went away
         payload = self._answer(state, body) if not more else None
         if payload is None:
             await self.app(scope, _replay(body, more, receive), send)
@@ -116,3 +105,85 @@ def _replay(body: bytes, more: bool, receive: Receive) -> Receive:
         return await receive()
 
     return replay
+
+
+class SessionMoveFastPath:
+    """ASGI middleware for ``POST /v1/sessions/{id}/moves``: the same service call as the handler, without the
+    framework's per-request machinery.
+
+    Headers and body are read exactly as the handler's parameters would be; anything unusual (no or oversized
+    Content-Length, a body that does not decode, an over-long Idempotency-Key) goes to the regular handler before
+    the session is touched. Once :meth:`SessionService.move` is called, its refusals (401, 403, 404, 409, 422,
+    503…) are raised as they are, so the app's exception handlers render them exactly as for the handler.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        # Imported here: the sessions package mounts this middleware, so it cannot be imported at module level.
+        from service.sessions.service import MoveRequest, bearer_token, etag
+
+        self.app = app
+        self._decoder = msgspec.json.Decoder(MoveRequest)
+        self._bearer_token = bearer_token
+        self._etag = etag
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        app_state = scope["app"].state
+        limit: int = app_state.settings.max_body_bytes
+        length = -1
+        authorization = if_match = idempotency_key = None
+        for name, value in scope["headers"]:
+            if name == b"content-length":
+                length = int(value) if value.isdigit() else -1
+            elif name == b"authorization":
+                authorization = value.decode("latin-1")
+            elif name == b"if-match":
+                if_match = value.decode("latin-1")
+            elif name == b"idempotency-key":
+                idempotency_key = value.decode("latin-1")
+        session_id = scope.get("path_params", {}).get("session_id")
+        if not 0 < length <= limit or not isinstance(session_id, str) or (
+                idempotency_key is not None and not 0 < len(idempotency_key) <= 128):
+            await self.app(scope, receive, send)
+            return
+        body, more = await _read_body(receive, limit)
+        if body is None:
+            return  # the client went away
+        data = None
+        if not more:
+            try:
+                data = self._decoder.decode(body)
+            except msgspec.MsgspecError:
+                data = None
+        if data is None:
+            await self.app(scope, _replay(body, more, receive), send)
+            return
+        service = app_state.sessions.service
+        outcome = await service.move(session_id, self._bearer_token(authorization, None), data.move,
+                                     if_match=if_match, idempotency_key=idempotency_key)
+        headers = [(b"content-type", _JSON), (b"content-length", str(len(outcome.body)).encode()),
+                   (b"etag", self._etag(outcome.version).encode()), (b"cache-control", b"no-store")]
+        if outcome.replayed:
+            headers.append((b"idempotent-replayed", b"true"))
+        start: HTTPResponseStartEvent = {"type": "http.response.start", "status": 200, "headers": headers}
+        await send(start)
+        body_event: HTTPResponseBodyEvent = {"type": "http.response.body", "body": outcome.body,
+                                             "more_body": False}
+        await send(body_event)
+
+
+async def _read_body(receive: Receive, limit: int) -> tuple[bytes | None, bool]:
+    """The request body (``None`` if the client left), and whether more remains after ``limit`` bytes."""
+    chunks: list[bytes] = []
+    size = 0
+    more = True
+    while more:
+        message = await receive()
+        if message["type"] != "http.request":
+            return None, False
+        chunk = message.get("body", b"")
+        chunks.append(chunk)
+        size += len(chunk)
+        more = message.get("more_body", False)
+        if size > limit:
+            break
+    return b"".join(chunks), more

@@ -17,6 +17,7 @@ from litestar.params import Body, FromPath, HeaderParameter, QueryParameter
 from litestar.response import Stream
 
 from service.examples import response_spec
+from service.fastpath import SessionMoveFastPath
 from service.openapi import SNAPSHOT_CODES, problem_responses
 from service.sessions import examples
 from service.sessions.service import (
@@ -118,6 +119,7 @@ class SessionsController(Controller):
         return Response(moves, headers={"ETag": etag(moves.version), **_NO_STORE})
 
     @post("/{session_id:str}/moves", operation_id="apply_session_move", status_code=200,
+          middleware=[SessionMoveFastPath],
           summary="Make a move for the caller's seat",
           description="One atomic compare-and-set on the session's version. `If-Match` makes a stale version "
                       "a 409; `Idempotency-Key` makes a retry return the first answer (`Idempotent-Replayed: "
