@@ -51,25 +51,24 @@ class SeedStream:
                 return w % n
 
 
-_WORDS = struct.Struct(">4Q")
-
-
 def shuffled(pack: Sequence[str], seed: int, label: str) -> tuple[str, ...]:
-    """Fisher–Yates over the SHA-256 stream (the same numbers as :class:`SeedStream`, inlined for speed)."""
+    """Fisher–Yates over the SHA-256 stream (the same numbers as :class:`SeedStream`, drawn in bulk for speed)."""
     deck = list(pack)
     prefix = b"fivehundred/v1/" + label.encode() + b"/" + str(seed).encode() + b"/"
     sha = hashlib.sha256
-    words: list[int] = []
-    block = 0
+    blocks = (len(deck) + 3) // 4  # enough words unless a draw is rejected (odds about n / 2**64)
+    words = struct.unpack(f">{4 * blocks}Q", b"".join(sha(prefix + str(b).encode()).digest()
+                                                        for b in range(blocks)))
+    k = 0
     for i in range(len(deck) - 1, 0, -1):
         n = i + 1
-        limit = _TWO64 - _TWO64 % n
+        limit = _LIMITS[n] if n < len(_LIMITS) else _TWO64 - _TWO64 % n
         while True:
-            if not words:
-                words = list(_WORDS.unpack(sha(prefix + str(block).encode()).digest()))
-                words.reverse()
-                block += 1
-            w = words.pop()
+            if k == len(words):
+                words += struct.unpack(">4Q", sha(prefix + str(blocks).encode()).digest())
+                blocks += 1
+            w = words[k]
+            k += 1
             if w < limit:
                 break
         j = w % n
@@ -78,6 +77,7 @@ def shuffled(pack: Sequence[str], seed: int, label: str) -> tuple[str, ...]:
 
 
 _TWO64 = 2**64
+_LIMITS = tuple(_TWO64 - _TWO64 % n if n else 0 for n in range(128))
 
 
 @lru_cache(maxsize=64)
@@ -136,11 +136,13 @@ def deal(opts: Options, deck: Sequence[str], dealer: int) -> tuple[list[list[str
     dead: list[str] = []
     targets: list[list[str]] = ([dead] if has_dead_hand(opts) else []) + [hands[s] for s in order]
     kitty: list[str] = []
-    it: Iterator[str] = iter(deck)
+    pos = 0
     for to_each, to_kitty in kitty_packets(opts):
         for target in targets:
-            target.extend(next(it) for _ in range(to_each))
-        kitty.extend(next(it) for _ in range(to_kitty))
+            target.extend(deck[pos:pos + to_each])
+            pos += to_each
+        kitty.extend(deck[pos:pos + to_kitty])
+        pos += to_kitty
     return hands, dead, kitty
 
 
