@@ -11,6 +11,7 @@ from litestar import Controller, get
 from litestar.params import Parameter
 
 from engine import (
+    DECISIONS,
     PRESET_DESCRIPTIONS,
     PRESETS,
     RULES_VERSION,
@@ -27,6 +28,7 @@ from service.examples import response_spec
 from service.openapi import problem_responses
 from service.problems import Problem
 from service.schemas import (
+    Decision,
     LadderRung,
     MoveTypeInfo,
     OptionInfo,
@@ -72,6 +74,7 @@ def rules_catalogue(players: int, preset: str | None) -> RulesCatalogue:
         kitty_size=kitty_size(opts),
         sides=[list(side) for side in sides(opts)],
         move_types=move_types(),
+        decisions=msgspec.convert(DECISIONS, list[Decision]),
     )
 
 

@@ -229,6 +229,13 @@ class MoveTypeInfo(msgspec.Struct, frozen=True, kw_only=True):
     description: str
 
 
+class Decision(msgspec.Struct, frozen=True, kw_only=True):
+    """Where RULES.md is silent: what the engine decided."""
+
+    topic: str
+    decision: str
+
+
 class RulesCatalogue(msgspec.Struct, frozen=True, kw_only=True):
     """Everything a front end needs to build its rules screen and bid box for one rule set."""
 
@@ -244,10 +251,11 @@ class RulesCatalogue(msgspec.Struct, frozen=True, kw_only=True):
     kitty_size: int
     sides: list[list[int]]
     move_types: list[MoveTypeInfo]
+    decisions: list[Decision]
 
 
 __all__ = [
-    "ApplyRequest", "ApplyResponse", "CreateGameRequest", "CreateGameResponse", "LadderRung",
+    "ApplyRequest", "ApplyResponse", "CreateGameRequest", "CreateGameResponse", "Decision", "LadderRung",
     "LegalMovesRequest", "LegalMovesResponse", "MoveTypeInfo", "OptionInfo", "OptionOverrides",
     "PlayerCount", "PresetInfo", "PresetName", "ResolvedOptions", "RulesCatalogue", "ScoreTableRow", "Seat",
     "Snapshot", "ValidateRequest", "ValidateResponse", "ViewName", "ViewRequest", "ViewWithEvents",

@@ -65,3 +65,11 @@ def test_move_types_cover_the_move_union(client: Client) -> None:
     assert [m["type"] for m in body["move_types"]] == tags
     bid = next(m for m in body["move_types"] if m["type"] == "bid")
     assert set(bid["fields"]) == {"seat", "bid", "sans_kitty"} and "MISERE" in bid["description"]
+
+
+def test_the_catalogue_lists_the_engines_decisions_where_the_rules_are_silent(client: Client) -> None:
+    from engine import DECISIONS
+
+    decisions = client.get("/v1/rules").json()["decisions"]
+    assert decisions == DECISIONS
+    assert any(d["topic"] == "going out backwards with three or more sides" for d in decisions)
