@@ -7,12 +7,18 @@ for exactly once, a phase or turn that cannot be, sizes that do not add up.
 from __future__ import annotations
 
 from collections import Counter
+from functools import lru_cache
 
 from engine.cards import JOKERS, SUITS
 from engine.deal import HAND_SIZE, has_dead_hand, kitty_size, pack_for
 from engine.model import GameState
 from engine.options import RULES_VERSION, OptionsError, validate_options
 from engine.rules import ALL_BIDS, MISERE_BIDS, ladder, sides
+
+
+@lru_cache(maxsize=64)
+def _sorted_pack(pack: tuple[str, ...]) -> list[str]:
+    return sorted(pack)
 
 
 def integrity_problems(state: GameState) -> list[str]:
@@ -47,37 +53,37 @@ def integrity_problems(state: GameState) -> list[str]:
     if state.seed < 0 or state.seed >= 2**64:
         problems.append("seed out of range")
     pack = pack_for(opts)
-    sorted_pack = sorted(pack)
+    sorted_pack = _sorted_pack(pack)
     for i, d in enumerate(state.deck_orders):
         if sorted(d) != sorted_pack:
             problems.append(f"deck_orders[{i}] is not a permutation of the pack")
     # Every card exactly once.
-    seen: Counter[str] = Counter()
-    for h in state.hands:
-        seen.update(h)
-    seen.update(state.dead_hand)
+    located: list[str] = [c for h in state.hands for c in h]
+    located += state.dead_hand
     if state.phase == "exchange":
         # The contractor holds the kitty's cards; ``kitty`` only records which they are.
         c = state.contract
         if c is not None and not set(state.kitty) <= set(state.hands[c.contractor]):
             problems.append("the kitty's cards are not in the contractor's hand during the exchange")
     else:
-        seen.update(state.kitty)
-    seen.update(state.discards)
+        located += state.kitty
+    located += state.discards
     for t in state.tricks:
-        seen.update(t.cards)
+        located += t.cards
     if state.trick is not None:
-        seen.update(state.trick.cards)
-    pack_set = set(pack)
-    missing = sorted(pack_set - set(seen))
-    extra = sorted(c for c in seen if c not in pack_set)
-    doubled = sorted(c for c, k in seen.items() if k > 1)
-    if missing:
-        problems.append(f"cards not accounted for: {missing}")
-    if extra:
-        problems.append(f"cards not in the pack: {extra}")
-    if doubled:
-        problems.append(f"cards held twice: {doubled}")
+        located += state.trick.cards
+    if sorted(located) != sorted_pack:  # one comparison for the common case; details only when it fails
+        seen = Counter(located)
+        pack_set = set(pack)
+        missing = sorted(pack_set - set(seen))
+        extra = sorted(c for c in seen if c not in pack_set)
+        doubled = sorted(c for c, k in seen.items() if k > 1)
+        if missing:
+            problems.append(f"cards not accounted for: {missing}")
+        if extra:
+            problems.append(f"cards not in the pack: {extra}")
+        if doubled:
+            problems.append(f"cards held twice: {doubled}")
     if has_dead_hand(opts) != bool(state.dead_hand) and state.phase != "game_over":
         problems.append("dead hand present or absent against the rules")
     problems += _phase_problems(state)
