@@ -78,6 +78,7 @@ from engine.rules import (
     ladder,
     side_of,
     sides,
+    top_rung,
 )
 
 replace = msgspec.structs.replace
@@ -387,7 +388,7 @@ def _apply_auction(state: GameState, move: Move, events: list[Event]) -> GameSta
             events.append(AuctionReopened(seat=seat))
         calls = calls + (call,)
         high = call
-        if ladder(opts)[move.bid] == max(ladder(opts).values()):
+        if ladder(opts)[move.bid] == top_rung(opts):
             return _end_auction(replace(state, calls=calls, high=high, viewed=viewed, raising=False), events)
     else:  # Pass
         events.append(Passed(seat=seat))

@@ -17,9 +17,17 @@ ALL_BIDS = frozenset(SUIT_BIDS) | MISERE_BIDS
 _STRAIN_INDEX = {s: i for i, s in enumerate(STRAINS)}
 
 
+def _parse_level(bid: str) -> int:
+    return 0 if bid in MISERE_BIDS else int(bid[:-2] if bid.endswith("NT") else bid[:-1])
+
+
+_LEVELS = {b: _parse_level(b) for b in (*SUIT_BIDS, *MISERE_BIDS)}
+
+
 def bid_level(bid: str) -> int:
     """Tricks promised by a suit/NT bid (0 for the misère bids)."""
-    return 0 if bid in MISERE_BIDS else int(bid[:-2] if bid.endswith("NT") else bid[:-1])
+    level = _LEVELS.get(bid)
+    return _parse_level(bid) if level is None else level
 
 
 def bid_strain(bid: str) -> str:
@@ -89,6 +97,12 @@ def ladder(opts: Options) -> dict[str, float]:
         if opts.blind_misere_enabled:
             rungs[BLIND_MISERE] = open_rung
     return rungs
+
+
+@lru_cache(maxsize=64)
+def top_rung(opts: Options) -> float:
+    """The highest rung of the ladder: a bid there ends the auction at once."""
+    return max(ladder(opts).values())
 
 
 def bid_value(opts: Options, bid: str) -> int:
