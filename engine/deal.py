@@ -60,13 +60,16 @@ def shuffled(pack: Sequence[str], seed: int, label: str) -> tuple[str, ...]:
     words = struct.unpack(f">{4 * blocks}Q", b"".join(sha(prefix + str(b).encode()).digest()
                                                         for b in range(blocks)))
     k = 0
+    available = len(words)
+    limits = _LIMITS
     for i in range(len(deck) - 1, 0, -1):
         n = i + 1
-        limit = _LIMITS[n] if n < len(_LIMITS) else _TWO64 - _TWO64 % n
+        limit = limits[n] if n < 128 else _TWO64 - _TWO64 % n
         while True:
-            if k == len(words):
+            if k == available:
                 words += struct.unpack(">4Q", sha(prefix + str(blocks).encode()).digest())
                 blocks += 1
+                available = len(words)
             w = words[k]
             k += 1
             if w < limit:

@@ -374,9 +374,11 @@ def _apply_auction(state: GameState, move: Move, events: list[Event]) -> GameSta
         if move.bid != BLIND_MISERE and not viewed[seat]:
             viewed = viewed[:seat] + (True,) + viewed[seat + 1:]
             events.append(LookedAtHand(seat=seat, cards=state.hands[seat]))
-        previous = next((c for c in reversed(calls) if c.seat == seat and c.bid is not None), None)
-        reopen = (opts.pass_is_final == "reopen_on_suit_change" and previous is not None
-                  and previous.bid is not None and bid_strain(previous.bid) != bid_strain(move.bid))
+        reopen = False
+        if opts.pass_is_final == "reopen_on_suit_change":
+            previous = next((c for c in reversed(calls) if c.seat == seat and c.bid is not None), None)
+            reopen = (previous is not None and previous.bid is not None
+                      and bid_strain(previous.bid) != bid_strain(move.bid))
         if state.raising:
             same = high is not None and high.bid is not None and bid_strain(high.bid) == bid_strain(move.bid)
             reopen = not same and opts.raise_strain_change_reopens
@@ -414,10 +416,14 @@ def _apply_auction(state: GameState, move: Move, events: list[Event]) -> GameSta
     if high is None:
         if all(passed):
             return _end_auction(st, events)
-    elif all(passed[s] for s in range(n) if s != high.seat):
+    elif passed.count(False) == 1 and not passed[high.seat]:  # everyone but the high bidder has passed
         return _maybe_raise(st, events)
-    nxt = next(s for s in ((seat + i) % n for i in range(1, n + 1)) if not passed[s])
-    return replace(st, to_act=nxt)
+    nxt = seat
+    for _ in range(n):
+        nxt = nxt + 1 if nxt + 1 < n else 0
+        if not passed[nxt]:
+            return replace(st, to_act=nxt)
+    raise AssertionError("an auction in progress with nobody left to call")  # unreachable: see above
 
 
 def _maybe_raise(st: GameState, events: list[Event]) -> GameState:
@@ -753,10 +759,12 @@ def _check_play(state: GameState, move: Play, table: Strain | None = None) -> Re
     return Rejection("MUST_FOLLOW_SUIT", f"seat {seat} must follow {led}: play one of {legal}")
 
 
-def _trick_winner(state: GameState, trick: Trick, table: Strain) -> int:
+def _trick_winner(state: GameState, leader: int, cards: tuple[str, ...], nominate: str | None,
+                  table: Strain) -> int:
+    """The seat whose card wins the trick: the highest trump, else the highest of the led suit (an un-nominated
+    joker in the NT family beats both)."""
     suit_of, power = table.suit, table.power
-    cards = trick.cards
-    led = trick.nominate if suit_of[cards[0]] is None else suit_of[cards[0]]
+    led = nominate if suit_of[cards[0]] is None else suit_of[cards[0]]
     trump = table.trump
     best_i, best_p = 0, -1000
     for i, c in enumerate(cards):
@@ -765,7 +773,8 @@ def _trick_winner(state: GameState, trick: Trick, table: Strain) -> int:
             p = power[c]
             if p > best_p:
                 best_i, best_p = i, p
-    return _trick_seat(state, trick, best_i)
+    active = state.active
+    return active[(active.index(leader) + best_i) % len(active)]
 
 
 def _apply_play(state: GameState, move: Play, events: list[Event], table: Strain) -> GameState:
@@ -779,26 +788,28 @@ def _apply_play(state: GameState, move: Play, events: list[Event], table: Strain
     trick = state.trick
     suits_led = state.suits_led
     shown_void = state.shown_void
+    cards: tuple[str, ...]
     if trick is None:
-        trick = Trick(seat, (card,), move.nominate)
-        lead_suit = table.suit[card] or move.nominate
+        leader, cards, nominate = seat, (card,), move.nominate
+        lead_suit = table.suit[card] or nominate
         if lead_suit and lead_suit not in suits_led:
             suits_led += lead_suit
     else:
-        led = trick.nominate if table.suit[trick.cards[0]] is None else table.suit[trick.cards[0]]
+        leader, cards, nominate = trick.leader, trick.cards + (card,), trick.nominate
+        led = nominate if table.suit[cards[0]] is None else table.suit[cards[0]]
         if led is not None and table.suit[card] != led and led not in shown_void[seat]:
             shown_void = shown_void[:seat] + (shown_void[seat] + led,) + shown_void[seat + 1:]
-        trick = Trick(trick.leader, trick.cards + (card,), trick.nominate)
     c = state.contract
     if c is not None and c.called_card == card and seat != c.contractor:
         events.append(PartnerRevealed(seat=seat, card=card))
     active = state.active
-    if len(trick.cards) < len(active):
+    if len(cards) < len(active):
         nxt = active[(active.index(seat) + 1) % len(active)]
-        return replace(state, hands=hands, trick=trick, to_act=nxt, suits_led=suits_led, shown_void=shown_void)
+        return replace(state, hands=hands, trick=Trick(leader, cards, nominate), to_act=nxt, suits_led=suits_led,
+                       shown_void=shown_void)
     # The trick is complete.
-    winner = _trick_winner(state, trick, table)
-    trick = Trick(trick.leader, trick.cards, trick.nominate, winner)
+    winner = _trick_winner(state, leader, cards, nominate, table)
+    trick = Trick(leader, cards, nominate, winner)
     tricks = state.tricks + (trick,)
     won = state.tricks_won
     won = won[:winner] + (won[winner] + 1,) + won[winner + 1:]
