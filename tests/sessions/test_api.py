@@ -356,8 +356,8 @@ async def test_heartbeat_and_stream_ends_when_session_deleted(client: httpx.Asyn
 
 
 async def test_idle_session_expires_and_host_recreates_it_from_its_snapshot(store_kind: str,
-                                                                            redis_server: Any) -> None:
-    async with running_service(store_kind, redis_server, idle_seconds=1) as svc:
+                                                                            store_redis: Any) -> None:
+    async with running_service(store_kind, store_redis, idle_seconds=1) as svc:
         await _expire_and_recreate(svc)
 
 
@@ -385,8 +385,8 @@ async def _expire_and_recreate(svc: Service) -> None:
             == g.mirror.state
 
 
-async def test_shutdown_ends_open_streams(store_kind: str, redis_server: Any) -> None:
-    async with running_service(store_kind, redis_server, heartbeat_seconds=30) as svc, \
+async def test_shutdown_ends_open_streams(store_kind: str, store_redis: Any) -> None:
+    async with running_service(store_kind, store_redis, heartbeat_seconds=30) as svc, \
             httpx.AsyncClient(base_url=svc.url, timeout=10) as client:
         g = await Game.create(client)
         reader = asyncio.create_task(read_stream(client, g.url + "/events", headers=g.host, timeout=10))

@@ -35,11 +35,12 @@ AUTH = bytes(32 * 5)
 
 
 @pytest.fixture(params=["memory", "redis"])
-async def store(request: pytest.FixtureRequest, redis_server: RedisServer) -> AsyncIterator[SessionStore]:
+async def store(request: pytest.FixtureRequest) -> AsyncIterator[SessionStore]:
     s: SessionStore
     if request.param == "memory":
         s = MemoryStore(idle_seconds=60)
-    else:
+    else:  # only the Redis store's tests start a redis-server
+        redis_server: RedisServer = request.getfixturevalue("redis_server")
         s = RedisStore(redis_server.url, 60, prefix=f"st{uuid.uuid4().hex[:8]}:", max_wait=5)
     await s.open()
     yield s
