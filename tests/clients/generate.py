@@ -1,0 +1,132 @@
+"""Generating (and compiling) each client from the committed contract, and the generators' warnings.
+
+Each build is cached next to the tools, keyed by the contract, the pinned generator versions and the
+generator settings, so an unchanged contract is not generated again on a rerun; the generator's log is kept
+with the build and its warnings are read from it every time.
+
+Every warning a generator prints is sorted here: ``KNOWN_WARNINGS`` lists the ones that do not point at the
+contract, each with the reason (docs/API.md, "Generated clients", says the same). Any other warning fails the
+suite, so a contract change that a generator dislikes is seen at once.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from .tooling import (
+    CONTRACT,
+    GENERATOR_REQUIREMENTS,
+    HERE,
+    TYPESCRIPT_DIR,
+    GeneratorTools,
+    _build_once,
+    cache_root,
+    digest,
+    run,
+)
+
+PYTHON_PACKAGE = "fivehundred_client"
+JAVA_PACKAGE = "dev.fivehundred.client"
+JAVA_TEMPLATES = HERE / "java" / "templates"
+JAVA_SOURCES = HERE / "java" / "src"
+JAVA_PROPERTIES = ",".join([
+    f"invokerPackage={JAVA_PACKAGE}", f"apiPackage={JAVA_PACKAGE}.api", f"modelPackage={JAVA_PACKAGE}.model",
+    "hideGenerationTimestamp=true",
+    # JsonNullable needs jackson-databind-nullable, which no registry reachable here ships; the contract's
+    # nullable fields are plain nullable values in Java without it.
+    "openApiNullable=false",
+])
+
+# generator -> (regular expression over one warning line, why it does not point at the contract)
+KNOWN_WARNINGS: dict[str, list[tuple[str, str]]] = {
+    "openapi-generator": [
+        (r"OpenAPI 3\.1 support is still in beta",
+         "the generator's own notice for every OpenAPI 3.1 document; the contract is 3.1 on purpose (JSON Schema "
+         "2020-12: const, null in type lists)"),
+    ],
+    "openapi-python-client": [],
+    "openapi-typescript": [],
+}
+
+
+@dataclass(frozen=True)
+class Build:
+    folder: Path
+    log: str
+
+    def lines(self, pattern: str) -> list[str]:
+        """The log's lines that match ``pattern`` (how each generator marks a warning differs)."""
+        return [line.strip() for line in self.log.splitlines() if re.search(pattern, line)]
+
+
+def unexplained(generator: str, warnings: list[str]) -> list[str]:
+    known = KNOWN_WARNINGS[generator]
+    return [w for w in warnings if not any(re.search(p, w) for p, _ in known)]
+
+
+def _cached(name: str, build: Callable[[Path], None], *keys: bytes | str | Path) -> Build:
+    folder = _build_once(cache_root() / f"{name}-{digest(CONTRACT, GENERATOR_REQUIREMENTS, *keys)}", build)
+    return Build(folder, (folder / "build.log").read_text())
+
+
+def python_client(tools: GeneratorTools) -> Build:
+    """openapi-python-client: the package ``fivehundred_client`` (put the build folder on PYTHONPATH)."""
+
+    def build(folder: Path) -> None:
+        result = run([str(tools.python), "-m", "openapi_python_client", "generate", "--path", str(CONTRACT),
+                      "--output-path", str(folder / PYTHON_PACKAGE), "--meta", "none", "--overwrite"],
+                     env=tools.env())
+        (folder / "build.log").write_text(result.stdout + result.stderr)
+
+    return _cached("python-client", build, "v1")
+
+
+def typescript_client(node_modules: Path) -> Build:
+    """openapi-typescript types for openapi-fetch, and the scenario compiled with ``tsc --strict``."""
+    sources = sorted((TYPESCRIPT_DIR / "src").glob("*.ts"))
+
+    def build(folder: Path) -> None:
+        log = []
+        for item in ("package.json", "tsconfig.json"):
+            shutil.copy(TYPESCRIPT_DIR / item, folder / item)
+        (folder / "node_modules").symlink_to(node_modules.resolve(), target_is_directory=True)
+        (folder / "src").mkdir()
+        for source in sources:
+            shutil.copy(source, folder / "src" / source.name)
+        bin_dir = node_modules / ".bin"
+        result = run([str(bin_dir / "openapi-typescript"), str(CONTRACT), "-o", "src/api.d.ts"], cwd=folder)
+        log += ["$ openapi-typescript", result.stdout, result.stderr]
+        result = run([str(bin_dir / "tsc"), "--strict", "-p", "tsconfig.json"], cwd=folder)
+        log += ["$ tsc --strict", result.stdout, result.stderr]
+        (folder / "build.log").write_text("\n".join(log))
+
+    return _cached("typescript-client", build, TYPESCRIPT_DIR / "package-lock.json",
+                   TYPESCRIPT_DIR / "tsconfig.json", *sources)
+
+
+def java_client(tools: GeneratorTools) -> Build:
+    """openapi-generator's Java client (``library=native``: java.net.http.HttpClient), compiled with javac
+    together with the scenario program, against the Jackson classes the generator's jar carries."""
+    sources = sorted(JAVA_SOURCES.rglob("*.java"))
+    templates = sorted(JAVA_TEMPLATES.glob("*.mustache"))
+
+    def build(folder: Path) -> None:
+        jar = str(tools.openapi_generator_jar)
+        generated = folder / "generated"
+        result = run(["java", "-jar", jar, "generate", "-i", str(CONTRACT), "-g", "java", "--library", "native",
+                      "-t", str(JAVA_TEMPLATES), "-o", str(generated),
+                      "--global-property", "models,apis,supportingFiles,modelDocs=false,apiDocs=false,"
+                      "modelTests=false,apiTests=false",
+                      "--additional-properties", JAVA_PROPERTIES])
+        log = ["$ openapi-generator", result.stdout, result.stderr]
+        java_files = [str(p) for p in sorted((generated / "src" / "main" / "java").rglob("*.java"))]
+        result = run(["javac", "-nowarn", "-encoding", "UTF-8", "-d", str(folder / "classes"), "-cp", jar,
+                      *java_files, *map(str, sources)], timeout=900)
+        log += ["$ javac", result.stdout, result.stderr]
+        (folder / "build.log").write_text("\n".join(log))
+
+    return _cached("java-client", build, JAVA_PROPERTIES, *sources, *templates)

@@ -1,0 +1,110 @@
+"""Generated clients against the live service: openapi-python-client, openapi-typescript + openapi-fetch
+(compiled with ``tsc --strict``, run with node) and openapi-generator's Java client (``library=native``,
+compiled with javac, run on the JDK's own ``java.net.http.HttpClient``, which asks every plain-http request to
+upgrade to h2c).
+
+Each client is generated from the committed ``openapi/openapi.json`` and plays the same scenario (see
+``conftest.SCENARIO``) using only what its generator made: create a game, list its legal moves, apply one, read
+an illegal move's ``ILLEGAL_MOVE`` problem and its ``reason``, create a session, play it to the end with
+``If-Match`` on every move, reading each new ``ETag``, and read the host's event stream to its end. Each prints
+what it saw as one ``REPORT`` line; ``check_report`` holds it to the plain-HTTP reference.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from typing import Any
+
+import pytest
+
+from . import generate
+from .conftest import SCENARIO
+from .tooling import HERE, GeneratorTools, LiveService, read_report
+
+CLIENT_TIMEOUT = 180
+
+
+def check_report(report: dict[str, Any], ref: dict[str, Any]) -> None:
+    game = report["game"]
+    assert (game["phase"], game["to_act"]) == (ref["game"]["phase"], ref["game"]["to_act"])
+    assert game["snapshot_chars"] > 0
+    assert game["options"] == ref["game"]["options"], "the options did not survive the client's model"
+    assert report["legal"] == ref["legal"]
+    assert report["applied"] == ref["applied"]
+    illegal = report["illegal"]
+    assert (illegal["status"], illegal["code"], illegal["reason"]) == \
+        (ref["illegal"]["status"], ref["illegal"]["code"], ref["illegal"]["reason"])
+    assert illegal["code"] == "ILLEGAL_MOVE" and illegal["reason"]
+    assert str(illegal["content_type"]).startswith("application/problem+json")
+
+    session = report["session"]
+    assert (session["status"], session["etag"], session["version"], session["seats"]) == (201, '"1"', 1, 4)
+    assert str(session["location"]).startswith("/v1/sessions/")
+    moves = report["moves"]
+    assert len(moves) == ref["session_game"]["moves"]
+    for before, move in enumerate(moves, start=1):
+        assert move == {"if_match": before, "etag": f'"{before + 1}"', "version": before + 1}
+    assert report["final_phase"] == ref["session_game"]["final_phase"] == "game_over"
+
+    stream = report["stream"]
+    assert stream["status"] == 200 and str(stream["content_type"]).startswith("text/event-stream")
+    events = [f for f in stream["frames"] if f.get("event") not in (None, "end")]
+    assert [f["event"] for f in events] == ref["session_game"]["events"]
+    for frame in events:
+        assert json.loads(frame["data"])["type"] == frame["event"]
+    ids = [tuple(int(part) for part in f["id"].split("-")) for f in events]
+    assert ids == sorted(set(ids)), "event ids must be unique and increasing"
+    assert stream["frames"][-1].get("event") in (events[-1]["event"], "end")
+
+
+def assert_no_unexplained(build: generate.Build, generator: str, pattern: str) -> None:
+    found = generate.unexplained(generator, build.lines(pattern))
+    assert not found, f"{generator} warned about the contract (fix it, or explain it in KNOWN_WARNINGS):\n" + \
+        "\n".join(found)
+
+
+# ---------------------------------------------------------------------------------------------------- Python
+
+
+@pytest.fixture(scope="module")
+def python_build(tools: GeneratorTools) -> generate.Build:
+    return generate.python_client(tools)
+
+
+def test_python_client_generates_without_contract_warnings(python_build: generate.Build) -> None:
+    # openapi-python-client prints its warnings as blocks after "Warning(s) encountered while generating".
+    assert "Warning(s) encountered" not in python_build.log, python_build.log
+    assert_no_unexplained(python_build, "openapi-python-client", r"(?i)warn")
+
+
+def test_python_client_plays_the_scenario(python_build: generate.Build, tools: GeneratorTools,
+                                          live_service: LiveService, reference: dict[str, Any]) -> None:
+    env = {**os.environ, "PYTHONPATH": str(python_build.folder)}
+    result = subprocess.run([str(tools.python), str(HERE / "python" / "play.py"), live_service.url,
+                             json.dumps(SCENARIO)], capture_output=True, text=True, env=env, timeout=CLIENT_TIMEOUT)
+    assert result.returncode == 0, f"the Python client failed:\n{result.stdout}\n{result.stderr}"
+    check_report(read_report(result.stdout), reference)
+
+
+# ------------------------------------------------------------------------------------------------ TypeScript
+
+
+@pytest.fixture(scope="module")
+def typescript_build(typescript_node_modules: Any) -> generate.Build:
+    return generate.typescript_client(typescript_node_modules)
+
+
+def test_typescript_client_generates_and_compiles_strictly(typescript_build: generate.Build) -> None:
+    # openapi-typescript marks problems with a warning sign or "warn"; tsc --strict failing fails the build.
+    assert_no_unexplained(typescript_build, "openapi-typescript", r"(?i)⚠|warn|error")
+    assert (typescript_build.folder / "dist" / "play.js").is_file()
+
+
+def test_typescript_client_plays_the_scenario(typescript_build: generate.Build, live_service: LiveService,
+                                              reference: dict[str, Any]) -> None:
+    result = subprocess.run(["node", str(typescript_build.folder / "dist" / "play.js"), live_service.url,
+                             json.dumps(SCENARIO)], capture_output=True, text=True, timeout=CLIENT_TIMEOUT)
+    assert result.returncode == 0, f"the TypeScript client failed:\n{result.stdout}\n{result.stderr}"
+    check_report(read_report(result.stdout), reference)
