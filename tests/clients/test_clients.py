@@ -108,3 +108,24 @@ def test_typescript_client_plays_the_scenario(typescript_build: generate.Build, 
                              json.dumps(SCENARIO)], capture_output=True, text=True, timeout=CLIENT_TIMEOUT)
     assert result.returncode == 0, f"the TypeScript client failed:\n{result.stdout}\n{result.stderr}"
     check_report(read_report(result.stdout), reference)
+
+
+# ------------------------------------------------------------------------------------------------------ Java
+
+
+@pytest.fixture(scope="module")
+def java_build(tools: GeneratorTools) -> generate.Build:
+    return generate.java_client(tools)
+
+
+def test_java_client_generates_without_contract_warnings(java_build: generate.Build) -> None:
+    assert_no_unexplained(java_build, "openapi-generator", r"\b(WARN|ERROR)\b")
+
+
+def test_java_client_plays_the_scenario(java_build: generate.Build, tools: GeneratorTools,
+                                        live_service: LiveService, reference: dict[str, Any]) -> None:
+    classpath = os.pathsep.join([str(java_build.folder / "classes"), str(tools.openapi_generator_jar)])
+    result = subprocess.run(["java", "-cp", classpath, "dev.fivehundred.check.Play", live_service.url,
+                             json.dumps(SCENARIO)], capture_output=True, text=True, timeout=CLIENT_TIMEOUT)
+    assert result.returncode == 0, f"the Java client failed:\n{result.stdout}\n{result.stderr}"
+    check_report(read_report(result.stdout), reference)
