@@ -21,7 +21,7 @@ import pytest
 
 from . import generate
 from .conftest import SCENARIO
-from .tooling import HERE, GeneratorTools, LiveService, read_report
+from .tooling import HERE, GeneratorTools, LiveService, read_report, require_tools
 
 CLIENT_TIMEOUT = 180
 
@@ -115,6 +115,7 @@ def test_typescript_client_plays_the_scenario(typescript_build: generate.Build, 
 
 @pytest.fixture(scope="module")
 def java_build(tools: GeneratorTools) -> generate.Build:
+    require_tools("java", "javac")
     return generate.java_client(tools)
 
 
