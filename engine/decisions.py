@@ -1,4 +1,4 @@
-"""Where RULES.md is silent, what this engine decided (served by the rules catalogue, tested in tests/engine)."""
+"""Where the sources are silent, what this engine decided (docs/RULES.md section 4.2; served by the rules catalogue, tested in tests/engine)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,96 @@
+"""The repository's own rules reference and API guide stay true to the code.
+
+* docs/RULES.md section 3 is exactly the engine's option catalogue (names, defaults, values, effects), grouped
+  as ``engine/options.py`` groups them; when an option changes, the failure prints the section to paste.
+* Every function or name that docs/RULES.md cites next to a module (the "Code:" notes and the module table)
+  exists in that module.
+* The README, the rules catalogue and the API guide cite files that are in the repository.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from engine import option_catalogue
+
+ROOT = Path(__file__).resolve().parents[1]
+RULES = ROOT / "docs" / "RULES.md"
+API = ROOT / "docs" / "API.md"
+SECTION_TITLES = {"3.1": "Auction options", "3.2": "Deck and deal options", "3.3": "Play options",
+                  "3.4": "Scoring options", "3.5": "Game-end options", "3.6": "Options by number of players"}
+
+
+def _value(v: Any) -> str:
+    return f"`{json.dumps(v)}`"
+
+
+def options_section() -> str:
+    """Section 3's tables, from ``option_catalogue()`` in the groups of the ``Options`` class's comments."""
+    source = (ROOT / "engine" / "options.py").read_text()
+    body = source[source.index("class Options"):]
+    groups: list[tuple[str, list[str]]] = []
+    for line in body.splitlines()[1:]:
+        if line and not line.startswith((" ", "\t")):
+            break
+        heading = re.match(r"\s+# (3\.\d) ", line)
+        field = re.match(r"\s+([a-z_0-9]+): ", line)
+        if heading:
+            groups.append((heading.group(1), []))
+        elif field and groups:
+            groups[-1][1].append(field.group(1))
+    catalogue = {o["name"]: o for o in option_catalogue()}
+    out = ["The option `players` (2 to 6, default `4`) chooses the game of section 1 or 2.", ""]
+    for number, names in groups:
+        out += [f"### {number} {SECTION_TITLES[number]}", "", "| option | default | values | effect |",
+                "|---|---|---|---|"]
+        for name in names:
+            o = catalogue[name]
+            values = o["type"] if o.get("allowed") is None else ", ".join(_value(a) for a in o["allowed"])
+            out.append(f"| `{name}` | {_value(o['default'])} | {values} | {o['description'].replace('|', '/')} |")
+        out.append("")
+    listed = {n for _, names in groups for n in names} | {"players"}
+    assert listed == set(catalogue), f"options in no group of engine/options.py: {set(catalogue) - listed}"
+    return "\n".join(out)
+
+
+def test_rules_reference_lists_every_option_as_the_catalogue_does() -> None:
+    text = RULES.read_text()
+    found = re.search(r"<!-- options:begin -->\n(.*?)<!-- options:end -->", text, re.S)
+    assert found, "docs/RULES.md lost its options markers"
+    expected = options_section()
+    assert found.group(1).strip() == expected.strip(), \
+        "docs/RULES.md section 3 differs from option_catalogue(); put this between the markers:\n\n" + expected
+
+
+def test_rules_reference_cites_functions_that_exist() -> None:
+    """The ``Code:`` notes and the module table: each backticked name after a module exists in that module."""
+    text = RULES.read_text()
+    notes = [p.split("*Code:*", 1)[1] for p in re.split(r"\n\s*\n", text) if "*Code:*" in p]
+    notes += [line for line in text.splitlines() if line.startswith("| `engine/")]
+    checked = 0
+    for note in notes:
+        # Each module is followed by the names it holds, up to the next module.
+        for module, names in re.findall(r"`engine/(\w+)\.py`((?:(?!`engine/).)*)", note.replace("\n", " ")):
+            loaded = importlib.import_module(f"engine.{module}")
+            for name in re.findall(r"`([A-Za-z_][A-Za-z0-9_]*)(?:\(\))?`", names):
+                if name.isupper() and not hasattr(loaded, name):
+                    continue  # a reason code or a constant's value quoted in the prose
+                assert hasattr(loaded, name), f"docs/RULES.md cites `{name}` in engine/{module}.py, which has none"
+                checked += 1
+    assert checked > 60, checked
+
+
+def test_docs_cite_files_of_the_repository() -> None:
+    for doc in (ROOT / "README.md", RULES, API, ROOT / "engine" / "decisions.py"):
+        text = doc.read_text()
+        bare = [m.start() for m in re.finditer(r"(?<![/\w])(RULES|API)\.md", text)
+                if not text[max(0, m.start() - 5):m.start()].endswith("docs/")]
+        if doc.parent.name == "docs":  # the two guides cite each other by their plain names
+            continue
+        assert not bare, f"{doc.relative_to(ROOT)} cites RULES.md/API.md, which are docs/RULES.md and docs/API.md"
+    for link in re.findall(r"\]\(((?:docs/)?[A-Za-z_/]+\.md)\)", (ROOT / "README.md").read_text()):
+        assert (ROOT / link).exists(), link
