@@ -74,6 +74,9 @@ def unexplained(generator: str, warnings: list[str]) -> list[str]:
 
 def _cached(name: str, build: Callable[[Path], None], *keys: bytes | str | Path) -> Build:
     folder = _build_once(cache_root() / f"{name}-{digest(CONTRACT, GENERATOR_REQUIREMENTS, *keys)}", build)
+    for older in cache_root().glob(f"{name}-*"):  # builds of earlier contracts are not needed again
+        if older != folder and older.is_dir():
+            shutil.rmtree(older, ignore_errors=True)
     return Build(folder, (folder / "build.log").read_text())
 
 

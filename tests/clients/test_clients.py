@@ -50,13 +50,37 @@ def check_report(report: dict[str, Any], ref: dict[str, Any]) -> None:
 
     stream = report["stream"]
     assert stream["status"] == 200 and str(stream["content_type"]).startswith("text/event-stream")
-    events = [f for f in stream["frames"] if f.get("event") not in (None, "end")]
-    assert [f["event"] for f in events] == ref["session_game"]["events"]
-    for frame in events:
-        assert json.loads(frame["data"])["type"] == frame["event"]
+    frames = [f for f in stream["frames"] if "data" in f]
+    events = [f for f in frames if not is_end(f)]
+    types = [event_of(f)["type"] for f in events]
+    assert types == ref["session_game"]["events"]
+    for frame, kind in zip(events, types, strict=True):
+        assert frame.get("event", kind) == kind, "a named event must carry its own type"
+        data = json.loads(frame["data"])
+        if "version" in data:  # the session's version after the move, as the event's id says
+            assert f"{data['version']}-" == frame["id"][:len(str(data["version"])) + 1], frame
     ids = [tuple(int(part) for part in f["id"].split("-")) for f in events]
     assert ids == sorted(set(ids)), "event ids must be unique and increasing"
-    assert stream["frames"][-1].get("event") in (events[-1]["event"], "end")
+    assert all(not is_end(f) for f in frames[:-1]), "nothing may follow the end of the stream"
+
+
+def event_of(frame: dict[str, str]) -> dict[str, Any]:
+    """The event a stream frame carries: its data, or the data's ``event`` when it is wrapped with the
+    session's ``version`` and ``to_act``."""
+    data = json.loads(frame["data"])
+    event = data.get("event", data)
+    assert isinstance(event, dict) and "type" in event, frame
+    return event
+
+
+def is_end(frame: dict[str, str]) -> bool:
+    """The stream's final ``end`` frame (named ``end``, or data of type ``end``)."""
+    if frame.get("event") == "end":
+        return True
+    try:
+        return bool(json.loads(frame.get("data", "")).get("type") == "end")
+    except (ValueError, AttributeError):
+        return False
 
 
 def assert_no_unexplained(build: generate.Build, generator: str, pattern: str) -> None:

@@ -81,8 +81,9 @@ def run(cmd: list[str], *, cwd: Path | None = None, env: dict[str, str] | None =
     """Run a command, failing with its whole output when it fails."""
     result = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
     if result.returncode != 0:
-        raise RuntimeError(f"{shlex.join(cmd)} exited with {result.returncode}\n--- stdout\n{result.stdout}"
-                           f"\n--- stderr\n{result.stderr}")
+        shown = shlex.join(cmd[:6]) + (" …" if len(cmd) > 6 else "")
+        raise RuntimeError(f"{shown} exited with {result.returncode}\n--- stdout\n{result.stdout[-4000:]}"
+                           f"\n--- stderr\n{result.stderr[-4000:]}")
     return result
 
 

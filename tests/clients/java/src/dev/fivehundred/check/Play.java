@@ -19,7 +19,10 @@ import dev.fivehundred.client.model.MoveRequest;
 import dev.fivehundred.client.model.ProblemDetails;
 import dev.fivehundred.client.model.SessionCreated;
 import dev.fivehundred.client.model.SessionLegalMoves;
+import java.net.URI;
 import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -148,12 +151,21 @@ public final class Play {
         report.put("final_phase", phase);
 
         // The host's event stream, read to its end (it ends by itself once the game is over).
-        ApiResponse<String> stream = sessions.streamSessionEventsWithHttpInfo(session.getSessionId(), null, null,
-                null, bearer(session.getHostToken()));
+        // openapi-generator's native client parses every `type: string` body that is not
+        // text/plain as JSON, so its streamSessionEvents cannot read text/event-stream (docs/API.md, "Generated
+        // clients"). A Java client follows the stream line by line through the generated ApiClient's own
+        // HttpClient, base URI and settings, as here, read to the stream's end.
+        HttpRequest request = HttpRequest.newBuilder(URI.create(api.getBaseUri() + "/v1/sessions/"
+                        + ApiClient.urlEncode(session.getSessionId()) + "/events"))
+                .header("Authorization", "Bearer " + session.getHostToken())
+                .header("Accept", "text/event-stream").GET().build();
+        HttpResponse<java.util.stream.Stream<String>> stream = api.getHttpClient().send(request,
+                HttpResponse.BodyHandlers.ofLines());
+        String text = String.join("\n", (Iterable<String>) stream.body()::iterator) + "\n";
         Map<String, Object> events = new LinkedHashMap<>();
-        events.put("status", stream.getStatusCode());
-        events.put("content_type", header(stream.getHeaders(), "content-type"));
-        events.put("frames", parseSse(stream.getData()));
+        events.put("status", stream.statusCode());
+        events.put("content_type", stream.headers().firstValue("content-type").orElse(null));
+        events.put("frames", parseSse(text));
         report.put("stream", events);
         System.out.println("REPORT " + mapper.writeValueAsString(report));
     }
