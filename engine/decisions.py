@@ -12,7 +12,8 @@ DECISIONS: list[dict[str, str]] = [
     {"topic": "blind misère",
      "decision": "With blind_misere_enabled, every seat starts without looking. At its turn a seat may look_at_hand "
                  "(and then call), pass without looking, or bid; any bid other than BLIND_MISERE counts as looking. "
-                 "Everyone has looked once the auction ends."},
+                 "Everyone looks at their own hand once the auction ends in a contract (or a no-trump play-out); a hand "
+                 "thrown in is gathered unseen, so a seat that never looked is never shown it."},
     {"topic": "final bidder raise",
      "decision": "Each misère bid counts as a strain of its own, so raising from a suit/NT bid to a misère bid (or back) "
                  "changes strain. The high bidder is offered the raise each time all the others have passed."},

@@ -449,16 +449,12 @@ def _apply_redeal_answer(state: GameState, move: AnswerRedeal, events: list[Even
 def _end_auction(st: GameState, events: list[Event]) -> GameState:
     opts = st.options
     n = opts.players
-    if not all(st.viewed):
-        for s in range(n):
-            if not st.viewed[s]:
-                events.append(LookedAtHand(seat=s, cards=st.hands[s]))
-        st = replace(st, viewed=(True,) * n)
     high = st.high
     if high is None or high.bid is None:
         policy = opts.three_player_all_pass if n == 3 else opts.all_pass
         if policy == "play_no_trumps":
             leader = (st.dealer + 1) % n
+            st = _everyone_looks(st, events)
             events.append(NoTrumpPlayOut(leader=leader))
             return _start_play(replace(st, contract=None), leader, events)
         next_dealer = st.dealer if policy == "redeal_same_dealer" else (st.dealer + 1) % n
@@ -467,6 +463,7 @@ def _end_auction(st: GameState, events: list[Event]) -> GameState:
     if opts.inkle_mode == "signal_only" and bid_level(high.bid) == 6:
         events.append(ThrownIn(reason="inkle", next_dealer=st.dealer))
         return _deal_hand(st, st.dealer, events)
+    st = _everyone_looks(st, events)
     contractor = high.seat
     sitting_out: tuple[int, ...] = ()
     if high.bid in MISERE_BIDS and has_teams(opts):
@@ -478,6 +475,18 @@ def _end_auction(st: GameState, events: list[Event]) -> GameState:
     events.append(AuctionWon(contractor=contractor, bid=high.bid, sans_kitty=high.sans_kitty,
                              sitting_out=sitting_out))
     return _next_setup_step(replace(st, contract=contract), events)
+
+
+def _everyone_looks(st: GameState, events: list[Event]) -> GameState:
+    """Blind misère: the hand goes on, so every seat that has not looked picks up its cards (each sees its own).
+
+    A hand thrown in is gathered unseen: a seat that passed without looking never learns those cards."""
+    if all(st.viewed):
+        return st
+    for s in range(st.options.players):
+        if not st.viewed[s]:
+            events.append(LookedAtHand(seat=s, cards=st.hands[s]))
+    return replace(st, viewed=(True,) * st.options.players)
 
 
 def _next_setup_step(st: GameState, events: list[Event]) -> GameState:

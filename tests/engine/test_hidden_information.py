@@ -25,7 +25,7 @@ from engine import (
     redact_events,
     view,
 )
-from engine.model import Event, JokerNominated
+from engine.model import CardsReceived, Event, JokerNominated
 from tests.engine.helpers import E, N, S, W, deck_for, opts
 
 _ENC = msgspec.json.Encoder()
@@ -130,3 +130,94 @@ def test_two_joker_pack_keeps_the_step_open_until_declined() -> None:
                                                                                           suit="H")]
         st, _ = apply_move(st, NominateJoker(seat=N, suit=None))
         assert st.phase == "play"
+
+
+# ------------------------------------------------------------------------------------------------ the partner
+
+
+def _calls(seat0: int, players: int, *calls: str) -> list[Move]:
+    out: list[Move] = []
+    seat = seat0
+    for call in calls:
+        raw: dict[str, object] = {"type": "pass", "seat": seat} if call == "P" else {
+            "type": "bid", "seat": seat, "bid": call.removesuffix("/SK"), "sans_kitty": call.endswith("/SK")}
+        out.append(msgspec.convert(raw, Move))  # type: ignore[arg-type]
+        seat = (seat + 1) % players
+    return out
+
+
+def test_called_card_in_a_sans_kitty_kitty_keeps_the_partner_secret() -> None:
+    # Five players, sans kitty: the called card lies in the face-down kitty, or (the same deal with two cards
+    # swapped) in seat 2's hand. Nobody, the contractor included, may tell the two apart before it is played.
+    o = opts(5, sans_kitty_enabled=True)
+    in_kitty = deck_for(o, 4, {0: ["AS", "KS"], 1: ["JK"], 2: ["5D"]}, kitty=["AH", "4C", "5C"])
+    held = swapped_deck(in_kitty, "AH", "5D")
+    line = [*_calls(0, 5, "7S/SK", "P", "P", "P", "P"), msgspec.convert(
+        {"type": "call_card", "seat": 0, "card": "AH"}, Move)]  # type: ignore[arg-type]
+    a = play_line(o, in_kitty, line, dealer=4)
+    b = play_line(o, held, line, dealer=4)
+    assert "AH" in a[-1][0].kitty and "AH" in b[-1][0].hands[2]
+    for (sa, ea), (sb, eb) in zip(a, b, strict=True):
+        for viewer in (0, 1, 3, 4, None):
+            assert received(sa, ea, viewer) == received(sb, eb, viewer)
+    for viewer in (0, 1, 3, 4, None):
+        cv = view(a[-1][0], viewer).contract
+        assert cv is not None and not cv.partners_known and cv.partners == ()
+    cv = view(b[-1][0], 2).contract
+    assert cv is not None and cv.partners_known and cv.partners == (2,)  # the holder knows it is the partner
+
+
+def test_contractor_holding_the_called_card_knows_it_plays_alone() -> None:
+    o = opts(5, sans_kitty_enabled=True)
+    deck = deck_for(o, 4, {0: ["AS", "KS", "AH"], 1: ["JK"]}, kitty=["4C", "5C", "6C"])
+    line = [*_calls(0, 5, "7S/SK", "P", "P", "P", "P"), msgspec.convert(
+        {"type": "call_card", "seat": 0, "card": "AH"}, Move)]  # type: ignore[arg-type]
+    state = play_line(o, deck, line, dealer=4)[-1][0]
+    own = view(state, 0).contract
+    assert own is not None and own.partners_known and own.partners == ()
+    other = view(state, 1).contract
+    assert other is not None and not other.partners_known
+
+
+# ------------------------------------------------------------------------------------------------ blind misère
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
+def test_a_hand_thrown_in_unseen_is_never_shown(players: int) -> None:
+    o = opts(players, blind_misere_enabled=True, six_player_misere=True)
+    state, events = new_game(o, seed=players, first_dealer=players - 1)
+    assert all(e.cards is None for e in events if isinstance(e, CardsReceived))
+    old = state.hands
+    moves = _calls(0, players, *["P"] * players)
+    for mv in moves:
+        state, ev = apply_move(state, mv)
+        for viewer in (*range(players), None):
+            for e in redact_events(ev, viewer):
+                cards = getattr(e, "cards", None)
+                assert cards is None or type(e).__name__ in ("TrickWon", "KittyShown"), (viewer, e)
+    assert state.hand_number == 1 and not any(state.viewed)
+    assert state.hands != old
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
+def test_blind_misere_seats_see_only_their_own_hand_when_the_hand_goes_on(players: int) -> None:
+    o = opts(players, blind_misere_enabled=True, six_player_misere=True)
+    state, _ = new_game(o, seed=players, first_dealer=players - 1)
+    moves = _calls(0, players, "BLIND_MISERE", *["P"] * (players - 1))
+    seen: dict[int | None, list[tuple[int, tuple[str, ...]]]] = {v: [] for v in (*range(players), None)}
+    for mv in moves:
+        before = state
+        state, ev = apply_move(state, mv)
+        for viewer in seen:
+            for e in redact_events(ev, viewer):
+                if type(e).__name__ == "LookedAtHand" and e.cards is not None:  # type: ignore[union-attr]
+                    seen[viewer].append((e.seat, e.cards))  # type: ignore[union-attr]
+            if viewer is not None and not before.viewed[viewer]:
+                assert view(before, viewer).hand is None
+    contract = state.contract
+    assert contract is not None and contract.bid == "BLIND_MISERE" and all(state.viewed)
+    for viewer, shown in seen.items():
+        assert all(seat == viewer for seat, _ in shown)  # each seat sees its own cards, nobody another's
+        if viewer is not None:
+            assert len(shown) == 1
+    assert view(state, 1).hand is not None and view(state, None).hand is None
