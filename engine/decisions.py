@@ -18,7 +18,7 @@ DECISIONS: list[dict[str, str]] = [
      "decision": "Each misère bid counts as a strain of its own, so raising from a suit/NT bid to a misère bid (or back) "
                  "changes strain. The high bidder is offered the raise each time all the others have passed."},
     {"topic": "joker nomination step",
-     "decision": "The rules let a contractor who does not nominate give nothing away (RULES.md 1.9.3), so the step before "
+     "decision": "The rules let a contractor who does not nominate give nothing away (docs/RULES.md 1.9.3), so the step before "
                  "the first lead is taken by every NT-family contractor (no trumps and the misères, when joker_prenomination "
                  "is on, the pack has a joker and, in misère, joker_low_in_misere is off), whether or not they hold a "
                  "joker. Declining, nominate_joker with suit null (and card JK, the default), is always legal and sends "
