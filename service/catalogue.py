@@ -82,6 +82,8 @@ def names(language: str, cards: list[str], bids: list[str]) -> CatalogueNames:
         bids={bid: bid_name(cat, bid) for bid in bids},
         phases={phase: cat.template(f"phase.{phase}") for phase in typing.get_args(Phase)},
         moves={tag: cat.template(f"move.{tag}") for tag in _move_tags()},
+        terms={key.removeprefix("term."): cat.template(key) for key in sorted(CATALOGUES["en"].keys)
+               if key.startswith("term.")},
     )
 
 

@@ -252,6 +252,8 @@ class CatalogueNames(msgspec.Struct, frozen=True, kw_only=True):
     bids: dict[str, str]
     phases: dict[str, str]
     moves: dict[str, str]
+    #: The game's vocabulary (trump, no_trumps, joker, right_bower, left_bower, kitty, trick, misere …).
+    terms: dict[str, str]
 
 
 class RulesCatalogue(msgspec.Struct, frozen=True, kw_only=True):

@@ -161,13 +161,16 @@ def test_every_rules_catalogue_text_exists(language: str) -> None:
     keys += [f"suit.{s}" for s in "SCDH"] + [f"card.suit.{s}" for s in "SCDH"] + ["strain.NT", "card.pattern"]
     keys += [f"rank.{r}" for r in "AKQJ"] + ["card.JK", "card.JKB", "bid.pattern"]
     keys += [f"bid.{b}" for b in ("MISERE", "OPEN_MISERE", "BLIND_MISERE")]
+    keys += [f"term.{t}" for t in ("trump", "no_trumps", "joker", "right_bower", "left_bower", "kitty", "trick",
+                                   "suit", "bid", "pass", "contract", "contractor", "misere", "open_misere",
+                                   "blind_misere", "sans_kitty", "slam")]
     assert not [key for key in keys if not cat.has(key)]
     assert ENGLISH.template("option.target") == "Score that wins (inclusive)."  # English is the engine's text
 
 
 def test_no_po_file_leaves_english_or_keys_in_place_of_a_translation() -> None:
     """A translation identical to English is allowed only where the text is a term or a token."""
-    allowed = re.compile(r"^(option\.(deal_pattern|score_table|six_player_kitty)|bid\.|card\.pattern|strain\.NT|"
+    allowed = re.compile(r"^(term\.|option\.(deal_pattern|score_table|six_player_kitty)|bid\.|card\.pattern|strain\.NT|"
                          r"suit\.|card\.suit\.|card\.JK$|rank\.J$|move\.bid$|problem\.NOT_READY)")
     for language in OTHERS:
         cat = CATALOGUES[language]

@@ -205,3 +205,17 @@ def test_session_refusals_are_worded_too(client: TestClient[Litestar]) -> None:
     body = response.json()
     assert body["reason"] == "MISERE_NEEDS_SEVEN_BID"
     assert body["detail"] == "ประมูล Misere ได้หลังจากมีการประมูลระดับ 7 ขึ้นไปแล้วเท่านั้น"
+
+
+def test_gateway_problems_are_worded_too() -> None:
+    """API-key and rate-limit refusals are answered before any handler, in the negotiated language."""
+    settings = Settings(snapshot_keys=(KEY,), log_level="WARNING", api_keys=("k1",), rate_limit_per_minute=2)
+    with TestClient(create_app(settings)) as gateway:
+        missing = gateway.get("/v1/rules", headers={"Accept-Language": "hr"})
+        assert missing.status_code == 401 and missing.headers["content-language"] == "hr"
+        assert missing.json()["code"] == "API_KEY_REQUIRED"
+        assert missing.json()["detail"] == "Pošaljite svoj API ključ u zaglavlju X-API-Key."
+        statuses = [gateway.get("/v1/rules?lang=su", headers={"X-API-Key": "k1"}) for _ in range(3)]
+        limited = statuses[-1]
+        assert limited.status_code == 429 and limited.json()["code"] == "RATE_LIMITED"
+        assert limited.json()["title"] == "Kaseueuran paménta" and "detik" in limited.json()["detail"]
