@@ -47,6 +47,27 @@ def request_language(scope: Mapping[str, Any]) -> str:
     return language
 
 
+def _labelled(headers: Any, language: bytes) -> list[tuple[bytes, bytes]]:
+    """``headers`` with ``Content-Language: language`` and ``Accept-Language`` added to ``Vary``."""
+    out: list[tuple[bytes, bytes]] = []
+    vary: list[bytes] = []
+    for name, value in headers:
+        lowered = name.lower()
+        if lowered == b"vary":
+            vary.append(value)
+        elif lowered != b"content-language":
+            out.append((name, value))
+    if vary:
+        parts = [part.strip() for value in vary for part in bytes(value).split(b",") if part.strip()]
+        if not any(part.lower() in (b"accept-language", b"*") for part in parts):
+            parts.append(b"Accept-Language")
+        out.append((b"vary", b", ".join(parts)))
+    else:
+        out.append((b"vary", b"Accept-Language"))
+    out.append((b"content-language", language))
+    return out
+
+
 class LanguageMiddleware:
     """ASGI middleware: negotiate the language, then label every HTTP response with it."""
 
@@ -61,14 +82,7 @@ class LanguageMiddleware:
 
         async def labelled(message: Message) -> None:
             if message["type"] == "http.response.start":
-                headers = [(k, v) for k, v in message.get("headers", ()) if k.lower() != b"content-language"]
-                vary = [v for k, v in headers if k.lower() == b"vary"]
-                headers = [(k, v) for k, v in headers if k.lower() != b"vary"]
-                values = [part.strip() for v in vary for part in bytes(v).split(b",") if part.strip()]
-                if not any(part.lower() in (b"accept-language", b"*") for part in values):
-                    values.append(b"Accept-Language")
-                headers += [(b"content-language", language), (b"vary", b", ".join(values))]
-                message = {**message, "headers": headers}
+                message = {**message, "headers": _labelled(message.get("headers", ()), language)}
             await send(message)
 
         await self.app(scope, receive, labelled)

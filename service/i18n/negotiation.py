@@ -25,6 +25,7 @@ Decisions, where the RFCs leave a choice to the server:
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 DEFAULT_LANGUAGE = "en"
 #: The languages of the service's texts: English and the five languages the rules were written up in.
@@ -79,6 +80,7 @@ def parse_accept_language(header: str) -> list[tuple[str, float]]:
     return out
 
 
+@lru_cache(maxsize=1024)  # clients send the same few headers again and again
 def negotiate(accept_language: str | None, lang: str | None = None) -> str:
     """The language to answer in (see the module docstring for the rules)."""
     if lang and (chosen := lookup(lang[:MAX_HEADER_LENGTH])) is not None:

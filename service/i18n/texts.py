@@ -14,6 +14,7 @@ languages are checked against.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 from babel.lists import format_list
@@ -68,8 +69,11 @@ def strain_name(cat: MessageCatalogue, strain: str) -> str:
 
 def card_name(cat: MessageCatalogue, card: object) -> str:
     """``"QH"`` → ``"queen of hearts"`` (``"dama srce"`` …); an unknown token is quoted as sent."""
-    if not isinstance(card, str):
-        return repr(card)
+    return _card_name(cat, card) if isinstance(card, str) else repr(card)
+
+
+@lru_cache(maxsize=4096)
+def _card_name(cat: MessageCatalogue, card: str) -> str:
     if card in JOKER_TOKENS:
         return cat.template(f"card.{card}")
     rank, suit = card[:-1], card[-1:]
@@ -81,8 +85,11 @@ def card_name(cat: MessageCatalogue, card: object) -> str:
 
 def bid_name(cat: MessageCatalogue, bid: object) -> str:
     """``"7H"`` → ``"7 Hearts"``, ``"OPEN_MISERE"`` → ``"Open Misère"``; an unknown token is quoted as sent."""
-    if not isinstance(bid, str):
-        return repr(bid)
+    return _bid_name(cat, bid) if isinstance(bid, str) else repr(bid)
+
+
+@lru_cache(maxsize=4096)
+def _bid_name(cat: MessageCatalogue, bid: str) -> str:
     if bid in MISERE_BIDS:
         return cat.template(f"bid.{bid}")
     level, strain = bid[:-2] if bid.endswith("NT") else bid[:-1], bid[-2:] if bid.endswith("NT") else bid[-1:]
