@@ -39,6 +39,9 @@ JAVA_PROPERTIES = ",".join([
     # JsonNullable needs jackson-databind-nullable, which no registry reachable here ships; the contract's
     # nullable fields are plain nullable values in Java without it.
     "openApiNullable=false",
+    # One request object per operation (a builder), so a new optional parameter does not change every
+    # method's signature.
+    "useSingleRequestParameter=true",
 ])
 
 # generator -> (regular expression over one warning line, why it does not point at the contract)

@@ -83,19 +83,22 @@ public final class Play {
         Map<String, Object> report = new LinkedHashMap<>();
 
         // The stateless API: create, list legal moves, apply, and an illegal move's problem.
-        CreateGameResponse game = games.createGame(mapper.convertValue(scenario.get("game"), CreateGameRequest.class));
+        CreateGameResponse game = games.createGame(GamesApi.APICreateGameRequest.newBuilder()
+                .createGameRequest(mapper.convertValue(scenario.get("game"), CreateGameRequest.class)).build());
         report.put("game", Map.of("phase", String.valueOf(game.getPhase()), "to_act", game.getToAct(),
                 "snapshot_chars", game.getSnapshot().length(), "options", mapper.convertValue(game.getOptions(),
                         new TypeReference<Map<String, Object>>() {})));
         LegalMovesRequest listRequest = new LegalMovesRequest();
         listRequest.setSnapshot(game.getSnapshot());
-        LegalMovesResponse listed = games.legalMoves(listRequest);
+        LegalMovesResponse listed = games.legalMoves(GamesApi.APILegalMovesRequest.newBuilder()
+                .legalMovesRequest(listRequest).build());
         report.put("legal", Map.of("count", listed.getMoves().size(), "first",
                 mapper.convertValue(listed.getMoves().get(0), new TypeReference<Map<String, Object>>() {})));
         Map<String, Object> apply = new LinkedHashMap<>();
         apply.put("snapshot", game.getSnapshot());
         apply.put("move", scenario.get("legal_move"));
-        ApplyResponse applied = games.applyMove(mapper.convertValue(apply, ApplyRequest.class));
+        ApplyResponse applied = games.applyMove(GamesApi.APIApplyMoveRequest.newBuilder()
+                .applyRequest(mapper.convertValue(apply, ApplyRequest.class)).build());
         List<Object> eventTypes = new ArrayList<>();
         for (Object event : applied.getEvents()) {
             eventTypes.add(mapper.convertValue(event, new TypeReference<Map<String, Object>>() {}).get("type"));
@@ -103,7 +106,8 @@ public final class Play {
         report.put("applied", Map.of("to_act", applied.getToAct(), "events", eventTypes));
         apply.put("move", scenario.get("illegal_move"));
         try {
-            games.applyMove(mapper.convertValue(apply, ApplyRequest.class));
+            games.applyMove(GamesApi.APIApplyMoveRequest.newBuilder()
+                    .applyRequest(mapper.convertValue(apply, ApplyRequest.class)).build());
             throw new IllegalStateException("the illegal move was applied");
         } catch (ApiException refused) {
             ProblemDetails problem = mapper.readValue(refused.getResponseBody(), ProblemDetails.class);
@@ -117,7 +121,8 @@ public final class Play {
 
         // A hosted session played to its end through each seat's token, every move with If-Match.
         ApiResponse<SessionCreated> made = sessions.createSessionWithHttpInfo(
-                mapper.convertValue(scenario.get("session"), CreateSessionRequest.class));
+                SessionsApi.APICreateSessionRequest.newBuilder().createSessionRequest(
+                        mapper.convertValue(scenario.get("session"), CreateSessionRequest.class)).build());
         SessionCreated session = made.getData();
         Map<String, Object> created = new LinkedHashMap<>();
         created.put("status", made.getStatusCode());
@@ -132,11 +137,13 @@ public final class Play {
         List<Map<String, Object>> moves = new ArrayList<>();
         while (toAct != null) {
             Map<String, String> seat = bearer(session.getSeatTokens().get(toAct));
-            SessionLegalMoves legal = sessions.getSessionLegalMoves(session.getSessionId(), null, seat);
+            SessionLegalMoves legal = sessions.getSessionLegalMoves(SessionsApi.APIGetSessionLegalMovesRequest.newBuilder()
+                    .sessionId(session.getSessionId()).build(), seat);
             MoveRequest body = new MoveRequest();
             body.setMove(legal.getLegalMoves().get(0));
             ApiResponse<MoveApplied> answer = sessions.applySessionMoveWithHttpInfo(
-                    session.getSessionId(), body, "\"" + version + "\"", null, seat);
+                    SessionsApi.APIApplySessionMoveRequest.newBuilder().sessionId(session.getSessionId())
+                            .moveRequest(body).ifMatch("\"" + version + "\"").build(), seat);
             MoveApplied moved = answer.getData();
             Map<String, Object> move = new LinkedHashMap<>();
             move.put("if_match", version);
