@@ -1,0 +1,330 @@
+"""The ``expert`` bot: Perfect Information Monte Carlo search (determinized search, as GIB plays Bridge).
+
+For the seat to act it samples deals of the cards it has not seen, uniformly among those consistent with its
+view (its own hand, every card played, exposed hands, the kitty or its discards where it saw them, and the suits
+each seat has shown void in). On each sampled deal it tries every candidate move and plays the hand out to its
+score, then picks the candidate with the best average. The same sampled deals are used for every candidate
+(common random numbers), so differences between candidates are not drowned by the luck of the samples.
+
+A playout plays the rest of the hand: the auction (if it is still open) and the setup steps (partner call,
+exchange, joker nomination) by the ``basic`` bot deciding from each seat's view of the sampled deal, and the
+card play by the standard card-play policy of :mod:`bots.cardplay` with the sampled hands in the open (within a
+sampled deal, every seat knows the deal: that is what makes it fast). A playout's value is the seat's side's
+score change for the hand minus the average change of the other sides.
+
+Candidates: every legal card (and joker lead nomination) in play; in the auction, pass, the ``basic`` choice,
+the cheapest legal bid in every strain the hand is near, and the misère bids it might make; a handful of
+discards (the ``basic`` one, ones that void each plain suit, the lowest cards); every nomination; the best few
+partner calls and going alone. With one candidate the bot answers at once and spends nothing.
+
+The budget is counted in playouts (never in time: the bots have no clock). The decision reports the playouts
+and sampled deals it spent and each candidate's estimated value.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from itertools import combinations
+
+import msgspec
+
+from engine import (
+    SUITS,
+    Bid,
+    CallCard,
+    ChoosePartners,
+    Discard,
+    GameState,
+    GoAlone,
+    Move,
+    Options,
+    Pass,
+    Play,
+    apply_move,
+    legal_moves,
+    partners,
+    score_hand,
+    sides,
+    view,
+)
+from engine.cards import Strain
+from engine.model import HandScored
+from engine.rules import MISERE_BIDS, bid_level, bid_strain, hand_strain
+
+from bots.basic import (
+    STRAINS,
+    choose_discard,
+    decide_basic,
+    helper_tricks,
+    misere_danger,
+    own_tricks,
+)
+from bots.cardplay import choose_card, choose_play
+from bots.knowledge import Knowledge, determinize
+
+replace = msgspec.structs.replace
+
+#: Default budget: playouts per decision.
+DEFAULT_BUDGET = 64
+#: At least this many sampled deals per decision, however many candidates there are.
+MIN_SAMPLES = 4
+
+
+def _side_index(opts: Options) -> list[int]:
+    out = [0] * opts.players
+    for i, members in enumerate(sides(opts)):
+        for s in members:
+            out[s] = i
+    return out
+
+
+def _basic_move(state: GameState) -> Move:
+    seat = state.to_act
+    assert seat is not None
+    knowledge = Knowledge(view(state, seat), state.options)
+    legal = [] if state.phase == "exchange" else legal_moves(state)
+    return decide_basic(knowledge, legal)
+
+
+def value_of(state: GameState, move: Move, seat: int) -> float:
+    """The playout value for ``seat``'s side of playing ``move`` now."""
+    after, events = apply_move(state, move)
+    scored = _scored(events, state.options, seat)
+    if scored is not None:
+        return scored
+    if after.phase == "game_over" or after.hand_number != state.hand_number:
+        return 0.0
+    return playout(after, seat)
+
+
+def _scored(events: Sequence[object], opts: Options, seat: int) -> float | None:
+    for e in events:
+        if isinstance(e, HandScored):
+            mine = _side_index(opts)[seat]
+            others = [d for i, d in enumerate(e.deltas) if i != mine]
+            return float(e.deltas[mine] - (sum(others) / len(others) if others else 0.0))
+    return None
+
+
+def playout(state: GameState, seat: int) -> float:
+    """Play the hand out from ``state`` (see the module docstring); the value for ``seat``'s side."""
+    opts = state.options
+    hand_number = state.hand_number
+    table = None
+    teams: dict[int, frozenset[int]] = {}
+    for _ in range(400):
+        if state.phase == "game_over" or state.hand_number != hand_number:
+            return 0.0  # thrown in: the hand is redealt
+        if state.phase != "play":
+            move = _basic_move(state)
+            state, events = apply_move(state, move)
+        else:
+            if table is None:
+                c = state.contract
+                table = hand_strain(opts, c.bid if c else None, state.nominations)
+                teams = _teams(state)
+            if not any(table.suit[x] is None for s in state.active for x in state.hands[s]):
+                return _fast_playout(state, seat, table, teams)
+            actor = state.to_act
+            assert actor is not None
+            legal = legal_moves(state)
+            if len(legal) == 1:
+                move = legal[0]
+            else:
+                trick = state.trick
+                others: set[str] = set()
+                for s in state.active:
+                    if s != actor:
+                        others.update(state.hands[s])
+                c = state.contract
+                move = choose_play(actor, state.hands[actor], legal, trick.leader if trick else None,  # type: ignore[arg-type]
+                                   trick.cards if trick else (), trick.nominate if trick else None,
+                                   state.active, table, c.bid if c else None, c.contractor if c else None,
+                                   teams[actor], others)
+            state, events = apply_move(state, move)
+        scored = _scored(events, opts, seat)
+        if scored is not None:
+            return scored
+    raise AssertionError("a hand that does not end")
+
+
+def _fast_playout(state: GameState, seat: int, table: Strain, teams: dict[int, frozenset[int]]) -> float:
+    """The card play to the end of the hand without building a game state per card.
+
+    Only for play with no un-nominated joker in any hand: then the rules of play are exactly "follow the led
+    effective suit if you can, else play anything", and the trick goes to the highest-power card of the led suit
+    or of trumps (the strain table's order). The score comes from the engine's :func:`engine.score_hand`.
+    """
+    opts = state.options
+    suit_of, power = table.suit, table.power
+    trump = table.trump
+    active = state.active
+    n_active = len(active)
+    hands = {s: list(state.hands[s]) for s in active}
+    won = list(state.tricks_won)
+    c = state.contract
+    bid = c.bid if c else None
+    contractor = c.contractor if c else None
+    misere = bid in MISERE_BIDS
+    trick = state.trick
+    leader = trick.leader if trick else state.to_act
+    assert leader is not None
+    cards = list(trick.cards) if trick else []
+    nominate = trick.nominate if trick else None
+    tricks_done = len(state.tricks)
+    actor = active[(active.index(leader) + len(cards)) % n_active]
+    while True:
+        hand = hands[actor]
+        if cards:
+            led = suit_of[cards[0]] or nominate
+            legal = [x for x in hand if suit_of[x] == led] or hand
+        else:
+            legal = hand
+        if len(legal) == 1:
+            card = legal[0]
+        else:
+            others = [x for s in active if s != actor for x in hands[s]]
+            card = choose_card(actor, hand, legal, leader, cards, nominate, active, table, bid, contractor,
+                               teams[actor], others)
+        hand.remove(card)
+        cards.append(card)
+        if len(cards) < n_active:
+            actor = active[(active.index(actor) + 1) % n_active]
+            continue
+        led = suit_of[cards[0]] or nominate
+        best_i, best_p = 0, -1000
+        for i, x in enumerate(cards):
+            sx = suit_of[x]
+            if i == 0 or sx == led or (trump is not None and sx == trump):
+                if power[x] > best_p:
+                    best_i, best_p = i, power[x]
+        winner = active[(active.index(leader) + best_i) % n_active]
+        won[winner] += 1
+        tricks_done += 1
+        if tricks_done == 10 or (misere and winner == contractor):
+            break
+        leader = actor = winner
+        cards, nominate = [], None
+    deltas, _seats, _made = score_hand(replace(state, tricks_won=tuple(won)))
+    mine = _side_index(opts)[seat]
+    rest = [d for i, d in enumerate(deltas) if i != mine]
+    return float(deltas[mine] - (sum(rest) / len(rest) if rest else 0.0))
+
+
+def _teams(state: GameState) -> dict[int, frozenset[int]]:
+    """Who plays together this hand, in a sampled deal (everyone knows everything there)."""
+    opts = state.options
+    n = opts.players
+    c = state.contract
+    if c is None:
+        out: dict[int, frozenset[int]] = {}
+        for members in sides(opts):
+            for s in members:
+                out[s] = frozenset(members)
+        return out
+    contracting = frozenset((c.contractor, *partners(state)))
+    defenders = frozenset(s for s in range(n) if s not in contracting)
+    return {s: contracting if s in contracting else defenders for s in range(n)}
+
+
+def _unique(moves: Sequence[Move]) -> list[Move]:
+    out: list[Move] = []
+    for m in moves:
+        if m not in out:
+            out.append(m)
+    return out
+
+
+def candidates(knowledge: Knowledge, legal: Sequence[Move]) -> list[Move]:
+    """The moves worth searching for this decision (see the module docstring)."""
+    phase = knowledge.view.phase
+    opts = knowledge.options
+    basic = decide_basic(knowledge, legal)
+    if phase == "play" or phase == "nominate":
+        return _unique(legal)
+    if phase == "auction":
+        hand = knowledge.hand
+        if hand is None:
+            return [basic]
+        out: list[Move] = [basic]
+        out += [m for m in legal if isinstance(m, Pass)]
+        extra = helper_tricks(opts)
+        bids = [m for m in legal if isinstance(m, Bid) and not m.sans_kitty]
+        for strain in STRAINS:
+            est = own_tricks(hand, strain, opts) + extra
+            cheapest = next((m for m in bids if m.bid not in MISERE_BIDS and bid_strain(m.bid) == strain), None)
+            if cheapest is not None and bid_level(cheapest.bid) <= est + 1.0:
+                out.append(cheapest)
+        for m in bids:
+            if m.bid in MISERE_BIDS and misere_danger(hand, opts, open_hand=m.bid != "MISERE") <= 1:
+                out.append(m)
+        return _unique(out)
+    if phase == "exchange":
+        return _unique([basic, *_discard_candidates(knowledge)])
+    if phase == "call":
+        out = [basic]
+        out += [m for m in legal if isinstance(m, GoAlone)]
+        out += [m for m in legal if isinstance(m, ChoosePartners)]
+        calls = [m for m in legal if isinstance(m, CallCard)]
+        c = knowledge.view.contract
+        hand = set(knowledge.hand or ())
+        if calls and c is not None:
+            strain = bid_strain(c.bid)
+            table = hand_strain(opts, c.bid, ())
+            wanted = [m for m in calls if m.card not in hand and (
+                table.suit[m.card] == strain or m.card[:-1] == "A")]
+            wanted.sort(key=lambda m: table.power[m.card], reverse=True)
+            out += wanted[:4]
+        return _unique(out)
+    return [basic]
+
+
+def _discard_candidates(knowledge: Knowledge) -> list[Move]:
+    view, opts = knowledge.view, knowledge.options
+    hand = list(knowledge.hand or ())
+    k = view.kitty_size
+    c = view.contract
+    assert c is not None
+    table = hand_strain(opts, c.bid, tuple(sorted(view.joker_nominations.items())))
+    suit_of, power = table.suit, table.power
+    seat = knowledge.seat
+    keepers = [x for x in hand if suit_of[x] is None or suit_of[x] == table.trump]
+    plain = sorted((x for x in hand if x not in keepers), key=power.__getitem__)
+    out: list[Move] = []
+    if len(plain) >= k:
+        out.append(Discard(seat=seat, cards=tuple(plain[:k])))
+        for s in SUITS:
+            suit_cards = [x for x in plain if suit_of[x] == s]
+            if 0 < len(suit_cards) <= k:
+                rest = [x for x in plain if x not in suit_cards][: k - len(suit_cards)]
+                if len(suit_cards) + len(rest) == k:
+                    out.append(Discard(seat=seat, cards=tuple(suit_cards + rest)))
+    if c.bid in MISERE_BIDS:
+        ranked = sorted(hand, key=power.__getitem__, reverse=True)
+        for combo in combinations(ranked[: k + 2], k):
+            out.append(Discard(seat=seat, cards=combo))
+            if len(out) > 8:
+                break
+    return out
+
+
+def search(knowledge: Knowledge, legal: Sequence[Move], rng: random.Random,
+           budget: int) -> tuple[Move, list[tuple[Move, float, int]], int, int]:
+    """PIMC over the candidates: (best move, [(candidate, mean value, playouts)], playouts, samples)."""
+    cands = candidates(knowledge, legal)
+    if len(cands) == 1:
+        return cands[0], [], 0, 0
+    samples = max(MIN_SAMPLES, budget // len(cands))
+    totals = [0.0] * len(cands)
+    seat = knowledge.seat
+    for _ in range(samples):
+        state = determinize(knowledge, rng)
+        for i, move in enumerate(cands):
+            totals[i] += value_of(state, move, seat)
+    means = [t / samples for t in totals]
+    best = max(range(len(cands)), key=lambda i: (means[i], -i))
+    return cands[best], [(m, v, samples) for m, v in zip(cands, means, strict=True)], samples * len(cands), samples
+
+
+__all__ = ["DEFAULT_BUDGET", "Play", "candidates", "playout", "search"]
