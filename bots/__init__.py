@@ -25,12 +25,11 @@ from typing import Literal
 
 import msgspec
 
-from engine import Discard, Move, Options, SeatView, legal_moves
-from engine.deal import pack_index
-
 from bots.basic import decide_basic
 from bots.expert import DEFAULT_BUDGET, search
 from bots.knowledge import Knowledge, determinize
+from engine import Discard, Move, Options, SeatView, legal_moves
+from engine.deal import pack_index
 
 Level = Literal["random", "basic", "expert"]
 LEVELS: tuple[Level, ...] = ("random", "basic", "expert")

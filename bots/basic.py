@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 
+from bots.cardplay import choose_play
+from bots.knowledge import Knowledge, team_of
 from engine import (
     SUITS,
     AnswerRedeal,
@@ -35,9 +37,6 @@ from engine import (
 from engine.cards import Strain
 from engine.deal import pack_for
 from engine.rules import MISERE, MISERE_BIDS, OPEN_MISERE, bid_level, bid_strain, bid_value, hand_strain
-
-from bots.cardplay import choose_play
-from bots.knowledge import Knowledge, team_of
 
 STRAINS = ("S", "C", "D", "H", "NT")
 
@@ -136,7 +135,7 @@ def choose_bid(knowledge: Knowledge, legal: Sequence[Move]) -> Move:
     redeal = [m for m in legal if isinstance(m, ProposeRedeal)]
     if redeal:
         return redeal[0]
-    bids = [m for m in legal if isinstance(m, Bid) and not m.sans_kitty]
+    bids: list[Bid] = [m for m in legal if isinstance(m, Bid) and not m.sans_kitty]
     if not bids:
         return passes[0] if passes else legal[0]
     extra = helper_tricks(opts)
@@ -144,7 +143,7 @@ def choose_bid(knowledge: Knowledge, legal: Sequence[Move]) -> Move:
     high = view.high_bid
     team = set(team_of(view, knowledge.seat))
     partner_high = high is not None and high.seat in team and high.seat != knowledge.seat
-    best: Move | None = None
+    best: Bid | None = None
     best_score = -1e9
     for m in bids:
         if m.bid in MISERE_BIDS:
@@ -164,10 +163,10 @@ def choose_bid(knowledge: Knowledge, legal: Sequence[Move]) -> Move:
         return by_bid[MISERE]
     if best is None or not passes:
         return best if best is not None else (passes[0] if passes else bids[0])
-    if partner_high and high is not None and high.bid is not None:
-        # Overcall a partner only with a clearly better contract.
-        if bid_level(best.bid) < (bid_level(high.bid) or 7) + 1:
-            return passes[0]
+    # Overcall a partner only with a clearly better contract.
+    if partner_high and high is not None and high.bid is not None and \
+            bid_level(best.bid) < (bid_level(high.bid) or 7) + 1:
+        return passes[0]
     return best
 
 
@@ -189,7 +188,7 @@ def choose_discard(knowledge: Knowledge, legal: Sequence[Move]) -> Move:
         for x in keep:
             lengths[suit_of[x]] = lengths.get(suit_of[x], 0) + 1
 
-        def keep_score(x: str) -> float:
+        def keep_score(x: str, lengths: dict[str | None, int] = lengths) -> float:
             s = suit_of[x]
             if s is None or s == table.trump:
                 return 1000.0 + power[x]

@@ -29,6 +29,15 @@ from itertools import combinations
 
 import msgspec
 
+from bots.basic import (
+    STRAINS,
+    decide_basic,
+    helper_tricks,
+    misere_danger,
+    own_tricks,
+)
+from bots.cardplay import choose_card, choose_play
+from bots.knowledge import Knowledge, determinize
 from engine import (
     SUITS,
     Bid,
@@ -52,23 +61,10 @@ from engine.cards import Strain
 from engine.model import HandScored
 from engine.rules import MISERE_BIDS, bid_level, bid_strain, hand_strain
 
-from bots.basic import (
-    STRAINS,
-    choose_discard,
-    decide_basic,
-    helper_tricks,
-    misere_danger,
-    own_tricks,
-)
-from bots.cardplay import choose_card, choose_play
-from bots.knowledge import Knowledge, determinize
-
 replace = msgspec.structs.replace
 
 #: Default budget: playouts per decision.
 DEFAULT_BUDGET = 64
-#: At least this many sampled deals per decision, however many candidates there are.
-MIN_SAMPLES = 4
 
 
 def _side_index(opts: Options) -> list[int]:
@@ -196,9 +192,8 @@ def _fast_playout(state: GameState, seat: int, table: Strain, teams: dict[int, f
         best_i, best_p = 0, -1000
         for i, x in enumerate(cards):
             sx = suit_of[x]
-            if i == 0 or sx == led or (trump is not None and sx == trump):
-                if power[x] > best_p:
-                    best_i, best_p = i, power[x]
+            if (i == 0 or sx == led or (trump is not None and sx == trump)) and power[x] > best_p:
+                best_i, best_p = i, power[x]
         winner = active[(active.index(leader) + best_i) % n_active]
         won[winner] += 1
         tricks_done += 1
@@ -241,7 +236,9 @@ def candidates(knowledge: Knowledge, legal: Sequence[Move]) -> list[Move]:
     phase = knowledge.view.phase
     opts = knowledge.options
     basic = decide_basic(knowledge, legal)
-    if phase == "play" or phase == "nominate":
+    if phase == "play":
+        return _distinct_plays(knowledge, legal)
+    if phase == "nominate":
         return _unique(legal)
     if phase == "auction":
         hand = knowledge.hand
@@ -268,16 +265,45 @@ def candidates(knowledge: Knowledge, legal: Sequence[Move]) -> list[Move]:
         out += [m for m in legal if isinstance(m, ChoosePartners)]
         calls = [m for m in legal if isinstance(m, CallCard)]
         c = knowledge.view.contract
-        hand = set(knowledge.hand or ())
+        held = set(knowledge.hand or ())
         if calls and c is not None:
             strain = bid_strain(c.bid)
             table = hand_strain(opts, c.bid, ())
-            wanted = [m for m in calls if m.card not in hand and (
+            wanted = [m for m in calls if m.card not in held and (
                 table.suit[m.card] == strain or m.card[:-1] == "A")]
             wanted.sort(key=lambda m: table.power[m.card], reverse=True)
             out += wanted[:4]
         return _unique(out)
     return [basic]
+
+
+def _distinct_plays(knowledge: Knowledge, legal: Sequence[Move]) -> list[Move]:
+    """The legal plays, keeping one of each run of equivalent cards: two cards of one effective suit with no
+    card between them that anyone else may hold or that lies in the current trick win and lose the same tricks,
+    so searching both would only halve the deals each gets."""
+    table = knowledge.table
+    suit_of, power = table.suit, table.power
+    elsewhere = set(knowledge.unseen)
+    for holder, cards in knowledge.known_hands.items():
+        if holder != knowledge.seat:
+            elsewhere.update(cards)
+    trick = knowledge.view.current_trick
+    if trick is not None:
+        elsewhere.update(p.card for p in trick.plays)
+    out: list[Move] = []
+    kept: list[Play] = []
+    for m in _unique(legal):
+        if not isinstance(m, Play) or m.nominate is not None or suit_of[m.card] is None:
+            out.append(m)
+            continue
+        suit, p = suit_of[m.card], power[m.card]
+        twin = next((k for k in kept if suit_of[k.card] == suit and not any(
+            suit_of[x] == suit and min(p, power[k.card]) < power[x] < max(p, power[k.card]) for x in elsewhere)),
+            None)
+        if twin is None:
+            kept.append(m)
+            out.append(m)
+    return out
 
 
 def _discard_candidates(knowledge: Knowledge) -> list[Move]:
@@ -315,7 +341,9 @@ def search(knowledge: Knowledge, legal: Sequence[Move], rng: random.Random,
     cands = candidates(knowledge, legal)
     if len(cands) == 1:
         return cands[0], [], 0, 0
-    samples = max(MIN_SAMPLES, budget // len(cands))
+    # Every candidate is tried on the same sampled deals; at least one deal even when the budget is smaller than
+    # the number of candidates (the decision then reports the playouts it really spent).
+    samples = max(1, budget // len(cands))
     totals = [0.0] * len(cands)
     seat = knowledge.seat
     for _ in range(samples):
@@ -327,4 +355,4 @@ def search(knowledge: Knowledge, legal: Sequence[Move], rng: random.Random,
     return cands[best], [(m, v, samples) for m, v in zip(cands, means, strict=True)], samples * len(cands), samples
 
 
-__all__ = ["DEFAULT_BUDGET", "Play", "candidates", "playout", "search"]
+__all__ = ["DEFAULT_BUDGET", "Play", "candidates", "playout", "search", "value_of"]

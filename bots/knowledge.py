@@ -65,9 +65,9 @@ class Knowledge:
         self.played = tuple(played)
         seen.update(played)
         known_hands: dict[int, tuple[str, ...]] = {seat: view.hand} if view.hand is not None else {}
-        for s, cards in view.exposed.items():
-            if int(s) != seat:
-                known_hands[int(s)] = cards
+        for name, cards in view.exposed.items():
+            if int(name) != seat:
+                known_hands[int(name)] = cards
                 seen.update(cards)
         self.known_hands = known_hands
         phase = view.phase
@@ -80,9 +80,8 @@ class Knowledge:
             kitty_hidden = k
         elif phase == "call":  # five players: before the kitty is taken (or sans kitty), it is unseen
             kitty_hidden = 0 if view.discards else k
-        elif phase in ("nominate", "play", "game_over"):
-            if c is None or c.sans_kitty:
-                kitty_hidden = k
+        elif phase in ("nominate", "play", "game_over") and (c is None or c.sans_kitty):
+            kitty_hidden = k
         self.discards_known: tuple[str, ...] | None = view.discards
         if view.discards:
             seen.update(view.discards)
@@ -173,7 +172,7 @@ def deal_unseen(knowledge: Knowledge, rng: random.Random, tries: int = 30) -> di
         room = dict(slots)
         placed: dict[int, list[str]] = {s: [] for s in slots}
 
-        def fits(card: str, place: int) -> bool:
+        def fits(card: str, place: int, room: dict[int, int] = room, relax: bool = relax) -> bool:
             return room[place] > 0 and (relax or place < 0 or suit[card] not in voids.get(place, ()))
 
         order = sorted(cards, key=lambda x: sum(1 for p in slots if fits(x, p)))

@@ -115,6 +115,7 @@ PROBLEM_EXAMPLES: dict[str, tuple[int, str, dict[str, Any]]] = {
                      {"reason": "MUST_FOLLOW_SUIT", "legal_moves": [
                          {"type": "play", "seat": 1, "card": "4H", "nominate": None},
                          {"type": "play", "seat": 1, "card": "QH", "nominate": None}]}),
+    "NOT_TO_ACT": (422, "seat 2 is not to act; seat 0 is", {}),
     "BODY_TOO_LARGE": (413, "the request body is larger than 65536 bytes", {}),
     # Hosted sessions.
     "INVALID_IF_MATCH": (400, "If-Match must be a session version such as \"3\"; got 'abc'", {}),
@@ -148,8 +149,9 @@ _STATUS_DESCRIPTIONS = {
     404: "Unknown, deleted or expired session.",
     409: "Stale `If-Match`: the session is at another version (`current_version`, and the current `ETag`).",
     413: "The request body is larger than the configured limit (MAX_BODY_BYTES).",
-    422: "Well-formed but not acceptable: an illegal move (with the reason and the legal moves), a snapshot that "
-         "opens but whose state is inconsistent, or an `Idempotency-Key` reused for a different move.",
+    422: "Well-formed but not acceptable: an illegal move (with the reason and the legal moves), a suggestion for a "
+         "seat that is not to act, a snapshot that opens but whose state is inconsistent, or an `Idempotency-Key` "
+         "reused for a different move.",
     429: "Too many requests from this client (RATE_LIMIT_PER_MINUTE); `Retry-After` says when to retry.",
     503: "The session store is unavailable; `Retry-After` says when to retry. Nothing was applied.",
 }

@@ -5,7 +5,8 @@ sides), so both meet the same cards from both chairs and the luck of the deal ca
 (or ``--max-hands``, then the side ahead wins). Printed per level: games won with a 95% Wilson interval, mean
 points per hand (its side's score change) with a 95% interval of the per-deal-pair mean difference, and the
 decision time per phase (median and p95, measured around each ``bots.decide`` call in one single-threaded
-process; with ``--jobs 2`` two such processes run side by side, one per core).
+process, both on the wall clock and as the thread's CPU time, which a busy shared machine inflates less; with
+``--jobs 2`` two such processes run side by side, one per core).
 
     python tests/bench/match.py --a expert --b basic --games 400 --jobs 2
     python tests/bench/match.py --a basic --b random --games 200 --budget-a 48
@@ -46,10 +47,11 @@ def play_game(seed: int, levels_by_side: tuple[Level, ...], budgets: dict[str, i
         seat = state.to_act
         level = levels_by_side[side_of[seat]]
         phase = state.phase
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.thread_time()
         decision = decide(view(state, seat), opts, level=level, seed=seed * 100_003 + step,
                           budget=budgets.get(level))
         times[f"{level}/{phase}"].append(time.perf_counter() - started)
+        times[f"cpu:{level}/{phase}"].append(time.thread_time() - cpu)
         state, events = apply_move(state, decision.move)
         step += 1
         for e in events:
@@ -140,10 +142,15 @@ def main() -> None:
     for g in games:
         for key, values in g["times"].items():
             times[key] += values
-    print("\ndecision time per level and phase (ms): count, median, p95, max")
-    for level in (args.a, args.b):
-        everything = sorted(v for k, vs in times.items() if k.startswith(level + "/") for v in vs)
-        rows = [(k, sorted(vs)) for k, vs in sorted(times.items()) if k.startswith(level + "/")]
+    for clock, prefix in (("wall clock", ""), ("CPU time of the deciding thread", "cpu:")):
+        _print_times(times, clock, prefix, (args.a, args.b))
+
+
+def _print_times(times: dict[str, list[float]], clock: str, prefix: str, levels: tuple[str, str]) -> None:
+    print(f"\ndecision time per level and phase, {clock} (ms): count, median, p95, max")
+    for level in levels:
+        everything = sorted(v for k, vs in times.items() if k.startswith(prefix + level + "/") for v in vs)
+        rows = [(k, sorted(vs)) for k, vs in sorted(times.items()) if k.startswith(prefix + level + "/")]
         for key, vs in [(f"{level}/all", everything), *rows]:
             if not vs:
                 continue
