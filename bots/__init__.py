@@ -52,7 +52,8 @@ class Candidate(msgspec.Struct, frozen=True, kw_only=True):
 
 class Decision(msgspec.Struct, frozen=True, kw_only=True):
     """A bot's move, with what it spent finding it (``playouts`` and sampled ``deals``; 0 for a forced or
-    rule-based move) and, for ``expert``, the candidates it weighed, best first."""
+    rule-based move) and, for ``expert``, the candidates it weighed, by estimated value (the move played is the
+    ``basic`` one unless a candidate beat it with confidence: see :func:`bots.expert.choose`)."""
 
     move: Move
     level: Level

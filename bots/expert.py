@@ -12,10 +12,12 @@ card play by the standard card-play policy of :mod:`bots.cardplay` with the samp
 sampled deal, every seat knows the deal: that is what makes it fast). A playout's value is the seat's side's
 score change for the hand minus the average change of the other sides.
 
-Candidates: every legal card (and joker lead nomination) in play; in the auction, pass, the ``basic`` choice,
-the cheapest legal bid in every strain the hand is near, and the misère bids it might make; a handful of
-discards (the ``basic`` one, ones that void each plain suit, the lowest cards); every nomination; the best few
-partner calls and going alone. With one candidate the bot answers at once and spends nothing.
+The ``basic`` move is always the first candidate, and is played unless another candidate beats it on the
+sampled deals with confidence (:func:`choose`). Candidates: every legal card (and joker lead nomination) in
+play; in the auction, pass, the ``basic`` choice, the cheapest legal bid in every strain the hand is near,
+and the misère bids it might make; a handful of discards (the ``basic`` one, ones that void each plain suit,
+the lowest cards); every nomination; the best few partner calls and going alone. With one candidate the bot
+answers at once and spends nothing.
 
 The budget is counted in playouts (never in time: the bots have no clock). The decision reports the playouts
 and sampled deals it spent and each candidate's estimated value.
@@ -23,6 +25,7 @@ and sampled deals it spent and each candidate's estimated value.
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Sequence
 from itertools import combinations
@@ -62,6 +65,9 @@ from engine.model import HandScored
 from engine.rules import MISERE_BIDS, bid_level, bid_strain, hand_strain
 
 replace = msgspec.structs.replace
+
+#: How many standard errors a candidate must beat the ``basic`` move by (see :func:`choose`).
+CONFIDENCE = 1.0
 
 #: Default budget: playouts per decision.
 DEFAULT_BUDGET = 64
@@ -237,9 +243,9 @@ def candidates(knowledge: Knowledge, legal: Sequence[Move]) -> list[Move]:
     opts = knowledge.options
     basic = decide_basic(knowledge, legal)
     if phase == "play":
-        return _distinct_plays(knowledge, legal)
+        return _distinct_plays(knowledge, [basic, *legal])
     if phase == "nominate":
-        return _unique(legal)
+        return _unique([basic, *legal])
     if phase == "auction":
         hand = knowledge.hand
         if hand is None:
@@ -344,15 +350,35 @@ def search(knowledge: Knowledge, legal: Sequence[Move], rng: random.Random,
     # Every candidate is tried on the same sampled deals; at least one deal even when the budget is smaller than
     # the number of candidates (the decision then reports the playouts it really spent).
     samples = max(1, budget // len(cands))
-    totals = [0.0] * len(cands)
+    values: list[list[float]] = [[] for _ in cands]
     seat = knowledge.seat
     for _ in range(samples):
         state = determinize(knowledge, rng)
         for i, move in enumerate(cands):
-            totals[i] += value_of(state, move, seat)
-    means = [t / samples for t in totals]
-    best = max(range(len(cands)), key=lambda i: (means[i], -i))
+            values[i].append(value_of(state, move, seat))
+    means = [sum(v) / samples for v in values]
+    best = choose(values)
     return cands[best], [(m, v, samples) for m, v in zip(cands, means, strict=True)], samples * len(cands), samples
+
+
+def choose(values: Sequence[Sequence[float]]) -> int:
+    """The candidate to play: the ``basic`` move (index 0) unless another beats it on the same sampled deals
+    by more than :data:`CONFIDENCE` standard errors of the paired difference, then the one that does by most.
+
+    Picking the highest mean outright would let a few lucky deals choose a wild bid; with this rule a small
+    budget plays like ``basic`` and a larger one departs from it where the deals show it should."""
+    samples = len(values[0])
+    if samples < 2:
+        return 0
+    best, best_margin = 0, 0.0
+    for i in range(1, len(values)):
+        diffs = [a - b for a, b in zip(values[i], values[0], strict=True)]
+        mean = sum(diffs) / samples
+        spread = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (samples - 1))
+        margin = mean - CONFIDENCE * spread / math.sqrt(samples)
+        if margin > best_margin:
+            best, best_margin = i, margin
+    return best
 
 
 __all__ = ["DEFAULT_BUDGET", "Play", "candidates", "playout", "search", "value_of"]

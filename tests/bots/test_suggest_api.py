@@ -59,7 +59,7 @@ def test_expert_hint_lists_candidates_with_values_and_spending(client: TestClien
     state = STATES["play"]
     body = _suggest(client, state, seat=state.to_act, level="expert", seed=1, budget=40).json()
     legal = [msgspec.to_builtins(m) for m in legal_moves(state)]
-    assert body["candidates"][0]["move"] == body["move"]
+    assert body["move"] in [c["move"] for c in body["candidates"]]
     assert all(c["move"] in legal for c in body["candidates"])
     assert body["playouts"] == sum(c["playouts"] for c in body["candidates"]) and 0 < body["playouts"] <= 40
     values = [c["value"] for c in body["candidates"]]
