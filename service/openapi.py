@@ -105,6 +105,7 @@ PROBLEM_EXAMPLES: dict[str, tuple[int, str, dict[str, Any]]] = {
     "INVALID_DECK_ORDER": (400, "deck_orders[0] is not a permutation of the 43-card pack (missing ['JK'], "
                                 "not in pack [], repeated ['4H'])", {}),
     "INVALID_FIRST_DEALER": (400, "first_dealer must be a seat from 0 to 3", {}),
+    "INVALID_BOTS": (400, "bots: at least one seat must be left to a human player", {}),
     "NO_SUCH_SEAT": (400, "seat 4 does not exist: seats are 0 to 3", {}),
     "SNAPSHOT_MALFORMED": (400, "a snapshot has three dot-separated parts", {}),
     "SNAPSHOT_VERSION_UNSUPPORTED": (400, "snapshot version 'v2' is not supported (supported: v1)", {}),
