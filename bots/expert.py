@@ -352,13 +352,65 @@ def search(knowledge: Knowledge, legal: Sequence[Move], rng: random.Random,
     samples = max(1, budget // len(cands))
     values: list[list[float]] = [[] for _ in cands]
     seat = knowledge.seat
+    bidders = _bidders(knowledge)
     for _ in range(samples):
-        state = determinize(knowledge, rng)
+        state = _sample(knowledge, rng, bidders)
         for i, move in enumerate(cands):
             values[i].append(value_of(state, move, seat))
     means = [sum(v) / samples for v in values]
     best = choose(values)
     return cands[best], [(m, v, samples) for m, v in zip(cands, means, strict=True)], samples * len(cands), samples
+
+
+#: Deals drawn per sample to find one that agrees with the auction (see :func:`_sample`).
+AUCTION_TRIES = 8
+
+
+def _bidders(knowledge: Knowledge) -> dict[int, tuple[str, float, tuple[str, ...]]]:
+    """Seats whose bids say something about their hands: seat → (strain, tricks its hand should be worth).
+
+    The contractor's winning bid and every other seat's last suit or no-trump bid: a player who bid 8H holds a
+    hand the bidding rules value near eight tricks with hearts as trumps (partner and kitty included)."""
+    view, opts = knowledge.view, knowledge.options
+    last: dict[int, str] = {}
+    for call in view.auction:
+        if call.bid is not None and call.bid not in MISERE_BIDS:
+            last[call.seat] = call.bid
+    c = view.contract
+    if c is not None and c.bid not in MISERE_BIDS:
+        last[c.contractor] = c.bid
+    extra = helper_tricks(opts)
+    played: dict[int, list[str]] = {}
+    for t in (*view.tricks, *((view.current_trick,) if view.current_trick else ())):
+        for p in t.plays:
+            played.setdefault(p.seat, []).append(p.card)
+    out: dict[int, tuple[str, float, tuple[str, ...]]] = {}
+    for seat, bid in last.items():
+        if seat != knowledge.seat and seat not in knowledge.known_hands:
+            out[seat] = (bid_strain(bid), bid_level(bid) - 1.5 - extra, tuple(played.get(seat, ())))
+    return out
+
+
+def _sample(knowledge: Knowledge, rng: random.Random,
+            bidders: dict[int, tuple[str, float, tuple[str, ...]]]) -> GameState:
+    """A sampled deal that agrees with the auction: among up to :data:`AUCTION_TRIES` consistent deals, the
+    first in which every bidder's hand is worth about what it bid (else the one that comes closest).
+
+    Uniform sampling would give a defender against 8H a contractor with two hearts as often as with six."""
+    best: GameState | None = None
+    best_miss = float("inf")
+    for _ in range(AUCTION_TRIES if bidders else 1):
+        state = determinize(knowledge, rng)
+        miss = 0.0
+        for seat, (strain, need, played) in bidders.items():
+            hand = state.hands[seat] + played  # the hand it bid on (after the exchange, for the contractor)
+            miss += max(0.0, need - own_tricks(hand, strain, knowledge.options))
+        if miss < best_miss:
+            best, best_miss = state, miss
+        if miss == 0.0:
+            break
+    assert best is not None
+    return best
 
 
 def choose(values: Sequence[Sequence[float]]) -> int:
