@@ -104,6 +104,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--max-hands", type=int, default=80)
     parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--report-every", type=int, default=0, help="print the full summary every N deal pairs")
     args = parser.parse_args()
     if args.a == args.b:
         parser.error("--a and --b must be different levels")
@@ -118,8 +119,16 @@ def main() -> None:
             if done % 10 == 0:
                 wins = sum(_side_score(g, args.a)[0] for g in games)
                 print(f"  … {len(games)} games, {args.a} won {wins:g} ({time.time() - started:.0f} s)", flush=True)
+            if args.report_every and done % args.report_every == 0 and done < pairs:
+                summarize(games, args, budgets, pairs, started)  # interim figures, in case the run is cut short
+                print(flush=True)
+    summarize(games, args, budgets, pairs, started)
+
+
+def summarize(games: list[dict[str, Any]], args: argparse.Namespace, budgets: dict[str, int | None],
+              pairs: int, started: float) -> None:
     n = len(games)
-    print(f"\n{n} games ({pairs} deal seeds, each played twice with the seats swapped), {args.players} players, "
+    print(f"\n{n} games ({n // 2} deal seeds, each played twice with the seats swapped), {args.players} players, "
           f"default options; budgets {budgets}; {time.time() - started:.0f} s wall, {args.jobs} job(s)")
     pair_diffs: list[float] = []
     for i in range(0, n, 2):
