@@ -74,7 +74,8 @@ async function main(): Promise<void> {
   let phase: string = session.phase;
   const played: unknown[] = [];
   while (toAct !== null) {
-    const token = must(session.seat_tokens[toAct], "seat token");
+    const token = session.seat_tokens[toAct];  // null for a seat a computer player takes
+    if (token === undefined || token === null) throw new Error(`seat ${toAct} has no token`);
     const legal = await client.GET("/v1/sessions/{session_id}/legal-moves",
                                    { params: { path }, headers: bearer(token) });
     const move: Move = must(must(legal.data, "get_session_legal_moves", legal.error).legal_moves[0], "a legal move");
