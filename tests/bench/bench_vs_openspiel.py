@@ -1,17 +1,19 @@
 """The engine beside OpenSpiel's Euchre in one run, with the same driver loop (a script, not a test).
 
     .venv/bin/pip install open_spiel        # a benchmark aid only, not a project dependency
-    .venv/bin/python tests/bench/bench_vs_openspiel.py [--seconds 1] [--rounds 5] [--players 4,2,3,5,6]
+    .venv/bin/python tests/bench/bench_vs_openspiel.py [--seconds 0.5] [--rounds 6] [--players 4,2,3,5,6]
 
-Both engines run on one core, taking turns in rounds (every player count of ours, then OpenSpiel, then the next
-round), so a machine busy with other work slows both alike. The loop is the same for both: ask for the legal
-moves, pick one uniformly at random, apply it; only the time inside the engines' calls (new game, legal moves,
-apply) counts. An *action* is a player's decision. OpenSpiel deals through chance nodes (a card at a time); those
-steps are driven by the same loop and their time counts, but they are not counted as actions, because our engine
-deals inside the ``apply_move`` that ends a hand (the figure with chance steps counted is printed too).
+Both engines run on one core, taking turns in rounds: in each round, for each player count, a slice of our engine
+then a slice of OpenSpiel's, and each player count's ratio is taken against the OpenSpiel slices run beside it.
+The loop is the same for both: start a game, then until it ends ask for the legal moves, pick one uniformly at
+random, apply it. Time is this thread's CPU time over the whole loop (``time.thread_time``), so time spent
+waiting for the core while other processes run counts for neither side. An *action* is a player's decision.
+OpenSpiel deals through chance nodes (a card at a time); the loop drives those steps too and their time counts,
+but they are not counted as actions, because our engine deals inside the ``apply_move`` that ends a hand (the
+figure with chance steps counted is printed too).
 
-Prints per round and in total: our actions per second per player count, OpenSpiel Euchre's, the ratio of each to
-OpenSpiel, and each player count relative to four players.
+Prints per player count: our actions per second, OpenSpiel Euchre's beside it, the ratio (total over total) with
+the range of the per-round ratios, and the ratio relative to the four-player one.
 """
 
 from __future__ import annotations
@@ -25,41 +27,53 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from bench_engine import run as run_engine  # noqa: E402
 
 import engine  # noqa: E402
+from engine import Options, apply_move, legal_moves, new_game  # noqa: E402
 
 
-def run_openspiel(game: Any, seconds: float, seed: int) -> dict[str, float]:
-    """Random Euchre games for ``seconds``: the same loop as ``bench_engine.run``."""
+def run_ours(players: int, seconds: float, seed: int) -> float:
+    """Random games for ``seconds`` of this thread's CPU time: decisions per CPU second."""
     rng = random.Random(seed)
-    clock = time.perf_counter_ns
-    deadline = time.perf_counter() + seconds
+    opts = Options(players=players)  # type: ignore[arg-type]
+    cpu = time.thread_time
+    start = cpu()
+    deadline = start + seconds
+    actions = game = 0
+    while cpu() < deadline:
+        state, _ = new_game(opts, seed=seed * 1_000_003 + game)
+        game += 1
+        while state.to_act is not None:
+            moves = legal_moves(state)
+            state, _ = apply_move(state, moves[rng.randrange(len(moves))])
+            actions += 1
+    return actions / (cpu() - start)
+
+
+def run_openspiel(game: Any, seconds: float, seed: int) -> tuple[float, float]:
+    """Random Euchre games for ``seconds`` of CPU time, the same loop: (decisions, all steps) per CPU second."""
+    rng = random.Random(seed)
+    cpu = time.thread_time
+    start = cpu()
+    deadline = start + seconds
     actions = chance = 0
-    busy = 0
-    while time.perf_counter() < deadline:
-        t0 = clock()
+    while cpu() < deadline:
         state = game.new_initial_state()
-        busy += clock() - t0
         while not state.is_terminal():
-            t0 = clock()
-            decision = not state.is_chance_node()
+            if state.is_chance_node():
+                chance += 1
+            else:
+                actions += 1
             moves = state.legal_actions()
             state.apply_action(moves[rng.randrange(len(moves))])
-            busy += clock() - t0
-            if decision:
-                actions += 1
-            else:
-                chance += 1
-    return {"actions_per_s": actions / (busy / 1e9), "steps_per_s": (actions + chance) / (busy / 1e9)}
+    spent = cpu() - start
+    return actions / spent, (actions + chance) / spent
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seconds", type=float, default=1.0, help="seconds per engine per round")
-    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--seconds", type=float, default=0.5, help="seconds per slice")
+    parser.add_argument("--rounds", type=int, default=6)
     parser.add_argument("--players", default="4,2,3,5,6")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
@@ -71,30 +85,27 @@ def main() -> None:
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
     euchre = pyspiel.load_game("euchre")
     counts = [int(x) for x in args.players.split(",")]
-    print(f"engine build: {getattr(engine, 'ENGINE_BUILD', 'pure')}; OpenSpiel Euchre {euchre.get_parameters()}")
+    print(f"engine build: {engine.ENGINE_BUILD}; OpenSpiel Euchre {euchre.get_parameters()}; "
+          f"{args.rounds} rounds of {args.seconds} s slices")
+    # Each slice of ours is followed at once by a slice of OpenSpiel's, and each player count is compared with
+    # the OpenSpiel slices beside it, so load from other work on the machine cancels out of the ratios.
     ours: dict[int, list[float]] = {p: [] for p in counts}
-    theirs: list[float] = []
+    theirs: dict[int, list[float]] = {p: [] for p in counts}
     steps: list[float] = []
-    header = " ".join(f"{f'{p}p':>9}" for p in counts)
-    print(f"{'round':>5} {header} {'euchre':>9}   ratio to euchre")
     for r in range(args.rounds):
         for p in counts:
-            ours[p].append(run_engine(p, args.seconds, args.seed + r)["actions_per_s"])
-        os_r = run_openspiel(euchre, args.seconds, args.seed + r)
-        theirs.append(os_r["actions_per_s"])
-        steps.append(os_r["steps_per_s"])
-        figures = " ".join(f"{ours[p][-1]:>9,.0f}" for p in counts)
-        ratios = " ".join(f"{p}p {ours[p][-1] / theirs[-1]:.3f}" for p in counts)
-        print(f"{r + 1:>5} {figures} {theirs[-1]:>9,.0f}   {ratios}")
-    # Totals: the mean rate over the rounds (each round ran for the same time).
-    mean = {p: sum(v) / len(v) for p, v in ours.items()}
-    os_mean = sum(theirs) / len(theirs)
-    print(f"{'mean':>5} " + " ".join(f"{mean[p]:>9,.0f}" for p in counts) + f" {os_mean:>9,.0f}")
-    print(f"OpenSpiel Euchre with its chance (deal) steps counted as actions: {sum(steps) / len(steps):,.0f}/s")
+            ours[p].append(run_ours(p, args.seconds, args.seed + r))
+            decisions, all_steps = run_openspiel(euchre, args.seconds, args.seed + r)
+            theirs[p].append(decisions)
+            steps.append(all_steps)
+    ratio = {p: sum(ours[p]) / sum(theirs[p]) for p in counts}
+    print(f"{'players':>7} {'ours/s':>9} {'euchre/s':>9} {'ratio':>6} {'ratio range':>13}  against 4 players")
     for p in counts:
-        rel = f", {mean[p] / mean[4] - 1:+.1%} against four players" if 4 in mean and p != 4 else ""
-        print(f"{p} players: {mean[p] / os_mean:.3f}x OpenSpiel Euchre{rel}")
-
+        per_round = sorted(a / b for a, b in zip(ours[p], theirs[p], strict=True))
+        rel = f"{ratio[p] / ratio[4] - 1:+.1%}" if 4 in ratio and p != 4 else ""
+        print(f"{p:>7} {sum(ours[p]) / len(ours[p]):>9,.0f} {sum(theirs[p]) / len(theirs[p]):>9,.0f} "
+              f"{ratio[p]:>6.3f} {per_round[0]:>6.3f}-{per_round[-1]:<6.3f}  {rel}")
+    print(f"(OpenSpiel Euchre with its chance steps, the deal, counted as actions: {sum(steps) / len(steps):,.0f}/s)")
 
 if __name__ == "__main__":
     main()
