@@ -57,6 +57,7 @@ from engine.model import (
     ProposeRedeal,
     RedealAnswered,
     RedealProposed,
+    Rejection,
     ThrownIn,
     Trick,
     TrickWon,
@@ -83,13 +84,6 @@ from engine.rules import (
 
 replace = msgspec.structs.replace
 TRICKS_PER_HAND = 10
-
-
-class Rejection(msgspec.Struct, frozen=True):
-    """Why a move is illegal: a stable machine ``reason`` and a human ``detail``."""
-
-    reason: str
-    detail: str
 
 
 class IllegalMove(ValueError):

@@ -84,6 +84,17 @@ Move = Bid | Pass | LookAtHand | ProposeRedeal | AnswerRedeal | CallCard | GoAlo
     | NominateJoker | Play
 
 
+class Rejection(msgspec.Struct, frozen=True):
+    """Why a move is illegal: a stable machine ``reason`` and a human ``detail``.
+
+    (Defined here rather than in :mod:`engine.game`, which re-exports it, so that every Struct lives in a module
+    the compiled build leaves as Python: mypyc drops class keywords such as ``frozen=True``.)
+    """
+
+    reason: str
+    detail: str
+
+
 # ---------------------------------------------------------------------------------------------- events
 
 
