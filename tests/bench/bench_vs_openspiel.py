@@ -70,6 +70,33 @@ def run_openspiel(game: Any, seconds: float, seed: int) -> tuple[float, float]:
     return actions / spent, (actions + chance) / spent
 
 
+def mid_game_state_size(seed: int = 7) -> tuple[int, int]:
+    """A four-player state in mid-play (trick 5): (bytes of every object it reaches, counted once; msgpack bytes)."""
+    import gc
+
+    import msgspec
+
+    rng = random.Random(seed)
+    state, _ = new_game(Options(), seed=seed)
+    while state.phase != "play" or len(state.tricks) < 4 or state.trick is None:
+        if state.to_act is None:
+            state, _ = new_game(Options(), seed=rng.randrange(2**32))
+            continue
+        moves = legal_moves(state)
+        state, _ = apply_move(state, moves[rng.randrange(len(moves))])
+    seen: set[int] = set()
+    total = 0
+    todo: list[object] = [state]
+    while todo:
+        obj = todo.pop()
+        if id(obj) in seen or isinstance(obj, type):
+            continue
+        seen.add(id(obj))
+        total += sys.getsizeof(obj)
+        todo.extend(gc.get_referents(obj))
+    return total, len(msgspec.msgpack.encode(state))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=0.5, help="seconds per slice")
@@ -106,6 +133,8 @@ def main() -> None:
         print(f"{p:>7} {sum(ours[p]) / len(ours[p]):>9,.0f} {sum(theirs[p]) / len(theirs[p]):>9,.0f} "
               f"{ratio[p]:>6.3f} {per_round[0]:>6.3f}-{per_round[-1]:<6.3f}  {rel}")
     print(f"(OpenSpiel Euchre with its chance steps, the deal, counted as actions: {sum(steps) / len(steps):,.0f}/s)")
+    deep, packed = mid_game_state_size()
+    print(f"a mid-game four-player state: {deep:,} bytes of objects (each counted once), {packed} bytes as msgpack")
 
 if __name__ == "__main__":
     main()
