@@ -12,7 +12,8 @@ which would silently change a Struct's encoding and validation, so the modules h
 The output goes to ``build/engine-mypyc/`` (or ``$FIVE_HUNDRED_ENGINE_BUILD``) with a ``manifest.json`` of the
 SHA-256 of every source it was built from; ``engine/_native.py`` uses the build only while those hashes match
 the current sources, so an edit to any ``.py`` file falls back to the pure engine until the next build. The new
-build replaces the old one in one rename, so a process starting meanwhile sees one or the other, whole.
+build is assembled aside and renamed into place, so a process starting meanwhile finds the old build, the new
+one or, for an instant, none (and runs the pure engine), never half of one.
 """
 
 from __future__ import annotations
