@@ -4,7 +4,8 @@
     .venv/bin/python tools/build_engine.py --probe    # exit 0 if this machine can build (a C compiler, headers)
     .venv/bin/python tools/build_engine.py --clean    # remove the build: the pure engine runs
 
-Every ``engine/*.py`` module is compiled except the package's ``__init__`` and its loader ``_native``, and any
+Every ``engine/*.py`` module is compiled except the package's ``__init__``, its loader ``_native``, the integrity
+check of untrusted states (``integrity``), and any
 module whose classes take class keywords (``class X(msgspec.Struct, frozen=True)``): mypyc drops those keywords,
 which would silently change a Struct's encoding and validation, so the modules holding Structs (``model``,
 ``options``) stay Python and the wire format is the one the pure engine writes.
@@ -32,7 +33,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "engine"
-NEVER_COMPILED = ("__init__.py", "_native.py")
+NEVER_COMPILED = {
+    "__init__.py": "the package and its loader stay Python",
+    "_native.py": "the package and its loader stay Python",
+    # It checks decoded, untrusted states value by value (a bool where a seat number belongs, say): compiled code
+    # narrows such values by their annotations and answered differently on hostile input, and it is not hot.
+    "integrity.py": "its checks of hostile values must see exactly what Python sees",
+}
 
 os.environ["FIVE_HUNDRED_ENGINE"] = "pure"  # the build itself never loads a compiled engine
 sys.path.insert(0, str(ROOT))
@@ -42,7 +49,7 @@ from engine import _native  # noqa: E402
 def compilable(path: Path) -> tuple[bool, str]:
     """Whether mypyc may compile a module without changing what it does, and why not."""
     if path.name in NEVER_COMPILED:
-        return False, "the package and its loader stay Python"
+        return False, NEVER_COMPILED[path.name]
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
         if isinstance(node, ast.ClassDef) and node.keywords:
             return False, f"class {node.name} takes class keywords, which mypyc drops"
