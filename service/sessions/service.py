@@ -48,7 +48,7 @@ from engine import (
     view,
 )
 from engine.model import GameOver
-from service.moves import MALFORMED_REASONS, MalformedMove, syntax_rejection
+from service.moves import MALFORMED_REASONS, MalformedMove, movers_legal_moves, syntax_rejection
 from service.problems import Problem
 from service.sessions.store import (
     LOG_START,
@@ -476,7 +476,7 @@ class SessionService:
             # Only the mover's own legal moves: another seat's would reveal its hand.
             raise Problem(422, "ILLEGAL_MOVE", exc.rejection.detail, title="Illegal move",
                           reason=exc.rejection.reason,
-                          legal_moves=msgspec.to_builtins(legal_moves(record.state, seat))) from None
+                          legal_moves=msgspec.to_builtins(movers_legal_moves(record.state, seat))) from None
         version = record.version + 1
         body = _JSON.encode(MoveApplied(version=version, phase=state.phase, to_act=state.to_act,
                                         events=redact_events(events, seat), view=view(state, seat)))
