@@ -107,7 +107,7 @@ PROBLEM_EXAMPLES: dict[str, tuple[int, str, dict[str, Any]]] = {
     "INVALID_FIRST_DEALER": (400, "first_dealer must be a seat from 0 to 3", {}),
     "NO_SUCH_SEAT": (400, "seat 4 does not exist: seats are 0 to 3", {}),
     "SNAPSHOT_MALFORMED": (400, "a snapshot has three dot-separated parts", {}),
-    "SNAPSHOT_VERSION_UNSUPPORTED": (400, "snapshot version 'v2' is not supported (supported: v1)", {}),
+    "SNAPSHOT_VERSION_UNSUPPORTED": (400, "snapshot version 'v9' is not supported (supported: v1, v2)", {}),
     "SNAPSHOT_UNKNOWN_KEY": (400, "the snapshot was sealed under a key this service does not hold", {}),
     "SNAPSHOT_TAMPERED": (400, "the snapshot failed authentication: it was altered or sealed elsewhere", {}),
     "SNAPSHOT_CORRUPT": (422, "the snapshot's state is inconsistent: cards held twice: ['JK']", {}),
