@@ -129,6 +129,10 @@ PROBLEM_EXAMPLES: dict[str, tuple[int, str, dict[str, Any]]] = {
     "IDEMPOTENCY_KEY_REUSED": (422, "this Idempotency-Key was already used for a different move; use a new key "
                                     "for a new move", {}),
     "STORE_UNAVAILABLE": (503, "the session store is unavailable; retry shortly", {}),
+    "COMMIT_OUTCOME_UNKNOWN": (503, "the session store stopped answering while this move was being committed: "
+                                    "it may or may not have been applied. Retrying with the same "
+                                    "Idempotency-Key is safe (it answers the first result if the move was "
+                                    "applied); without one, read the session first", {}),
     # Answered before any handler when API keys or rate limits are configured (service/ops).
     "API_KEY_REQUIRED": (401, "Send your API key in the X-API-Key header.", {"title": "API key required"}),
     "API_KEY_INVALID": (401, "The X-API-Key header does not hold a valid API key.",
@@ -151,7 +155,9 @@ _STATUS_DESCRIPTIONS = {
     422: "Well-formed but not acceptable: an illegal move (with the reason and the legal moves), a snapshot that "
          "opens but whose state is inconsistent, or an `Idempotency-Key` reused for a different move.",
     429: "Too many requests from this client (RATE_LIMIT_PER_MINUTE); `Retry-After` says when to retry.",
-    503: "The session store is unavailable; `Retry-After` says when to retry. Nothing was applied.",
+    503: "The session store is unavailable; `Retry-After` says when to retry. `STORE_UNAVAILABLE`: nothing was "
+         "applied. `COMMIT_OUTCOME_UNKNOWN` (moves): the move may or may not have been applied; a retry with the "
+         "same `Idempotency-Key` is safe.",
 }
 
 #: The problem codes each kind of operation can answer with.

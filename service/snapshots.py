@@ -13,9 +13,10 @@ touching cards compresses better than a scattered one), and a snapshot's length 
 it. So the compressed frame is padded to a length that depends only on what every seat may know: the length
 of the same state with every held, kitty, dead-hand, discarded and undealt card replaced by a canonical
 assignment (the pack's cards in pack order, filled into the same places), plus a margin for the deal's
-entropy (8 bytes, and half a byte per card so replaced), rounded up to 16 bytes. A real state that needs more
-than that (measured: none in tens of thousands) takes the next 16-byte steps. ``tests/bench/snapshot_length.py``
-measures what the length still tells, over random completions of the hidden cards around one seat's view.
+entropy (8 bytes, and half a byte per card so replaced), rounded up to 8 bytes. A real state that needs more
+than that (measured: about one in 45,000 random completions) takes the next 8-byte steps.
+``tests/bench/snapshot_length.py`` measures what the length still tells, over random completions of the
+hidden cards around one seat's view.
 
 A sealer may keep a bounded cache of recent snapshots (``cache_size``): the exact string of a snapshot it opened
 (authenticated and integrity-checked) or sealed from a state the engine just produced (``remember=True``) maps
@@ -56,7 +57,7 @@ _CODECS = threading.local()
 #: and the step the padded length is rounded up to.
 PAD_PER_CARD = 0.5
 PAD_FIXED = 8
-PAD_STEP = 16
+PAD_STEP = 8
 
 
 def _compressor() -> zstandard.ZstdCompressor:

@@ -52,7 +52,7 @@ class CommitOutcomeUnknown(Problem):
                          "the session store stopped answering while this move was being committed: it may or "
                          "may not have been applied. Retrying with the same Idempotency-Key is safe (it "
                          "answers the first result if the move was applied); without one, read the session "
-                         "first", title="Commit outcome unknown", headers={"Retry-After": "1"})
+                         "first", headers={"Retry-After": "1"})
 
 
 class SessionRecord(msgspec.Struct, frozen=True):
