@@ -13,34 +13,64 @@ from __future__ import annotations
 import asyncio
 import random
 import signal
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
 
 import httpx
 import pytest
 
 from engine import legal_moves
 
-from .conftest import SEALER, RedisServer, running_service
+from .conftest import SEALER, RedisServer, Service, running_service
 from .play import Game, assert_problem, move_body
 
 ROUNDS = 30
 
 
+class InFlight:
+    """Counts the store calls under way in both replicas (their real stores, wrapped), so that a round knows
+    both requests reached the store before Redis is resumed."""
+
+    def __init__(self, services: list[Service]) -> None:
+        self.count = 0
+        for svc in services:
+            store = svc.app.state.sessions.service.store
+            for name in ("load", "commit"):
+                setattr(store, name, self._counted(getattr(store, name)))
+
+    def _counted(self, call: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
+        async def counted(*args: Any, **kwargs: Any) -> Any:
+            self.count += 1
+            try:
+                return await call(*args, **kwargs)
+            finally:
+                self.count -= 1
+
+        return counted
+
+    async def wait_for(self, n: int) -> None:
+        async with asyncio.timeout(10):
+            while self.count < n:
+                await asyncio.sleep(0.005)
+
+
 @pytest.fixture
-async def two_replicas() -> AsyncIterator[tuple[RedisServer, list[str]]]:
+async def two_replicas() -> AsyncIterator[tuple[RedisServer, list[Service]]]:
     redis = RedisServer()
     redis.start()
     try:
         async with running_service("redis", redis, prefix="tap:") as a, \
                 running_service("redis", redis, prefix="tap:") as b:
-            yield redis, [a.url, b.url]
+            yield redis, [a, b]
     finally:
         redis.stop()
 
 
 async def test_a_double_tap_applies_one_move_and_answers_409_for_the_other(
-        two_replicas: tuple[RedisServer, list[str]]) -> None:
-    redis, urls = two_replicas
+        two_replicas: tuple[RedisServer, list[Service]]) -> None:
+    redis, services = two_replicas
+    urls = [s.url for s in services]
+    in_flight = InFlight(services)
     assert redis.process is not None
     rng = random.Random(7)
     clients = [httpx.AsyncClient(base_url=url, timeout=20) for url in urls]
@@ -60,7 +90,7 @@ async def test_a_double_tap_applies_one_move_and_answers_409_for_the_other(
             try:
                 sent = [asyncio.create_task(c.post(g.url + "/moves", json=move_body(m), headers=g.seats[seat]))
                         for c, m in zip(via, (first, second), strict=True)]
-                await asyncio.sleep(0.15)  # both requests are now waiting on the store
+                await in_flight.wait_for(2)  # both requests are now waiting on the store
             finally:
                 redis.process.send_signal(signal.SIGCONT)
             answers = await asyncio.gather(*sent)
