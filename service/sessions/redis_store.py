@@ -153,12 +153,13 @@ for i = 1, 4 do redis.call('PEXPIRE', KEYS[i], ARGV[3]) end
 return {1, nv}
 """
 
-#: Whether a commit whose answer was lost was applied, asked on a fresh connection. KEYS: hash, log. ARGV:
-#: the commit's expected version, expected tag, new tag, and a fresh tag. → {1, version} (it was applied) |
-#: {2} (it was not, and now never will be) | {0} (the session is gone). If the session is still at the
-#: expected version and tag, the commit has not run yet (it may still be on its way, e.g. in the buffers of a
-#: Redis that was stopped): the session's tag is replaced by the fresh one (same version, same state), so
-#: that commit, should it still arrive, finds another tag and changes nothing.
+#: Whether a commit whose answer was lost was applied, asked on a fresh connection. KEYS: hash, log, idem.
+#: ARGV: the commit's expected version, expected tag, new tag, a fresh tag, and its idempotency field ('' for
+#: none). → {1, version} (it was applied) | {2} (it was not, and now never will be) | {3, first record} (not
+#: this call, but another with the same idempotency key was: its answer) | {0} (the session is gone). If the
+#: session is still at the expected version and tag, the commit has not run yet (it may still be on its way,
+#: e.g. in the buffers of a Redis that was stopped): the session's tag is replaced by the fresh one (same
+#: version, same state), so that commit, should it still arrive, finds another tag and changes nothing.
 RESOLVE_LUA = """
 local v = redis.call('HGET', KEYS[1], 'v')
 if not v then return {0} end
@@ -172,6 +173,10 @@ if tonumber(v) >= nv then
     for i = 1, #fields, 2 do
       if fields[i] == 't' and fields[i + 1] == ARGV[3] then return {1, nv} end
     end
+  end
+  if ARGV[5] ~= '' then
+    local first = redis.call('HGET', KEYS[3], ARGV[5])
+    if first then return {3, first} end
   end
   return {2}
 end
@@ -336,7 +341,7 @@ class RedisStore:
                 self._on_error("session_commit")
             if not sent[0]:
                 raise StoreUnavailable() from exc  # never sent: nothing was applied
-            return await self._resolve_lost(keys, base, tag)
+            return await self._resolve_lost(keys, base, tag, field)
         code = int(reply[0])
         if code == 1:
             return Committed(int(reply[1]), tag)
@@ -347,7 +352,8 @@ class RedisStore:
             return Replayed(IDEMPOTENCY_DECODER.decode(reply[1]))
         return Gone()
 
-    async def _resolve_lost(self, keys: Sequence[str], base: SessionRecord, tag: bytes) -> CommitOutcome:
+    async def _resolve_lost(self, keys: Sequence[str], base: SessionRecord, tag: bytes,
+                            field: str) -> CommitOutcome:
         """A commit was sent and its answer lost: was it applied? Asked on a fresh connection, within
         :attr:`resolve_timeout`; a commit found not applied is also made unable to apply later."""
         conn = self._fresh()
@@ -355,8 +361,8 @@ class RedisStore:
             async with asyncio.timeout(self.resolve_timeout):
                 connect: Callable[[], Awaitable[None]] = conn.connect  # (untyped in redis-py)
                 await connect()
-                await conn.send_packed_command(_pack(b"EVAL", RESOLVE_LUA, "2", keys[0], keys[1],
-                                                     str(base.version), base.tag, tag, new_tag()),
+                await conn.send_packed_command(_pack(b"EVAL", RESOLVE_LUA, "3", keys[0], keys[1], keys[2],
+                                                     str(base.version), base.tag, tag, new_tag(), field),
                                                check_health=False)
                 reply: Any = await conn.read_response()
         except (RedisError, OSError) as exc:
@@ -368,6 +374,8 @@ class RedisStore:
         code = int(reply[0])
         if code == 1:
             return Committed(int(reply[1]), tag)
+        if code == 3:
+            return Replayed(IDEMPOTENCY_DECODER.decode(reply[1]))
         if code == 0:
             return Gone()
         raise StoreUnavailable("the session store did not answer in time; the move was not applied: "
