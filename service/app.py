@@ -48,6 +48,7 @@ from service.ops.shutdown import InflightMiddleware, ShutdownCoordinator
 from service.problems import Problem, ProblemDetails
 from service.sessions import build_sessions
 from service.snapshots import Sealer
+from service.suggest import SuggestController
 
 logger = logging.getLogger("fivehundred.snapshots")
 
@@ -135,7 +136,7 @@ def create_app(settings: Settings | None = None, *, session_key_prefix: str = SE
         route_handlers=[
             # The API's operations declare Accept-Language and lang (texts in six languages; service/i18n).
             Router(path="/", parameters=language_parameters(),
-                   route_handlers=[RulesController, GamesController, *sessions.route_handlers]),
+                   route_handlers=[RulesController, GamesController, SuggestController, *sessions.route_handlers]),
             *health_route_handlers(readiness, shutdown=shutdown, problem_schema=ProblemDetails),
             metrics_route_handler(metrics),
         ],

@@ -105,6 +105,7 @@ PROBLEM_EXAMPLES: dict[str, tuple[int, str, dict[str, Any]]] = {
     "INVALID_DECK_ORDER": (400, "deck_orders[0] is not a permutation of the 43-card pack (missing ['JK'], "
                                 "not in pack [], repeated ['4H'])", {}),
     "INVALID_FIRST_DEALER": (400, "first_dealer must be a seat from 0 to 3", {}),
+    "INVALID_BOTS": (400, "bots: at least one seat must be left to a human player", {}),
     "NO_SUCH_SEAT": (400, "seat 4 does not exist: seats are 0 to 3", {}),
     "SNAPSHOT_MALFORMED": (400, "a snapshot has three dot-separated parts", {}),
     "SNAPSHOT_VERSION_UNSUPPORTED": (400, "snapshot version 'v9' is not supported (supported: v1, v2)", {}),
@@ -115,6 +116,7 @@ PROBLEM_EXAMPLES: dict[str, tuple[int, str, dict[str, Any]]] = {
                      {"reason": "MUST_FOLLOW_SUIT", "legal_moves": [
                          {"type": "play", "seat": 1, "card": "4H", "nominate": None},
                          {"type": "play", "seat": 1, "card": "QH", "nominate": None}]}),
+    "NOT_TO_ACT": (422, "seat 2 is not to act; seat 0 is", {}),
     "BODY_TOO_LARGE": (413, "the request body is larger than 65536 bytes", {}),
     # Hosted sessions.
     "INVALID_IF_MATCH": (400, "If-Match must be a session version such as \"3\"; got 'abc'", {}),
@@ -152,8 +154,9 @@ _STATUS_DESCRIPTIONS = {
     404: "Unknown, deleted or expired session.",
     409: "Stale `If-Match`: the session is at another version (`current_version`, and the current `ETag`).",
     413: "The request body is larger than the configured limit (MAX_BODY_BYTES).",
-    422: "Well-formed but not acceptable: an illegal move (with the reason and the legal moves), a snapshot that "
-         "opens but whose state is inconsistent, or an `Idempotency-Key` reused for a different move.",
+    422: "Well-formed but not acceptable: an illegal move (with the reason and the legal moves), a suggestion for a "
+         "seat that is not to act, a snapshot that opens but whose state is inconsistent, or an `Idempotency-Key` "
+         "reused for a different move.",
     429: "Too many requests from this client (RATE_LIMIT_PER_MINUTE); `Retry-After` says when to retry.",
     503: "The session store is unavailable; `Retry-After` says when to retry. `STORE_UNAVAILABLE`: nothing was "
          "applied. `COMMIT_OUTCOME_UNKNOWN` (moves): the move may or may not have been applied; a retry with the "

@@ -33,6 +33,7 @@ import asyncio
 import contextlib
 import hashlib
 import hmac
+import logging
 import re
 import secrets
 import time
@@ -43,6 +44,7 @@ from typing import Any, NamedTuple, Protocol, TypeVar
 
 import msgspec
 
+from bots import Level
 from engine import (
     Event,
     GameSetupError,
@@ -61,9 +63,11 @@ from engine import (
 from engine.model import GameOver
 from service.moves import MALFORMED_REASONS, MalformedMove, movers_legal_moves, rejection_message, syntax_rejection
 from service.problems import Problem
+from service.sessions.bots import bot_chain, bot_seats, bot_slot, bot_to_act
 from service.sessions.store import (
     LOG_START,
     Committed,
+    Conflict,
     Cursor,
     Gone,
     IdempotencyRecord,
@@ -78,6 +82,7 @@ from service.sessions.store import (
 from service.snapshots import Sealer
 
 T = TypeVar("T")
+logger = logging.getLogger("fivehundred.sessions")
 
 
 class SessionMetrics(Protocol):
@@ -129,6 +134,8 @@ class CreateSessionRequest(msgspec.Struct, kw_only=True, forbid_unknown_fields=T
     deck_orders: list[list[str]] | None = None
     first_dealer: int | None = None
     snapshot: str | None = None
+    #: Seats the service plays, by seat number: ``{"1": "expert", "2": "basic"}`` (at least one seat is human).
+    bots: dict[str, Level] | None = None
 
 
 class MoveRequest(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
@@ -139,14 +146,16 @@ class SessionCreated(msgspec.Struct, kw_only=True):
     session_id: str
     version: int
     host_token: str
-    #: One bearer token per seat, by seat number.
-    seat_tokens: list[str]
+    #: One bearer token per seat, by seat number (``null`` for a seat the service's bots play).
+    seat_tokens: list[str | None]
     options: dict[str, Any]
     rules_version: str
     phase: str
     to_act: int | None
     #: Seconds of inactivity (no change) after which the session is gone.
     expires_in: int
+    #: The seats the service plays, and at which level.
+    bots: dict[str, str] = msgspec.field(default_factory=dict)
 
 
 class SessionState(msgspec.Struct, kw_only=True):
@@ -256,6 +265,21 @@ def _not_found(session_id: str) -> Problem:
                    "deleted, or expired after its idle time (the host can recreate it from a snapshot)")
 
 
+def _bot_levels(bots: dict[str, Level] | None, players: int) -> dict[int, Level]:
+    """The bot seats asked for, checked: seat numbers of this game, and at least one seat left to a human."""
+    if not bots:
+        return {}
+    out: dict[int, Level] = {}
+    for name, level in bots.items():
+        if not name.isdigit() or not 0 <= int(name) < players:
+            raise Problem(400, "INVALID_BOTS", f"bots: {name[:8]!r} is not a seat of this {players}-player game "
+                                               f"(seats are 0 to {players - 1})")
+        out[int(name)] = level
+    if len(out) >= players:
+        raise Problem(400, "INVALID_BOTS", "bots: at least one seat must be left to a human player")
+    return out
+
+
 def _hash(token: str) -> bytes:
     return hashlib.sha256(token.encode()).digest()
 
@@ -290,9 +314,11 @@ class SessionService:
     async def create(self, req: CreateSessionRequest) -> SessionCreated:
         state, events = self._start(req)
         n = state.options.players
+        bots = _bot_levels(req.bots, n)
         host_token = secrets.token_urlsafe(32)
-        seat_tokens = [secrets.token_urlsafe(32) for _ in range(n)]
-        auth = b"".join(_hash(t) for t in (host_token, *seat_tokens))
+        seat_tokens = [None if s in bots else secrets.token_urlsafe(32) for s in range(n)]
+        auth = _hash(host_token) + b"".join(
+            bot_slot(bots[s]) if token is None else _hash(token) for s, token in enumerate(seat_tokens))
         record = SessionRecord(1, state, auth, new_tag())
         session_id = secrets.token_urlsafe(16)
         while not await self.store.create(session_id, record, events):  # 2**-128: belt and braces
@@ -300,10 +326,14 @@ class SessionService:
         self._remember(session_id, record)
         if self.metrics is not None:
             self.metrics.session_created()
+        # The session exists now: a store failure while the bots open the game is not an error of this call
+        # (the bots' moves are played by the next access); the answer gives the version really committed.
+        record = await self._play_bots_quietly(session_id, record)
         return SessionCreated(
             session_id=session_id, version=record.version, host_token=host_token, seat_tokens=seat_tokens,
             options=msgspec.structs.asdict(state.options), rules_version=state.rules_version,
-            phase=state.phase, to_act=state.to_act, expires_in=self.store.idle_seconds)
+            phase=record.state.phase, to_act=record.state.to_act, expires_in=self.store.idle_seconds,
+            bots={str(s): level for s, level in sorted(bots.items())})
 
     def _start(self, req: CreateSessionRequest) -> tuple[GameState, list[Event]]:
         if req.snapshot is not None:
@@ -338,6 +368,9 @@ class SessionService:
             self._recent.pop(session_id, None)
             raise _not_found(session_id)
         self._remember(session_id, loaded.record)
+        if bot_to_act(loaded.record.state, loaded.record.auth):
+            # Bot moves a replica did not get to commit (the store failed, or it stopped): play them now.
+            return Loaded(await self._play_bots(session_id, loaded.record), loaded.replay)
         return loaded
 
     def _remember(self, session_id: str, record: SessionRecord) -> None:
@@ -447,16 +480,24 @@ class SessionService:
             if isinstance(prepared, MoveOutcome):
                 return prepared
             state, events, body, keyed = prepared
+            chain = await self._bot_replies(record, state)
+            answered = record.version + 1 + len(chain)
+            if chain:  # the answer (and its idempotency record) shows the bot moves that follow
+                body = self._answer(move.seat, answered, state, events, chain)
+                keyed = None if keyed is None else (keyed[0], IdempotencyRecord(fingerprint, answered, body))
             try:
                 outcome = await self.store.commit(session_id, record, state, events, keyed, seat=move.seat)
             except Problem:
                 self._recent.pop(session_id, None)  # the store's answer was lost: read afresh next time
                 raise
             if isinstance(outcome, Committed):
-                self._remember(session_id, SessionRecord(outcome.version, state, record.auth, outcome.tag))
+                committed = SessionRecord(outcome.version, state, record.auth, outcome.tag)
+                self._remember(session_id, committed)
                 if self.metrics is not None:
                     self.metrics.move_applied()
-                return MoveOutcome(body, outcome.version, False)
+                if chain:
+                    await self._play_bots_quietly(session_id, committed, chain)
+                return MoveOutcome(body, answered, False)
             if isinstance(outcome, Replayed):
                 return self._replay(outcome.record, fingerprint)
             if isinstance(outcome, Gone):
@@ -519,6 +560,60 @@ class SessionService:
                                         events=redact_events(events, seat), view=view(state, seat)))
         keyed = None if field is None else (field, IdempotencyRecord(fingerprint, version, body))
         return state, events, body, keyed
+
+    # --------------------------------------------------------------------------------------------- bots
+
+    async def _bot_replies(self, record: SessionRecord, state: GameState) -> list[tuple[GameState, list[Event]]]:
+        """The bot moves that will follow ``state`` (the next version of ``record``), decided off the loop."""
+        bots = bot_seats(record.auth)
+        if state.to_act is None or state.to_act not in bots:
+            return []
+        return await asyncio.to_thread(bot_chain, state, record.version + 1, bots)
+
+    @staticmethod
+    def _answer(seat: int, version: int, state: GameState, events: list[Event],
+                chain: list[tuple[GameState, list[Event]]]) -> bytes:
+        """A move's answer including the bot moves after it: the last version, every event, the last view."""
+        final = chain[-1][0] if chain else state
+        everything = [*events, *(e for _, bot_events in chain for e in bot_events)]
+        return _JSON.encode(MoveApplied(version=version, phase=final.phase, to_act=final.to_act,
+                                        events=redact_events(everything, seat), view=view(final, seat)))
+
+    async def _play_bots(self, session_id: str, record: SessionRecord,
+                         chain: list[tuple[GameState, list[Event]]] | None = None) -> SessionRecord:
+        """Commit the bot moves that follow ``record`` (``chain``, or decided now), one compare-and-set each,
+        until a human seat is to act; if another replica committed first, carry on from what it committed."""
+        bots = bot_seats(record.auth)
+        for _ in range(4 * MOVE_ATTEMPTS):
+            if chain is None:
+                if record.state.to_act is None or record.state.to_act not in bots:
+                    return record
+                chain = await asyncio.to_thread(bot_chain, record.state, record.version, bots)
+            for state, events in chain:
+                outcome = await self.store.commit(session_id, record, state, events)
+                if isinstance(outcome, Committed):
+                    record = SessionRecord(outcome.version, state, record.auth, outcome.tag)
+                    if self.metrics is not None:
+                        self.metrics.move_applied()
+                elif isinstance(outcome, Conflict):
+                    record = outcome.current  # another replica played this bot move (or the session moved on)
+                    break
+                else:
+                    return record  # gone (deleted or expired)
+                self._remember(session_id, record)
+            self._remember(session_id, record)
+            chain = None
+        return record
+
+    async def _play_bots_quietly(self, session_id: str, record: SessionRecord,
+                                 chain: list[tuple[GameState, list[Event]]] | None = None) -> SessionRecord:
+        """:meth:`_play_bots` after a change that is already committed: a store failure now must not turn that
+        change's answer into an error; the remaining bot moves are played by the next access."""
+        try:
+            return await self._play_bots(session_id, record, chain)
+        except StoreUnavailable:
+            logger.warning("bot moves of session %s left for the next access: the store failed", session_id[:8])
+            return record
 
     def _count_refusal(self, problem: Problem) -> None:
         reason = problem.extra.get("reason")

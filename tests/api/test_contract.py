@@ -234,6 +234,10 @@ def _with_real_snapshot(generated: Any, dice: int, entry: tuple[str, list[Any]],
     body = dict(generated, snapshot=snapshot)
     if "move" in body and moves and dice < 5:
         body["move"] = moves[pick % len(moves)]
+    if "level" in body and moves and dice < 6:  # a suggestion: mostly for the seat to act, at a small budget
+        body["seat"] = moves[0]["seat"]
+        if isinstance(body.get("budget"), int) and body["budget"] > 40:
+            body["budget"] = 1 + body["budget"] % 40
     return body
 
 

@@ -58,7 +58,7 @@ def test_every_operation_is_named_documented_and_exemplified(served: dict[str, A
     assert served["openapi"].startswith("3.1")
     ops = _operations(served)
     assert {op["operationId"] for _, _, op in ops} == {
-        "getRules", "createGame", "viewGame", "legalMoves", "validateMove", "applyMove",
+        "getRules", "createGame", "viewGame", "legalMoves", "validateMove", "applyMove", "suggestMove",
         "create_session", "get_session", "get_session_legal_moves", "apply_session_move", "export_session_snapshot",
         "delete_session", "stream_session_events", "healthz", "readyz", "metrics"}
     problem_schemas = set()

@@ -1,0 +1,78 @@
+"""Bot seats in hosted sessions: which seats the service plays, and the moves it plays for them.
+
+A session is created with ``"bots": {"1": "expert", "2": "basic", ...}``. A bot seat gets no token: its slot in
+the record's ``auth`` (32 bytes per seat, normally the SHA-256 of the seat's token) holds instead a *bot slot*,
+``BOT_MARK``, the level's code and 27 random bytes. No token hashes to it (that would be a SHA-256 preimage),
+so nobody can move for a bot seat; the random bytes are the seat's secret seed. Keeping the bots in ``auth``
+keeps them in the one record every store already writes atomically, unchanged by every move.
+
+The moves of the bot seats are a *deterministic* function of the committed state: a bot seat to act at version
+``v`` plays ``bots.decide(its view, options, level, seed=H(secret, v), legal moves)``. Hence:
+
+- every bot move is its own change: its own version, its own events on the streams, its own compare-and-set;
+- replicas racing to play the same bot move compute the same move, and the compare-and-set lets exactly one
+  apply it (the other sees the session moved on and carries on from there): a bot move is never applied twice;
+- a human move's answer can describe the bot moves that follow it before they are committed, since nothing
+  else can happen to the session meanwhile (only a seat to act may move, and bot seats have no token). If the
+  store fails after the human move was committed, the answer still describes what the session *is* (the bot
+  moves are implied by the committed state), and the next access by anyone commits them before answering.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+
+from bots import LEVELS, Level, decide
+from engine import Event, GameState, Move, apply_move, legal_moves, view
+
+#: First bytes of a bot seat's slot in ``auth``.
+BOT_MARK = b"\x00bot"
+_LEVEL_CODES: dict[str, int] = {level: i + 1 for i, level in enumerate(LEVELS)}
+_LEVEL_NAMES: dict[int, Level] = {i + 1: level for i, level in enumerate(LEVELS)}
+_SLOT = 32
+#: The most bot moves one request plays (a hand the human's side sits out is ~30; a game of bots is bounded by
+#: requiring one human seat). What is left is played by the next access.
+MAX_CHAIN = 400
+
+BotSeats = dict[int, tuple[Level, bytes]]
+
+
+def bot_slot(level: Level) -> bytes:
+    """A new bot seat's 32-byte slot in ``auth``: the mark, the level, a secret seed."""
+    return BOT_MARK + bytes([_LEVEL_CODES[level]]) + os.urandom(_SLOT - len(BOT_MARK) - 1)
+
+
+def bot_seats(auth: bytes) -> BotSeats:
+    """The bot seats of a session's ``auth``: seat → (level, secret)."""
+    out: BotSeats = {}
+    for seat in range(len(auth) // _SLOT - 1):
+        slot = auth[(seat + 1) * _SLOT:(seat + 2) * _SLOT]
+        if slot.startswith(BOT_MARK) and slot[len(BOT_MARK)] in _LEVEL_NAMES:
+            out[seat] = (_LEVEL_NAMES[slot[len(BOT_MARK)]], slot[len(BOT_MARK) + 1:])
+    return out
+
+
+def bot_move(state: GameState, version: int, level: Level, secret: bytes) -> Move:
+    """The move the bot seat to act plays at ``version`` (decided from its own view only)."""
+    seat = state.to_act
+    assert seat is not None
+    seed = int.from_bytes(hashlib.sha256(secret + version.to_bytes(8, "big")).digest()[:8], "big")
+    return decide(view(state, seat), state.options, level=level, seed=seed, legal=legal_moves(state, seat)).move
+
+
+def bot_chain(state: GameState, version: int, bots: BotSeats,
+              limit: int = MAX_CHAIN) -> list[tuple[GameState, list[Event]]]:
+    """The states and events of the bot moves that follow ``state`` (at ``version``) until a human seat is to
+    act or the game is over: entry ``i`` is the session at version ``version + 1 + i``."""
+    out: list[tuple[GameState, list[Event]]] = []
+    while state.to_act is not None and state.to_act in bots and len(out) < limit:
+        level, secret = bots[state.to_act]
+        state, events = apply_move(state, bot_move(state, version, level, secret))
+        version += 1
+        out.append((state, events))
+    return out
+
+
+def bot_to_act(state: GameState, auth: bytes) -> bool:
+    return state.to_act is not None and state.to_act in bot_seats(auth)

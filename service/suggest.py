@@ -1,0 +1,120 @@
+"""``POST /v1/games/suggest``: a computer player's move for one seat of a snapshot (a hint button, or a bot).
+
+Stateless like the rest of ``/v1/games``: open the snapshot, give the bot the seat's *view* (never the state)
+and the seat's legal moves, answer its decision. The bot is deterministic for a given ``seed``; without one the
+service draws a seed and returns it, so any suggestion can be reproduced. A seat that is not to act is answered
+422 ``NOT_TO_ACT`` naming the seat that is (or saying that the game is over).
+
+The handler runs in a worker thread: an ``expert`` decision is ~0.1 s of CPU at its default budget, which must
+not stall the event loop's other requests.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Annotated
+
+import msgspec
+from litestar import Controller, post
+from litestar.di import NamedDependency
+from litestar.openapi.spec import Example
+from litestar.params import Body
+from msgspec import Meta
+
+from bots import LEVELS, MAX_BUDGET, BotError, Candidate, Level, decide
+from bots.expert import DEFAULT_BUDGET
+from engine import Move, Options, apply_move, legal_moves, new_game, view
+from service import examples
+from service.openapi import SNAPSHOT_CODES, problem_responses
+from service.problems import Problem
+from service.schemas import SEED_MAX, Seat, Snapshot
+from service.snapshots import Sealer
+from service.struct_dto import StructDTO
+
+BotSeed = Annotated[int, Meta(ge=0, le=SEED_MAX, description="Seeds the bot's random choices: the same snapshot, "
+                                                             "seat, level, seed and budget give the same answer.")]
+Budget = Annotated[int, Meta(ge=1, le=MAX_BUDGET, description=(
+    f"expert only: playouts to spend (default {DEFAULT_BUDGET}; each is one sampled deal played out for one "
+    "candidate move). Ignored by the other levels."))]
+
+
+class SuggestRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Ask a computer player for the move of the seat to act."""
+
+    snapshot: Snapshot
+    seat: Seat
+    level: Level = "basic"
+    seed: BotSeed | None = None
+    budget: Budget | None = None
+
+
+class SuggestResponse(msgspec.Struct, frozen=True, kw_only=True):
+    """The suggested move, and for ``expert`` the candidates it weighed (best first, each with its mean value:
+    points for the seat's side minus the other sides' average, for this hand) and what it spent."""
+
+    seat: int
+    level: Level
+    seed: int
+    move: Move
+    budget: int | None = None
+    playouts: int = 0
+    deals: int = 0
+    candidates: list[Candidate] = msgspec.field(default_factory=list)
+
+
+def _example() -> tuple[dict[str, object], dict[str, object]]:
+    state, _ = new_game(Options(), seed=42, first_dealer=3)
+    for _ in range(4):
+        seat = state.to_act
+        assert seat is not None
+        state, _ = apply_move(state, decide(view(state, seat), state.options, level="basic").move)
+    seat = state.to_act
+    assert seat is not None
+    request = {"snapshot": examples.snapshot_placeholder(state), "seat": seat, "level": "expert", "seed": 7,
+               "budget": 48}
+    decision = decide(view(state, seat), state.options, level="expert", seed=7, budget=48,
+                      legal=legal_moves(state))
+    response = SuggestResponse(seat=seat, level="expert", seed=7, move=decision.move, budget=decision.budget,
+                               playouts=decision.playouts, deals=decision.deals,
+                               candidates=list(decision.candidates))
+    return request, msgspec.to_builtins(response)
+
+
+_REQUEST, _RESPONSE = _example()
+SuggestBody = Annotated[SuggestRequest, Body(examples=[
+    Example(summary="Expert hint", value=_REQUEST),
+    Example(summary="Basic move", value={"snapshot": _REQUEST["snapshot"], "seat": _REQUEST["seat"]}),
+])]
+
+
+class SuggestController(Controller):
+    path = "/v1/games/suggest"
+    tags = ["games"]
+
+    @post("", operation_id="suggestMove", dto=StructDTO[SuggestRequest], return_dto=None,
+          summary="A computer player's move", status_code=200, sync_to_thread=True,
+          description="The move a computer player (`level`: " + ", ".join(f"`{lv}`" for lv in LEVELS) + ") "
+          "chooses for `seat`, deciding from that seat's view alone. `expert` searches (Perfect Information "
+          "Monte Carlo over sampled deals) and also answers the candidate moves it weighed with their "
+          "estimated values and the playouts it spent. A seat that is not to act is a 422 `NOT_TO_ACT`.",
+          responses={200: examples.response_spec(SuggestResponse, "The suggestion.", ("Expert hint", _RESPONSE)),
+                     **problem_responses("MALFORMED_REQUEST", "INVALID_SEED", "NO_SUCH_SEAT", *SNAPSHOT_CODES,
+                                         "NOT_TO_ACT", "BODY_TOO_LARGE")})
+    def suggest(self, data: SuggestBody, sealer: NamedDependency[Sealer]) -> SuggestResponse:
+        state = sealer.open(data.snapshot)
+        players = state.options.players
+        if not 0 <= data.seat < players:
+            raise Problem(400, "NO_SUCH_SEAT", f"seat {data.seat} does not exist: seats are 0 to {players - 1}")
+        if state.to_act != data.seat:
+            who = "the game is over" if state.to_act is None else f"seat {state.to_act} is"
+            raise Problem(422, "NOT_TO_ACT", f"seat {data.seat} is not to act; {who}")
+        seed = secrets.randbits(63) if data.seed is None else data.seed
+        try:
+            decision = decide(view(state, data.seat), state.options, level=data.level, seed=seed,
+                              budget=data.budget if data.level == "expert" else None,
+                              legal=legal_moves(state, data.seat))
+        except BotError as exc:  # unreachable after the checks above; kept as a 422 rather than a 500
+            raise Problem(422, "NOT_TO_ACT", str(exc)) from None
+        return SuggestResponse(seat=data.seat, level=data.level, seed=seed, move=decision.move,
+                               budget=decision.budget, playouts=decision.playouts, deals=decision.deals,
+                               candidates=list(decision.candidates))
