@@ -39,16 +39,17 @@ class StoreUnavailable(Problem):
         super().__init__(503, "STORE_UNAVAILABLE", detail, headers={"Retry-After": "1"})
 
 
-class CommitOutcomeUnknown(Problem):
+class CommitOutcomeUnknown(StoreUnavailable):
     """A compare-and-set was sent, its answer was lost, and finding out whether it applied failed too.
 
-    Distinct from :class:`StoreUnavailable`, which always means "nothing was applied": here the move may or
-    may not have been applied. A retry with the same ``Idempotency-Key`` is safe (the key is recorded with
-    the change itself, atomically: it answers the first result if the move was applied, or applies it now).
+    A store outage like :class:`StoreUnavailable` (whose handlers it shares), but answered with its own code:
+    ``STORE_UNAVAILABLE`` always means "nothing was applied", here the move may or may not have been applied.
+    A retry with the same ``Idempotency-Key`` is safe (the key is recorded with the change itself, atomically:
+    it answers the first result if the move was applied, or applies it now).
     """
 
     def __init__(self) -> None:
-        super().__init__(503, "COMMIT_OUTCOME_UNKNOWN",
+        Problem.__init__(self, 503, "COMMIT_OUTCOME_UNKNOWN",
                          "the session store stopped answering while this move was being committed: it may or "
                          "may not have been applied. Retrying with the same Idempotency-Key is safe (it "
                          "answers the first result if the move was applied); without one, read the session "
