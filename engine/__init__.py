@@ -8,6 +8,7 @@
 'Passed'
 """
 
+from engine._native import ENGINE_BUILD, ENGINE_BUILD_REASON  # first: it chooses the compiled or pure modules
 from engine.cards import ALL_CARDS, BLACK_JOKER, JOKER, JOKERS, SUITS, effective_suit, parse_card
 from engine.deal import kitty_size, pack_for
 from engine.decisions import DECISIONS
@@ -55,7 +56,8 @@ from engine.rules import bid_value, ladder, score_table_rows, sides
 from engine.views import public_view, redact_events, seat_view, view
 
 __all__ = [
-    "ALL_CARDS", "BLACK_JOKER", "DECISIONS", "JOKER", "JOKERS", "PRESETS", "PRESET_DESCRIPTIONS", "RULES_VERSION",
+    "ALL_CARDS", "BLACK_JOKER", "DECISIONS", "ENGINE_BUILD", "ENGINE_BUILD_REASON",
+    "JOKER", "JOKERS", "PRESETS", "PRESET_DESCRIPTIONS", "RULES_VERSION",
     "SUITS",
     "AnswerRedeal", "Bid", "CallCard", "ChoosePartners", "Discard", "Event", "GameSetupError", "GameState",
     "GoAlone", "IllegalMove", "LookAtHand", "Move", "NominateJoker", "Options", "OptionsError", "Pass", "Play",

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any
+from itertools import combinations
+from typing import Final
 
 import msgspec
 
-from engine.cards import HONOURS, JOKER, JOKERS, SUITS, Strain, rank_of
+from engine.cards import ALL_CARDS, HONOURS, JOKER, JOKERS, SUITS, Strain, rank_of
 from engine.deal import cut_for_dealer, deal, kitty_size, pack_for, pack_index, shuffled
 from engine.model import (
     AnswerRedeal,
@@ -58,6 +59,7 @@ from engine.model import (
     ProposeRedeal,
     RedealAnswered,
     RedealProposed,
+    Rejection,
     ThrownIn,
     Trick,
     TrickWon,
@@ -82,17 +84,9 @@ from engine.rules import (
     top_rung,
 )
 
-replace = msgspec.structs.replace
-TRICKS_PER_HAND = 10
-
-
-class Rejection(msgspec.Struct, frozen=True):
-    """Why a move is illegal: a stable machine ``reason``, an English ``detail``, and the ``params`` the detail
-    was built from (seats, card/bid/suit tokens, counts), so that a front end can word it in any language."""
-
-    reason: str
-    detail: str
-    params: dict[str, Any] = {}
+# Final: the compiled build reads Final module globals directly instead of looking them up by name.
+replace: Final = msgspec.structs.replace
+TRICKS_PER_HAND: Final = 10
 
 
 class IllegalMove(ValueError):
@@ -195,7 +189,9 @@ def to_act(state: GameState) -> int | None:
 
 
 #: Play moves are immutable, so each (seat, card, nomination) is built once and shared (a pure memo).
-_PLAYS: dict[tuple[int, str, str | None], Play] = {}
+_PLAYS: Final[dict[tuple[int, str, str | None], Play]] = {}
+#: The plays without a nomination, per seat then card, built once: the legal-move lists of the play share them.
+_SEAT_PLAYS: Final = tuple({c: Play(seat=s, card=c) for c in sorted(ALL_CARDS)} for s in range(6))
 
 
 def _play_move(seat: int, card: str, nominate: str | None) -> Play:
@@ -229,30 +225,29 @@ def legal_moves(state: GameState, seat: int | None = None) -> list[Move]:
         trick = state.trick
         suit_of = _strain(state).suit
         hand = state.hands[actor]
-        get = _PLAYS.get
+        plays = _SEAT_PLAYS[actor]
         if trick is not None:
             led = suit_of[trick.cards[0]] or trick.nominate
-            same = [c for c in hand if suit_of[c] == led]
+            same: list[Move] = [plays[c] for c in hand if suit_of[c] == led]
             if same:
                 # Following a led suit that the seat holds.
                 if not state.options.joker_follow_first_round:
-                    return [get((actor, c, None)) or _play_move(actor, c, None) for c in same]
+                    return same
             elif state.contract is None or state.contract.bid not in MISERE_BIDS or \
                     not state.options.joker_forced_in_misere:
                 # Void outside misère: any card.
-                return [get((actor, c, None)) or _play_move(actor, c, None) for c in hand]
+                return [plays[c] for c in hand]
         elif None not in [suit_of[c] for c in hand]:
             # Leading without an un-nominated joker in hand: any card.
-            return [get((actor, c, None)) or _play_move(actor, c, None) for c in hand]
+            return [plays[c] for c in hand]
         return [_play_move(actor, c, x) for c, x in _legal_plays(state, actor)]
     if phase == "auction":
         return _legal_calls(state, actor)
     if phase == "exchange":
         # Every choice of discards is legal; listing all C(13,3) of them is the honest answer.
-        from itertools import combinations
-
         k = len(state.kitty)
-        return [Discard(seat=actor, cards=combo) for combo in combinations(state.hands[actor], k)]
+        make = Discard  # a local: the compiled build would look the global up once per choice
+        return [make(seat=actor, cards=combo) for combo in combinations(state.hands[actor], k)]
     if phase == "nominate":
         # Declining is always legal, whether or not the contractor holds a joker (see _may_nominate).
         nominated = dict(state.nominations)
@@ -271,7 +266,11 @@ def legal_moves(state: GameState, seat: int | None = None) -> list[Move]:
 
 
 def _max_level(calls: tuple[Call, ...]) -> int:
-    return max((bid_level(c.bid) for c in calls if c.bid is not None), default=0)
+    best = 0
+    for c in calls:
+        if c.bid is not None:
+            best = max(best, bid_level(c.bid))
+    return best
 
 
 @lru_cache(maxsize=50_000)
@@ -660,18 +659,29 @@ def _trick_seat(state: GameState, trick: Trick, i: int) -> int:
     return active[(active.index(trick.leader) + i) % len(active)]
 
 
-_STRAINS: dict[tuple[Options, str | None, tuple[tuple[str, str], ...]], Strain] = {}
+_STRAINS: Final[dict[tuple[Options, str | None, tuple[tuple[str, str], ...]], Strain]] = {}
+#: The last table answered and the (options, contract, nominations) objects it was for: a hand's states share
+#: those objects, so consecutive calls for one game skip building and hashing the key.
+_LAST_STRAIN: Final[list[tuple[Options, Contract | None, tuple[tuple[str, str], ...], Strain]]] = []
 
 
 def _strain(state: GameState) -> Strain:
     """The hand's strain table, memoised (Options caches its hash, so the lookup is cheap)."""
-    c = state.contract
-    key = (state.options, c.bid if c else None, state.nominations)
+    opts, c, nominations = state.options, state.contract, state.nominations
+    if _LAST_STRAIN:
+        last = _LAST_STRAIN[0]
+        if last[0] is opts and last[1] is c and last[2] is nominations:
+            return last[3]
+    key = (opts, c.bid if c else None, nominations)
     table = _STRAINS.get(key)
     if table is None:
         if len(_STRAINS) > 4096:
             _STRAINS.clear()
         table = _STRAINS[key] = hand_strain(*key)
+    if _LAST_STRAIN:
+        _LAST_STRAIN[0] = (opts, c, nominations, table)
+    else:
+        _LAST_STRAIN.append((opts, c, nominations, table))
     return table
 
 

@@ -6,7 +6,7 @@ A :class:`GameState` round-trips exactly through msgspec encoding.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 import msgspec
 
@@ -84,6 +84,19 @@ class Play(_Move, frozen=True, tag="play"):
 
 Move = Bid | Pass | LookAtHand | ProposeRedeal | AnswerRedeal | CallCard | GoAlone | ChoosePartners | Discard \
     | NominateJoker | Play
+
+
+class Rejection(msgspec.Struct, frozen=True):
+    """Why a move is illegal: a stable machine ``reason``, an English ``detail``, and the ``params`` the detail
+    was built from (seats, card/bid/suit tokens, counts), so that a front end can word it in any language.
+
+    (Defined here rather than in :mod:`engine.game`, which re-exports it, so that every Struct lives in a module
+    the compiled build leaves as Python: mypyc drops class keywords such as ``frozen=True``.)
+    """
+
+    reason: str
+    detail: str
+    params: dict[str, Any] = {}
 
 
 # ---------------------------------------------------------------------------------------------- events

@@ -3,25 +3,26 @@
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Final
 
 from engine.cards import SAME_COLOUR, STRAINS, Strain, strain_table
 from engine.deal import pack_for
 from engine.options import Options
 
-MISERE = "MISERE"
-OPEN_MISERE = "OPEN_MISERE"
-BLIND_MISERE = "BLIND_MISERE"
-MISERE_BIDS = frozenset({MISERE, OPEN_MISERE, BLIND_MISERE})
+MISERE: Final = "MISERE"
+OPEN_MISERE: Final = "OPEN_MISERE"
+BLIND_MISERE: Final = "BLIND_MISERE"
+MISERE_BIDS: Final = frozenset({MISERE, OPEN_MISERE, BLIND_MISERE})
 SUIT_BIDS = tuple(f"{level}{strain}" for level in range(6, 11) for strain in STRAINS)
 ALL_BIDS = frozenset(SUIT_BIDS) | MISERE_BIDS
-_STRAIN_INDEX = {s: i for i, s in enumerate(STRAINS)}
+_STRAIN_INDEX: Final = {s: i for i, s in enumerate(STRAINS)}
 
 
 def _parse_level(bid: str) -> int:
     return 0 if bid in MISERE_BIDS else int(bid[:-2] if bid.endswith("NT") else bid[:-1])
 
 
-_LEVELS = {b: _parse_level(b) for b in (*SUIT_BIDS, *MISERE_BIDS)}
+_LEVELS: Final = {b: _parse_level(b) for b in (*SUIT_BIDS, *MISERE_BIDS)}
 
 
 def bid_level(bid: str) -> int:

@@ -1,0 +1,206 @@
+"""The compiled engine (mypyc) and the loader that chooses it: never stale, never a different wire format.
+
+The loader's choice is tested on every run, with or without a C compiler. The tests marked ``needs_build`` need
+a compiled build of the current sources (``python tools/build_engine.py``); CI builds one and runs the engine
+tests with ``FIVE_HUNDRED_ENGINE=compiled``, where they run; elsewhere they are skipped, saying why.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import msgspec
+import pytest
+
+import engine
+from engine import Options, _native, apply_move, legal_moves, new_game
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "engine"
+BUILD = _native.default_build_dir(PACKAGE)
+
+needs_build = pytest.mark.skipif(engine.ENGINE_BUILD != "compiled",
+                                 reason=f"the pure engine is running ({engine.ENGINE_BUILD_REASON})")
+
+
+def _fake_build(tmp_path: Path, package_dir: Path) -> Path:
+    """A build directory whose manifest matches ``package_dir``, with empty files where the modules would be."""
+    build = tmp_path / "build"
+    (build / "engine").mkdir(parents=True)
+    suffix = _native.ext_suffix()
+    (build / f"g__mypyc{suffix}").write_bytes(b"")
+    (build / "engine" / f"game{suffix}").write_bytes(b"")
+    manifest = {"ext_suffix": suffix, "modules": ["engine.game"], "group_library": "g__mypyc",
+                "sources": _native.source_hashes(package_dir)}
+    (build / _native.MANIFEST).write_text(json.dumps(manifest))
+    return build
+
+
+def _copy_sources(tmp_path: Path) -> Path:
+    package = tmp_path / "src" / "engine"
+    package.mkdir(parents=True)
+    for p in PACKAGE.glob("*.py"):
+        shutil.copy2(p, package / p.name)
+    return package
+
+
+def test_a_build_of_the_current_sources_is_accepted(tmp_path: Path) -> None:
+    package = _copy_sources(tmp_path)
+    manifest, why = _native.check_build(package, _fake_build(tmp_path, package))
+    assert manifest is not None and why == ""
+
+
+@pytest.mark.parametrize("edit", ["change", "add", "remove"])
+def test_any_source_edit_makes_the_build_stale(tmp_path: Path, edit: str) -> None:
+    package = _copy_sources(tmp_path)
+    build = _fake_build(tmp_path, package)
+    if edit == "change":
+        (package / "game.py").write_text((package / "game.py").read_text() + "\n# an edit\n")
+        changed = "game.py"
+    elif edit == "add":
+        (package / "extra.py").write_text("X = 1\n")
+        changed = "extra.py"
+    else:
+        (package / "rules.py").unlink()
+        changed = "rules.py"
+    manifest, why = _native.check_build(package, build)
+    assert manifest is None
+    assert why.startswith("stale compiled build") and changed in why
+
+
+def test_a_build_for_another_interpreter_or_incomplete_is_refused(tmp_path: Path) -> None:
+    package = _copy_sources(tmp_path)
+    build = _fake_build(tmp_path, package)
+    (build / "engine" / f"game{_native.ext_suffix()}").unlink()
+    assert "lacks engine.game" in _native.check_build(package, build)[1]
+    data = json.loads((build / _native.MANIFEST).read_text())
+    data["ext_suffix"] = ".cpython-39-other.so"
+    (build / _native.MANIFEST).write_text(json.dumps(data))
+    assert "another interpreter" in _native.check_build(package, build)[1]
+    (build / _native.MANIFEST).write_text("{not json")
+    assert "unreadable manifest" in _native.check_build(package, build)[1]
+    assert "no compiled build" in _native.check_build(package, tmp_path / "nowhere")[1]
+
+
+def _import_in_subprocess(env: dict[str, str], cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    code = ("import engine, engine.game; print(engine.ENGINE_BUILD, engine.game.__file__); "
+            "print(engine.ENGINE_BUILD_REASON)")
+    full = {k: v for k, v in os.environ.items() if not k.startswith("FIVE_HUNDRED_ENGINE")} | env
+    return subprocess.run([sys.executable, "-c", code], cwd=cwd, env=full, capture_output=True, text=True,
+                          timeout=120)
+
+
+def test_required_compiled_build_fails_loudly_when_missing(tmp_path: Path) -> None:
+    result = _import_in_subprocess({"FIVE_HUNDRED_ENGINE": "compiled", "FIVE_HUNDRED_ENGINE_BUILD": str(tmp_path)})
+    assert result.returncode != 0
+    assert "FIVE_HUNDRED_ENGINE=compiled but no compiled build" in result.stderr
+
+
+def test_auto_without_a_build_and_pure_mode_run_the_python_modules(tmp_path: Path) -> None:
+    for env in ({"FIVE_HUNDRED_ENGINE_BUILD": str(tmp_path)}, {"FIVE_HUNDRED_ENGINE": "pure"}):
+        result = _import_in_subprocess(env)
+        assert result.returncode == 0, result.stderr
+        build, path = result.stdout.split()[:2]
+        assert build == "pure" and path == str(PACKAGE / "game.py")
+
+
+def test_an_unknown_mode_is_refused() -> None:
+    result = _import_in_subprocess({"FIVE_HUNDRED_ENGINE": "fast"})
+    assert result.returncode != 0 and "expected one of auto, pure, compiled" in result.stderr
+
+
+# ---------------------------------------------------------------------------------------- with a real build
+
+
+@needs_build
+def test_the_hot_modules_are_compiled_and_the_structs_are_not() -> None:
+    import engine.cards
+    import engine.game
+    import engine.model
+    import engine.options
+
+    for module in (engine.game, engine.cards):
+        assert module.__file__ is not None and module.__file__.endswith(_native.ext_suffix())
+        assert Path(module.__file__).is_relative_to(BUILD)
+    for module in (engine.model, engine.options):
+        assert module.__file__ == str(PACKAGE / Path(module.__file__).name)
+
+
+@needs_build
+def test_an_edited_source_falls_back_to_pure_end_to_end(tmp_path: Path) -> None:
+    """A real build and a copy of its sources: current → compiled; one edit → pure, naming the file."""
+    package = _copy_sources(tmp_path)
+    build = tmp_path / "build"
+    shutil.copytree(BUILD, build)
+    env = {"FIVE_HUNDRED_ENGINE_BUILD": str(build), "PYTHONPATH": str(package.parent)}
+    result = _import_in_subprocess(env, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split()[:2] == ["compiled", str(build / "engine" / f"game{_native.ext_suffix()}")]
+    (package / "rules.py").write_text((package / "rules.py").read_text() + "\n# edited after the build\n")
+    result = _import_in_subprocess(env, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split()[:2] == ["pure", str(package / "game.py")]
+    assert "stale compiled build: rules.py changed" in result.stdout
+    result = _import_in_subprocess(env | {"FIVE_HUNDRED_ENGINE": "compiled"}, cwd=tmp_path)
+    assert result.returncode != 0 and "stale compiled build: rules.py changed" in result.stderr
+
+
+_DUMP = """
+import json, random, sys, msgspec, engine
+from engine import Options, apply_move, legal_moves, new_game
+out = {"build": engine.ENGINE_BUILD, "structs": {}, "games": []}
+for name in ("model", "options", "game"):
+    module = getattr(engine, name)
+    for attr, cls in sorted(vars(module).items()):
+        if isinstance(cls, type) and issubclass(cls, msgspec.Struct) and cls.__module__ == module.__name__:
+            cfg = cls.__struct_config__
+            out["structs"][cls.__module__ + "." + attr] = [
+                {k: repr(getattr(cfg, k)) for k in dir(cfg) if not k.startswith("_")},
+                list(cls.__struct_fields__), repr(cls.__struct_defaults__)]
+for players in (2, 3, 4, 5, 6):
+    rng = random.Random(players)
+    state, events = new_game(Options(players=players), seed=players)
+    trail = []
+    for _ in range(150):
+        if state.to_act is None:
+            break
+        moves = legal_moves(state)
+        move = moves[rng.randrange(len(moves))]
+        state, events = apply_move(state, move)
+        trail.append(msgspec.json.encode([move, events]).decode())
+    out["games"].append([msgspec.json.encode(state).decode(), msgspec.msgpack.encode(state).hex(), trail])
+print(json.dumps(out))
+"""
+
+
+@needs_build
+def test_compiled_and_pure_engines_agree_on_structs_moves_and_encodings() -> None:
+    """Same Struct definitions, same games from the same seeds, byte-identical JSON and msgpack encodings."""
+    dumps = {}
+    for mode in ("pure", "compiled"):
+        env = {k: v for k, v in os.environ.items() if k != "FIVE_HUNDRED_ENGINE"} | {"FIVE_HUNDRED_ENGINE": mode}
+        result = subprocess.run([sys.executable, "-c", _DUMP], cwd=ROOT, env=env, capture_output=True, text=True,
+                                timeout=300)
+        assert result.returncode == 0, result.stderr
+        dumps[mode] = json.loads(result.stdout)
+        assert dumps[mode]["build"] == mode
+    assert dumps["pure"]["structs"] == dumps["compiled"]["structs"]
+    assert len(dumps["pure"]["structs"]) > 40
+    assert dumps["pure"]["games"] == dumps["compiled"]["games"]
+
+
+def test_a_mid_game_state_round_trips() -> None:
+    """Whichever engine runs: a mid-game state decodes back to an equal state (the snapshot tests pin bytes)."""
+    rng = random.Random(5)
+    state, _ = new_game(Options(), seed=5)
+    for _ in range(30):
+        moves = legal_moves(state)
+        state, _ = apply_move(state, moves[rng.randrange(len(moves))])
+    for codec in (msgspec.json, msgspec.msgpack):
+        assert codec.decode(codec.encode(state), type=type(state)) == state

@@ -1,0 +1,160 @@
+"""Build the compiled engine with mypyc, beside the sources, never in them.
+
+    .venv/bin/python tools/build_engine.py            # build into build/engine-mypyc (about a minute)
+    .venv/bin/python tools/build_engine.py --probe    # exit 0 if this machine can build (a C compiler, headers)
+    .venv/bin/python tools/build_engine.py --clean    # remove the build: the pure engine runs
+
+Every ``engine/*.py`` module is compiled except the package's ``__init__``, its loader ``_native``, the integrity
+check of untrusted states (``integrity``), and any
+module whose classes take class keywords (``class X(msgspec.Struct, frozen=True)``): mypyc drops those keywords,
+which would silently change a Struct's encoding and validation, so the modules holding Structs (``model``,
+``options``) stay Python and the wire format is the one the pure engine writes.
+
+The output goes to ``build/engine-mypyc/`` (or ``$FIVE_HUNDRED_ENGINE_BUILD``) with a ``manifest.json`` of the
+SHA-256 of every source it was built from; ``engine/_native.py`` uses the build only while those hashes match
+the current sources, so an edit to any ``.py`` file falls back to the pure engine until the next build. The new
+build is assembled aside and renamed into place, so a process starting meanwhile finds the old build, the new
+one or, for an instant, none (and runs the pure engine), never half of one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "engine"
+NEVER_COMPILED = {
+    "__init__.py": "the package and its loader stay Python",
+    "_native.py": "the package and its loader stay Python",
+    # It checks decoded, untrusted states value by value (a bool where a seat number belongs, say): compiled code
+    # narrows such values by their annotations and answered differently on hostile input, and it is not hot.
+    "integrity.py": "its checks of hostile values must see exactly what Python sees",
+}
+
+os.environ["FIVE_HUNDRED_ENGINE"] = "pure"  # the build itself never loads a compiled engine
+sys.path.insert(0, str(ROOT))
+from engine import _native  # noqa: E402
+
+
+def compilable(path: Path) -> tuple[bool, str]:
+    """Whether mypyc may compile a module without changing what it does, and why not."""
+    if path.name in NEVER_COMPILED:
+        return False, NEVER_COMPILED[path.name]
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.ClassDef) and node.keywords:
+            return False, f"class {node.name} takes class keywords, which mypyc drops"
+    return True, ""
+
+
+def probe() -> str:
+    """Empty if this machine can build, else what is missing."""
+    compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    if shutil.which(compiler) is None:
+        return f"no C compiler ({compiler})"
+    include = sysconfig.get_paths()["include"]
+    if not (Path(include) / "Python.h").is_file():
+        return f"no Python headers ({include}/Python.h)"
+    try:
+        import mypyc  # noqa: F401
+    except ImportError:
+        return "mypyc is not installed (pip install -e '.[test]' brings mypy, which includes it)"
+    return ""
+
+
+def build(out: Path) -> None:
+    modules = []
+    for path in sorted(PACKAGE.glob("*.py")):
+        ok, why = compilable(path)
+        if ok:
+            modules.append(path.name)
+        else:
+            print(f"  keeping engine/{path.name} as Python: {why}")
+    hashes = _native.source_hashes(PACKAGE)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    stage = Path(tempfile.mkdtemp(prefix=".stage-", dir=out.parent))
+    try:
+        (stage / "engine").mkdir()
+        for path in PACKAGE.glob("*.py"):
+            shutil.copy2(path, stage / "engine" / path.name)
+        if _native.source_hashes(stage / "engine") != hashes:
+            raise SystemExit("the sources changed while being copied; run the build again")
+        started = time.monotonic()
+        cmd = [sys.executable, "-m", "mypyc", "--strict", "--python-version", "3.11",
+               *(f"engine/{m}" for m in modules)]
+        env = {**os.environ, "MYPYC_OPT_LEVEL": os.environ.get("MYPYC_OPT_LEVEL", "3")}
+        result = subprocess.run(cmd, cwd=stage, capture_output=True, text=True, env=env)
+        if result.returncode != 0:
+            sys.stderr.write(result.stdout[-4000:] + result.stderr[-4000:])
+            raise SystemExit(f"mypyc failed (exit {result.returncode})")
+        suffix = _native.ext_suffix()
+        groups = [p for p in stage.glob(f"*__mypyc{suffix}")]
+        if len(groups) != 1:
+            raise SystemExit(f"expected one mypyc group library in {stage}, found {groups}")
+        result_dir = stage / "result"
+        (result_dir / "engine").mkdir(parents=True)
+        shutil.move(groups[0], result_dir / groups[0].name)
+        names = []
+        for m in modules:
+            so = stage / "engine" / (m[:-3] + suffix)
+            if not so.is_file():
+                raise SystemExit(f"mypyc produced no {so.name}")
+            shutil.move(so, result_dir / "engine" / so.name)
+            names.append("engine." + m[:-3])
+        manifest = {
+            "ext_suffix": suffix,
+            "python": sys.version,
+            "mypyc": _mypy_version(),
+            "modules": names,
+            "group_library": groups[0].name[: -len(suffix)],
+            "sources": hashes,
+        }
+        (result_dir / _native.MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n")
+        # Swap in the new build whole: rename the old one away, the new one in, then delete the old.
+        old = None
+        if out.exists():
+            old = stage / "previous"
+            out.rename(old)
+        result_dir.rename(out)
+        print(f"compiled {len(names)} modules in {time.monotonic() - started:.0f} s into {out}")
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+
+
+def _mypy_version() -> str:
+    from mypy.version import __version__
+
+    return str(__version__)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", type=Path, default=_native.default_build_dir(PACKAGE))
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--probe", action="store_true", help="exit 0 if a build is possible here, 1 if not")
+    group.add_argument("--clean", action="store_true", help="remove the compiled build")
+    args = parser.parse_args()
+    if args.clean:
+        shutil.rmtree(args.out, ignore_errors=True)
+        print(f"removed {args.out}: the pure-Python engine runs")
+        return
+    missing = probe()
+    if args.probe:
+        print(missing or "a compiled engine can be built here")
+        raise SystemExit(1 if missing else 0)
+    if missing:
+        raise SystemExit(f"cannot build the compiled engine: {missing}; the pure-Python engine runs")
+    build(args.out)
+
+
+if __name__ == "__main__":
+    main()
