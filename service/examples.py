@@ -2,7 +2,7 @@
 
 The game is deterministic (seed 42, dealer 3; seat 0 bids 7H, the others pass, the contractor discards, five
 cards are played), so the committed document is reproducible. Snapshots in examples have the real format
-(``v1.<key id>.<payload>``) but a placeholder payload under a key id no service holds: sending one back is
+(``v2.<key id>.<payload>``) but a placeholder payload under a key id no service holds: sending one back is
 answered ``SNAPSHOT_UNKNOWN_KEY``.
 """
 
@@ -48,7 +48,7 @@ def snapshot_placeholder(state: GameState) -> str:
     """A snapshot-shaped placeholder for ``state`` (deterministic, about as long as a real one)."""
     digest = hashlib.sha256(msgspec.msgpack.encode(state)).digest()
     payload = b"".join(hashlib.sha256(digest + bytes([i])).digest() for i in range(14))
-    return f"v1.{_DOC_KEY_ID}." + base64.urlsafe_b64encode(payload).rstrip(b"=").decode()
+    return f"v2.{_DOC_KEY_ID}." + base64.urlsafe_b64encode(payload).rstrip(b"=").decode()
 
 
 def _json(obj: Any) -> Any:
@@ -132,7 +132,8 @@ VALIDATE_REQUESTS = [
 VALIDATE_RESPONSES = (
     ("Legal", _json(ValidateResponse(legal=True))),
     ("Illegal", _json(ValidateResponse(legal=False, reason=_G["rejection"].reason,
-                                       detail=_G["rejection"].detail, legal_moves=_LEGAL))),
+                                       detail=_G["rejection"].detail,
+                                       legal_moves=legal_moves(_STATE, _G["illegal"].seat)))),
 )
 
 APPLY_REQUESTS = [

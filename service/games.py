@@ -25,7 +25,7 @@ from engine import (
 from service import examples
 from service.fastpath import ApplyFastPath
 from service.i18n import rejection_text, request_language
-from service.moves import MoveCounter, apply_checked, rejection_of
+from service.moves import MoveCounter, apply_checked, movers_legal_moves, rejection_of
 from service.openapi import SNAPSHOT_CODES, problem_responses
 from service.problems import Problem
 from service.schemas import (
@@ -144,7 +144,8 @@ class GamesController(Controller):
           summary="Check a move without applying it",
           status_code=200, sync_to_thread=False,
           description="A well-formed move is answered 200 with `legal` and, when illegal, the stable "
-          "`reason`, a `detail` and the legal moves of the seat to act. A malformed move (unknown card, bid, "
+          "`reason`, a `detail` and the legal moves of the seat that made the move (none when it is not that "
+          "seat's turn). A malformed move (unknown card, bid, "
           "suit or seat) is a 400 `MALFORMED_MOVE`. Validate and apply always agree.",
           responses={200: examples.response_spec(ValidateResponse, "Whether the move is legal.",
                                                  *examples.VALIDATE_RESPONSES),
@@ -159,13 +160,14 @@ class GamesController(Controller):
         detail = rejection_text(request_language(request.scope), rejection.reason, rejection.detail,
                                 rejection.params)
         return ValidateResponse(legal=False, reason=rejection.reason, detail=detail,
-                                legal_moves=legal_moves(state))
+                                legal_moves=movers_legal_moves(state, data.move.seat))
 
     @post("/apply", operation_id="applyMove", dto=StructDTO[ApplyRequest], return_dto=None,
           summary="Apply a move", status_code=200, sync_to_thread=False, middleware=[ApplyFastPath],
           description="Apply a legal move: the new snapshot, the public events the move caused, and the "
           "views asked for (each with the events as that viewer may see them). An illegal move is a 422 "
-          "problem with the `reason`, a `detail` and the legal moves; nothing changes.",
+          "problem with the `reason`, a `detail` and the legal moves of the seat that made the move (none when "
+          "it is not that seat's turn); nothing changes.",
           responses={200: examples.response_spec(ApplyResponse, "The game after the move.",
                                                  examples.APPLY_RESPONSE),
                      **problem_responses("MALFORMED_REQUEST", "MALFORMED_MOVE", "NO_SUCH_SEAT",

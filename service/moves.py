@@ -4,7 +4,9 @@ msgspec has already decoded the body into one of the engine's move Structs (its 
 of *syntax* is the tokens: a card, suit, bid or seat that this game does not have is malformed input, answered
 400 ``MALFORMED_MOVE`` whoever's turn it is, so that a client learns about a typo before anything else.
 Everything after that is the engine's :func:`engine.check_move`, whose reasons are answered 422
-``ILLEGAL_MOVE`` with the legal moves of the seat to act.
+``ILLEGAL_MOVE`` with the legal moves of the seat that made the move: none when it is not that seat's turn.
+A refusal never lists the seat to act's moves for another seat's move: a host forwarding the problem to the
+player who sent the move would show that player another seat's cards.
 
 Validate and apply both call :func:`rejection_of`, so they can never disagree.
 """
@@ -59,9 +61,14 @@ class MalformedMove(Problem):
 class IllegalMoveProblem(Problem):
     """A well-formed move that the rules do not allow now."""
 
-    def __init__(self, state: GameState, rejection: Rejection) -> None:
+    def __init__(self, state: GameState, rejection: Rejection, seat: int) -> None:
         super().__init__(422, "ILLEGAL_MOVE", rejection.detail, title="Illegal move", reason=rejection.reason,
-                         legal_moves=legal_moves(state), message=rejection_message(rejection))
+                         legal_moves=movers_legal_moves(state, seat), message=rejection_message(rejection))
+
+
+def movers_legal_moves(state: GameState, seat: int) -> list[Move]:
+    """The legal moves a refusal of ``seat``'s move lists: that seat's own (empty unless it is to act)."""
+    return legal_moves(state, seat)
 
 
 def rejection_message(rejection: Rejection) -> tuple[str, dict[str, Any]]:
@@ -143,4 +150,4 @@ def apply_checked(state: GameState, move: Move,
         counter.move_refused(rejection.reason)
     if rejection.reason in MALFORMED_REASONS:
         raise MalformedMove(rejection)
-    raise IllegalMoveProblem(state, rejection)
+    raise IllegalMoveProblem(state, rejection, move.seat)

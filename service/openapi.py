@@ -108,7 +108,7 @@ PROBLEM_EXAMPLES: dict[str, tuple[int, str, dict[str, Any]]] = {
     "INVALID_BOTS": (400, "bots: at least one seat must be left to a human player", {}),
     "NO_SUCH_SEAT": (400, "seat 4 does not exist: seats are 0 to 3", {}),
     "SNAPSHOT_MALFORMED": (400, "a snapshot has three dot-separated parts", {}),
-    "SNAPSHOT_VERSION_UNSUPPORTED": (400, "snapshot version 'v2' is not supported (supported: v1)", {}),
+    "SNAPSHOT_VERSION_UNSUPPORTED": (400, "snapshot version 'v9' is not supported (supported: v1, v2)", {}),
     "SNAPSHOT_UNKNOWN_KEY": (400, "the snapshot was sealed under a key this service does not hold", {}),
     "SNAPSHOT_TAMPERED": (400, "the snapshot failed authentication: it was altered or sealed elsewhere", {}),
     "SNAPSHOT_CORRUPT": (422, "the snapshot's state is inconsistent: cards held twice: ['JK']", {}),
@@ -131,6 +131,10 @@ PROBLEM_EXAMPLES: dict[str, tuple[int, str, dict[str, Any]]] = {
     "IDEMPOTENCY_KEY_REUSED": (422, "this Idempotency-Key was already used for a different move; use a new key "
                                     "for a new move", {}),
     "STORE_UNAVAILABLE": (503, "the session store is unavailable; retry shortly", {}),
+    "COMMIT_OUTCOME_UNKNOWN": (503, "the session store stopped answering while this move was being committed: "
+                                    "it may or may not have been applied. Retrying with the same "
+                                    "Idempotency-Key is safe (it answers the first result if the move was "
+                                    "applied); without one, read the session first", {}),
     # Answered before any handler when API keys or rate limits are configured (service/ops).
     "API_KEY_REQUIRED": (401, "Send your API key in the X-API-Key header.", {"title": "API key required"}),
     "API_KEY_INVALID": (401, "The X-API-Key header does not hold a valid API key.",
@@ -154,7 +158,9 @@ _STATUS_DESCRIPTIONS = {
          "seat that is not to act, a snapshot that opens but whose state is inconsistent, or an `Idempotency-Key` "
          "reused for a different move.",
     429: "Too many requests from this client (RATE_LIMIT_PER_MINUTE); `Retry-After` says when to retry.",
-    503: "The session store is unavailable; `Retry-After` says when to retry. Nothing was applied.",
+    503: "The session store is unavailable; `Retry-After` says when to retry. `STORE_UNAVAILABLE`: nothing was "
+         "applied. `COMMIT_OUTCOME_UNKNOWN` (moves): the move may or may not have been applied; a retry with the "
+         "same `Idempotency-Key` is safe.",
 }
 
 #: The problem codes each kind of operation can answer with.

@@ -30,7 +30,7 @@ class ProblemDetails(msgspec.Struct, kw_only=True, omit_defaults=True):
     detail: str
     instance: str | None = None
     reason: str | None = None
-    #: Illegal moves: the legal moves of the seat to act.
+    #: Illegal moves: the legal moves of the seat that made the move (empty when it is not that seat's turn).
     legal_moves: list[Move] | None = None
     current_version: int | None = None
     errors: list[dict[str, Any]] | None = None

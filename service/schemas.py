@@ -40,7 +40,7 @@ ViewNames = Annotated[list[ViewName], Meta(max_length=7, extra_json_schema=_VIEW
 
 Snapshot = Annotated[str, Meta(
     description="An opaque, versioned, sealed game state, as returned by the last create or apply call.",
-    examples=["v1.8c1e52ab.Wm9vX2V4YW1wbGVfb25seV9ub3RfYV9yZWFsX3NuYXBzaG90X2J1dF9iYXNlNjR1cmw"],
+    examples=["v2.8c1e52ab.Wm9vX2V4YW1wbGVfb25seV9ub3RfYV9yZWFsX3NuYXBzaG90X2J1dF9iYXNlNjR1cmw"],
 )]
 SEED_MAX = 2**63 - 1
 

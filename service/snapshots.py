@@ -1,15 +1,30 @@
 """Sealed snapshots: a game state as an opaque, versioned, authenticated-encrypted string.
 
-Format (base64url without padding): ``v1.<key id>.<nonce ‖ AES-256-GCM(zstd(msgpack(state), dictionary))>``,
-where the zstd dictionary is ``service/snapshot.zdict`` (see :mod:`service.snapshot_dictionary`).
+Format (base64url without padding): ``v2.<key id>.<nonce ‖ AES-256-GCM(len ‖ zstd(msgpack(state)) ‖ zeros)>``,
+where ``len`` is the zstd frame's length (2 bytes, big-endian), the zstd dictionary is ``service/snapshot.zdict``
+(see :mod:`service.snapshot_dictionary`) and the zeros pad the frame to :func:`sealed_length`.
 The key id is the first 8 hex digits of SHA-256(key), so rotation works by configuring several keys: the first
 seals, all open. The version and key id are bound as associated data, so changing any byte is detected.
-After opening, the state's integrity is checked by the engine before anything uses it.
+After opening, the state's integrity is checked by the engine before anything uses it. ``v1`` snapshots (the
+same without the length and padding) still open.
+
+**Length.** Compression makes a state's length depend on its content, hidden cards included (a hand of
+touching cards compresses better than a scattered one), and a snapshot's length is visible to whoever holds
+it. So the compressed frame is padded to a length that depends only on what every seat may know: the length
+of the same state with every held, kitty, dead-hand, discarded and undealt card replaced by a canonical
+assignment (the pack's cards in pack order, filled into the same places), plus a margin for the deal's
+entropy (8 bytes, and half a byte per card so replaced), rounded up to 8 bytes. A real state that needs more
+than that (measured: about one in 45,000 random completions) takes the next 8-byte steps.
+``tests/bench/snapshot_length.py`` measures what the length still tells, over random completions of the
+hidden cards around one seat's view.
 
 A sealer may keep a bounded cache of recent snapshots (``cache_size``): the exact string of a snapshot it opened
 (authenticated and integrity-checked) or sealed from a state the engine just produced (``remember=True``) maps
 to that state, so a client sending the snapshot back skips decryption, decoding and the integrity check. This is
 sound because the cache key is the whole authenticated string: an equal string can only hold that same state.
+
+The decoder is bounded: a state over :data:`MAX_STATE_BYTES`, or nested deeper than the interpreter's recursion
+limit (only a state sealed under the service's own key by an insider could be), is ``SNAPSHOT_CORRUPT`` (422).
 """
 
 from __future__ import annotations
@@ -26,18 +41,23 @@ import zstandard
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from engine import GameState, integrity_problems
+from engine import GameState, Options, integrity_problems, pack_for
 from service import snapshot_dictionary
 from service.problems import Problem
 
-VERSION = "v1"
-SUPPORTED_VERSIONS = ("v1",)
+VERSION = "v2"
+SUPPORTED_VERSIONS = ("v1", "v2")
 _ENCODER = msgspec.msgpack.Encoder()
 _DECODER = msgspec.msgpack.Decoder(GameState)
 MAX_SNAPSHOT_CHARS = 64_000
 MAX_STATE_BYTES = 1 << 20
 _DICTIONARY = snapshot_dictionary.load()
 _CODECS = threading.local()
+#: Padding: the margin over the canonical state's compressed length, in bytes, per replaced card and fixed,
+#: and the step the padded length is rounded up to.
+PAD_PER_CARD = 0.5
+PAD_FIXED = 8
+PAD_STEP = 8
 
 
 def _compressor() -> zstandard.ZstdCompressor:
@@ -54,6 +74,91 @@ def _decompressor() -> zstandard.ZstdDecompressor:
     if d is None:
         d = _CODECS.d = zstandard.ZstdDecompressor(dict_data=_DICTIONARY)
     return d
+
+
+_POSITIONS: dict[Options, tuple[dict[str, int], tuple[str, ...]]] = {}
+
+
+def _pack_positions(options: Options) -> tuple[dict[str, int], tuple[str, ...]]:
+    """Each card's place in the pack of ``options``, and the pack (the last 256 rule sets kept)."""
+    found = _POSITIONS.get(options)
+    if found is None:
+        if len(_POSITIONS) >= 256:
+            _POSITIONS.clear()
+        pack = pack_for(options)
+        found = _POSITIONS[options] = ({c: i for i, c in enumerate(pack)}, pack)
+    return found
+
+
+def _canonical(state: GameState) -> tuple[GameState, int]:
+    """``state`` with every card it holds out of sight (hands, dead hand, kitty, discards, undealt orders)
+    replaced by its held cards in pack order, filled into the same places; and how many were replaced.
+
+    The result depends only on the counts of cards in each place and on the public rest of the state, never
+    on which cards are where. The kitty is filled first, so that during the exchange (when its cards sit in
+    the contractor's hand as well) where they land in that sorted hand does not depend on the real kitty.
+    """
+    index, pack = _pack_positions(state.options)
+    kitty = state.kitty
+    held = set(kitty)
+    held.update(state.dead_hand, state.discards, *state.hands)
+    canonical = sorted(held, key=index.__getitem__)
+    in_kitty = dict(zip(kitty, canonical, strict=False))
+    places = (state.dead_hand, state.discards, *state.hands)
+    needed = len(kitty) + sum(1 for place in places for c in place if c not in in_kitty)
+    if len(canonical) < needed:  # an inconsistent state (a card held twice): any deterministic fill will do
+        canonical = (canonical * (needed // max(1, len(canonical)) + 1))[:needed]
+    rank = index.__getitem__
+    pos = len(kitty)
+
+    def fill(place: tuple[str, ...], sort: bool) -> tuple[str, ...]:
+        nonlocal pos
+        if in_kitty and any(c in in_kitty for c in place):
+            out: list[str] = []
+            for c in place:
+                mapped = in_kitty.get(c)
+                if mapped is None:
+                    mapped, pos = canonical[pos], pos + 1
+                out.append(mapped)
+            return tuple(sorted(out, key=rank)) if sort else tuple(out)
+        block = tuple(canonical[pos:pos + len(place)])
+        pos += len(place)
+        return block
+
+    dead_hand = fill(state.dead_hand, True)
+    discards = fill(state.discards, False)
+    hands = tuple(fill(hand, True) for hand in state.hands)
+    orders = state.deck_orders
+    if orders:
+        orders = tuple(pack[:len(order)] for order in orders)
+    replaced = msgspec.structs.replace(state, hands=hands, dead_hand=dead_hand, kitty=tuple(canonical[:len(kitty)]),
+                                       discards=discards, deck_orders=orders)
+    return replaced, len(held) + sum(len(order) for order in orders)
+
+
+def sealed_length(state: GameState) -> int:
+    """The length the compressed state is padded to: a function of the public state only (see the module
+    docstring), from the canonical state's compressed length and the number of cards it replaced."""
+    canonical, replaced = _canonical(state)
+    base = len(_compressor().compress(_ENCODER.encode(canonical)))
+    target = base + PAD_FIXED + int(replaced * PAD_PER_CARD)
+    return -(-target // PAD_STEP) * PAD_STEP
+
+
+def _padded(frame: bytes, target: int) -> bytes:
+    """``len ‖ frame ‖ zeros``, the zeros making ``frame`` up to ``target`` (or the next step past it)."""
+    size = len(frame)
+    if size > 0xFFFF:
+        raise ValueError("a compressed state over 64 KiB cannot be sealed")
+    while target < size:
+        target += PAD_STEP
+    return size.to_bytes(2, "big") + frame + bytes(target - size)
+
+
+def _unpadded(plain: bytes) -> bytes:
+    if len(plain) < 2 or (size := int.from_bytes(plain[:2], "big")) > len(plain) - 2:
+        raise zstandard.ZstdError("the padded frame's length is out of range")
+    return plain[2:2 + size]
 
 
 def _b64e(b: bytes) -> str:
@@ -111,7 +216,8 @@ class Sealer:
         outside input), so a later :meth:`open` of this exact snapshot may return it from the cache."""
         nonce = os.urandom(12)
         aad = f"{VERSION}.{self._seal_id}".encode()
-        body = self._seal.encrypt(nonce, _compressor().compress(_ENCODER.encode(state)), aad)
+        frame = _compressor().compress(_ENCODER.encode(state))
+        body = self._seal.encrypt(nonce, _padded(frame, sealed_length(state)), aad)
         snapshot = f"{VERSION}.{self._seal_id}.{_b64e(nonce + body)}"
         if remember and self._cache_size:
             self._remember(snapshot, state)
@@ -153,9 +259,13 @@ class Sealer:
         try:
             # The frame records its size (sealed by us, so trustworthy); decompressing into an exact buffer is
             # ~15x faster than into a max_output_size one.
-            if not 0 < zstandard.frame_content_size(plain) <= MAX_STATE_BYTES:
+            frame = plain if version == "v1" else _unpadded(plain)
+            if not 0 < zstandard.frame_content_size(frame) <= MAX_STATE_BYTES:
                 raise zstandard.ZstdError("frame size missing or too large")
-            state = _DECODER.decode(_decompressor().decompress(plain))
+            state = _DECODER.decode(_decompressor().decompress(frame))
+        except RecursionError:  # nested beyond any real state (msgspec skips unknown fields recursively)
+            raise SnapshotError("SNAPSHOT_CORRUPT", "the snapshot's state does not decode: nested too "
+                                "deeply") from None
         except (zstandard.ZstdError, msgspec.DecodeError, msgspec.ValidationError) as exc:
             raise SnapshotError("SNAPSHOT_CORRUPT", f"the snapshot's state does not decode: {exc}") from None
         problems = integrity_problems(state)

@@ -48,7 +48,7 @@ _CREATE_CODES = ("MALFORMED_REQUEST", "INVALID_OPTIONS", "INVALID_SEED", "INVALI
                  "INVALID_FIRST_DEALER", "INVALID_BOTS", *SNAPSHOT_CODES, "BODY_TOO_LARGE", "STORE_UNAVAILABLE")
 _MOVE_CODES = ("MALFORMED_REQUEST", "MALFORMED_MOVE", "INVALID_IF_MATCH", "INVALID_IDEMPOTENCY_KEY", "UNAUTHORIZED",
                "FORBIDDEN", "WRONG_SEAT", "SESSION_NOT_FOUND", "VERSION_CONFLICT", "ILLEGAL_MOVE",
-               "IDEMPOTENCY_KEY_REUSED", "BODY_TOO_LARGE", "STORE_UNAVAILABLE")
+               "IDEMPOTENCY_KEY_REUSED", "BODY_TOO_LARGE", "STORE_UNAVAILABLE", "COMMIT_OUTCOME_UNKNOWN")
 _STREAM_CODES = ("MALFORMED_REQUEST", "INVALID_LAST_EVENT_ID", "UNAUTHORIZED", "SESSION_NOT_FOUND",
                  "STORE_UNAVAILABLE")
 
@@ -123,7 +123,9 @@ class SessionsController(Controller):
           summary="Make a move for the caller's seat",
           description="One atomic compare-and-set on the session's version. `If-Match` makes a stale version "
                       "a 409; `Idempotency-Key` makes a retry return the first answer (`Idempotent-Replayed: "
-                      "true`) instead of applying twice. `ETag`: the new version.",
+                      "true`) instead of applying twice: send one with every move, so that a retry after a "
+                      "lost answer or a 503 `COMMIT_OUTCOME_UNKNOWN` is safe. Without `If-Match`, a move that "
+                      "raced a move of its own seat is a 409. `ETag`: the new version.",
           security=_SECURED,
           responses={200: response_spec(MoveApplied, "Applied (or an idempotent replay): the events and the "
                                         "view of the mover's seat.", examples.MOVE_APPLIED),

@@ -42,6 +42,8 @@ class _Session:
     log_keys: list[Cursor] = field(default_factory=list)
     idempotency: OrderedDict[str, IdempotencyRecord] = field(default_factory=OrderedDict)
     changed: asyncio.Condition = field(default_factory=asyncio.Condition)
+    #: When each seat last moved (the store's monotonic clock).
+    moved: dict[int, float] = field(default_factory=dict)
 
     def append(self, version: int, events: Sequence[Event]) -> None:
         for i, e in enumerate(events):
@@ -106,15 +108,18 @@ class MemoryStore:
         self._sessions[session_id] = s
         return True
 
-    async def load(self, session_id: str, idempotency_field: str | None = None) -> Loaded | None:
+    async def load(self, session_id: str, idempotency_field: str | None = None, *,
+                   seat: int | None = None) -> Loaded | None:
         s = self._live(session_id)
         if s is None:
             return None
         replay = s.idempotency.get(idempotency_field) if idempotency_field is not None else None
-        return Loaded(s.record, replay)
+        moved = s.moved.get(seat) if seat is not None else None
+        return Loaded(s.record, replay, None if moved is None else self._now() - moved)
 
     async def commit(self, session_id: str, base: SessionRecord, state: GameState, events: Sequence[Event],
-                     idempotency: tuple[str, IdempotencyRecord] | None = None) -> CommitOutcome:
+                     idempotency: tuple[str, IdempotencyRecord] | None = None, *,
+                     seat: int | None = None) -> CommitOutcome:
         s = self._live(session_id)
         if s is None:
             return Gone()
@@ -123,7 +128,10 @@ class MemoryStore:
             if first is not None:
                 return Replayed(first)
         if s.record.version != base.version or s.record.tag != base.tag:
-            return Conflict(s.record)
+            moved = s.moved.get(seat) if seat is not None else None
+            return Conflict(s.record, None if moved is None else self._now() - moved)
+        if seat is not None:
+            s.moved[seat] = self._now()
         version = base.version + 1
         s.record = SessionRecord(version, state, s.record.auth, new_tag())
         s.append(version, events)

@@ -4,8 +4,10 @@ Keys of session ``<id>`` (``<p>`` is the configurable prefix, default ``fh:``; t
 them in one cluster slot so that one script may touch them all):
 
 =========================  ===========================================================================
-``<p>s:{<id>}``            hash: ``v`` (version), ``tag``, ``st`` (msgpack state), ``auth`` (token hashes)
-``<p>s:{<id>}:log``        stream of the engine's events, entry id ``<version>-<index>``, field ``e``
+``<p>s:{<id>}``            hash: ``v`` (version), ``tag``, ``st`` (msgpack state), ``auth`` (token hashes),
+                           ``m<seat>`` (when that seat last moved, Redis's clock in microseconds)
+``<p>s:{<id>}:log``        stream of the engine's events, entry id ``<version>-<index>``, field ``e`` (and
+                           ``t``, the tag the change set, on each version's first entry)
 ``<p>s:{<id>}:idem``       hash: ``<seat>:<Idempotency-Key>`` to the first response (msgpack record)
 ``<p>s:{<id>}:idemq``      list: idempotency fields, oldest first, to forget the oldest beyond a bound
 =========================  ===========================================================================
@@ -16,12 +18,21 @@ compare-and-set script :data:`COMMIT_LUA`, preceded by that read unless the repl
 current record (so one or two; see :mod:`service.sessions.service`); a live SSE reader sits in ``XREAD BLOCK``
 on a separate connection pool so that it never holds up the short commands.
 
-Any Redis error becomes :class:`StoreUnavailable` (503 with ``Retry-After``), and is reported to ``on_error``
-with the store operation's name (``session_load``, ``session_commit`` …) when one is given. Commands are not
-retried by the client: a compare-and-set whose reply was lost may have been applied, and re-sending it blindly
-is exactly what the version check and idempotency keys exist to prevent; callers retry with the same key
-instead. Connections that broke while Redis was away are replaced by the pool on next use, so the service
-recovers by itself.
+Any Redis error becomes :class:`StoreUnavailable` (503 with ``Retry-After``: nothing was changed), and is
+reported to ``on_error`` with the store operation's name (``session_load``, ``session_commit`` …) when one is
+given. Commands are not retried by the client: a compare-and-set whose reply was lost may have been applied,
+and re-sending it blindly is exactly what the version check and idempotency keys exist to prevent.
+
+**A commit whose answer is lost** (Redis hung past the bound, or the connection cut after the script was
+sent) is followed up before anything is answered: on a fresh connection, within :data:`RESOLVE_TIMEOUT`,
+:data:`RESOLVE_LUA` looks for the commit's own tag (in the session, or on the first log entry of the version
+it would have made). Found: the move was applied, and is answered as such. Not found while the session is
+still at the commit's base: the session gets a fresh tag, so the lost script, if it is still on its way (in
+the buffers of a stopped Redis), can no longer apply; then, and only then, 503 ``STORE_UNAVAILABLE`` says that
+nothing was applied. If the follow-up fails too, the answer is 503 ``COMMIT_OUTCOME_UNKNOWN``
+(:class:`~service.sessions.store.CommitOutcomeUnknown`): the move may have been applied, and a retry with the
+same ``Idempotency-Key`` is safe because the key is written by the same script as the move. Connections that
+broke while Redis was away are replaced by the pool on next use, so the service recovers by itself.
 """
 
 from __future__ import annotations
@@ -49,6 +60,7 @@ from service.sessions.store import (
     STATE_DECODER,
     STATE_ENCODER,
     CommitOutcome,
+    CommitOutcomeUnknown,
     Committed,
     Conflict,
     Cursor,
@@ -75,20 +87,34 @@ if #ARGV >= 6 then redis.call('PEXPIRE', KEYS[2], ARGV[1]) end
 return 1
 """
 
-#: KEYS: hash, idem. ARGV: idempotency field → {v, tag, st, auth, record or nil}, or nil when the session is
-#: gone. (No HMGET inside scripts: the top-level HMGET and EVALSHA counts in ``INFO commandstats`` are then
-#: exactly the round trips of reads and writes, which the benchmark reports.)
+#: KEYS: hash, idem. ARGV: idempotency field ('' for none), the mover's seat ('' for none) → {v, tag, st, auth,
+#: record or nil, microseconds since that seat last moved or -1}, or nil when the session is gone. (No HMGET
+#: inside scripts: the top-level HMGET and EVALSHA counts in ``INFO commandstats`` are then exactly the round
+#: trips of reads and writes, which the benchmark reports.)
 LOAD_LUA = """
 local v = redis.call('HGET', KEYS[1], 'v')
 if not v then return false end
+local first = false
+if ARGV[1] ~= '' then first = redis.call('HGET', KEYS[2], ARGV[1]) end
+local ago = -1
+if ARGV[2] ~= '' then
+  local moved = redis.call('HGET', KEYS[1], 'm' .. ARGV[2])
+  if moved then
+    local now = redis.call('TIME')
+    ago = tonumber(now[1]) * 1000000 + tonumber(now[2]) - tonumber(moved)
+  end
+end
 return {v, redis.call('HGET', KEYS[1], 'tag'), redis.call('HGET', KEYS[1], 'st'),
-        redis.call('HGET', KEYS[1], 'auth'), redis.call('HGET', KEYS[2], ARGV[1])}
+        redis.call('HGET', KEYS[1], 'auth'), first, string.format('%.0f', ago)}
 """
 
 #: The compare-and-set of a move. KEYS: hash, log, idem, idemq. ARGV: expected version, expected tag, ttl_ms,
-#: new state, new tag, idempotency field ('' for none), idempotency record, records kept, event...
-#: → {1, new version} | {2, v, tag, st, auth} (the session moved on: its current record) | {3, first record}
-#: (the idempotency key was used) | {0} (the session is gone).
+#: new state, new tag, idempotency field ('' for none), idempotency record, records kept, mover's seat ('' for
+#: none), event... → {1, new version} | {2, v, tag, st, auth, microseconds since the mover last moved or -1}
+#: (the session moved on: its current record) | {3, first record} (the idempotency key was used) | {0} (the
+#: session is gone). The new tag is also stored with the version's first event (field ``t``), so that a
+#: commit whose answer was lost can be recognised later (:data:`RESOLVE_LUA`); ``m<seat>`` is when (Redis's
+#: clock, microseconds) that seat last moved.
 COMMIT_LUA = """
 local v = redis.call('HGET', KEYS[1], 'v')
 if not v then return {0} end
@@ -96,14 +122,26 @@ if ARGV[6] ~= '' then
   local first = redis.call('HGET', KEYS[3], ARGV[6])
   if first then return {3, first} end
 end
+local now = redis.call('TIME')
+local now_us = tonumber(now[1]) * 1000000 + tonumber(now[2])
 local tag = redis.call('HGET', KEYS[1], 'tag')
 if v ~= ARGV[1] or tag ~= ARGV[2] then
-  return {2, v, tag, redis.call('HGET', KEYS[1], 'st'), redis.call('HGET', KEYS[1], 'auth')}
+  local ago = -1
+  if ARGV[9] ~= '' then
+    local moved = redis.call('HGET', KEYS[1], 'm' .. ARGV[9])
+    if moved then ago = now_us - tonumber(moved) end
+  end
+  return {2, v, tag, redis.call('HGET', KEYS[1], 'st'), redis.call('HGET', KEYS[1], 'auth'), string.format('%.0f', ago)}
 end
 local nv = tonumber(v) + 1
 redis.call('HSET', KEYS[1], 'v', nv, 'tag', ARGV[5], 'st', ARGV[4])
-for i = 9, #ARGV do
-  redis.call('XADD', KEYS[2], nv .. '-' .. (i - 9), 'e', ARGV[i])
+if ARGV[9] ~= '' then redis.call('HSET', KEYS[1], 'm' .. ARGV[9], string.format('%.0f', now_us)) end
+for i = 10, #ARGV do
+  if i == 10 then
+    redis.call('XADD', KEYS[2], nv .. '-0', 'e', ARGV[i], 't', ARGV[5])
+  else
+    redis.call('XADD', KEYS[2], nv .. '-' .. (i - 10), 'e', ARGV[i])
+  end
 end
 if ARGV[6] ~= '' then
   redis.call('HSET', KEYS[3], ARGV[6], ARGV[7])
@@ -115,12 +153,46 @@ for i = 1, 4 do redis.call('PEXPIRE', KEYS[i], ARGV[3]) end
 return {1, nv}
 """
 
+#: Whether a commit whose answer was lost was applied, asked on a fresh connection. KEYS: hash, log, idem.
+#: ARGV: the commit's expected version, expected tag, new tag, a fresh tag, and its idempotency field ('' for
+#: none). → {1, version} (it was applied) | {2} (it was not, and now never will be) | {3, first record} (not
+#: this call, but another with the same idempotency key was: its answer) | {0} (the session is gone). If the
+#: session is still at the expected version and tag, the commit has not run yet (it may still be on its way,
+#: e.g. in the buffers of a Redis that was stopped): the session's tag is replaced by the fresh one (same
+#: version, same state), so that commit, should it still arrive, finds another tag and changes nothing.
+RESOLVE_LUA = """
+local v = redis.call('HGET', KEYS[1], 'v')
+if not v then return {0} end
+local nv = tonumber(ARGV[1]) + 1
+local tag = redis.call('HGET', KEYS[1], 'tag')
+if tonumber(v) == nv and tag == ARGV[3] then return {1, nv} end
+if tonumber(v) >= nv then
+  local entry = redis.call('XRANGE', KEYS[2], nv .. '-0', nv .. '-0')[1]
+  if entry then
+    local fields = entry[2]
+    for i = 1, #fields, 2 do
+      if fields[i] == 't' and fields[i + 1] == ARGV[3] then return {1, nv} end
+    end
+  end
+  if ARGV[5] ~= '' then
+    local first = redis.call('HGET', KEYS[3], ARGV[5])
+    if first then return {3, first} end
+  end
+  return {2}
+end
+if v == ARGV[1] and tag == ARGV[2] then redis.call('HSET', KEYS[1], 'tag', ARGV[4]) end
+return {2}
+"""
+
 #: Every store call fails fast (the service answers 503 and the client retries). The bound is one
 #: ``asyncio.timeout`` around the whole call rather than redis-py's ``socket_timeout``, which wraps each socket
 #: read and write in ``asyncio.wait_for`` (a task apiece: a third of the client's CPU time per command).
 #: A call cut short by it disconnects its connection, so no late reply is ever read by another command.
 COMMAND_TIMEOUT = 2.0
 CONNECT_TIMEOUT = 1.0
+#: A commit whose answer was lost (timed out or cut after it was sent) gets this much more to find out, on a
+#: fresh connection, whether it was applied (:data:`RESOLVE_LUA`).
+RESOLVE_TIMEOUT = 1.0
 
 
 def _client(url: str) -> Redis:
@@ -203,8 +275,11 @@ class RedisStore:
     """A :class:`~service.sessions.store.SessionStore` on Redis."""
 
     def __init__(self, url: str, idle_seconds: int, *, prefix: str = "fh:", max_wait: float = 30.0,
-                 on_error: Callable[[str], None] | None = None) -> None:
+                 on_error: Callable[[str], None] | None = None, command_timeout: float = COMMAND_TIMEOUT,
+                 resolve_timeout: float = RESOLVE_TIMEOUT) -> None:
         self.idle_seconds = idle_seconds
+        self.command_timeout = command_timeout
+        self.resolve_timeout = resolve_timeout
         self._on_error = on_error
         self.prefix = prefix
         self._ttl_ms = str(idle_seconds * 1000)
@@ -216,6 +291,8 @@ class RedisStore:
         self._create = self.client.register_script(CREATE_LUA)
         self._load = self.client.register_script(LOAD_LUA)
         self._commit = self.client.register_script(COMMIT_LUA)
+        self._resolve = self.client.register_script(RESOLVE_LUA)
+        self._fresh: Callable[[], Connection] = self.client.connection_pool.make_connection
 
     def keys(self, session_id: str) -> tuple[str, str, str, str]:
         base = f"{self.prefix}s:{{{session_id}}}"
@@ -225,41 +302,84 @@ class RedisStore:
         args: list[Any] = [self._ttl_ms, str(record.version), record.tag, STATE_ENCODER.encode(record.state),
                            record.auth]
         args.extend(EVENT_ENCODER.encode(e) for e in events)
-        async with _guard("session_create", self._on_error):
+        async with _guard("session_create", self._on_error, self.command_timeout):
             return bool(await self._create(keys=self.keys(session_id), args=args))
 
-    async def load(self, session_id: str, idempotency_field: str | None = None) -> Loaded | None:
+    async def load(self, session_id: str, idempotency_field: str | None = None, *,
+                   seat: int | None = None) -> Loaded | None:
         hash_key, _, idem_key, _ = self.keys(session_id)
         reply: Any
-        async with _guard("session_load", self._on_error):
-            if idempotency_field is None:
+        async with _guard("session_load", self._on_error, self.command_timeout):
+            if idempotency_field is None and seat is None:
                 reply = await self._send(_pack(b"HMGET", hash_key, b"v", b"tag", b"st", b"auth"))
             else:
-                reply = await self._evalsha(self._load, [hash_key, idem_key], [idempotency_field])
+                reply = await self._evalsha(self._load, [hash_key, idem_key],
+                                            [idempotency_field or "", "" if seat is None else str(seat)])
         if not reply or reply[0] is None:
             return None
         replay = IDEMPOTENCY_DECODER.decode(reply[4]) if len(reply) > 4 and reply[4] is not None else None
-        return Loaded(_record(reply), replay)
+        ago = int(reply[5]) if len(reply) > 5 else -1
+        return Loaded(_record(reply), replay, None if ago < 0 else ago / 1e6)
 
     async def commit(self, session_id: str, base: SessionRecord, state: GameState, events: Sequence[Event],
-                     idempotency: tuple[str, IdempotencyRecord] | None = None) -> CommitOutcome:
+                     idempotency: tuple[str, IdempotencyRecord] | None = None, *,
+                     seat: int | None = None) -> CommitOutcome:
         field, first = ("", b"") if idempotency is None else (
             idempotency[0], IDEMPOTENCY_ENCODER.encode(idempotency[1]))
         tag = new_tag()
         args: list[Any] = [str(base.version), base.tag, self._ttl_ms, STATE_ENCODER.encode(state), tag, field,
-                           first, str(IDEMPOTENCY_RECORDS_KEPT)]
+                           first, str(IDEMPOTENCY_RECORDS_KEPT), "" if seat is None else str(seat)]
         args.extend(EVENT_ENCODER.encode(e) for e in events)
+        keys = self.keys(session_id)
         reply: Any
-        async with _guard("session_commit", self._on_error):
-            reply = await self._evalsha(self._commit, self.keys(session_id), args)
+        sent = [False]
+        try:
+            async with asyncio.timeout(self.command_timeout):
+                reply = await self._evalsha(self._commit, keys, args, sent)
+        except (RedisError, OSError) as exc:  # TimeoutError is an OSError
+            if self._on_error is not None:
+                self._on_error("session_commit")
+            if not sent[0]:
+                raise StoreUnavailable() from exc  # never sent: nothing was applied
+            return await self._resolve_lost(keys, base, tag, field)
         code = int(reply[0])
         if code == 1:
             return Committed(int(reply[1]), tag)
         if code == 2:
-            return Conflict(_record(reply[1:]))
+            ago = int(reply[5]) if len(reply) > 5 else -1
+            return Conflict(_record(reply[1:]), None if ago < 0 else ago / 1e6)
         if code == 3:
             return Replayed(IDEMPOTENCY_DECODER.decode(reply[1]))
         return Gone()
+
+    async def _resolve_lost(self, keys: Sequence[str], base: SessionRecord, tag: bytes,
+                            field: str) -> CommitOutcome:
+        """A commit was sent and its answer lost: was it applied? Asked on a fresh connection, within
+        :attr:`resolve_timeout`; a commit found not applied is also made unable to apply later."""
+        conn = self._fresh()
+        try:
+            async with asyncio.timeout(self.resolve_timeout):
+                connect: Callable[[], Awaitable[None]] = conn.connect  # (untyped in redis-py)
+                await connect()
+                await conn.send_packed_command(_pack(b"EVAL", RESOLVE_LUA, "3", keys[0], keys[1], keys[2],
+                                                     str(base.version), base.tag, tag, new_tag(), field),
+                                               check_health=False)
+                reply: Any = await conn.read_response()
+        except (RedisError, OSError) as exc:
+            if self._on_error is not None:
+                self._on_error("session_commit")
+            raise CommitOutcomeUnknown() from exc
+        finally:
+            await conn.disconnect()
+        code = int(reply[0])
+        if code == 1:
+            return Committed(int(reply[1]), tag)
+        if code == 3:
+            return Replayed(IDEMPOTENCY_DECODER.decode(reply[1]))
+        if code == 0:
+            return Gone()
+        raise StoreUnavailable("the session store did not answer in time; the move was not applied: "
+                               "retry shortly")
 
     # The hot path (a move's read and compare-and-set) sends a command packed here, on a connection of its
     # own small pool (:class:`_Connections`): less than half the client CPU of ``Redis.execute_command``
@@ -267,34 +387,41 @@ class RedisStore:
     # beyond the engine and HTTP. The same redis-py connections and error handling: a connection interrupted
     # mid-command is disconnected by redis-py itself and reconnects on its next use.
 
-    async def _send(self, packed: bytes) -> Any:
+    async def _send(self, packed: bytes, sent: list[bool] | None = None) -> Any:
+        """Send one command and read its reply; ``sent[0]`` is set once the command may have reached Redis
+        (a failure before that changed nothing)."""
         conn = await self._hot.acquire()
         try:
+            if sent is not None:
+                sent[0] = True
             await conn.send_packed_command(packed, check_health=False)
             return await conn.read_response()
         finally:
             self._hot.release(conn)
 
-    async def _evalsha(self, script: AsyncScript, keys: Sequence[str], args: Sequence[Any]) -> Any:
+    async def _evalsha(self, script: AsyncScript, keys: Sequence[str], args: Sequence[Any],
+                       sent: list[bool] | None = None) -> Any:
         try:
-            return await self._send(_pack(b"EVALSHA", script.sha, str(len(keys)), *keys, *args))
+            return await self._send(_pack(b"EVALSHA", script.sha, str(len(keys)), *keys, *args), sent)
         except NoScriptError:  # a Redis that restarted or was flushed: load the script, once, and go on
+            if sent is not None:
+                sent[0] = False  # Redis answered: nothing ran
             script.sha = await self.client.script_load(script.script)
-            return await self._send(_pack(b"EVALSHA", script.sha, str(len(keys)), *keys, *args))
+            return await self._send(_pack(b"EVALSHA", script.sha, str(len(keys)), *keys, *args), sent)
 
     async def delete(self, session_id: str) -> bool:
-        async with _guard("session_delete", self._on_error):
+        async with _guard("session_delete", self._on_error, self.command_timeout):
             return bool(await self.client.delete(*self.keys(session_id)))
 
     async def exists(self, session_id: str) -> bool:
-        async with _guard("session_exists", self._on_error):
+        async with _guard("session_exists", self._on_error, self.command_timeout):
             return bool(await self.client.exists(self.keys(session_id)[0]))
 
     async def read_events(self, session_id: str, after: Cursor, wait: float) -> list[LoggedEvent]:
         log_key = self.keys(session_id)[1]
         streams: Any = {log_key: f"{after[0]}-{after[1]}"}
         reply: Any
-        async with _guard("session_events", self._on_error, min(wait, self._max_wait) + COMMAND_TIMEOUT):
+        async with _guard("session_events", self._on_error, min(wait, self._max_wait) + self.command_timeout):
             if wait > 0:
                 block_ms = max(1, int(min(wait, self._max_wait) * 1000))
                 reply = await self.blocking_client.xread(streams, count=EVENTS_PER_READ, block=block_ms)
@@ -309,7 +436,7 @@ class RedisStore:
         return out
 
     async def ping(self) -> bool:
-        async with _guard("ping", self._on_error):
+        async with _guard("ping", self._on_error, self.command_timeout):
             return bool(await self.client.ping())
 
     async def open(self) -> None:

@@ -13,8 +13,18 @@ Round trips of a move (each a single command or script; never a read-modify-writ
   record: two round trips again, never more per attempt. Errors (401/403/400/409/422) are only ever decided
   on a fresh read.
 
-Without ``If-Match`` a lost race is retried on the new state (a move such as a pass may still be legal there);
-with ``If-Match`` the caller asked for exactly that version, so a lost race is a 409.
+Without ``If-Match`` a lost race is retried on the new state (a move such as a pass may still be legal there),
+except when the same seat moved while the request was on its way (the store notes when each seat last moved,
+and a lost compare-and-set answers how long ago): then the request raced a move of its own seat, a double tap
+or a retry overtaking its first attempt, and applying it to the new state could play a second card; it is a
+409 with the current version instead. "On its way" is measured from the moment the service took the request
+up, so a replica whose remembered state was old (the seat's previous moves went through another replica) does
+not mistake those for a race. With ``If-Match`` the caller asked for exactly that version, so a lost race is a
+409.
+
+A commit whose answer is lost is never answered as a failure if it was applied (see
+:mod:`service.sessions.redis_store`): the store finds out first, and says ``COMMIT_OUTCOME_UNKNOWN`` when it
+cannot.
 """
 
 from __future__ import annotations
@@ -26,6 +36,7 @@ import hmac
 import logging
 import re
 import secrets
+import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
@@ -50,7 +61,7 @@ from engine import (
     view,
 )
 from engine.model import GameOver
-from service.moves import MALFORMED_REASONS, MalformedMove, rejection_message, syntax_rejection
+from service.moves import MALFORMED_REASONS, MalformedMove, movers_legal_moves, rejection_message, syntax_rejection
 from service.problems import Problem
 from service.sessions.bots import bot_chain, bot_seats, bot_slot, bot_to_act
 from service.sessions.store import (
@@ -347,11 +358,12 @@ class SessionService:
 
     # ------------------------------------------------------------------------------------------ callers
 
-    async def _load(self, session_id: str, idempotency_field: str | None = None) -> Loaded:
+    async def _load(self, session_id: str, idempotency_field: str | None = None, *,
+                    seat: int | None = None) -> Loaded:
         """A fresh read of the session (404 if it is gone), remembered for the next move."""
         if _SESSION_ID.fullmatch(session_id) is None:
             raise _not_found(session_id)
-        loaded = await self.store.load(session_id, idempotency_field)
+        loaded = await self.store.load(session_id, idempotency_field, seat=seat)
         if loaded is None:
             self._recent.pop(session_id, None)
             raise _not_found(session_id)
@@ -442,18 +454,23 @@ class SessionService:
         A compare-and-set that loses answers the current record, so a retry needs no further read. Every
         error is decided on a fresh read only, never on a remembered state.
         """
+        arrived = time.monotonic()
         expected = parse_if_match(if_match)
         # The record is kept per seat; the move names its seat, which must be the token's (checked below).
         field = None if idempotency_key is None else self._idempotency_field(move.seat, idempotency_key)
         fingerprint = b"" if field is None else hashlib.sha256(_MOVE_ENCODER.encode(move)).digest()
         record = self._recent.get(session_id)
         fresh, replay = False, None
+        #: The record was read (or a compare-and-set lost) after this seat moved while this request was on
+        #: its way: it raced a move of its own seat (a double tap, or a retry overtaking its first attempt).
+        raced = False
         for _ in range(MOVE_ATTEMPTS):
             if record is None:
-                loaded = await self._load(session_id, field)
+                loaded = await self._load(session_id, field, seat=move.seat)
                 record, replay, fresh = loaded.record, loaded.replay, True
+                raced = self._moved_since(loaded.seat_moved_ago, arrived)
             try:
-                prepared = self._prepare(record, replay, token, move, expected, field, fingerprint)
+                prepared = self._prepare(record, replay, token, move, expected, field, fingerprint, raced)
             except Problem as exc:
                 if fresh:
                     self._count_refusal(exc)
@@ -468,7 +485,11 @@ class SessionService:
             if chain:  # the answer (and its idempotency record) shows the bot moves that follow
                 body = self._answer(move.seat, answered, state, events, chain)
                 keyed = None if keyed is None else (keyed[0], IdempotencyRecord(fingerprint, answered, body))
-            outcome = await self.store.commit(session_id, record, state, events, keyed)
+            try:
+                outcome = await self.store.commit(session_id, record, state, events, keyed, seat=move.seat)
+            except Problem:
+                self._recent.pop(session_id, None)  # the store's answer was lost: read afresh next time
+                raise
             if isinstance(outcome, Committed):
                 committed = SessionRecord(outcome.version, state, record.auth, outcome.tag)
                 self._remember(session_id, committed)
@@ -482,19 +503,30 @@ class SessionService:
             if isinstance(outcome, Gone):
                 self._recent.pop(session_id, None)
                 raise _not_found(session_id)
-            # Lost the race: retry on the current record (no If-Match: the move may still be legal there;
-            # with If-Match, the version check of the next attempt answers 409 unless it still matches).
+            # Lost the race: retry on the current record (no If-Match: the move may still be legal there, unless
+            # its own seat moved meanwhile; with If-Match, the version check of the next attempt answers 409
+            # unless it still matches).
+            raced = self._moved_since(outcome.seat_moved_ago, arrived)
             record, fresh, replay = outcome.current, True, None
             self._remember(session_id, record)
         assert record is not None
         raise self._conflict(record.version, "the session kept changing; read it and try again")
 
+    @staticmethod
+    def _moved_since(seat_moved_ago: float | None, arrived: float) -> bool:
+        """Whether the seat's last move (``seat_moved_ago`` seconds before the store answered) was made after
+        ``arrived``. The store's answer is at most the elapsed time old, so a move made just before the
+        request arrived may count as after it (never the other way round): only a request sent without
+        waiting for the answer to its seat's previous move can be that close to it."""
+        return seat_moved_ago is not None and seat_moved_ago <= time.monotonic() - arrived
+
     def _prepare(self, record: SessionRecord, replay: IdempotencyRecord | None, token: str, move: Move,
-                 expected: set[int] | None, field: str | None,
-                 fingerprint: bytes) -> MoveOutcome | tuple[GameState, list[Event], bytes,
+                 expected: set[int] | None, field: str | None, fingerprint: bytes,
+                 raced: bool = False) -> MoveOutcome | tuple[GameState, list[Event], bytes,
                                                              tuple[str, IdempotencyRecord] | None]:
-        """Everything about a move that needs no I/O: who, replay, syntax (400), version (409), legality
-        (422), then the new state, its events and the answer's body (the codes of the stateless endpoints)."""
+        """Everything about a move that needs no I/O: who, replay, syntax (400), version (409), a race with
+        its own seat (409), legality (422), then the new state, its events and the answer's body (the codes of
+        the stateless endpoints)."""
         seat = self._role(record.auth, token)
         if seat is None:
             raise _forbidden("the host token cannot make moves; use the seat's token")
@@ -509,6 +541,11 @@ class SessionService:
         if expected is not None and record.version not in expected:
             raise self._conflict(record.version, f"the session is at version {record.version}, not "
                                                  f"{', '.join(map(str, sorted(expected)))}")
+        if raced:
+            raise self._conflict(record.version, f"seat {seat} moved while this move was on its way (the "
+                                                 f"session is now at version {record.version}); nothing was "
+                                                 "applied: read the session and send the move again if it is "
+                                                 "still meant")
         try:
             state, events = apply_move(record.state, move)
         except IllegalMove as exc:
@@ -517,7 +554,7 @@ class SessionService:
             # Only the mover's own legal moves: another seat's would reveal its hand.
             raise Problem(422, "ILLEGAL_MOVE", exc.rejection.detail, title="Illegal move",
                           reason=exc.rejection.reason, message=rejection_message(exc.rejection),
-                          legal_moves=msgspec.to_builtins(legal_moves(record.state, seat))) from None
+                          legal_moves=msgspec.to_builtins(movers_legal_moves(record.state, seat))) from None
         version = record.version + 1
         body = _JSON.encode(MoveApplied(version=version, phase=state.phase, to_act=state.to_act,
                                         events=redact_events(events, seat), view=view(state, seat)))

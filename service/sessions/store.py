@@ -39,6 +39,23 @@ class StoreUnavailable(Problem):
         super().__init__(503, "STORE_UNAVAILABLE", detail, headers={"Retry-After": "1"})
 
 
+class CommitOutcomeUnknown(StoreUnavailable):
+    """A compare-and-set was sent, its answer was lost, and finding out whether it applied failed too.
+
+    A store outage like :class:`StoreUnavailable` (whose handlers it shares), but answered with its own code:
+    ``STORE_UNAVAILABLE`` always means "nothing was applied", here the move may or may not have been applied.
+    A retry with the same ``Idempotency-Key`` is safe (the key is recorded with the change itself, atomically:
+    it answers the first result if the move was applied, or applies it now).
+    """
+
+    def __init__(self) -> None:
+        Problem.__init__(self, 503, "COMMIT_OUTCOME_UNKNOWN",
+                         "the session store stopped answering while this move was being committed: it may or "
+                         "may not have been applied. Retrying with the same Idempotency-Key is safe (it "
+                         "answers the first result if the move was applied); without one, read the session "
+                         "first", headers={"Retry-After": "1"})
+
+
 class SessionRecord(msgspec.Struct, frozen=True):
     """What a session is: its ``version`` (bumped by every change), the state, and its token hashes.
 
@@ -71,10 +88,12 @@ IDEMPOTENCY_DECODER = msgspec.msgpack.Decoder(IdempotencyRecord)
 
 
 class Loaded(NamedTuple):
-    """A read of a session, with the idempotency record asked for (if any), in one round trip."""
+    """A read of a session, with the idempotency record asked for (if any), in one round trip; and, when a
+    seat was named, how long ago (seconds, by the store's clock) that seat last moved (``None``: never)."""
 
     record: SessionRecord
     replay: IdempotencyRecord | None
+    seat_moved_ago: float | None = None
 
 
 class LoggedEvent(NamedTuple):
@@ -91,9 +110,11 @@ class Committed(NamedTuple):
 
 
 class Conflict(NamedTuple):
-    """The session moved on: its current record, so the caller can retry without another read."""
+    """The session moved on: its current record, so the caller can retry without another read; and how long
+    ago (seconds, by the store's clock) the moving seat last moved (``None``: never, or not known)."""
 
     current: SessionRecord
+    seat_moved_ago: float | None = None
 
 
 class Replayed(NamedTuple):
@@ -123,15 +144,24 @@ class SessionStore(Protocol):
         the id is taken."""
         ...
 
-    async def load(self, session_id: str, idempotency_field: str | None = None) -> Loaded | None:
-        """The session (and the idempotency record under ``idempotency_field``), or ``None`` if it is gone."""
+    async def load(self, session_id: str, idempotency_field: str | None = None, *,
+                   seat: int | None = None) -> Loaded | None:
+        """The session (and the idempotency record under ``idempotency_field``, and how long ago ``seat`` last
+        moved), or ``None`` if it is gone."""
         ...
 
     async def commit(self, session_id: str, base: SessionRecord, state: GameState, events: Sequence[Event],
-                     idempotency: tuple[str, IdempotencyRecord] | None = None) -> CommitOutcome:
+                     idempotency: tuple[str, IdempotencyRecord] | None = None, *,
+                     seat: int | None = None) -> CommitOutcome:
         """If the session is still at ``base`` (its version and tag): store ``state`` at the next version
-        with a new tag, append ``events`` to the log, keep the idempotency record, renew the idle expiry.
-        All or nothing; an idempotency key already used answers its record instead."""
+        with a new tag, append ``events`` to the log, keep the idempotency record, note when ``seat`` (the
+        mover) moved, renew the idle expiry. All or nothing; an idempotency key already used answers its
+        record instead.
+
+        Never answers a failure for a change that was made: a call whose answer was lost is followed up
+        (a fresh connection reads whether this very change is in the store, and makes sure that a copy still
+        on its way cannot apply later). :class:`StoreUnavailable` means nothing was applied;
+        :class:`CommitOutcomeUnknown` that it could not be found out."""
         ...
 
     async def delete(self, session_id: str) -> bool:

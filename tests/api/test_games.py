@@ -156,11 +156,12 @@ def test_validate_and_apply_agree(client: Client, sealer: Sealer, phase: str) ->
     rejection = check_move(state, illegal)
     assert rejection is not None
     verdict = _legal(client, snapshot, as_json(illegal))
+    movers = legal_moves(state, illegal.seat)  # the mover's own moves only (none when not its turn)
     assert verdict == {"legal": False, "reason": rejection.reason, "detail": rejection.detail,
-                       "legal_moves": as_json(moves)}
+                       "legal_moves": as_json(movers)}
     response = client.post("/v1/games/apply", json={"snapshot": snapshot, "move": as_json(illegal)})
     problem = assert_problem(response, 422, "ILLEGAL_MOVE", reason=rejection.reason)
-    assert problem["detail"] == rejection.detail and problem["legal_moves"] == as_json(moves)
+    assert problem["detail"] == rejection.detail and problem["legal_moves"] == as_json(movers)
 
 
 def test_game_over_refuses_every_move(client: Client, sealer: Sealer) -> None:

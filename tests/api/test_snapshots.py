@@ -94,7 +94,7 @@ def test_truncated_and_extended_snapshots_are_refused(client: Client, snapshot: 
 
 def test_other_versions_are_unsupported(client: Client, snapshot: str) -> None:
     rest = snapshot.split(".", 1)[1]
-    for version in ("v0", "v2", "V1", "v10", ""):
+    for version in ("v0", "v3", "V1", "V2", "v10", ""):
         response = client.post("/v1/games/view", json={"snapshot": f"{version}.{rest}"})
         assert_problem(response, 400, "SNAPSHOT_VERSION_UNSUPPORTED")
 
@@ -170,7 +170,7 @@ def test_key_rotation() -> None:
         assert applied["snapshot"].split(".")[1] == key_id(KEY_B)
         assert Sealer([KEY_B]).open(applied["snapshot"]) == apply_move(state, legal_moves(state)[0])[0]
         created = client.post("/v1/games", json={"seed": 1}).json()["snapshot"]
-        assert created.startswith(f"v1.{key_id(KEY_B)}.")
+        assert created.startswith(f"v2.{key_id(KEY_B)}.")
     # After A is retired, A's snapshots are refused; B's still open.
     retired = create_app(Settings(snapshot_keys=(KEY_B,)))
     with TestClient(retired) as client:

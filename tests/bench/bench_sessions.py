@@ -17,9 +17,10 @@ Both scenarios run against one ``uvicorn --factory service.app:create_app`` (the
 ``REDIS_URL`` set, ``LOG_LEVEL=WARNING``, no rate limit or API keys), one after the other.
 
 Prints moves/s, p50/p99 latency, the ratio (b)/(a) (target: at least 50%) and the Redis round trips per move,
-from ``INFO commandstats`` deltas over the measured window: top-level ``HMGET`` (the read) plus ``EVALSHA``
-(the compare-and-set; creations subtracted). The store's scripts never call ``HMGET`` themselves, so these
-counts are exactly the commands the service sent.
+from ``INFO commandstats`` deltas over the measured window: top-level ``HMGET`` (plain reads) plus ``EVALSHA``
+(a move's read, which also asks when the mover last moved, and the compare-and-set; creations subtracted), plus
+``EVAL`` (the follow-up of a commit whose answer was lost, should there be one). The store's scripts never call
+``HMGET`` themselves, so these counts are exactly the commands the service sent.
 """
 
 from __future__ import annotations
