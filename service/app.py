@@ -29,7 +29,8 @@ from service.catalogue import RulesController
 from service.config import Settings, load_settings
 from service.exception_handlers import exception_handlers
 from service.games import GamesController
-from service.openapi import ExactStructSchemaPlugin, openapi_config
+from service.media import require_json
+from service.openapi import ExactStructSchemaPlugin, install_document_hook, openapi_config
 from service.ops.apikeys import ApiKeyMiddleware
 from service.ops.asgi import wrap_asgi_handler
 from service.ops.cors import build_cors_config
@@ -144,6 +145,7 @@ def create_app(settings: Settings | None = None, *, session_key_prefix: str = SE
             **sessions.dependencies,
         },
         exception_handlers=exception_handlers(settings.max_body_bytes),
+        before_request=require_json,
         request_max_body_size=settings.max_body_bytes,
         openapi_config=openapi_config(sessions.security_schemes),
         plugins=[ExactStructSchemaPlugin()],
@@ -155,6 +157,7 @@ def create_app(settings: Settings | None = None, *, session_key_prefix: str = SE
         state=State({"sealer": sealer, "settings": settings, "sessions": sessions, "metrics": metrics,
                      "shutdown": shutdown}),
     )
+    install_document_hook(app)
     # Outermost, around Litestar's whole handler: request ids, access lines and request metrics cover 404s,
     # 405s and CORS preflights too. Run uvicorn with --no-access-log (the JSON access line replaces it).
     wrap_asgi_handler(

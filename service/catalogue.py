@@ -24,6 +24,8 @@ from engine import (
     score_table_rows,
     sides,
 )
+from engine.reasons import Reason
+from service.codes import ProblemCode
 from service.examples import response_spec
 from service.openapi import problem_responses
 from service.problems import Problem
@@ -34,6 +36,8 @@ from service.schemas import (
     OptionInfo,
     PresetInfo,
     PresetName,
+    ProblemCodeInfo,
+    ReasonInfo,
     RulesCatalogue,
     ScoreTableRow,
     resolved,
@@ -75,6 +79,8 @@ def rules_catalogue(players: int, preset: str | None) -> RulesCatalogue:
         sides=[list(side) for side in sides(opts)],
         move_types=move_types(),
         decisions=msgspec.convert(DECISIONS, list[Decision]),
+        reasons=[ReasonInfo(reason=r, kind=r.kind, meaning=r.meaning) for r in Reason],
+        problem_codes=[ProblemCodeInfo(code=c, status=c.status, meaning=c.meaning) for c in ProblemCode],
     )
 
 
@@ -89,7 +95,8 @@ class RulesController(Controller):
     @get("", operation_id="getRules", summary="The rules catalogue", sync_to_thread=False,
          description="Every option (type, default, allowed values, meaning), the presets, and for the "
          "given player count and preset: the bid ladder, the score table, the pack's card tokens, the sides "
-         "and the move types.",
+         "and the move types; and every reason a move may be refused for and every problem code, each with "
+         "its meaning.",
          responses={200: response_spec(RulesCatalogue, "The catalogue.", _example()),
                     **problem_responses("MALFORMED_REQUEST")})
     def rules(self,

@@ -22,6 +22,7 @@ from engine import (
     resolve_options,
     view,
 )
+from engine.reasons import Reason
 from service import examples
 from service.fastpath import ApplyFastPath
 from service.moves import MoveCounter, apply_checked, rejection_of
@@ -52,7 +53,8 @@ ValidateBody = Annotated[ValidateRequest, Body(examples=examples.VALIDATE_REQUES
 ApplyBody = Annotated[ApplyRequest, Body(examples=examples.APPLY_REQUESTS)]
 #: The app's metrics (``service.ops.metrics.ServiceMetrics``), as the protocol the move path needs.
 Metrics = NamedDependency[SkipValidation[MoveCounter]]
-SNAPSHOT_READ_CODES = ("MALFORMED_REQUEST", "NO_SUCH_SEAT", *SNAPSHOT_CODES, "BODY_TOO_LARGE")
+SNAPSHOT_READ_CODES = ("MALFORMED_REQUEST", "NO_SUCH_SEAT", *SNAPSHOT_CODES, "BODY_TOO_LARGE",
+                       "UNSUPPORTED_MEDIA_TYPE")
 
 
 def _check_seat(seat: int | None, players: int) -> None:
@@ -91,7 +93,7 @@ class GamesController(Controller):
                                                  examples.CREATE_RESPONSE),
                      **problem_responses("MALFORMED_REQUEST", "INVALID_OPTIONS", "INVALID_SEED",
                                          "INVALID_DECK_ORDER", "INVALID_FIRST_DEALER", "NO_SUCH_SEAT",
-                                         "BODY_TOO_LARGE")})
+                                         "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE")})
     def create(self, data: CreateBody, sealer: NamedDependency[Sealer]) -> CreateGameResponse:
         try:
             opts = resolve_options(data.players, data.preset, overrides_dict(data.options))
@@ -145,13 +147,13 @@ class GamesController(Controller):
           responses={200: examples.response_spec(ValidateResponse, "Whether the move is legal.",
                                                  *examples.VALIDATE_RESPONSES),
                      **problem_responses("MALFORMED_REQUEST", "MALFORMED_MOVE", *SNAPSHOT_CODES,
-                                         "BODY_TOO_LARGE")})
+                                         "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE")})
     def validate(self, data: ValidateBody, sealer: NamedDependency[Sealer]) -> ValidateResponse:
         state = sealer.open(data.snapshot)
         rejection = rejection_of(state, data.move)
         if rejection is None:
             return ValidateResponse(legal=True)
-        return ValidateResponse(legal=False, reason=rejection.reason, detail=rejection.detail,
+        return ValidateResponse(legal=False, reason=Reason(rejection.reason), detail=rejection.detail,
                                 legal_moves=legal_moves(state))
 
     @post("/apply", operation_id="applyMove", dto=StructDTO[ApplyRequest], return_dto=None,
@@ -162,7 +164,8 @@ class GamesController(Controller):
           responses={200: examples.response_spec(ApplyResponse, "The game after the move.",
                                                  examples.APPLY_RESPONSE),
                      **problem_responses("MALFORMED_REQUEST", "MALFORMED_MOVE", "NO_SUCH_SEAT",
-                                         *SNAPSHOT_CODES, "ILLEGAL_MOVE", "BODY_TOO_LARGE")})
+                                         *SNAPSHOT_CODES, "ILLEGAL_MOVE", "BODY_TOO_LARGE",
+                                         "UNSUPPORTED_MEDIA_TYPE")})
     def apply(self, data: ApplyBody, sealer: NamedDependency[Sealer],
               metrics: Metrics) -> ApplyResponse:
         state = sealer.open(data.snapshot)

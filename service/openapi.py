@@ -10,11 +10,14 @@ import typing
 from typing import TYPE_CHECKING, Any
 
 import msgspec
+from litestar import Litestar
+from litestar._openapi.plugin import OpenAPIPlugin
 from litestar._openapi.schema_generation.plugins.struct import StructSchemaPlugin
 from litestar.openapi import OpenAPIConfig, ResponseSpec
 from litestar.openapi.spec import Components, Example, Schema, SecurityScheme, Tag
 from litestar.openapi.spec.enums import OpenAPIType
 
+from service.codes import ProblemCode
 from service.problems import PROBLEM_MEDIA_TYPE, Problem, ProblemDetails
 
 if TYPE_CHECKING:
@@ -95,48 +98,50 @@ class ExactExample(Example):
 
 # --------------------------------------------------------------------------------------- problem responses
 
-#: Each problem code the API answers with: (status, detail of the example, extra members of the example body
-#: or, as ``title``, the problem's title when it is not the code's own wording).
-PROBLEM_EXAMPLES: dict[str, tuple[int, str, dict[str, Any]]] = {
-    "MALFORMED_REQUEST": (400, "Expected `int` >= 2 - at `$.players`", {}),
-    "MALFORMED_MOVE": (400, "'1H' is not a card of this game's 43-card pack", {"reason": "UNKNOWN_CARD"}),
-    "INVALID_OPTIONS": (400, "Invalid enum value '44' - at `$.options.deck_4p`", {}),
-    "INVALID_SEED": (400, "Expected `int` >= 0 - at `$.seed`", {}),
-    "INVALID_DECK_ORDER": (400, "deck_orders[0] is not a permutation of the 43-card pack (missing ['JK'], "
+#: An example of each problem code an operation documents: (detail of the example, extra members of the example
+#: body or, as ``title``, the problem's title when it is not the code's own wording). The status is the code's
+#: own (service/codes.py).
+PROBLEM_EXAMPLES: dict[str, tuple[str, dict[str, Any]]] = {
+    "MALFORMED_REQUEST": ("Expected `int` >= 2 - at `$.players`", {}),
+    "MALFORMED_MOVE": ("'1H' is not a card of this game's 43-card pack", {"reason": "UNKNOWN_CARD"}),
+    "INVALID_OPTIONS": ("Invalid enum value '44' - at `$.options.deck_4p`", {}),
+    "INVALID_SEED": ("Expected `int` >= 0 - at `$.seed`", {}),
+    "INVALID_DECK_ORDER": ("deck_orders[0] is not a permutation of the 43-card pack (missing ['JK'], "
                                 "not in pack [], repeated ['4H'])", {}),
-    "INVALID_FIRST_DEALER": (400, "first_dealer must be a seat from 0 to 3", {}),
-    "NO_SUCH_SEAT": (400, "seat 4 does not exist: seats are 0 to 3", {}),
-    "SNAPSHOT_MALFORMED": (400, "a snapshot has three dot-separated parts", {}),
-    "SNAPSHOT_VERSION_UNSUPPORTED": (400, "snapshot version 'v2' is not supported (supported: v1)", {}),
-    "SNAPSHOT_UNKNOWN_KEY": (400, "the snapshot was sealed under a key this service does not hold", {}),
-    "SNAPSHOT_TAMPERED": (400, "the snapshot failed authentication: it was altered or sealed elsewhere", {}),
-    "SNAPSHOT_CORRUPT": (422, "the snapshot's state is inconsistent: cards held twice: ['JK']", {}),
-    "ILLEGAL_MOVE": (422, "seat 1 must follow H: play one of ['4H', 'QH']",
+    "INVALID_FIRST_DEALER": ("first_dealer must be a seat from 0 to 3", {}),
+    "NO_SUCH_SEAT": ("seat 4 does not exist: seats are 0 to 3", {}),
+    "SNAPSHOT_MALFORMED": ("a snapshot has three dot-separated parts", {}),
+    "SNAPSHOT_VERSION_UNSUPPORTED": ("snapshot version 'v2' is not supported (supported: v1)", {}),
+    "SNAPSHOT_UNKNOWN_KEY": ("the snapshot was sealed under a key this service does not hold", {}),
+    "SNAPSHOT_TAMPERED": ("the snapshot failed authentication: it was altered or sealed elsewhere", {}),
+    "SNAPSHOT_CORRUPT": ("the snapshot's state is inconsistent: cards held twice: ['JK']", {}),
+    "ILLEGAL_MOVE": ("seat 1 must follow H: play one of ['4H', 'QH']",
                      {"reason": "MUST_FOLLOW_SUIT", "legal_moves": [
                          {"type": "play", "seat": 1, "card": "4H", "nominate": None},
                          {"type": "play", "seat": 1, "card": "QH", "nominate": None}]}),
-    "BODY_TOO_LARGE": (413, "the request body is larger than 65536 bytes", {}),
+    "BODY_TOO_LARGE": ("the request body is larger than 65536 bytes", {}),
+    "UNSUPPORTED_MEDIA_TYPE": ("send the request body as Content-Type: application/json (got 'text/plain')", {}),
     # Hosted sessions.
-    "INVALID_IF_MATCH": (400, "If-Match must be a session version such as \"3\"; got 'abc'", {}),
-    "INVALID_IDEMPOTENCY_KEY": (400, "Idempotency-Key must be 1 to 128 printable ASCII characters", {}),
-    "INVALID_LAST_EVENT_ID": (400, "Last-Event-ID must be an event id of this stream, <version>-<index>", {}),
-    "UNAUTHORIZED": (401, "this token is not valid for this session", {}),
-    "FORBIDDEN": (403, "only the host token can export the snapshot", {}),
-    "WRONG_SEAT": (403, "this token acts for seat 2 only; the move names seat 1", {}),
-    "SESSION_NOT_FOUND": (404, "no session 'q0Jd3rXyFh2mJZ9KkQ7aLw': it never existed, was deleted, or expired "
+    "INVALID_IF_MATCH": ("If-Match must be a session version such as \"3\"; got 'abc'", {}),
+    "INVALID_IDEMPOTENCY_KEY": ("Idempotency-Key must be 1 to 128 printable ASCII characters", {}),
+    "INVALID_LAST_EVENT_ID": ("Last-Event-ID must be an event id of this stream, <version>-<index>", {}),
+    "UNAUTHORIZED": ("this token is not valid for this session", {}),
+    "FORBIDDEN": ("only the host token can export the snapshot", {}),
+    "WRONG_SEAT": ("this token acts for seat 2 only; the move names seat 1", {}),
+    "SESSION_NOT_FOUND": ("no session 'q0Jd3rXyFh2mJZ9KkQ7aLw': it never existed, was deleted, or expired "
                                "after its idle time (the host can recreate it from a snapshot)", {}),
-    "VERSION_CONFLICT": (409, "the session is at version 8, not 7", {"current_version": 8}),
-    "IDEMPOTENCY_KEY_REUSED": (422, "this Idempotency-Key was already used for a different move; use a new key "
+    "VERSION_CONFLICT": ("the session is at version 8, not 7", {"current_version": 8}),
+    "IDEMPOTENCY_KEY_REUSED": ("this Idempotency-Key was already used for a different move; use a new key "
                                     "for a new move", {}),
-    "STORE_UNAVAILABLE": (503, "the session store is unavailable; retry shortly", {}),
+    "STORE_UNAVAILABLE": ("the session store is unavailable; retry shortly", {}),
     # Answered before any handler when API keys or rate limits are configured (service/ops).
-    "API_KEY_REQUIRED": (401, "Send your API key in the X-API-Key header.", {"title": "API key required"}),
-    "API_KEY_INVALID": (401, "The X-API-Key header does not hold a valid API key.",
+    "API_KEY_REQUIRED": ("Send your API key in the X-API-Key header.", {"title": "API key required"}),
+    "API_KEY_INVALID": ("The X-API-Key header does not hold a valid API key.",
                         {"title": "API key invalid"}),
-    "RATE_LIMITED": (429, "This client may make 600 requests per 60 s; retry after 12 s.",
+    "RATE_LIMITED": ("This client may make 600 requests per 60 s; retry after 12 s.",
                      {"title": "Too many requests"}),
     # GET /readyz (service/ops/health.py documents it).
-    "NOT_READY": (503, "Failed checks: store=failed.", {"title": "Service not ready"}),
+    "NOT_READY": ("Failed checks: store=failed.", {"title": "Service not ready"}),
 }
 
 _STATUS_DESCRIPTIONS = {
@@ -148,6 +153,7 @@ _STATUS_DESCRIPTIONS = {
     404: "Unknown, deleted or expired session.",
     409: "Stale `If-Match`: the session is at another version (`current_version`, and the current `ETag`).",
     413: "The request body is larger than the configured limit (MAX_BODY_BYTES).",
+    415: "The request body is not `application/json`.",
     422: "Well-formed but not acceptable: an illegal move (with the reason and the legal moves), a snapshot that "
          "opens but whose state is inconsistent, or an `Idempotency-Key` reused for a different move.",
     429: "Too many requests from this client (RATE_LIMIT_PER_MINUTE); `Retry-After` says when to retry.",
@@ -163,8 +169,8 @@ GATEWAY_CODES = ("API_KEY_REQUIRED", "API_KEY_INVALID", "RATE_LIMITED")
 
 
 def problem_example(code: str) -> dict[str, Any]:
-    status, detail, extra = PROBLEM_EXAMPLES[code]
-    body = Problem(status, code, detail, **extra).body()
+    detail, extra = PROBLEM_EXAMPLES[code]
+    body = Problem(ProblemCode(code).status, code, detail, **extra).body()
     return typing.cast("dict[str, Any]", msgspec.to_builtins(body))
 
 
@@ -173,7 +179,7 @@ def problem_responses(*codes: str) -> dict[int, ResponseSpec]:
     operation) use, with an example of each code."""
     by_status: dict[int, list[str]] = {}
     for code in dict.fromkeys((*codes, *GATEWAY_CODES)):
-        by_status.setdefault(PROBLEM_EXAMPLES[code][0], []).append(code)
+        by_status.setdefault(ProblemCode(code).status, []).append(code)
     return {
         status: ResponseSpec(
             data_container=ProblemDetails,
@@ -203,3 +209,50 @@ def openapi_config(security_schemes: dict[str, SecurityScheme] | None = None) ->
         create_examples=False,
         use_handler_docstrings=False,
     )
+
+
+# ------------------------------------------------------------------------------------ document post-processing
+
+
+def _enum_meanings(schema: dict[str, Any], meanings: dict[str, str], intro: str) -> None:
+    """Write each member's meaning into an enum component: a Markdown list in ``description`` (for readers and
+    Swagger UI) and ``x-enum-descriptions`` (which openapi-generator turns into per-constant doc comments)."""
+    lines = "\n".join(f"- `{value}`: {meaning}" for value, meaning in meanings.items())
+    schema["description"] = f"{intro}\n\n{lines}"
+    schema["x-enum-descriptions"] = list(meanings.values())
+
+
+def finish_document(document: dict[str, Any]) -> dict[str, Any]:
+    """What Litestar cannot express, written into the generated document (once, when first served)."""
+    from engine.reasons import Reason
+
+    schemas = document.get("components", {}).get("schemas", {})
+    if "Reason" in schemas:
+        _enum_meanings(schemas["Reason"], {r.value: f"({r.kind}) {r.meaning}" for r in Reason},
+                       "Why a move is refused: `malformed` reasons are answered 400 `MALFORMED_MOVE`, `illegal` "
+                       "ones 422 `ILLEGAL_MOVE` (or `legal: false` from validateMove). Stable; new ones may be "
+                       "added.")
+    if "ProblemCode" in schemas:
+        _enum_meanings(schemas["ProblemCode"], {c.value: f"({c.status}) {c.meaning}" for c in ProblemCode},
+                       "The stable machine code of an error response. New ones may be added.")
+    return document
+
+
+class _FinishingOpenAPIPlugin(OpenAPIPlugin):
+    """Litestar's OpenAPI plugin, serving :func:`finish_document` of the document it builds."""
+
+    __slots__ = ()
+
+    def provide_openapi_schema(self) -> dict[str, Any]:
+        if not self._openapi_schema:
+            self._openapi_schema = finish_document(self.provide_openapi().to_schema())
+        return self._openapi_schema
+
+
+def install_document_hook(app: Litestar) -> None:
+    """Serve :func:`finish_document` of Litestar's document at ``/schema/openapi.json`` (and to every UI).
+
+    Litestar builds its plugin itself; the subclass has the same slots, so the instance's class is swapped.
+    """
+    plugin = app.plugins.get(OpenAPIPlugin)
+    plugin.__class__ = _FinishingOpenAPIPlugin

@@ -16,6 +16,8 @@ from msgspec import Meta
 
 from engine import PRESETS, Event, Move, Options, SeatView
 from engine.model import Phase
+from engine.reasons import Reason, ReasonKind
+from service.codes import ProblemCode
 
 # Litestar drops a ``minimum`` of 0 from the document (it tests bounds for truthiness); ``extra`` restores it.
 _MINIMUM_ZERO = {"extra": {"minimum": 0}}
@@ -170,7 +172,7 @@ class ValidateResponse(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=
     """Whether the move is legal now; if not, why not (a stable reason code) and what is legal instead."""
 
     legal: bool
-    reason: str | None = None
+    reason: Reason | None = None
     detail: str | None = None
     legal_moves: list[Move] | None = None
 
@@ -236,6 +238,23 @@ class Decision(msgspec.Struct, frozen=True, kw_only=True):
     decision: str
 
 
+class ReasonInfo(msgspec.Struct, frozen=True, kw_only=True):
+    """A stable reason a move is refused: ``malformed`` (answered 400 MALFORMED_MOVE) or ``illegal`` (422
+    ILLEGAL_MOVE, or ``legal: false`` from validateMove), and what it means."""
+
+    reason: Reason
+    kind: ReasonKind
+    meaning: str
+
+
+class ProblemCodeInfo(msgspec.Struct, frozen=True, kw_only=True):
+    """A stable problem ``code`` of an error response, its HTTP status and what it means."""
+
+    code: ProblemCode
+    status: int
+    meaning: str
+
+
 class RulesCatalogue(msgspec.Struct, frozen=True, kw_only=True):
     """Everything a front end needs to build its rules screen and bid box for one rule set."""
 
@@ -252,12 +271,17 @@ class RulesCatalogue(msgspec.Struct, frozen=True, kw_only=True):
     sides: list[list[int]]
     move_types: list[MoveTypeInfo]
     decisions: list[Decision]
+    #: Every reason a move may be refused for, from engine/reasons.py.
+    reasons: list[ReasonInfo]
+    #: Every problem code an error response may carry, from service/codes.py.
+    problem_codes: list[ProblemCodeInfo]
 
 
 __all__ = [
     "ApplyRequest", "ApplyResponse", "CreateGameRequest", "CreateGameResponse", "Decision", "LadderRung",
     "LegalMovesRequest", "LegalMovesResponse", "MoveTypeInfo", "OptionInfo", "OptionOverrides",
-    "PlayerCount", "PresetInfo", "PresetName", "ResolvedOptions", "RulesCatalogue", "ScoreTableRow", "Seat",
+    "PlayerCount", "PresetInfo", "PresetName", "ProblemCodeInfo", "ReasonInfo",
+    "ResolvedOptions", "RulesCatalogue", "ScoreTableRow", "Seat",
     "Snapshot", "ValidateRequest", "ValidateResponse", "ViewName", "ViewRequest", "ViewWithEvents",
     "overrides_dict", "resolved",
 ]

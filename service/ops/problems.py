@@ -16,6 +16,7 @@ from collections.abc import Iterable
 import msgspec
 from litestar.types import HTTPResponseBodyEvent, HTTPResponseStartEvent, Send
 
+from service.codes import ProblemCode
 from service.problems import PROBLEM_BASE as PROBLEM_TYPE_BASE
 from service.problems import PROBLEM_MEDIA_TYPE, ProblemDetails
 
@@ -32,7 +33,8 @@ def problem_type(slug: str) -> str:
 
 def make_problem(*, status: int, slug: str, title: str, code: str, detail: str) -> ProblemDetails:
     """Build a :class:`ProblemDetails` whose ``type`` URI is derived from ``slug``."""
-    return ProblemDetails(type=problem_type(slug), title=title, status=status, code=code, detail=detail)
+    return ProblemDetails(type=problem_type(slug), title=title, status=status, code=ProblemCode(code),
+                          detail=detail)
 
 
 async def send_problem(
