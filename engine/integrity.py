@@ -116,7 +116,7 @@ def _phase_problems(state: GameState) -> list[str]:
         high = state.high
         if high is not None and (high.bid not in ladder(opts) or high not in state.calls):
             out.append("the high bid is not a call of this auction")
-        if phase == "auction" and opts.pass_is_final is True and state.passed[state.to_act] and not state.raising:
+        if phase == "auction" and opts.pass_is_final == "always" and state.passed[state.to_act] and not state.raising:
             out.append("a seat that passed is to act")
         if phase == "redeal_answer" and state.redeal_proposer is None:
             out.append("a redeal answer with no proposal")

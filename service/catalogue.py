@@ -34,6 +34,7 @@ from service.schemas import (
     LadderRung,
     MoveTypeInfo,
     OptionInfo,
+    OptionOverrides,
     PresetInfo,
     PresetName,
     ProblemCodeInfo,
@@ -70,7 +71,8 @@ def rules_catalogue(players: int, preset: str | None) -> RulesCatalogue:
         preset=preset,
         resolved_options=resolved(opts),
         options=msgspec.convert(option_catalogue(), list[OptionInfo]),
-        presets=[PresetInfo(name=name, description=PRESET_DESCRIPTIONS[name], options=dict(overrides))
+        presets=[PresetInfo(name=typing.cast("PresetName", name), description=PRESET_DESCRIPTIONS[name],
+                            options=msgspec.convert(overrides, OptionOverrides))
                  for name, overrides in PRESETS.items()],
         ladder=[LadderRung(bid=row.bid, rung=row.rung, value=row.value) for row in table],
         score_table=table,

@@ -81,7 +81,7 @@ class ApplyFastPath:
             game = sealer.open(data.snapshot)
             players = game.options.players
             views = data.views
-            if views and any(v != "public" and not (isinstance(v, int) and 0 <= v < players) for v in views):
+            if views and any(v != "public" and int(v) >= players for v in views):
                 return None
             if syntax_rejection(game, data.move) is not None:
                 return None
@@ -123,7 +123,8 @@ class SessionMoveFastPath:
 
     def __init__(self, app: ASGIApp) -> None:
         # Imported here: the sessions package mounts this middleware, so it cannot be imported at module level.
-        from service.sessions.service import MoveRequest, bearer_token, etag
+        from service.schemas import MoveRequest
+        from service.sessions.service import bearer_token, etag
 
         self.app = app
         self._decoder = msgspec.json.Decoder(MoveRequest)

@@ -66,8 +66,7 @@ def _viewers(names: Sequence[ViewName] | None, players: int) -> list[int | None]
     """The distinct viewers asked for (``None`` is the public view), checked against the game's seats."""
     out: list[int | None] = []
     for name in names or ():
-        seat = None if name == "public" else name
-        assert not isinstance(seat, str)
+        seat = None if name == "public" else int(name)
         _check_seat(seat, players)
         if seat not in out:
             out.append(seat)

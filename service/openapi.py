@@ -222,11 +222,78 @@ def _enum_meanings(schema: dict[str, Any], meanings: dict[str, str], intro: str)
     schema["x-enum-descriptions"] = list(meanings.values())
 
 
+#: Arrays whose positions mean something: which are indexed by seat and which by side (an index into the
+#: ``sides`` of the view or the rules catalogue; each side is a list of seats).
+_BY_SEAT = "Indexed by seat (position i is seat i)."
+_BY_SIDE = "Indexed by side (position i is side i of `sides`)."
+INDEXED_ARRAYS: dict[str, dict[str, str]] = {
+    "SeatView": {"hand_sizes": _BY_SEAT, "looked": _BY_SEAT, "tricks_won": _BY_SEAT, "scores": _BY_SIDE,
+                 "sides": "Indexed by side: the seats of each side (one seat per side in games without partners).",
+                 "auction": "The calls of this hand's auction in the order they were made."},
+    "HandScored": {"tricks_won": _BY_SEAT, "deltas": _BY_SIDE, "scores": _BY_SIDE,
+                   "contracting_seats": "The seats of the contracting side (not indexed)."},
+    "GameResult": {"winners": "The sides that won (side numbers, not indexed).",
+                   "losers": "The sides that went out backwards (side numbers, not indexed)."},
+    "GameOver": {"winners": "The sides that won (side numbers, not indexed).",
+                 "losers": "The sides that went out backwards (side numbers, not indexed)."},
+    "RulesCatalogue": {"sides": "Indexed by side: the seats of each side (one seat per side in games without "
+                                "partners)."},
+    "SessionCreated": {"seat_tokens": _BY_SEAT},
+    "DealerCut": {"draws": "The cards cut, in draw order (ties cut again)."},
+}
+
+
+def _collapse_single_oneofs(node: Any) -> None:
+    """``oneOf`` with one member (Litestar writes them for optional request fields) becomes that member."""
+    if isinstance(node, dict):
+        alternatives = node.get("oneOf")
+        if isinstance(alternatives, list) and len(alternatives) == 1:
+            del node["oneOf"]
+            for key, value in alternatives[0].items():
+                node.setdefault(key, value)
+        for value in node.values():
+            _collapse_single_oneofs(value)
+    elif isinstance(node, list):
+        for value in node:
+            _collapse_single_oneofs(value)
+
+
+def _tag_of(schemas: dict[str, Any], ref: str) -> str | None:
+    """The ``type`` tag of a tagged Struct's component (a ``const`` member), if ``ref`` names one."""
+    target = schemas.get(ref.rsplit("/", 1)[-1], {})
+    tag = target.get("properties", {}).get("type", {}).get("const")
+    return tag if isinstance(tag, str) else None
+
+
+def _add_discriminators(node: Any, schemas: dict[str, Any]) -> None:
+    """Every ``oneOf`` of tagged Structs (moves, events, catalogue options) gets its ``discriminator``, so that
+    generated clients pick the member by its ``type`` instead of trying each one."""
+    if isinstance(node, dict):
+        alternatives = node.get("oneOf")
+        if isinstance(alternatives, list) and len(alternatives) > 1 and all("$ref" in a for a in alternatives):
+            tags = {_tag_of(schemas, a["$ref"]): a["$ref"] for a in alternatives}
+            if None not in tags and len(tags) == len(alternatives):
+                node["discriminator"] = {"propertyName": "type", "mapping": tags}
+        for value in node.values():
+            _add_discriminators(value, schemas)
+    elif isinstance(node, list):
+        for value in node:
+            _add_discriminators(value, schemas)
+
+
 def finish_document(document: dict[str, Any]) -> dict[str, Any]:
     """What Litestar cannot express, written into the generated document (once, when first served)."""
     from engine.reasons import Reason
 
+    _collapse_single_oneofs(document)
     schemas = document.get("components", {}).get("schemas", {})
+    _add_discriminators(document, schemas)
+    for name, fields in INDEXED_ARRAYS.items():
+        properties = schemas.get(name, {}).get("properties", {})
+        for field, text in fields.items():
+            if field in properties:
+                prop = properties[field]
+                prop["description"] = f"{prop['description']} {text}" if prop.get("description") else text
     if "Reason" in schemas:
         _enum_meanings(schemas["Reason"], {r.value: f"({r.kind}) {r.meaning}" for r in Reason},
                        "Why a move is refused: `malformed` reasons are answered 400 `MALFORMED_MOVE`, `illegal` "

@@ -30,14 +30,12 @@ PresetName = Literal["australian", "american", "beagle"]
 if set(typing.get_args(PresetName)) != set(PRESETS):  # pragma: no cover - guards an engine change
     raise RuntimeError(f"service.schemas.PresetName is out of date: the engine has {sorted(PRESETS)}")
 
-#: The view names a request may ask for: a seat number, or ``"public"`` (what every spectator may know).
-ViewName = Seat | Literal["public"]
-# Litestar loses a union member's bounds inside a list; ``items`` on the field restores them in the document.
-_VIEWS_SCHEMA = {"extra": {"items": {"oneOf": [{"type": "integer", "minimum": 0, "maximum": 5},
-                                               {"type": "string", "const": "public"}]}}}
-ViewNames = Annotated[list[ViewName], Meta(max_length=7, extra_json_schema=_VIEWS_SCHEMA, description=(
-    "Views to return with the new state: seat numbers and/or \"public\"; each comes with the events of this "
-    "call as that viewer may see them."
+#: The view names a request may ask for: ``"public"`` (what every spectator may know) or a seat number as a
+#: string, exactly the keys of the ``views`` answered (one JSON type, so every client generator maps it).
+ViewName = Literal["public", "0", "1", "2", "3", "4", "5"]
+ViewNames = Annotated[list[ViewName], Meta(max_length=7, description=(
+    "Views to return with the new state: \"public\" and/or seat numbers as strings (\"0\" … \"5\"), the keys "
+    "of `views` in the answer; each comes with the events of this call as that viewer may see them."
 ))]
 
 Snapshot = Annotated[str, Meta(
@@ -87,21 +85,45 @@ def resolved(opts: Options) -> ResolvedOptions:
 # ------------------------------------------------------------------------------------------------ requests
 
 
+Seed = Annotated[int, Meta(ge=0, le=SEED_MAX, extra_json_schema=_MINIMUM_ZERO, description=(
+    "Derives every deal not given in deck_orders, reproducibly. Omitted: the service draws a secret one."
+))]
+Card = Annotated[str, Meta(min_length=2, max_length=3, pattern=r"^(?:[2-9]|1[0-3]|[JQKA])[SCDH]$|^JKB?$",
+                           description="A card token: rank then suit (4H, 10D, 13S, JK, JKB).")]
+DeckOrders = Annotated[list[Annotated[list[Card], Meta(max_length=64)]], Meta(max_length=64, description=(
+    "Explicit deck orders for the first hands (each a permutation of the game's pack, the first card "
+    "dealt first), for duplicate tournaments, puzzles and tests; later hands are dealt from the seed."
+))]
+
+
 class CreateGameRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Start a game: the players, the rules (a preset and/or options), and how the cards are dealt."""
 
     players: PlayerCount = 4
     preset: PresetName | None = None
     options: OptionOverrides | None = None
-    seed: Annotated[int, Meta(ge=0, le=SEED_MAX, extra_json_schema=_MINIMUM_ZERO, description=(
-        "Derives every deal not given in deck_orders, reproducibly. Omitted: the service draws a secret one."
-    ))] | None = None
-    deck_orders: Annotated[list[list[str]], Meta(max_length=64, description=(
-        "Explicit deck orders for the first hands (each a permutation of the game's pack, the first card "
-        "dealt first), for duplicate tournaments, puzzles and tests; later hands are dealt from the seed."
-    ))] | None = None
+    seed: Seed | None = None
+    deck_orders: DeckOrders | None = None
     first_dealer: Seat | None = None
     views: ViewNames | None = None
+
+
+class CreateSessionRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Either a new game (``players`` and the rest, exactly as for createGame) or a sealed ``snapshot``."""
+
+    players: PlayerCount | None = None
+    preset: PresetName | None = None
+    options: OptionOverrides | None = None
+    seed: Seed | None = None
+    deck_orders: DeckOrders | None = None
+    first_dealer: Seat | None = None
+    snapshot: Snapshot | None = None
+
+
+class MoveRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A move for the token's seat (``move.seat`` must be that seat)."""
+
+    move: Move
 
 
 class ViewRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -187,22 +209,62 @@ class ApplyResponse(msgspec.Struct, frozen=True, kw_only=True):
     views: Views
 
 
-class OptionInfo(msgspec.Struct, frozen=True, kw_only=True):
-    """One rule option: its RULES.md name, JSON type, default, allowed values (null: free) and meaning."""
+class BooleanOption(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="boolean"):
+    """A rule option that is on or off."""
 
     name: str
-    type: Literal["choice", "integer", "string"]
-    default: Any
-    allowed: list[Any] | None
+    default: bool
     description: str
+
+
+class ChoiceOption(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="choice"):
+    """A rule option whose value is one of the strings in ``allowed``."""
+
+    name: str
+    default: str
+    allowed: list[str]
+    description: str
+
+
+class IntegerChoiceOption(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="integer_choice"):
+    """A rule option whose value is one of the integers in ``allowed``."""
+
+    name: str
+    default: int
+    allowed: list[int]
+    description: str
+
+
+class IntegerOption(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="integer"):
+    """A rule option whose value is an integer from ``minimum`` to ``maximum``, a multiple of ``multiple_of``."""
+
+    name: str
+    default: int
+    minimum: int
+    maximum: int
+    multiple_of: int
+    description: str
+
+
+class StringOption(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="string"):
+    """A rule option whose value is a string matching ``pattern``."""
+
+    name: str
+    default: str
+    pattern: str
+    description: str
+
+
+#: One rule option of the catalogue, by its RULES.md name; ``type`` says which JSON type its value has.
+OptionInfo = BooleanOption | ChoiceOption | IntegerChoiceOption | IntegerOption | StringOption
 
 
 class PresetInfo(msgspec.Struct, frozen=True, kw_only=True):
     """A named preset and the options it sets (every other option keeps its default)."""
 
-    name: str
+    name: PresetName
     description: str
-    options: dict[str, Any]
+    options: OptionOverrides
 
 
 class LadderRung(msgspec.Struct, frozen=True, kw_only=True):
@@ -278,10 +340,10 @@ class RulesCatalogue(msgspec.Struct, frozen=True, kw_only=True):
 
 
 __all__ = [
-    "ApplyRequest", "ApplyResponse", "CreateGameRequest", "CreateGameResponse", "Decision", "LadderRung",
-    "LegalMovesRequest", "LegalMovesResponse", "MoveTypeInfo", "OptionInfo", "OptionOverrides",
-    "PlayerCount", "PresetInfo", "PresetName", "ProblemCodeInfo", "ReasonInfo",
-    "ResolvedOptions", "RulesCatalogue", "ScoreTableRow", "Seat",
-    "Snapshot", "ValidateRequest", "ValidateResponse", "ViewName", "ViewRequest", "ViewWithEvents",
+    "ApplyRequest", "ApplyResponse", "BooleanOption", "ChoiceOption", "CreateGameRequest", "CreateGameResponse",
+    "CreateSessionRequest", "Decision", "IntegerChoiceOption", "IntegerOption", "LadderRung", "LegalMovesRequest",
+    "LegalMovesResponse", "MoveRequest", "MoveTypeInfo", "OptionInfo", "OptionOverrides", "PlayerCount", "PresetInfo",
+    "PresetName", "ProblemCodeInfo", "ReasonInfo", "ResolvedOptions", "RulesCatalogue", "ScoreTableRow", "Seat",
+    "Snapshot", "StringOption", "ValidateRequest", "ValidateResponse", "ViewName", "ViewRequest", "ViewWithEvents",
     "overrides_dict", "resolved",
 ]

@@ -19,11 +19,10 @@ from litestar.response import Stream
 from service.examples import response_spec
 from service.fastpath import SessionMoveFastPath
 from service.openapi import SNAPSHOT_CODES, problem_responses
+from service.schemas import CreateSessionRequest, MoveRequest
 from service.sessions import examples
 from service.sessions.service import (
-    CreateSessionRequest,
     MoveApplied,
-    MoveRequest,
     SessionCreated,
     SessionLegalMoves,
     SessionService,
@@ -32,6 +31,7 @@ from service.sessions.service import (
     bearer_token,
     etag,
 )
+from service.struct_dto import StructDTO
 
 PATH = "/v1/sessions"
 SECURITY_SCHEME = "sessionToken"
@@ -84,7 +84,8 @@ class SessionsController(Controller):
     path = PATH
     tags = ["sessions"]
 
-    @post("/", operation_id="create_session", status_code=201, summary="Create a hosted session",
+    @post("/", operation_id="create_session", status_code=201, dto=StructDTO[CreateSessionRequest], return_dto=None,
+          summary="Create a hosted session",
           description="From a new game's settings (as for a stateless game) or from a sealed snapshot. "
                       "Answers the host token and one token per seat; only their SHA-256 hashes are stored. "
                       "Headers: `ETag` (the version, `\"1\"`) and `Location` (the session's path).",
@@ -119,7 +120,8 @@ class SessionsController(Controller):
         moves = await session_service.legal_moves(session_id, _token(request), seat)
         return Response(moves, headers={"ETag": etag(moves.version), **_NO_STORE})
 
-    @post("/{session_id:str}/moves", operation_id="apply_session_move", status_code=200,
+    @post("/{session_id:str}/moves", operation_id="apply_session_move", status_code=200, dto=StructDTO[MoveRequest],
+          return_dto=None,
           middleware=[SessionMoveFastPath],
           summary="Make a move for the caller's seat",
           description="One atomic compare-and-set on the session's version. `If-Match` makes a stale version "

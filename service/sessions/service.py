@@ -47,9 +47,10 @@ from engine import (
     resolve_options,
     view,
 )
-from engine.model import GameOver
+from engine.model import GameOver, Phase
 from service.moves import MALFORMED_REASONS, MalformedMove, syntax_rejection
 from service.problems import Problem
+from service.schemas import CreateSessionRequest, ResolvedOptions, overrides_dict, resolved
 from service.sessions.store import (
     LOG_START,
     Committed,
@@ -108,31 +109,18 @@ _EVENT_TYPES: dict[type[Any], str] = {
 # ----------------------------------------------------------------------------------------- request / response
 
 
-class CreateSessionRequest(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    """Either a new game (``players`` and the rest, as for a stateless game) or a sealed ``snapshot``."""
-
-    players: int | None = None
-    preset: str | None = None
-    options: dict[str, Any] | None = None
-    seed: int | None = None
-    deck_orders: list[list[str]] | None = None
-    first_dealer: int | None = None
-    snapshot: str | None = None
-
-
-class MoveRequest(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    move: Move
+# The request shapes are the stateless API's own (service/schemas.py): one strict decoding for both APIs.
 
 
 class SessionCreated(msgspec.Struct, kw_only=True):
     session_id: str
     version: int
     host_token: str
-    #: One bearer token per seat, by seat number.
+    #: One bearer token per seat, indexed by seat.
     seat_tokens: list[str]
-    options: dict[str, Any]
+    options: ResolvedOptions
     rules_version: str
-    phase: str
+    phase: Phase
     to_act: int | None
     #: Seconds of inactivity (no change) after which the session is gone.
     expires_in: int
@@ -155,7 +143,7 @@ class SessionLegalMoves(msgspec.Struct, kw_only=True):
 
 class MoveApplied(msgspec.Struct, kw_only=True):
     version: int
-    phase: str
+    phase: Phase
     to_act: int | None
     #: The events the move caused, redacted for the mover's seat.
     events: list[Event]
@@ -291,7 +279,7 @@ class SessionService:
             self.metrics.session_created()
         return SessionCreated(
             session_id=session_id, version=record.version, host_token=host_token, seat_tokens=seat_tokens,
-            options=msgspec.structs.asdict(state.options), rules_version=state.rules_version,
+            options=resolved(state.options), rules_version=state.rules_version,
             phase=state.phase, to_act=state.to_act, expires_in=self.store.idle_seconds)
 
     def _start(self, req: CreateSessionRequest) -> tuple[GameState, list[Event]]:
@@ -305,7 +293,7 @@ class SessionService:
         if req.players is None:
             raise Problem(400, "MALFORMED_REQUEST", "give players (2 to 6) for a new game, or a snapshot")
         try:
-            options = resolve_options(req.players, req.preset, req.options)
+            options = resolve_options(req.players, req.preset, overrides_dict(req.options))
         except OptionsError as exc:
             raise Problem(400, "INVALID_OPTIONS", str(exc)) from None
         seed = secrets.randbits(63) if req.seed is None else req.seed

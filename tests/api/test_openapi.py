@@ -164,6 +164,58 @@ def test_every_example_matches_its_schema(served: dict[str, Any]) -> None:
     assert checked > 60
 
 
-def test_array_like_structs_are_documented_as_arrays(served: dict[str, Any]) -> None:
-    auction = served["components"]["schemas"]["SeatView"]["properties"]["auction"]["items"]
-    assert auction["type"] == "array" and len(auction["prefixItems"]) == 3 and auction["title"] == "Call"
+def test_calls_the_high_bid_and_cut_draws_are_named_objects(served: dict[str, Any]) -> None:
+    # Formerly positional arrays ([seat, bid, sans_kitty], [seat, card]); now objects with named fields.
+    schemas = served["components"]["schemas"]
+    assert schemas["SeatView"]["properties"]["auction"]["items"] == {"$ref": "#/components/schemas/CallView"}
+    assert {"$ref": "#/components/schemas/CallView"} in schemas["SeatView"]["properties"]["high_bid"]["oneOf"]
+    assert schemas["CallView"]["type"] == "object" and set(schemas["CallView"]["required"]) == {"seat", "bid"}
+    assert schemas["DealerCut"]["properties"]["draws"]["items"] == {"$ref": "#/components/schemas/CutDraw"}
+    assert set(schemas["CutDraw"]["properties"]) == {"seat", "card"}
+    assert "prefixItems" not in json.dumps(served)  # no tuple anywhere
+
+
+def _alternatives(node: Any, path: str = "") -> list[tuple[str, list[dict[str, Any]]]]:
+    found: list[tuple[str, list[dict[str, Any]]]] = []
+    if isinstance(node, dict):
+        for key in ("oneOf", "anyOf"):
+            if key in node:
+                found.append((path, node[key]))
+        for key, value in node.items():
+            found += _alternatives(value, f"{path}/{key}")
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            found += _alternatives(value, f"{path}[{i}]")
+    return found
+
+
+def test_every_value_has_one_json_type(served: dict[str, Any]) -> None:
+    """No mixed-type or single-member ``oneOf``: a value is one type, or nullable, or a tagged union of objects
+    with a discriminator (generated clients choke on anything else)."""
+    for path, alternatives in _alternatives(served):
+        assert len(alternatives) > 1, path
+        concrete = [a for a in alternatives if a.get("type") != "null"]
+        if len(concrete) == 1:
+            continue  # X or null
+        assert not any(a.get("type") == "null" for a in alternatives), path
+        assert all("$ref" in a for a in concrete), (path, concrete)
+    for path, alternatives in _alternatives(served):
+        if len([a for a in alternatives if a.get("type") != "null"]) > 1:
+            parent = served
+            for part in [p for p in path.replace("[", "/[").split("/") if p]:
+                parent = parent[int(part[1:-1])] if part.startswith("[") else parent[part]
+            assert parent["discriminator"]["propertyName"] == "type", path
+    options = served["components"]["schemas"]["ResolvedOptions"]["properties"]
+    assert options["pass_is_final"] == {"type": "string", "enum": ["always", "never", "reopen_on_suit_change"]}
+    assert options["defender_trick_cap"] == {"type": "string", "enum": ["none", "490", "480"]}
+    overrides = served["components"]["schemas"]["OptionOverrides"]["properties"]
+    assert overrides["pass_is_final"] == options["pass_is_final"]
+
+
+def test_indexed_arrays_say_by_seat_or_by_side(served: dict[str, Any]) -> None:
+    view = served["components"]["schemas"]["SeatView"]["properties"]
+    for field in ("hand_sizes", "looked", "tricks_won"):
+        assert "Indexed by seat" in view[field]["description"], field
+    assert "Indexed by side" in view["scores"]["description"]
+    scored = served["components"]["schemas"]["HandScored"]["properties"]
+    assert "Indexed by side" in scored["deltas"]["description"] and "by seat" in scored["tricks_won"]["description"]
