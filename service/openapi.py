@@ -281,13 +281,93 @@ def _add_discriminators(node: Any, schemas: dict[str, Any]) -> None:
             _add_discriminators(value, schemas)
 
 
+#: Response headers the service sends, declared once in ``components.headers``.
+RESPONSE_HEADERS: dict[str, dict[str, Any]] = {
+    "X-Request-ID": {"description": "The request's id (the client's own X-Request-ID if it sent a sane one); it is "
+                                    "on the service's log line of this request.",
+                     "schema": {"type": "string", "pattern": "^[A-Za-z0-9._-]{1,128}$"}},
+    "ETag": {"description": "The session's version, quoted (e.g. \"7\"): send it back in If-Match.",
+             "schema": {"type": "string", "pattern": "^\"[0-9]{1,18}\"$"}},
+    "Location": {"description": "The new session's path, /v1/sessions/{session_id}.",
+                 "schema": {"type": "string", "pattern": "^/v1/sessions/[A-Za-z0-9_-]{16,64}$"}},
+    "Idempotent-Replayed": {"description": "`true` when this answer is the replay of an earlier request with the "
+                                           "same Idempotency-Key (nothing was applied again); absent otherwise.",
+                            "schema": {"type": "string", "enum": ["true"]}},
+    "Retry-After": {"description": "Seconds to wait before retrying.",
+                    "schema": {"type": "integer", "minimum": 1}},
+    "Allow": {"description": "The methods this path allows.", "schema": {"type": "string"}},
+    "WWW-Authenticate": {"description": "The credentials expected: `Bearer` (a session token) or "
+                                        "`APIKey header=\"X-API-Key\"`.", "schema": {"type": "string"}},
+}
+_HEADER_REF = "#/components/headers/"
+
+#: Headers per (operationId, status); every response of every operation also carries X-Request-ID, every 429
+#: and 503 Retry-After, every 405 Allow and every 401 WWW-Authenticate.
+OPERATION_HEADERS: dict[tuple[str, str], tuple[str, ...]] = {
+    ("createSession", "201"): ("ETag", "Location"),
+    ("getSession", "200"): ("ETag",),
+    ("getSessionLegalMoves", "200"): ("ETag",),
+    ("exportSessionSnapshot", "200"): ("ETag",),
+    ("applySessionMove", "200"): ("ETag", "Idempotent-Replayed"),
+    ("applySessionMove", "409"): ("ETag",),
+}
+_STATUS_HEADERS = {"401": ("WWW-Authenticate",), "405": ("Allow",), "429": ("Retry-After",),
+                   "503": ("Retry-After",)}
+
+#: Credentials. API keys are required only when the service is configured with API_KEYS: every ``/v1``
+#: operation lists "with an API key" and "without" as alternatives. Browsers' EventSource cannot send headers,
+#: so the event stream also takes both credentials as query parameters (never logged: see README).
+SECURITY_SCHEMES: dict[str, dict[str, Any]] = {
+    "apiKey": {"type": "apiKey", "in": "header", "name": "X-API-Key",
+               "description": "An integrator's API key, when the service is configured with API_KEYS (401 "
+                              "API_KEY_REQUIRED / API_KEY_INVALID otherwise)."},
+    "apiKeyQuery": {"type": "apiKey", "in": "query", "name": "api_key",
+                    "description": "The API key as a query parameter: the event stream only, for EventSource."},
+    "sessionTokenQuery": {"type": "apiKey", "in": "query", "name": "access_token",
+                          "description": "A session token as a query parameter: the event stream only, for "
+                                         "EventSource."},
+}
+EVENT_STREAM_OPERATION = "streamSessionEvents"
+
+
+def _security(path: str, op: dict[str, Any]) -> list[dict[str, list[str]]]:
+    if not path.startswith("/v1/"):
+        return []  # probes and the scrape endpoint: no credentials
+    base: list[dict[str, list[str]]] = op.get("security") or [{}]
+    keyed = [{"apiKey": [], **alternative} for alternative in base]
+    if op.get("operationId") == EVENT_STREAM_OPERATION:
+        return [*keyed, {"apiKeyQuery": [], "sessionTokenQuery": []}, *base, {"sessionTokenQuery": []}]
+    return [*keyed, *base]
+
+
+def _declare_headers_and_security(document: dict[str, Any]) -> None:
+    components = document.setdefault("components", {})
+    components["headers"] = {name: dict(spec) for name, spec in RESPONSE_HEADERS.items()}
+    components.setdefault("securitySchemes", {}).update(SECURITY_SCHEMES)
+    for path, item in document.get("paths", {}).items():
+        for op in item.values():
+            if not isinstance(op, dict) or "responses" not in op:
+                continue
+            op["security"] = _security(path, op)
+            for status, response in op["responses"].items():
+                names = ("X-Request-ID", *_STATUS_HEADERS.get(status, ()),
+                         *OPERATION_HEADERS.get((op.get("operationId", ""), status), ()))
+                headers = response.setdefault("headers", {})
+                for name in names:
+                    headers[name] = {"$ref": _HEADER_REF + name}
+
+
 def finish_document(document: dict[str, Any]) -> dict[str, Any]:
-    """What Litestar cannot express, written into the generated document (once, when first served)."""
+    """What Litestar cannot express, written into the generated document (once, when first served):
+    single-member ``oneOf`` collapsed, discriminators, which arrays are indexed by seat or side, the meanings of
+    the reasons and codes, response headers (Litestar drops ``headers`` of responses that carry examples) and
+    the security requirements of every operation."""
     from engine.reasons import Reason
 
     _collapse_single_oneofs(document)
     schemas = document.get("components", {}).get("schemas", {})
     _add_discriminators(document, schemas)
+    _declare_headers_and_security(document)
     for name, fields in INDEXED_ARRAYS.items():
         properties = schemas.get(name, {}).get("properties", {})
         for field, text in fields.items():

@@ -69,7 +69,8 @@ SESSION_SNAPSHOT = ("Exported", _json(SessionSnapshot(session_id=SESSION_ID, ver
 def _event_stream() -> str:
     """Seat 0's stream of a new session: the retry hint, then the creation's events (redacted for seat 0)."""
     events = [LoggedEvent(1, i, e) for i, e in enumerate(GAME["start_events"])]
-    return (b"retry: 1000\n\n" + b"".join(event_frame(e, 0) for e in events[:2])).decode()
+    first = GAME["start"].to_act
+    return (b"retry: 1000\n\n" + b"".join(event_frame(e, 0, first) for e in events[:2])).decode()
 
 
 EVENT_STREAM = ("Seat 0, from the start", _event_stream())
