@@ -196,8 +196,9 @@ _DESCRIPTIONS: dict[str, str] = {
 def option_catalogue() -> list[dict[str, Any]]:
     """Every option with its kind, default, allowed values (or bounds) and meaning; each option has one JSON type.
 
-    ``type`` is ``boolean``; ``choice`` (a string enumeration, ``allowed``); ``integer_choice`` (an integer
-    enumeration, ``allowed``); ``integer`` (``minimum``, ``maximum``, ``multiple_of``); or ``string`` (``pattern``).
+    ``type`` is ``boolean`` (``allowed``: true, false); ``choice`` (a string enumeration, ``allowed``);
+    ``integer_choice`` (an integer enumeration, ``allowed``); ``integer`` (``minimum``, ``maximum``,
+    ``multiple_of``); or ``string`` (``pattern``).
     """
     schema = msgspec.json.schema(Options)
     props = schema["$defs"]["Options"]["properties"]
@@ -210,7 +211,7 @@ def option_catalogue() -> list[dict[str, Any]]:
             kind = "integer_choice" if all(isinstance(v, int) for v in prop["enum"]) else "choice"
             entry.update(type=kind, default=defaults[name], allowed=list(prop["enum"]))
         elif prop.get("type") == "boolean":
-            entry.update(type="boolean", default=defaults[name])
+            entry.update(type="boolean", default=defaults[name], allowed=[True, False])
         elif prop.get("type") == "integer":
             entry.update(type="integer", default=defaults[name], minimum=prop["minimum"], maximum=prop["maximum"],
                          multiple_of=prop["multipleOf"])

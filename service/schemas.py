@@ -210,10 +210,11 @@ class ApplyResponse(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class BooleanOption(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="boolean"):
-    """A rule option that is on or off."""
+    """A rule option that is on or off (``allowed`` is always ``[true, false]``)."""
 
     name: str
     default: bool
+    allowed: list[bool]
     description: str
 
 

@@ -62,7 +62,8 @@ def readme_server() -> Iterator[int]:
                     break
             except OSError:
                 if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"uvicorn did not start: {proc.stderr.read() if proc.stderr else ''!r}")
+                    output = proc.stderr.read() if proc.stderr else b""
+                    raise RuntimeError(f"uvicorn did not start: {output!r}") from None
                 time.sleep(0.1)
         yield port
     finally:
