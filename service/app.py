@@ -30,7 +30,7 @@ from service.config import Settings, load_settings
 from service.exception_handlers import exception_handlers
 from service.games import GamesController
 from service.media import require_json
-from service.openapi import ExactStructSchemaPlugin, install_document_hook, openapi_config
+from service.openapi import ExactStructSchemaPlugin, install_document_hook, openapi_config, swagger_assets_router
 from service.ops.apikeys import ApiKeyMiddleware
 from service.ops.asgi import wrap_asgi_handler
 from service.ops.cors import build_cors_config
@@ -137,6 +137,7 @@ def create_app(settings: Settings | None = None, *, session_key_prefix: str = SE
             *sessions.route_handlers,
             *health_route_handlers(readiness, shutdown=shutdown, problem_schema=ProblemDetails),
             metrics_route_handler(metrics),
+            swagger_assets_router(),
         ],
         dependencies={
             "sealer": Provide(provide_sealer, use_cache=True, sync_to_thread=False),

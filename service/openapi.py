@@ -10,12 +10,14 @@ import typing
 from typing import TYPE_CHECKING, Any
 
 import msgspec
-from litestar import Litestar
+from litestar import Litestar, Router
 from litestar._openapi.plugin import OpenAPIPlugin
 from litestar._openapi.schema_generation.plugins.struct import StructSchemaPlugin
 from litestar.openapi import OpenAPIConfig, ResponseSpec
+from litestar.openapi.plugins import SwaggerRenderPlugin
 from litestar.openapi.spec import Components, Example, Schema, SecurityScheme, Tag
 from litestar.openapi.spec.enums import OpenAPIType
+from litestar.static_files import create_static_files_router
 
 from service.codes import ProblemCode
 from service.problems import PROBLEM_MEDIA_TYPE, Problem, ProblemDetails
@@ -192,6 +194,31 @@ def problem_responses(*codes: str) -> dict[int, ResponseSpec]:
     }
 
 
+#: Where the service serves Swagger UI's own files (from the ``swagger-ui-bundle-v2`` package): the UI at
+#: ``/schema/swagger`` (and ``/schema``) loads nothing from the internet, so it works offline and behind a CSP
+#: that allows only the service's own origin for scripts and styles. The other UIs Litestar offers load their
+#: code from CDNs and are not served.
+SWAGGER_ASSETS_PATH = "/schema/swagger-ui"
+
+
+def swagger_assets_router() -> Router:
+    """A static-files router for Swagger UI's bundled assets (not in the OpenAPI document)."""
+    from swagger_ui_bundle import swagger_ui_path  # type: ignore[import-untyped]
+
+    return create_static_files_router(path=SWAGGER_ASSETS_PATH, directories=[swagger_ui_path],
+                                      include_in_schema=False, send_as_attachment=False)
+
+
+def _swagger_plugin() -> SwaggerRenderPlugin:
+    return SwaggerRenderPlugin(
+        path="/swagger",
+        js_url=f"{SWAGGER_ASSETS_PATH}/swagger-ui-bundle.js",
+        css_url=f"{SWAGGER_ASSETS_PATH}/swagger-ui.css",
+        standalone_preset_js_url=f"{SWAGGER_ASSETS_PATH}/swagger-ui-standalone-preset.js",
+        favicon=f"<link rel='icon' type='image/png' href='{SWAGGER_ASSETS_PATH}/favicon-32x32.png'>",
+    )
+
+
 def openapi_config(security_schemes: dict[str, SecurityScheme] | None = None) -> OpenAPIConfig:
     """The document's configuration; ``security_schemes`` (the sessions' bearer tokens) go into its components."""
     return OpenAPIConfig(
@@ -208,6 +235,7 @@ def openapi_config(security_schemes: dict[str, SecurityScheme] | None = None) ->
         components=Components(security_schemes=dict(security_schemes or {})),
         create_examples=False,
         use_handler_docstrings=False,
+        render_plugins=[_swagger_plugin()],
     )
 
 
