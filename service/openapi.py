@@ -385,6 +385,35 @@ def _declare_headers_and_security(document: dict[str, Any]) -> None:
                     headers[name] = {"$ref": _HEADER_REF + name}
 
 
+#: The exact schema of every path, query and header parameter (Litestar writes optional ones as ``X or null``
+#: and loses bounds of 0): what the service accepts, so that anything outside is refused.
+_EVENT_ID = r"^\s*([0-9]{1,18}-[0-9]{1,9})?\s*$"
+_ETAG = r'(W/)?"?[0-9]{1,18}"?'
+PARAMETER_SCHEMAS: dict[tuple[str, str], dict[str, Any]] = {
+    ("path", "session_id"): {"type": "string", "pattern": "^[A-Za-z0-9_-]{16,64}$"},
+    ("query", "seat"): {"type": "integer", "minimum": 0, "maximum": 5},
+    ("query", "players"): {"type": "integer", "minimum": 2, "maximum": 6, "default": 4},
+    ("query", "preset"): {"type": "string", "enum": ["australian", "american", "beagle"]},
+    ("query", "last_event_id"): {"type": "string", "pattern": _EVENT_ID},
+    ("header", "Last-Event-ID"): {"type": "string", "pattern": _EVENT_ID},
+    ("header", "If-Match"): {"type": "string", "maxLength": 1024,
+                             "pattern": rf"^\s*(\*|{_ETAG}(\s*,\s*{_ETAG})*)?\s*$"},
+    ("header", "Idempotency-Key"): {"type": "string", "minLength": 1, "maxLength": 128, "pattern": "^[ -~]+$"},
+}
+
+
+def _exact_parameters(document: dict[str, Any]) -> None:
+    for item in document.get("paths", {}).values():
+        for op in item.values():
+            for parameter in op.get("parameters", []) if isinstance(op, dict) else []:
+                exact = PARAMETER_SCHEMAS.get((parameter.get("in", ""), parameter.get("name", "")))
+                if exact is None:
+                    raise KeyError(f"no exact schema for parameter {parameter.get('name')!r}: add it to "
+                                   "service.openapi.PARAMETER_SCHEMAS")
+                description = parameter.get("schema", {}).get("description")
+                parameter["schema"] = {**exact, **({"description": description} if description else {})}
+
+
 def finish_document(document: dict[str, Any]) -> dict[str, Any]:
     """What Litestar cannot express, written into the generated document (once, when first served):
     single-member ``oneOf`` collapsed, discriminators, which arrays are indexed by seat or side, the meanings of
@@ -392,6 +421,7 @@ def finish_document(document: dict[str, Any]) -> dict[str, Any]:
     the security requirements of every operation."""
     from engine.reasons import Reason
 
+    _exact_parameters(document)
     _collapse_single_oneofs(document)
     schemas = document.get("components", {}).get("schemas", {})
     _add_discriminators(document, schemas)

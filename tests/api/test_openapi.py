@@ -131,7 +131,17 @@ def test_session_and_ops_problem_codes_are_documented_per_operation(served: dict
     assert _codes(paths["/readyz"]["get"]) == {"NOT_READY": 503}
     conflict = paths[session + "/moves"]["post"]["responses"]["409"]["content"]["application/problem+json"]
     assert next(iter(conflict["examples"].values()))["value"]["current_version"] == 8
-    assert paths[session + "/moves"]["post"]["security"] == [{"sessionToken": []}]
+    # A session token, with the API key when the service requires one (formerly the token alone).
+    assert paths[session + "/moves"]["post"]["security"] == [{"apiKey": [], "sessionToken": []}, {"sessionToken": []}]
+    assert paths["/v1/games"]["post"]["security"] == [{"apiKey": []}, {}]
+    assert paths["/healthz"]["get"]["security"] == []
+    assert served["components"]["securitySchemes"]["apiKey"]["name"] == "X-API-Key"
+    for op, status, header in (("/v1/sessions", "201", "Location"), ("/v1/sessions", "201", "ETag"),
+                               (session + "/moves", "200", "Idempotent-Replayed"), (session + "/moves", "409", "ETag"),
+                               (session + "/moves", "503", "Retry-After"), (session, "200", "X-Request-ID")):
+        method = "post" if op.endswith(("sessions", "moves")) else "get"
+        assert paths[op][method]["responses"][status]["headers"][header] == {
+            "$ref": f"#/components/headers/{header}"}, (op, status, header)
     assert served["components"]["securitySchemes"]["sessionToken"] == {
         "type": "http", "scheme": "bearer", "description": served["components"]["securitySchemes"][
             "sessionToken"]["description"]}
