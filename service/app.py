@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from litestar import Litestar
+from litestar import Litestar, Router
 from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.middleware import DefineMiddleware
@@ -29,6 +29,8 @@ from service.catalogue import RulesController
 from service.config import Settings, load_settings
 from service.exception_handlers import exception_handlers
 from service.games import GamesController
+from service.i18n import LanguageMiddleware
+from service.i18n.openapi import language_parameters
 from service.media import require_json
 from service.openapi import ExactStructSchemaPlugin, install_document_hook, openapi_config, swagger_assets_router
 from service.ops.apikeys import ApiKeyMiddleware
@@ -132,9 +134,9 @@ def create_app(settings: Settings | None = None, *, session_key_prefix: str = SE
 
     app = Litestar(
         route_handlers=[
-            RulesController,
-            GamesController,
-            *sessions.route_handlers,
+            # The API's operations declare Accept-Language and lang (texts in six languages; service/i18n).
+            Router(path="/", parameters=language_parameters(),
+                   route_handlers=[RulesController, GamesController, *sessions.route_handlers]),
             *health_route_handlers(readiness, shutdown=shutdown, problem_schema=ProblemDetails),
             metrics_route_handler(metrics),
             swagger_assets_router(),
@@ -163,6 +165,7 @@ def create_app(settings: Settings | None = None, *, session_key_prefix: str = SE
     # 405s and CORS preflights too. Run uvicorn with --no-access-log (the JSON access line replaces it).
     wrap_asgi_handler(
         app,
+        DefineMiddleware(LanguageMiddleware),  # first: every response says its language, 404s included
         DefineMiddleware(RequestLoggingMiddleware),
         DefineMiddleware(MetricsMiddleware, metrics=metrics),
         DefineMiddleware(InflightMiddleware, coordinator=shutdown),

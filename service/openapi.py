@@ -407,10 +407,14 @@ def _exact_parameters(document: dict[str, Any]) -> None:
         for op in item.values():
             for parameter in op.get("parameters", []) if isinstance(op, dict) else []:
                 exact = PARAMETER_SCHEMAS.get((parameter.get("in", ""), parameter.get("name", "")))
-                if exact is None:
-                    raise KeyError(f"no exact schema for parameter {parameter.get('name')!r}: add it to "
-                                   "service.openapi.PARAMETER_SCHEMAS")
-                description = parameter.get("schema", {}).get("description")
+                schema = parameter.get("schema", {})
+                if exact is None:  # declared elsewhere (e.g. service/i18n): only "X or null" becomes X
+                    alternatives = [a for a in schema.get("oneOf", []) if a.get("type") != "null"]
+                    if len(alternatives) == 1 and len(schema["oneOf"]) == 2:
+                        rest = {k: v for k, v in schema.items() if k != "oneOf"}
+                        parameter["schema"] = {**alternatives[0], **rest}
+                    continue
+                description = schema.get("description")
                 parameter["schema"] = {**exact, **({"description": description} if description else {})}
 
 

@@ -318,8 +318,31 @@ class ProblemCodeInfo(msgspec.Struct, frozen=True, kw_only=True):
     meaning: str
 
 
+class LanguageInfo(msgspec.Struct, frozen=True, kw_only=True):
+    """A language the service's texts come in: its tag (for ``lang`` and ``Accept-Language``) and names."""
+
+    tag: str
+    name: str
+    english_name: str
+
+
+class CatalogueNames(msgspec.Struct, frozen=True, kw_only=True):
+    """The catalogue's names in its language, by machine token (the tokens themselves never change)."""
+
+    suits: dict[str, str]
+    cards: dict[str, str]
+    bids: dict[str, str]
+    phases: dict[str, str]
+    moves: dict[str, str]
+    #: The game's vocabulary (trump, no_trumps, joker, right_bower, left_bower, kitty, trick, misere …).
+    terms: dict[str, str]
+
+
 class RulesCatalogue(msgspec.Struct, frozen=True, kw_only=True):
-    """Everything a front end needs to build its rules screen and bid box for one rule set."""
+    """Everything a front end needs to build its rules screen and bid box for one rule set.
+
+    Its texts (option meanings, preset and move descriptions, ``names``) are in ``language``; ``languages``
+    lists every language the service speaks. ``decisions`` are in English."""
 
     rules_version: str
     players: int
@@ -338,13 +361,16 @@ class RulesCatalogue(msgspec.Struct, frozen=True, kw_only=True):
     reasons: list[ReasonInfo]
     #: Every problem code an error response may carry, from service/codes.py.
     problem_codes: list[ProblemCodeInfo]
+    language: str
+    languages: list[LanguageInfo]
+    names: CatalogueNames
 
 
 __all__ = [
-    "ApplyRequest", "ApplyResponse", "BooleanOption", "ChoiceOption", "CreateGameRequest", "CreateGameResponse",
-    "CreateSessionRequest", "Decision", "IntegerChoiceOption", "IntegerOption", "LadderRung", "LegalMovesRequest",
-    "LegalMovesResponse", "MoveRequest", "MoveTypeInfo", "OptionInfo", "OptionOverrides", "PlayerCount", "PresetInfo",
-    "PresetName", "ProblemCodeInfo", "ReasonInfo", "ResolvedOptions", "RulesCatalogue", "ScoreTableRow", "Seat",
-    "Snapshot", "StringOption", "ValidateRequest", "ValidateResponse", "ViewName", "ViewRequest", "ViewWithEvents",
-    "overrides_dict", "resolved",
+    "ApplyRequest", "ApplyResponse", "BooleanOption", "CatalogueNames", "ChoiceOption", "CreateGameRequest",
+    "CreateGameResponse", "CreateSessionRequest", "Decision", "IntegerChoiceOption", "IntegerOption", "LadderRung",
+    "LanguageInfo", "LegalMovesRequest", "LegalMovesResponse", "MoveRequest", "MoveTypeInfo", "OptionInfo",
+    "OptionOverrides", "PlayerCount", "PresetInfo", "PresetName", "ProblemCodeInfo", "ReasonInfo", "ResolvedOptions",
+    "RulesCatalogue", "ScoreTableRow", "Seat", "Snapshot", "StringOption", "ValidateRequest", "ValidateResponse",
+    "ViewName", "ViewRequest", "ViewWithEvents", "overrides_dict", "resolved",
 ]
