@@ -1,7 +1,26 @@
 """Integrity of a state that came from outside (a snapshot): *what* is wrong, not a crash.
 
-Like python-chess's ``Board.status()``, :func:`integrity_problems` describes a broken state: cards not accounted
-for exactly once, a phase or turn that cannot be, sizes that do not add up.
+Like python-chess's ``Board.status()``, :func:`integrity_problems` describes a broken state. It never raises,
+whatever it is given (a state decoded from an insider's snapshot can hold any well-typed value), and a state it
+accepts is one the game can reach:
+
+- every field is in range: the rules version and options, the seed, ``hand_number`` (0 to
+  :data:`MAX_HAND_NUMBER`), the dealer and the seat to act, scores (multiples of 10 within ±:data:`MAX_SCORE`),
+  the phase, and the sizes of every tuple for the player count;
+- every card of the pack is accounted for exactly once, and each ``deck_orders`` entry is a permutation of it;
+- the scores agree with the last scored hand (all zero before one), and a finished game's result is the one its
+  last hand gives;
+- the current hand is *replayed*: from the deal it implies (the cards now held plus those played, the kitty
+  being the discards once exchanged) the recorded auction calls (with the no-ace-no-face proposal and the looks
+  at hands they need), the partner call, the discard, the nominations and every card of every trick are made
+  again through the engine's own rules, and the result must be the given state field for field. So duplicated
+  or out-of-turn calls, a contract the auction did not produce, a nomination by the wrong seat or of no suit, a
+  revoke, a trick led by a seat not playing or won by the wrong card, a wrong phase or turn, each becomes a
+  named problem.
+
+The past hands are summarised by ``scores``, ``last_hand``, ``hand_number`` and ``dealer``, and are checked for
+range and consistency only: the last hand's deltas are not re-scored, and a game in progress is not re-judged
+(positions with any running totals are accepted, so that a game can be set up from given scores).
 """
 
 from __future__ import annotations
@@ -9,11 +28,32 @@ from __future__ import annotations
 from collections import Counter
 from functools import lru_cache
 
-from engine.cards import JOKERS, SUITS
-from engine.deal import HAND_SIZE, has_dead_hand, kitty_size, pack_for
-from engine.model import GameState
-from engine.options import RULES_VERSION, OptionsError, validate_options
-from engine.rules import ALL_BIDS, MISERE_BIDS, ladder, sides
+from engine.cards import SUITS
+from engine.deal import HAND_SIZE, has_dead_hand, kitty_size, pack_for, pack_index
+from engine.model import (
+    AnswerRedeal,
+    Bid,
+    CallCard,
+    ChoosePartners,
+    Discard,
+    GameState,
+    GoAlone,
+    LookAtHand,
+    Move,
+    NominateJoker,
+    Pass,
+    Play,
+    ProposeRedeal,
+)
+from engine.options import RULES_VERSION, Options, OptionsError, validate_options
+from engine.rules import ALL_BIDS, ladder, side_of, sides
+
+#: The highest ``hand_number`` accepted (hands are counted from 0, throw-ins included).
+MAX_HAND_NUMBER = 1_000_000
+#: Scores beyond ± this are refused (a side needs hundreds of thousands of hands to get there).
+MAX_SCORE = 10_000_000
+_PHASES = frozenset({"auction", "redeal_answer", "call", "exchange", "nominate", "play", "game_over"})
+_SETUP = ("call", "exchange", "nominate")
 
 
 @lru_cache(maxsize=64)
@@ -22,48 +62,106 @@ def _sorted_pack(pack: tuple[str, ...]) -> list[str]:
 
 
 def integrity_problems(state: GameState) -> list[str]:
-    """Every problem found in ``state``; an empty list means the state is consistent.
+    """Every problem found in ``state``; an empty list means the state is one the game can reach.
 
     >>> from engine.game import new_game
     >>> from engine.options import Options
     >>> st, _ = new_game(Options(), seed=3)
     >>> integrity_problems(st)
     []
+    >>> import msgspec
+    >>> integrity_problems(msgspec.structs.replace(st, hand_number=-2**63))
+    ['hand_number -9223372036854775808 is not 0 to 1000000']
     """
-    problems: list[str] = []
+    try:
+        return _problems(state)
+    except Exception as exc:  # noqa: BLE001 - a value of a kind no check above foresaw: refuse, never crash
+        return [f"malformed state ({type(exc).__name__})"]
+
+
+def _is_int(x: object) -> bool:
+    return type(x) is int
+
+
+def _problems(state: GameState) -> list[str]:
+    if not isinstance(state, GameState):
+        return ["not a game state"]
     opts = state.options
+    if not isinstance(opts, Options):
+        return ["options are not an option set"]
+    problems: list[str] = []
     if state.rules_version != RULES_VERSION:
         problems.append(f"rules_version {state.rules_version!r} is not {RULES_VERSION!r}")
     try:
         validate_options(opts)
     except OptionsError as exc:
         return [f"options: {exc}"]
+    if opts.players not in (2, 3, 4, 5, 6):
+        return [f"players {opts.players!r} is not 2 to 6"]
     n = opts.players
-    if len(state.hands) != n:
-        return [f"{len(state.hands)} hands for {n} players"]
-    for name, tup in (("viewed", state.viewed), ("passed", state.passed)):
-        if len(tup) != n:
-            problems.append(f"{name} has {len(tup)} entries for {n} players")
-    if len(state.scores) != len(sides(opts)):
-        problems.append(f"{len(state.scores)} scores for {len(sides(opts))} sides")
-    if any(s % 10 for s in state.scores):
-        problems.append("a score is not a multiple of 10")
+    # Shapes and ranges of every field, before anything reads them.
+    shape = _shape_problems(state, n)
+    if shape:
+        return problems + shape
+    if not 0 <= state.seed < 2**64:
+        problems.append("seed out of range")
+    if not 0 <= state.hand_number <= MAX_HAND_NUMBER:
+        problems.append(f"hand_number {state.hand_number} is not 0 to {MAX_HAND_NUMBER}")
     if not 0 <= state.dealer < n:
         problems.append(f"dealer {state.dealer} is not a seat")
-    if state.seed < 0 or state.seed >= 2**64:
-        problems.append("seed out of range")
+    if state.phase not in _PHASES:
+        problems.append(f"phase {state.phase!r} is not a phase")
+    if state.to_act is not None and not 0 <= state.to_act < n:
+        problems.append(f"to_act {state.to_act} is not a seat")
+    if (state.to_act is None) != (state.phase == "game_over"):
+        problems.append("exactly a finished game has no seat to act")
+    if len(state.scores) != len(sides(opts)):
+        problems.append(f"{len(state.scores)} scores for {len(sides(opts))} sides")
+    if any(s % 10 or abs(s) > MAX_SCORE for s in state.scores):
+        problems.append(f"a score is not a multiple of 10 within ±{MAX_SCORE}")
+    for name in ("viewed", "passed"):
+        if len(getattr(state, name)) != n:
+            problems.append(f"{name} has {len(getattr(state, name))} entries for {n} players")
+    if problems:
+        return problems
     pack = pack_for(opts)
     sorted_pack = _sorted_pack(pack)
     for i, d in enumerate(state.deck_orders):
         if sorted(d) != sorted_pack:
             problems.append(f"deck_orders[{i}] is not a permutation of the pack")
-    # Every card exactly once.
+    problems += _card_problems(state, pack, sorted_pack)
+    problems += _history_problems(state)
+    if problems:
+        return problems
+    return _replay_problems(state)
+
+
+def _shape_problems(state: GameState, n: int) -> list[str]:
+    """Field kinds and tuple sizes that the checks below rely on (a decoded snapshot has the right types; a
+    state built in code may not, and whatever else is wrong with it is caught by integrity_problems)."""
+    out: list[str] = []
+    for name in ("seed", "hand_number", "dealer"):
+        if type(getattr(state, name)) is not int:
+            out.append(f"{name} is not an integer")
+    if state.to_act is not None and type(state.to_act) is not int:
+        out.append("to_act is not a seat number")
+    if type(state.hands) is not tuple or len(state.hands) != n:
+        out.append(f"hands must be {n} tuples of cards")
+    if type(state.scores) is not tuple or not all(type(s) is int for s in state.scores):
+        out.append("scores are not integers")
+    return out
+
+
+def _card_problems(state: GameState, pack: tuple[str, ...], sorted_pack: list[str]) -> list[str]:
+    """Every card exactly once, wherever it is."""
+    problems: list[str] = []
     located: list[str] = [c for h in state.hands for c in h]
     located += state.dead_hand
     if state.phase == "exchange":
         # The contractor holds the kitty's cards; ``kitty`` only records which they are.
         c = state.contract
-        if c is not None and not set(state.kitty) <= set(state.hands[c.contractor]):
+        if c is not None and 0 <= c.contractor < len(state.hands) and not set(state.kitty) <= set(
+                state.hands[c.contractor]):
             problems.append("the kitty's cards are not in the contractor's hand during the exchange")
     else:
         located += state.kitty
@@ -84,96 +182,329 @@ def integrity_problems(state: GameState) -> list[str]:
             problems.append(f"cards not in the pack: {extra}")
         if doubled:
             problems.append(f"cards held twice: {doubled}")
-    if has_dead_hand(opts) != bool(state.dead_hand) and state.phase != "game_over":
+    if has_dead_hand(state.options) != bool(state.dead_hand):
         problems.append("dead hand present or absent against the rules")
-    problems += _phase_problems(state)
     return problems
 
 
-def _phase_problems(state: GameState) -> list[str]:
+def _history_problems(state: GameState) -> list[str]:
+    """The summary of past hands: the last scored hand, the scores and the result."""
+    from engine.game import judge_game
+
     opts = state.options
     n = opts.players
-    phase = state.phase
     out: list[str] = []
-    if phase == "game_over":
-        if state.to_act is not None or state.result is None:
-            out.append("a finished game has a seat to act or no result")
+    last = state.last_hand
+    n_sides = len(sides(opts))
+    if last is None:
+        if any(state.scores):
+            out.append("scores without a scored hand")
+        if state.phase == "game_over":
+            out.append("a finished game without a scored hand")
         return out
-    if state.to_act is None or not 0 <= state.to_act < n:
-        return [f"phase {phase} needs a seat to act, has {state.to_act!r}"]
-    if state.result is not None:
-        out.append("a game in progress has a result")
-    c = state.contract
-    k = kitty_size(opts)
-    if phase in ("auction", "redeal_answer"):
-        if c is not None or state.tricks or state.trick is not None:
-            out.append("an auction with a contract or tricks")
-        if any(len(h) != HAND_SIZE for h in state.hands) or len(state.kitty) != k:
-            out.append("hand or kitty sizes wrong for the auction")
-        for call in state.calls:
-            if call.bid is not None and call.bid not in ALL_BIDS:
-                out.append(f"unknown bid {call.bid!r} in the auction")
-        high = state.high
-        if high is not None and (high.bid not in ladder(opts) or high not in state.calls):
-            out.append("the high bid is not a call of this auction")
-        if phase == "auction" and opts.pass_is_final == "always" and state.passed[state.to_act] and not state.raising:
-            out.append("a seat that passed is to act")
-        if phase == "redeal_answer" and state.redeal_proposer is None:
-            out.append("a redeal answer with no proposal")
+    if not (len(last.tricks_won) == n and all(_is_int(t) and t >= 0 for t in last.tricks_won)
+            and sum(last.tricks_won) <= 10 and len(last.deltas) == n_sides and len(last.scores) == n_sides
+            and all(_is_int(x) and x % 10 == 0 and abs(x) <= MAX_SCORE for x in (*last.deltas, *last.scores))):
+        return ["last_hand counts are malformed"]
+    if last.bid is None:
+        if last.contractor is not None or last.contracting_seats or last.made is not None \
+                or sum(last.tricks_won) != 10:
+            out.append("last_hand without a contract names a contractor or a result")
+    else:
+        if last.bid not in ladder(opts) or last.contractor is None or not 0 <= last.contractor < n \
+                or type(last.made) is not bool:
+            out.append("last_hand's contract is not one of this game")
+        elif not last.contracting_seats or last.contracting_seats[0] != last.contractor or len(
+                set(last.contracting_seats)) != len(last.contracting_seats) or not all(
+                _is_int(s) and 0 <= s < n for s in last.contracting_seats):
+            out.append("last_hand's contracting seats are not seats led by its contractor")
+    if out:
         return out
-    if phase != "play" or c is not None:
-        if c is None:
-            return [f"phase {phase} without a contract"]
-        if c.bid not in ladder(opts):
-            out.append(f"contract bid {c.bid!r} is not allowed by the options")
-        if not 0 <= c.contractor < n:
-            out.append("contractor is not a seat")
-        if phase in ("call", "exchange", "nominate") and state.to_act != c.contractor:
-            out.append(f"the contractor must act during the {phase} phase")
-    if phase == "exchange":
-        if len(state.hands[c.contractor]) != HAND_SIZE + k or len(state.kitty) != k:  # type: ignore[union-attr]
-            out.append("the contractor must hold the kitty during the exchange")
-        return out
-    if phase == "call":
-        return out
-    for joker, suit in state.nominations:
-        if joker not in JOKERS or suit not in SUITS:
-            out.append(f"bad joker nomination {joker}={suit}")
-    if phase == "nominate":
-        return out
-    # play
-    if len(state.tricks) >= 10:
-        out.append("a hand in play with 10 completed tricks")
-    if len(state.tricks_won) != n or sum(state.tricks_won) != len(state.tricks):
-        out.append("tricks won do not add up to the completed tricks")
-    active = state.active
-    sitting = set(c.sitting_out) if c else set()
-    if tuple(s for s in range(n) if s not in sitting) != active:
-        out.append("active seats do not match the contract")
-        return out
-    if state.to_act not in active:
-        out.append("the seat to act is not playing this hand")
-        return out
-    played = len(state.tricks)
-    in_trick = state.trick.cards if state.trick else ()
-    if state.trick is not None:
-        if state.trick.leader not in active or len(in_trick) >= len(active):
-            out.append("the trick in progress is malformed")
-            return out
-        expected = active[(active.index(state.trick.leader) + len(in_trick)) % len(active)]
-        if expected != state.to_act:
-            out.append(f"seat {state.to_act} is to act but seat {expected} is next in the trick")
-    trick_seats: set[int] = set()
-    if state.trick is not None:
-        start = active.index(state.trick.leader)
-        trick_seats = {active[(start + i) % len(active)] for i in range(len(in_trick))}
-    for s in active:
-        want = HAND_SIZE - played - (1 if s in trick_seats else 0)
-        if len(state.hands[s]) != want:
-            out.append(f"seat {s} holds {len(state.hands[s])} cards, expected {want}")
-    for s in sitting:
-        if len(state.hands[s]) != HAND_SIZE:
-            out.append(f"sitting-out seat {s} must keep {HAND_SIZE} cards")
-    if c is not None and c.bid in MISERE_BIDS and state.tricks_won[c.contractor]:
-        out.append("a misère still in play although the contractor won a trick")
+    if last.scores != state.scores:
+        out.append("scores differ from the last scored hand's")
+    side = side_of(opts)
+    contracting: list[int] = []
+    for s in last.contracting_seats:
+        if side[s] not in contracting:
+            contracting.append(side[s])
+    before = tuple(a - d for a, d in zip(last.scores, last.deltas, strict=True))
+    if any(abs(x) > MAX_SCORE for x in before):
+        out.append("scores before the last hand out of range")
+    result = judge_game(opts, last.scores, contracting, last.made)
+    if state.phase == "game_over":
+        if state.result != result:
+            out.append(f"result {state.result} is not what the last hand gives ({result})")
+    else:
+        if state.result is not None:
+            out.append("a game in progress has a result")
     return out
+
+
+# ------------------------------------------------------------------------------------------------ replay
+
+
+def _replay_problems(state: GameState) -> list[str]:
+    """Replay the current hand from the deal it implies; the result must be ``state`` itself."""
+    from engine.game import IllegalMove
+
+    start = _deal_of(state)
+    if isinstance(start, str):
+        return [start]
+    auction = _auction_moves(state)
+    if isinstance(auction, str):
+        return [auction]
+    node = _root(start)
+    for label, call in auction:
+        st = node.state
+        if isinstance(call, LookAtHand) and st.viewed[call.seat]:
+            continue  # the proposer had already looked (no blind start, or a bid that counts as looking)
+        if st.hand_number != state.hand_number or st.phase not in ("auction", "redeal_answer"):
+            return [f"{label} comes after the auction ended"]
+        try:
+            node = _step(node, call, call)
+        except IllegalMove as exc:
+            return [f"{label} is illegal there ({exc.rejection.reason}: {exc.rejection.detail})"]
+    if state.phase not in ("auction", "redeal_answer"):
+        plays = [(card, t.nominate if j == 0 else None)
+                 for t in (*state.tricks, *((state.trick,) if state.trick is not None else ()))
+                 for j, card in enumerate(t.cards)]
+        done = 0
+        for _ in range(len(plays) + 16):  # each setup step and each card once
+            st = node.state
+            if st.hand_number != state.hand_number or st.phase == "game_over":
+                break
+            key: object
+            mv: Move | None
+            if st.phase == "play":
+                if done == len(plays):
+                    break
+                key, mv = plays[done], None
+            else:
+                setup = _next_setup_move(state, st)
+                if isinstance(setup, str):
+                    return [setup]
+                if setup is None:
+                    break
+                key = mv = setup
+            try:
+                node = _step(node, key, mv)
+            except IllegalMove as exc:
+                where = f"the card {plays[done][0]} of trick {_trick_of(state, done) + 1}" if mv is None \
+                    else f"the {st.phase} move"
+                return [f"{where} is illegal there ({exc.rejection.reason}: {exc.rejection.detail})"]
+            done += mv is None
+        if done < len(plays):
+            return [f"cards recorded in tricks after the hand ended ({len(plays) - done} of them)"]
+    st = node.state
+    if st == state:
+        return []
+    differing = [f for f in GameState.__struct_fields__ if getattr(st, f) != getattr(state, f)]
+    return [f"{', '.join(differing)}: not what this hand's recorded moves lead to"]
+
+
+def _trick_of(state: GameState, index: int) -> int:
+    """Which trick the ``index``-th card played this hand belongs to."""
+    for k, t in enumerate((*state.tricks, *((state.trick,) if state.trick is not None else ()))):
+        if index < len(t.cards):
+            return k
+        index -= len(t.cards)
+    return len(state.tricks)
+
+
+class _Node:
+    """A state the replay reached, and the states each move from it led to (a memo: see :func:`_root`)."""
+
+    __slots__ = ("children", "state")
+
+    def __init__(self, state: GameState) -> None:
+        self.state = state
+        self.children: dict[object, _Node] = {}
+
+
+#: Replays already made, by the deal they start from: a later state of the same hand (the next move's snapshot)
+#: walks the moves it shares with an earlier one and applies only its new ones. A pure memo of the engine's own
+#: transitions, bounded; a move it has not seen is always applied (and so checked) by the engine.
+_REPLAYS: dict[GameState, _Node] = {}
+_MAX_NODES = 50_000
+_nodes = [0]
+
+
+def _root(start: GameState) -> _Node:
+    node = _REPLAYS.get(start)
+    if node is None:
+        if len(_REPLAYS) > 1024 or _nodes[0] > _MAX_NODES:
+            _REPLAYS.clear()
+            _nodes[0] = 0
+        node = _REPLAYS[start] = _Node(start)
+    return node
+
+
+def _step(node: _Node, key: object, move: Move | None) -> _Node:
+    """The replay's next state: ``move``, or for ``None`` the play ``key`` = (card, nominated suit) by the seat to
+    act. Raises :class:`engine.game.IllegalMove` for an illegal move."""
+    from engine.game import apply_move
+
+    child = node.children.get(key)
+    if child is None:
+        if move is None:
+            assert isinstance(key, tuple)
+            card: str = key[0]
+            nominate: str | None = key[1]
+            seat = node.state.to_act
+            assert seat is not None
+            move = Play(seat=seat, card=card, nominate=nominate)
+        child = _Node(apply_move(node.state, move)[0])
+        node.children[key] = child
+        _nodes[0] += 1
+    return child
+
+
+def _next_setup_move(state: GameState, st: GameState) -> Move | str | None:
+    """The replay's next step between the auction and the first lead (``None``: it has reached the given
+    state's phase)."""
+    seat = st.to_act
+    assert seat is not None
+    phase = st.phase
+    c = state.contract
+    if phase == "call":
+        if state.phase == "call":
+            return None
+        if c is None:
+            return "a partner call without a contract"
+        if c.called_card is not None:
+            return CallCard(seat=seat, card=c.called_card)
+        if c.chosen_partners:
+            return ChoosePartners(seat=seat, partners=c.chosen_partners)
+        if c.alone:
+            return GoAlone(seat=seat)
+        return "the contract records no partner call, yet the hand went past it"
+    if phase == "exchange":
+        if state.phase == "exchange":
+            return None
+        if not state.discards:
+            return "the hand went past the exchange without discards"
+        return Discard(seat=seat, cards=state.discards)
+    if phase == "nominate":
+        pending = [x for x in state.nominations if x not in st.nominations]
+        if pending:
+            return NominateJoker(seat=seat, card=pending[0][0], suit=pending[0][1])
+        return None if state.phase == "nominate" else NominateJoker(seat=seat, suit=None)
+    return None
+
+
+def _played_by(state: GameState) -> list[list[str]] | str:
+    """The cards each seat played this hand (from the tricks and their leaders)."""
+    n = state.options.players
+    out: list[list[str]] = [[] for _ in range(n)]
+    active = state.active
+    tricks = (*state.tricks, *((state.trick,) if state.trick is not None else ()))
+    if not tricks:
+        return out
+    if not active or len(set(active)) != len(active) or not all(0 <= s < n for s in active):
+        return "tricks played with no valid active seats"
+    size = len(active)
+    for i, t in enumerate(tricks):
+        if t.leader not in active:
+            return f"trick {i + 1} is led by seat {t.leader!r}, not a seat playing this hand"
+        if not 0 < len(t.cards) <= size:
+            return f"trick {i + 1} has {len(t.cards)} cards for {size} seats playing"
+        if t.nominate is not None and t.nominate not in SUITS:
+            return f"trick {i + 1} nominates {t.nominate!r}, not a suit"
+        if t.winner is not None and t.winner not in active:
+            return f"trick {i + 1} is won by seat {t.winner!r}, not a seat playing this hand"
+        start = active.index(t.leader)
+        for j, c in enumerate(t.cards):
+            out[active[(start + j) % size]].append(c)
+    return out
+
+
+def _deal_of(state: GameState) -> GameState | str:
+    """The state at the deal of the current hand implied by ``state``. Once the contractor has exchanged, the
+    kitty is taken to be its discards: any split of its cards between its hand and the kitty is a possible deal,
+    and this one needs no knowledge of which cards came from the kitty."""
+    opts = state.options
+    n = opts.players
+    played = _played_by(state)
+    if isinstance(played, str):
+        return played
+    c = state.contract
+    hands = [list(h) + played[s] for s, h in enumerate(state.hands)]
+    kitty = state.kitty if state.kitty else state.discards
+    if c is not None and state.phase == "exchange":
+        if not 0 <= c.contractor < n or not set(kitty) <= set(hands[c.contractor]):
+            return "the kitty's cards are not in the contractor's hand during the exchange"
+        hands[c.contractor] = [x for x in hands[c.contractor] if x not in kitty]
+    if any(len(h) != HAND_SIZE for h in hands) or len(kitty) != kitty_size(opts):
+        return "the hands and the kitty do not make a deal (10 cards each and a full kitty)"
+    index = pack_index(opts)
+    scores, last = state.scores, state.last_hand
+    if state.phase == "game_over":
+        assert last is not None  # checked by _history_problems
+        scores = tuple(a - d for a, d in zip(last.scores, last.deltas, strict=True))
+        last = None
+    return GameState(rules_version=state.rules_version, options=opts, seed=state.seed,
+                     deck_orders=state.deck_orders, hand_number=state.hand_number, dealer=state.dealer,
+                     phase="auction", to_act=(state.dealer + 1) % n, scores=scores,
+                     hands=tuple(tuple(sorted(h, key=index.__getitem__)) for h in hands),
+                     dead_hand=tuple(sorted(state.dead_hand, key=index.__getitem__)), kitty=tuple(kitty),
+                     viewed=(not opts.blind_misere_enabled,) * n, passed=(False,) * n, last_hand=last)
+
+
+def _auction_moves(state: GameState) -> list[tuple[str, Move]] | str:
+    """The auction's moves as the state records them: its calls, a no-ace-no-face proposal (just before the
+    proposer's first call, as the rules require) and, in blind-misère games, the looks at hands."""
+    from engine.game import _first_partner
+
+    opts = state.options
+    n = opts.players
+    moves: list[tuple[str, Move]] = []
+    calls = state.calls
+    proposer = state.redeal_proposer
+    if proposer is not None and not 0 <= proposer < n:
+        return f"redeal_proposer {proposer} is not a seat"
+    first_call = next((i for i, c in enumerate(calls) if c.seat == proposer), None)
+    in_auction = state.phase in ("auction", "redeal_answer")
+    # A seat that has looked without a bid that counts as looking did so now (if it is to act) or before its last
+    # pass since its last blind-misère bid.
+    looks: dict[int, int] = {}
+    if opts.blind_misere_enabled and in_auction:
+        for s in range(n):
+            if not state.viewed[s] or s == proposer or any(
+                    c.seat == s and c.bid not in (None, "BLIND_MISERE") for c in calls):
+                continue
+            blind_at = max((i for i, c in enumerate(calls) if c.seat == s and c.bid is not None), default=-1)
+            passes = [i for i, c in enumerate(calls) if c.seat == s and c.bid is None and i > blind_at]
+            if s == state.to_act and not state.raising and state.phase == "auction":
+                looks[s] = len(calls)
+            elif passes:
+                looks[s] = passes[-1]
+            else:
+                return f"seat {s} has looked at its hand without a turn to do so"
+
+    def proposal(pending: bool) -> None:
+        assert proposer is not None
+        moves.append(("the look before the redeal proposal", LookAtHand(seat=proposer)))
+        moves.append(("the redeal proposal", ProposeRedeal(seat=proposer)))
+        if not pending:
+            moves.append(("the refusal of the redeal", AnswerRedeal(seat=_first_partner(opts, proposer),
+                                                                     accept=False)))
+
+    for i, call in enumerate(calls):
+        if proposer is not None and i == first_call:
+            proposal(False)
+        moves += [(f"seat {s}'s look at its hand", LookAtHand(seat=s)) for s, at in looks.items() if at == i]
+        label = f"auction call {i + 1}"
+        if call.bid is None:
+            if call.sans_kitty:
+                return f"{label} is a pass made sans kitty"
+            moves.append((label, Pass(seat=call.seat)))
+        elif call.bid not in ALL_BIDS:
+            return f"{label} bids {call.bid!r}, not a bid"
+        else:
+            moves.append((label, Bid(seat=call.seat, bid=call.bid, sans_kitty=call.sans_kitty)))
+    if proposer is not None and first_call is None:
+        if not in_auction:
+            return "a redeal proposer that never called, in an auction that ended"
+        proposal(state.phase == "redeal_answer")
+    moves += [(f"seat {s}'s look at its hand", LookAtHand(seat=s)) for s, at in looks.items() if at == len(calls)]
+    return moves

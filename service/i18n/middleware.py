@@ -10,6 +10,7 @@ negotiates the language from ``Accept-Language`` and the ``lang`` query paramete
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -22,11 +23,10 @@ SCOPE_KEY = "fivehundred.language"
 LANG_PARAMETER = "lang"
 
 
-def _header(scope: Mapping[str, Any], name: bytes) -> str | None:
-    for key, value in scope.get("headers", ()):
-        if key == name:
-            return bytes(value[:MAX_HEADER_LENGTH]).decode("latin-1")
-    return None
+@lru_cache(maxsize=1024)  # by the raw header: clients send the same few again and again
+def _negotiate_raw(accept_language: bytes | None, lang: str | None) -> str:
+    header = None if accept_language is None else accept_language[:MAX_HEADER_LENGTH].decode("latin-1")
+    return negotiate(header, lang)
 
 
 def request_language(scope: Mapping[str, Any]) -> str:
@@ -41,7 +41,12 @@ def request_language(scope: Mapping[str, Any]) -> str:
             if name == LANG_PARAMETER:
                 lang = value
                 break
-    language = negotiate(_header(scope, b"accept-language"), lang)
+    accept_language = None
+    for key, value in scope.get("headers", ()):
+        if key == b"accept-language":
+            accept_language = bytes(value)
+            break
+    language = _negotiate_raw(accept_language, lang)
     if isinstance(scope, dict):
         scope[SCOPE_KEY] = language
     return language

@@ -123,9 +123,16 @@ def start(options: Options, hands: Mapping[int, Sequence[str]] | None = None, *,
 
 
 def with_scores(state: GameState, scores: Sequence[int]) -> GameState:
-    """A constructed state: ``state`` with other running totals (checked for integrity)."""
-    st = msgspec.structs.replace(state, scores=tuple(scores))
-    assert integrity_problems(st) == []
+    """A constructed state: ``state`` with other running totals (checked for integrity).
+
+    Scores come from scored hands, so the state also records a last hand that gave them (here an uncontracted
+    hand whose change was the whole total): the integrity check refuses scores with no scored hand behind them.
+    """
+    n = state.options.players
+    last = HandScored(bid=None, contractor=None, contracting_seats=(), made=None, tricks_won=(10,) + (0,) * (n - 1),
+                      deltas=tuple(scores), scores=tuple(scores))
+    st = msgspec.structs.replace(state, scores=tuple(scores), last_hand=last if any(scores) else None)
+    assert integrity_problems(st) == [], integrity_problems(st)
     return st
 
 

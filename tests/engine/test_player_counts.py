@@ -16,7 +16,6 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import msgspec
 import pytest
 
 from engine import (
@@ -33,7 +32,7 @@ from engine import (
 )
 from engine.model import Discarded, GameOver, GameResult, HandDealt, HandScored, Passed, ThrownIn
 from engine.rules import hand_strain
-from tests.engine.helpers import calls, exchange, move, of_type, opts, play_out, scored, start
+from tests.engine.helpers import calls, exchange, move, of_type, opts, play_out, scored, start, with_scores
 
 H = str.split
 
@@ -333,8 +332,7 @@ def play_hand(h: Hand, scores: Sequence[int] | None = None) -> tuple[GameState, 
     """Deal ``h``, optionally set the running totals first, then bid, exchange and play it out."""
     state = start(h.options, h.hands, dealer=h.dealer, kitty=h.kitty)
     if scores is not None:
-        state = msgspec.structs.replace(state, scores=tuple(scores))
-        assert integrity_problems(state) == []
+        state = with_scores(state, scores)
     state, events = calls(state, *h.auction)
     if h.call is not None:
         state, ev = move(state, CallCard(seat=state.to_act, card=h.call))  # type: ignore[arg-type]
