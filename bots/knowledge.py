@@ -29,7 +29,7 @@ import msgspec
 from engine import GameState, Options, SeatView, sides
 from engine.cards import Strain
 from engine.deal import has_dead_hand, pack_for, pack_index
-from engine.model import Contract, Trick
+from engine.model import Call, CallView, Contract, Trick
 from engine.rules import MISERE_BIDS, hand_strain
 
 #: Names of the places unseen cards can be.
@@ -259,7 +259,8 @@ def state_from(knowledge: Knowledge, placed: dict[int, list[str]]) -> GameState:
         rules_version=view.rules_version, options=opts, seed=0, hand_number=view.hand_number, dealer=view.dealer,
         phase=phase, to_act=view.to_act, scores=view.scores, hands=hands,
         dead_hand=ordered(placed.get(DEAD_HAND, ())), kitty=kitty, discards=discards, viewed=view.looked,
-        kitty_shown=opts.show_kitty and phase == "exchange", calls=view.auction, passed=passed, high=high,
+        kitty_shown=opts.show_kitty and phase == "exchange", calls=tuple(_call(c) for c in view.auction), passed=passed,
+        high=None if high is None else _call(high),
         raising=raising, contract=contract, nominations=tuple(sorted(view.joker_nominations.items())),
         active=active, tricks=tuple(tricks), trick=trick, suits_led=suits_led,
         shown_void=tuple(shown_void) if (playing or view.tricks) else (),
@@ -297,3 +298,8 @@ def side_index(opts: Options, seat: int) -> int:
 
 def replace_view(view: SeatView, **changes: object) -> SeatView:
     return msgspec.structs.replace(view, **changes)
+
+
+def _call(call: CallView) -> Call:
+    """The state's compact auction call for a call as the view shows it."""
+    return Call(seat=call.seat, bid=call.bid, sans_kitty=call.sans_kitty)

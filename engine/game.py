@@ -32,6 +32,7 @@ from engine.model import (
     CardsReceived,
     ChoosePartners,
     Contract,
+    CutDraw,
     DealerCut,
     Discard,
     Discarded,
@@ -141,7 +142,7 @@ def new_game(options: Options, *, seed: int, deck_orders: Sequence[Sequence[str]
         dealer = first_dealer
     elif options.first_dealer == "cut_low":
         draws, dealer = cut_for_dealer(options, seed)
-        events.append(DealerCut(draws=draws, dealer=dealer))
+        events.append(DealerCut(draws=tuple(CutDraw(seat=s, card=c) for s, c in draws), dealer=dealer))
     else:
         from engine.deal import SeedStream
 
@@ -409,7 +410,7 @@ def _apply_auction(state: GameState, move: Move, events: list[Event]) -> GameSta
         if len(calls) >= n:
             return _end_auction(st, events)
         return replace(st, to_act=(seat + 1) % n)
-    if opts.pass_is_final is False:
+    if opts.pass_is_final == "never":
         trailing = 0
         for c in reversed(calls):
             if c.bid is not None:
@@ -907,10 +908,10 @@ def score_hand(state: GameState) -> tuple[tuple[int, ...], tuple[int, ...], bool
                 continue
             before = state.scores[sd]
             gain = 10 * side_tricks[sd]
-            if opts.defender_points_cutoff is not None and before > opts.defender_points_cutoff:
+            if opts.defender_points_cutoff != "none" and before > int(opts.defender_points_cutoff):
                 gain = 0
-            if opts.defender_trick_cap is not None:
-                gain = max(0, min(gain, opts.defender_trick_cap - before))
+            if opts.defender_trick_cap != "none":
+                gain = max(0, min(gain, int(opts.defender_trick_cap) - before))
             deltas[sd] = gain
     return tuple(deltas), seats, made
 

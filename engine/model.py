@@ -118,10 +118,17 @@ class CardsReceived(_Event, frozen=True, tag="cards_received"):
     cards: tuple[str, ...] | None
 
 
+class CutDraw(msgspec.Struct, frozen=True, kw_only=True):
+    """One card cut for the deal: who cut it, and the card."""
+
+    seat: Seat
+    card: str
+
+
 class DealerCut(_Event, frozen=True, tag="dealer_cut"):
     """``first_dealer=cut_low``: the cards each seat cut, in draw order, and who deals."""
 
-    draws: tuple[tuple[Seat, str], ...]
+    draws: tuple[CutDraw, ...]
     dealer: Seat
 
 
@@ -351,6 +358,15 @@ class TrickView(msgspec.Struct, frozen=True, kw_only=True):
     winner: Seat | None = None
 
 
+class CallView(msgspec.Struct, frozen=True, kw_only=True):
+    """One auction call as views show it (the state keeps :class:`Call` as a compact array): ``bid`` is
+    ``null`` for a pass."""
+
+    seat: Seat
+    bid: str | None
+    sans_kitty: bool = False
+
+
 class ContractView(msgspec.Struct, frozen=True, kw_only=True):
     bid: str
     contractor: Seat
@@ -377,8 +393,8 @@ class SeatView(msgspec.Struct, frozen=True, kw_only=True):
     hand: tuple[str, ...] | None
     hand_sizes: tuple[int, ...]
     looked: tuple[bool, ...]
-    auction: tuple[Call, ...]
-    high_bid: Call | None
+    auction: tuple[CallView, ...]
+    high_bid: CallView | None
     contract: ContractView | None
     kitty: tuple[str, ...] | None
     kitty_size: int

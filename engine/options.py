@@ -6,7 +6,7 @@ is not the default changes exactly what its catalogue entry says and nothing els
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 
@@ -15,12 +15,18 @@ RULES_VERSION = "2026.11.1"
 
 class Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True, omit_defaults=True,
               cache_hash=True):
-    """A complete, resolved rule set. Field names are RULES.md section 3's option names."""
+    """A complete, resolved rule set. Field names are RULES.md section 3's option names.
+
+    Every option has exactly one JSON type (boolean, integer, string, or a string or integer enumeration), so
+    that every client generator maps it to one type: an option of RULES.md with values of two types is a
+    string enumeration here (``pass_is_final``: ``always`` / ``never`` / ``reopen_on_suit_change`` for RULES.md's
+    ``true`` / ``false`` / ``reopen_on_suit_change``; ``defender_trick_cap``: ``none`` / ``490`` / ``480``).
+    """
 
     players: Literal[2, 3, 4, 5, 6] = 4
     # 3.1 auction
     bidding_style: Literal["australian", "american_single_round"] = "australian"
-    pass_is_final: bool | Literal["reopen_on_suit_change"] = True
+    pass_is_final: Literal["always", "never", "reopen_on_suit_change"] = "always"
     final_bidder_may_raise: bool = False
     raise_strain_change_reopens: bool = True
     misere_enabled: bool = True
@@ -38,7 +44,7 @@ class Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=T
     deck_4p: Literal["43", "45", "46"] = "43"
     fours_removed: Literal["black", "4S_4D"] = "black"
     first_dealer: Literal["random", "cut_low"] = "random"
-    deal_pattern: str = "3-1-4-1-3-1"
+    deal_pattern: Annotated[str, msgspec.Meta(pattern=r"^[0-9]{1,2}(-[0-9]{1,2}){1,31}$")] = "3-1-4-1-3-1"
     show_kitty: bool = False
     # 3.3 play
     first_lead: Literal["contractor", "eldest"] = "contractor"
@@ -53,12 +59,12 @@ class Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=T
     score_table: Literal["avondale", "perfect"] = "avondale"
     slam_rule: Literal["min_250", "none"] = "min_250"
     defender_trick_points: Literal["always", "on_failure_only", "never"] = "always"
-    defender_trick_cap: Literal[490, 480] | None = None
-    defender_points_cutoff: Literal[400] | None = None
+    defender_trick_cap: Literal["none", "490", "480"] = "none"
+    defender_points_cutoff: Literal["none", "400"] = "none"
     misere_values: Literal["250/500", "beagle"] = "250/500"
     # 3.5 game end
-    target: int = 500
-    lose_at: int = -500
+    target: Annotated[int, msgspec.Meta(ge=10, le=100_000, multiple_of=10)] = 500
+    lose_at: Annotated[int, msgspec.Meta(ge=-100_000, le=-10, multiple_of=10)] = -500
     win_requires_contract: bool = True
     out_backwards_only_if_opponent_nonnegative: bool = False
     # 3.6 by number of players
@@ -87,7 +93,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "win_requires_contract": False,
     },
     "beagle": {
-        "pass_is_final": False,
+        "pass_is_final": "never",
         "misere_values": "beagle",
         "misere_requires_seven": False,
         "joker_lead_restriction": "any_suit",
@@ -108,10 +114,10 @@ _DESCRIPTIONS: dict[str, str] = {
     "players": "Number of players, 2 to 6 (RULES.md section 2).",
     "bidding_style": "australian: repeated rounds until all but the high bidder have passed. "
     "american_single_round: each player makes exactly one call, dealer's left first; the highest bid wins.",
-    "pass_is_final": "true: a player who passed may not bid again. false: a passed player may bid at any later "
-    "turn; the auction ends when all the others pass in a row after a bid. reopen_on_suit_change: passes are "
-    "final except that a player bidding a strain different from their own previous bid reopens the auction to "
-    "everyone.",
+    "pass_is_final": "always (RULES.md `true`): a player who passed may not bid again. never (RULES.md `false`): a "
+    "passed player may bid at any later turn; the auction ends when all the others pass in a row after a bid. "
+    "reopen_on_suit_change: passes are final except that a player bidding a strain different from their own "
+    "previous bid reopens the auction to everyone.",
     "final_bidder_may_raise": "When all others have passed, the high bidder gets one more call: pass (the "
     "contract stands) or any higher bid.",
     "raise_strain_change_reopens": "With final_bidder_may_raise: a raise that changes strain reopens the auction "
@@ -160,8 +166,8 @@ _DESCRIPTIONS: dict[str, str] = {
     "score_table": "avondale: 6S=40 … 10NT=520. perfect: every suit/NT value 20 less (misère unchanged).",
     "slam_rule": "min_250: taking all tricks on a bid worth less than 250 scores 250. none: the bid value only.",
     "defender_trick_points": "always, on_failure_only, or never: when defenders score 10 per trick.",
-    "defender_trick_cap": "null, 490 or 480: defending trick points cannot raise a side's total above the cap.",
-    "defender_points_cutoff": "null or 400: a side already over 400 before the hand scores no defending points.",
+    "defender_trick_cap": "none, 490 or 480: defending trick points cannot raise a side's total above the cap.",
+    "defender_points_cutoff": "none or 400: a side already over 400 before the hand scores no defending points.",
     "misere_values": "250/500: misère 250, open/blind misère 500. beagle: misère 130 (between 6NT and 7S), "
     "open/blind misère 230 (between 7NT and 8S).",
     "target": "Score that wins (inclusive).",
@@ -188,30 +194,33 @@ _DESCRIPTIONS: dict[str, str] = {
 
 
 def option_catalogue() -> list[dict[str, Any]]:
-    """Every option with its JSON type, default, allowed values and meaning."""
+    """Every option with its kind, default, allowed values (or bounds) and meaning; each option has one JSON type.
+
+    ``type`` is ``boolean`` (``allowed``: true, false); ``choice`` (a string enumeration, ``allowed``);
+    ``integer_choice`` (an integer enumeration, ``allowed``); ``integer`` (``minimum``, ``maximum``,
+    ``multiple_of``); or ``string`` (``pattern``).
+    """
     schema = msgspec.json.schema(Options)
     props = schema["$defs"]["Options"]["properties"]
     defaults = msgspec.structs.asdict(Options())
-    out = []
+    out: list[dict[str, Any]] = []
     for name in Options.__struct_fields__:
         prop = props[name]
-        allowed: list[Any] | None = None
+        entry: dict[str, Any] = {"name": name}
         if "enum" in prop:
-            allowed = list(prop["enum"])
-        elif "anyOf" in prop:
-            allowed = []
-            for alt in prop["anyOf"]:
-                if "enum" in alt:
-                    allowed += alt["enum"]
-                elif alt.get("type") == "boolean":
-                    allowed += [True, False]
-                elif alt.get("type") == "null":
-                    allowed.append(None)
+            kind = "integer_choice" if all(isinstance(v, int) for v in prop["enum"]) else "choice"
+            entry.update(type=kind, default=defaults[name], allowed=list(prop["enum"]))
         elif prop.get("type") == "boolean":
-            allowed = [True, False]
-        kind = "integer" if name in ("target", "lose_at") else ("string" if name == "deal_pattern" else "choice")
-        out.append({"name": name, "type": kind, "default": defaults[name], "allowed": allowed,
-                    "description": _DESCRIPTIONS[name]})
+            entry.update(type="boolean", default=defaults[name], allowed=[True, False])
+        elif prop.get("type") == "integer":
+            entry.update(type="integer", default=defaults[name], minimum=prop["minimum"], maximum=prop["maximum"],
+                         multiple_of=prop["multipleOf"])
+        elif prop.get("type") == "string":
+            entry.update(type="string", default=defaults[name], pattern=prop["pattern"])
+        else:  # pragma: no cover - guards a new option of a second JSON type
+            raise TypeError(f"option {name} must have one JSON type, has {prop}")
+        entry["description"] = _DESCRIPTIONS[name]
+        out.append(entry)
     return out
 
 
@@ -243,7 +252,7 @@ def resolve_options(players: int = 4, preset: str | None = None,
     except msgspec.ValidationError as exc:
         message = str(exc)
         name = message.rsplit("$.", 1)[-1].rstrip("`") if "$." in message else None
-        allowed = next((o["allowed"] for o in option_catalogue() if o["name"] == name), None)
+        allowed = next((o.get("allowed") for o in option_catalogue() if o["name"] == name), None)
         if name and allowed:
             message += f" (allowed: {', '.join(map(str, allowed))})"
         elif "$." not in message and "Object contains unknown field" in message:

@@ -17,6 +17,8 @@ import msgspec
 from engine.deal import kitty_size
 from engine.game import partners
 from engine.model import (
+    Call,
+    CallView,
     CardsReceived,
     ContractView,
     Discarded,
@@ -50,6 +52,9 @@ def _partner_revealed(state: GameState) -> bool:
         return True
     return any(c.called_card in t.cards for t in (*state.tricks, *((state.trick,) if state.trick else ())))
 
+
+def _call_view(call: Call) -> CallView:
+    return CallView(seat=call.seat, bid=call.bid, sans_kitty=call.sans_kitty)
 
 def _contract_view(state: GameState, seat: int | None) -> ContractView | None:
     c = state.contract
@@ -90,8 +95,10 @@ def view(state: GameState, seat: int | None) -> SeatView:
     return SeatView(
         seat=seat, players=state.options.players, rules_version=state.rules_version,
         hand_number=state.hand_number, dealer=state.dealer, phase=phase, to_act=state.to_act, hand=hand,
-        hand_sizes=tuple(len(h) for h in state.hands), looked=state.viewed, auction=state.calls,
-        high_bid=state.high, contract=_contract_view(state, seat), kitty=kitty,
+        hand_sizes=tuple(len(h) for h in state.hands), looked=state.viewed,
+        auction=tuple(_call_view(c) for c in state.calls),
+        high_bid=None if state.high is None else _call_view(state.high),
+        contract=_contract_view(state, seat), kitty=kitty,
         kitty_size=kitty_size(state.options), discards=discards,
         joker_nominations=dict(state.nominations),
         current_trick=_trick_view(state, state.trick) if playing and state.trick else None,

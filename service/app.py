@@ -31,7 +31,8 @@ from service.exception_handlers import exception_handlers
 from service.games import GamesController
 from service.i18n import LanguageMiddleware
 from service.i18n.openapi import language_parameters
-from service.openapi import ExactStructSchemaPlugin, openapi_config
+from service.media import require_json
+from service.openapi import ExactStructSchemaPlugin, install_document_hook, openapi_config, swagger_assets_router
 from service.ops.apikeys import ApiKeyMiddleware
 from service.ops.asgi import wrap_asgi_handler
 from service.ops.cors import build_cors_config
@@ -139,6 +140,7 @@ def create_app(settings: Settings | None = None, *, session_key_prefix: str = SE
                    route_handlers=[RulesController, GamesController, SuggestController, *sessions.route_handlers]),
             *health_route_handlers(readiness, shutdown=shutdown, problem_schema=ProblemDetails),
             metrics_route_handler(metrics),
+            swagger_assets_router(),
         ],
         dependencies={
             "sealer": Provide(provide_sealer, use_cache=True, sync_to_thread=False),
@@ -147,6 +149,7 @@ def create_app(settings: Settings | None = None, *, session_key_prefix: str = SE
             **sessions.dependencies,
         },
         exception_handlers=exception_handlers(settings.max_body_bytes),
+        before_request=require_json,
         request_max_body_size=settings.max_body_bytes,
         openapi_config=openapi_config(sessions.security_schemes),
         plugins=[ExactStructSchemaPlugin()],
@@ -158,6 +161,7 @@ def create_app(settings: Settings | None = None, *, session_key_prefix: str = SE
         state=State({"sealer": sealer, "settings": settings, "sessions": sessions, "metrics": metrics,
                      "shutdown": shutdown}),
     )
+    install_document_hook(app)
     # Outermost, around Litestar's whole handler: request ids, access lines and request metrics cover 404s,
     # 405s and CORS preflights too. Run uvicorn with --no-access-log (the JSON access line replaces it).
     wrap_asgi_handler(

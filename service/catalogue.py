@@ -25,6 +25,8 @@ from engine import (
     sides,
 )
 from engine.model import Phase
+from engine.reasons import Reason
+from service.codes import ProblemCode
 from service.examples import response_spec
 from service.i18n import SUPPORTED_LANGUAGES, request_language, text
 from service.i18n.catalogues import CATALOGUES
@@ -38,8 +40,11 @@ from service.schemas import (
     LanguageInfo,
     MoveTypeInfo,
     OptionInfo,
+    OptionOverrides,
     PresetInfo,
     PresetName,
+    ProblemCodeInfo,
+    ReasonInfo,
     RulesCatalogue,
     ScoreTableRow,
     resolved,
@@ -105,7 +110,7 @@ def rules_catalogue(players: int, preset: str | None, language: str = "en") -> R
         preset=preset,
         resolved_options=resolved(opts),
         options=options,
-        presets=[PresetInfo(name=name, options=dict(overrides),
+        presets=[PresetInfo(name=typing.cast("PresetName", name), options=msgspec.convert(overrides, OptionOverrides),
                             description=PRESET_DESCRIPTIONS[name] if language == "en"
                             else text(language, f"preset.{name}"))
                  for name, overrides in PRESETS.items()],
@@ -116,6 +121,8 @@ def rules_catalogue(players: int, preset: str | None, language: str = "en") -> R
         sides=[list(side) for side in sides(opts)],
         move_types=move_types(language),
         decisions=msgspec.convert(DECISIONS, list[Decision]),
+        reasons=[ReasonInfo(reason=r, kind=r.kind, meaning=r.meaning) for r in Reason],
+        problem_codes=[ProblemCodeInfo(code=c, status=c.status, meaning=c.meaning) for c in ProblemCode],
         language=language,
         languages=languages(),
         names=names(language, cards, [row.bid for row in table]),
@@ -133,7 +140,8 @@ class RulesController(Controller):
     @get("", operation_id="getRules", summary="The rules catalogue", sync_to_thread=False,
          description="Every option (type, default, allowed values, meaning), the presets, and for the "
          "given player count and preset: the bid ladder, the score table, the pack's card tokens, the sides "
-         "and the move types.",
+         "and the move types; and every reason a move may be refused for and every problem code, each with "
+         "its meaning.",
          responses={200: response_spec(RulesCatalogue, "The catalogue.", _example()),
                     **problem_responses("MALFORMED_REQUEST")})
     def rules(self, request: Request[Any, Any, Any],

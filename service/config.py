@@ -6,7 +6,7 @@
 | ``SNAPSHOT_KEYS`` | generated | comma-separated base64url 32-byte keys; the first seals, all open |
 | ``API_KEYS`` | unset | comma-separated integrator keys; when set, every ``/v1`` request needs ``X-API-Key`` |
 | ``RATE_LIMIT_PER_MINUTE`` | ``0`` | requests per client per minute; 0 turns limiting off |
-| ``CORS_ORIGINS`` | unset | comma-separated allowed origins (``*`` for any) |
+| ``CORS_ORIGINS`` | unset | comma-separated allowed origins, ``scheme://host[:port]`` (``*`` for any) |
 | ``SESSION_IDLE_SECONDS`` | ``86400`` | idle expiry of a hosted session |
 | ``MAX_BODY_BYTES`` | ``65536`` | largest accepted request body |
 | ``LOG_LEVEL`` | ``INFO`` | ``DEBUG``, ``INFO``, ``WARNING``, ``ERROR`` |
@@ -18,6 +18,7 @@ from __future__ import annotations
 import base64
 import binascii
 import os
+import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -71,6 +72,36 @@ def _key(text: str, i: int) -> bytes:
     return raw
 
 
+def _origins(env: Mapping[str, str]) -> tuple[str, ...]:
+    """``CORS_ORIGINS``: ``*``, or origins as browsers send them (``scheme://host[:port]``, no path); a trailing
+    slash is removed (``https://play.example/`` is the origin ``https://play.example``), anything else with a
+    path, query or fragment is refused, since it could never match a browser's ``Origin`` header."""
+    out: list[str] = []
+    for raw in _list(env, "CORS_ORIGINS"):
+        origin = raw.rstrip("/") if raw != "*" else raw
+        if origin != "*":
+            parts = urllib.parse.urlsplit(origin)
+            if (parts.scheme not in ("http", "https") or not parts.netloc or parts.path or parts.query
+                    or parts.fragment or "@" in parts.netloc):
+                raise ConfigError(f"CORS_ORIGINS entry {raw!r} is not an origin: use scheme://host[:port] "
+                                  "(e.g. https://play.example) or *")
+            origin = f"{parts.scheme}://{parts.netloc.lower()}"
+        if origin not in out:
+            out.append(origin)
+    return tuple(out)
+
+
+def _api_keys(env: Mapping[str, str]) -> tuple[str, ...]:
+    """``API_KEYS``: unset or empty turns keys off; set to only separators and blanks (``" , ,"``) is refused,
+    since it would silently turn keys off when keys were meant."""
+    raw = env.get("API_KEYS")
+    keys = _list(env, "API_KEYS")
+    if raw is not None and raw.strip() and not keys:
+        raise ConfigError("API_KEYS holds no key (only commas and blanks): give comma-separated keys, or leave it "
+                          "unset to turn API keys off")
+    return keys
+
+
 def load_settings(env: Mapping[str, str] | None = None) -> Settings:
     """Read and validate the configuration (``os.environ`` by default)."""
     env = os.environ if env is None else env
@@ -91,9 +122,9 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
     return Settings(
         redis_url=redis_url,
         snapshot_keys=keys,
-        api_keys=_list(env, "API_KEYS"),
+        api_keys=_api_keys(env),
         rate_limit_per_minute=_int(env, "RATE_LIMIT_PER_MINUTE", 0, 0, 1_000_000),
-        cors_origins=_list(env, "CORS_ORIGINS"),
+        cors_origins=_origins(env),
         session_idle_seconds=_int(env, "SESSION_IDLE_SECONDS", 86_400, 1, 30 * 86_400),
         max_body_bytes=_int(env, "MAX_BODY_BYTES", 65_536, 1_024, 16 * 1024 * 1024),
         log_level=level,

@@ -102,7 +102,7 @@ _LEGAL: list[Move] = _G["legal"]
 CREATE_REQUESTS = [
     Example(summary="Seeded four-player game",
             description="Standard Australian rules, dealer seat 3; also return seat 0's view.",
-            value={"players": 4, "preset": "australian", "seed": 42, "first_dealer": 3, "views": [0]}),
+            value={"players": 4, "preset": "australian", "seed": 42, "first_dealer": 3, "views": ["0"]}),
     Example(summary="House rules",
             description="Five players, a preset plus option overrides; the service draws the seed.",
             value={"players": 5, "preset": "beagle", "views": ["public"],
@@ -138,7 +138,7 @@ VALIDATE_RESPONSES = (
 
 APPLY_REQUESTS = [
     Example(summary="Play a card", value={"snapshot": snapshot_placeholder(_STATE), "move": _json(_LEGAL[0]),
-                                          "views": [_SEAT]}),
+                                          "views": [str(_SEAT)]}),
 ]
 APPLY_RESPONSE = ("Card played", _json(ApplyResponse(
     snapshot=snapshot_placeholder(_G["after"]), phase=_G["after"].phase, to_act=_G["after"].to_act,

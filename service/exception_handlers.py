@@ -41,6 +41,9 @@ FIELD_CODES = {
     "first_dealer": "INVALID_FIRST_DEALER",
     "move": "MALFORMED_MOVE",
 }
+#: The code of a client error that the framework raised with no more specific meaning.
+_FALLBACK_CODES = {401: "UNAUTHORIZED", 403: "FORBIDDEN", 404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED",
+                   413: "BODY_TOO_LARGE", 415: "UNSUPPORTED_MEDIA_TYPE", 429: "RATE_LIMITED"}
 _FIRST_SEGMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -111,7 +114,11 @@ def _http_problem(exc: HTTPException) -> Problem:
         phrase = "Error"
     if status >= 500:
         return Problem(status, "INTERNAL", "the service failed unexpectedly; the error has been logged")
-    code = re.sub(r"[^A-Z0-9]+", "_", phrase.upper()).strip("_")
+    if status == 415:
+        return Problem(415, "UNSUPPORTED_MEDIA_TYPE", exc.detail or "send the body as application/json",
+                       title=phrase)
+    # Any other client error keeps its status under the nearest enumerated code (service/codes.py).
+    code = _FALLBACK_CODES.get(status, "MALFORMED_REQUEST")
     return Problem(status, code, exc.detail or phrase, title=phrase, headers=headers)
 
 

@@ -6,9 +6,10 @@ same every time and does not depend on the game. This middleware, mounted on the
 inside every app-level middleware (CORS, API keys, rate limits, logging, metrics), reads the body, decodes it with
 the same strict decoder, runs the same engine call and sealing as the handler, and writes the JSON response.
 
-Anything else (a body over the limit or of unknown length, malformed JSON, a bad snapshot, an illegal move, an
-unknown seat in ``views``) is handed, body and all, to the regular handler, which answers exactly as the
-contract says. Nothing is counted or stored before that hand-over, so the regular path sees a fresh request.
+Anything else (a body that is not ``application/json``, over the limit or of unknown length, malformed JSON, a
+bad snapshot, an illegal move, an unknown seat in ``views``) is handed, body and all, to the regular handler,
+which answers exactly as the contract says. Nothing is counted or stored before that hand-over, so the regular
+path sees a fresh request.
 ``tests/api/test_fastpath.py`` checks that both paths give the same bytes.
 """
 
@@ -28,6 +29,7 @@ from litestar.types import (
 )
 
 from engine import apply_move, redact_events
+from service.media import is_json_media_type
 from service.moves import syntax_rejection
 from service.schemas import ApplyRequest, ApplyResponse
 
@@ -47,11 +49,13 @@ class ApplyFastPath:
         state = scope["app"].state
         limit: int = state.settings.max_body_bytes
         length = -1
+        json_body = False
         for name, value in scope["headers"]:
             if name == b"content-length":
                 length = int(value) if value.isdigit() else -1
-                break
-        if not 0 < length <= limit:
+            elif name == b"content-type":
+                json_body = is_json_media_type(value)
+        if not 0 < length <= limit or not json_body:
             await self.app(scope, receive, send)
             return
         body, more = await _read_body(receive, limit)
@@ -77,7 +81,7 @@ class ApplyFastPath:
             game = sealer.open(data.snapshot)
             players = game.options.players
             views = data.views
-            if views and any(v != "public" and not (isinstance(v, int) and 0 <= v < players) for v in views):
+            if views and any(v != "public" and int(v) >= players for v in views):
                 return None
             if syntax_rejection(game, data.move) is not None:
                 return None
@@ -119,7 +123,8 @@ class SessionMoveFastPath:
 
     def __init__(self, app: ASGIApp) -> None:
         # Imported here: the sessions package mounts this middleware, so it cannot be imported at module level.
-        from service.sessions.service import MoveRequest, bearer_token, etag
+        from service.schemas import MoveRequest
+        from service.sessions.service import bearer_token, etag
 
         self.app = app
         self._decoder = msgspec.json.Decoder(MoveRequest)
@@ -131,9 +136,12 @@ class SessionMoveFastPath:
         limit: int = app_state.settings.max_body_bytes
         length = -1
         authorization = if_match = idempotency_key = None
+        json_body = False
         for name, value in scope["headers"]:
             if name == b"content-length":
                 length = int(value) if value.isdigit() else -1
+            elif name == b"content-type":
+                json_body = is_json_media_type(value)
             elif name == b"authorization":
                 authorization = value.decode("latin-1")
             elif name == b"if-match":
@@ -141,7 +149,7 @@ class SessionMoveFastPath:
             elif name == b"idempotency-key":
                 idempotency_key = value.decode("latin-1")
         session_id = scope.get("path_params", {}).get("session_id")
-        if not 0 < length <= limit or not isinstance(session_id, str) or (
+        if not 0 < length <= limit or not json_body or not isinstance(session_id, str) or (
                 idempotency_key is not None and not 0 < len(idempotency_key) <= 128):
             await self.app(scope, receive, send)
             return

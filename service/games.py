@@ -22,6 +22,7 @@ from engine import (
     resolve_options,
     view,
 )
+from engine.reasons import Reason
 from service import examples
 from service.fastpath import ApplyFastPath
 from service.i18n import rejection_text, request_language
@@ -53,7 +54,8 @@ ValidateBody = Annotated[ValidateRequest, Body(examples=examples.VALIDATE_REQUES
 ApplyBody = Annotated[ApplyRequest, Body(examples=examples.APPLY_REQUESTS)]
 #: The app's metrics (``service.ops.metrics.ServiceMetrics``), as the protocol the move path needs.
 Metrics = NamedDependency[SkipValidation[MoveCounter]]
-SNAPSHOT_READ_CODES = ("MALFORMED_REQUEST", "NO_SUCH_SEAT", *SNAPSHOT_CODES, "BODY_TOO_LARGE")
+SNAPSHOT_READ_CODES = ("MALFORMED_REQUEST", "NO_SUCH_SEAT", *SNAPSHOT_CODES, "BODY_TOO_LARGE",
+                       "UNSUPPORTED_MEDIA_TYPE")
 
 
 def _check_seat(seat: int | None, players: int) -> None:
@@ -66,8 +68,7 @@ def _viewers(names: Sequence[ViewName] | None, players: int) -> list[int | None]
     """The distinct viewers asked for (``None`` is the public view), checked against the game's seats."""
     out: list[int | None] = []
     for name in names or ():
-        seat = None if name == "public" else name
-        assert not isinstance(seat, str)
+        seat = None if name == "public" else int(name)
         _check_seat(seat, players)
         if seat not in out:
             out.append(seat)
@@ -93,7 +94,7 @@ class GamesController(Controller):
                                                  examples.CREATE_RESPONSE),
                      **problem_responses("MALFORMED_REQUEST", "INVALID_OPTIONS", "INVALID_SEED",
                                          "INVALID_DECK_ORDER", "INVALID_FIRST_DEALER", "NO_SUCH_SEAT",
-                                         "BODY_TOO_LARGE")})
+                                         "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE")})
     def create(self, data: CreateBody, sealer: NamedDependency[Sealer]) -> CreateGameResponse:
         try:
             opts = resolve_options(data.players, data.preset, overrides_dict(data.options))
@@ -150,7 +151,7 @@ class GamesController(Controller):
           responses={200: examples.response_spec(ValidateResponse, "Whether the move is legal.",
                                                  *examples.VALIDATE_RESPONSES),
                      **problem_responses("MALFORMED_REQUEST", "MALFORMED_MOVE", *SNAPSHOT_CODES,
-                                         "BODY_TOO_LARGE")})
+                                         "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE")})
     def validate(self, data: ValidateBody, sealer: NamedDependency[Sealer],
                  request: Request[Any, Any, Any]) -> ValidateResponse:
         state = sealer.open(data.snapshot)
@@ -159,7 +160,7 @@ class GamesController(Controller):
             return ValidateResponse(legal=True)
         detail = rejection_text(request_language(request.scope), rejection.reason, rejection.detail,
                                 rejection.params)
-        return ValidateResponse(legal=False, reason=rejection.reason, detail=detail,
+        return ValidateResponse(legal=False, reason=Reason(rejection.reason), detail=detail,
                                 legal_moves=movers_legal_moves(state, data.move.seat))
 
     @post("/apply", operation_id="applyMove", dto=StructDTO[ApplyRequest], return_dto=None,
@@ -171,7 +172,8 @@ class GamesController(Controller):
           responses={200: examples.response_spec(ApplyResponse, "The game after the move.",
                                                  examples.APPLY_RESPONSE),
                      **problem_responses("MALFORMED_REQUEST", "MALFORMED_MOVE", "NO_SUCH_SEAT",
-                                         *SNAPSHOT_CODES, "ILLEGAL_MOVE", "BODY_TOO_LARGE")})
+                                         *SNAPSHOT_CODES, "ILLEGAL_MOVE", "BODY_TOO_LARGE",
+                                         "UNSUPPORTED_MEDIA_TYPE")})
     def apply(self, data: ApplyBody, sealer: NamedDependency[Sealer],
               metrics: Metrics) -> ApplyResponse:
         state = sealer.open(data.snapshot)

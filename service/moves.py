@@ -33,6 +33,7 @@ from engine import (
     legal_moves,
     pack_for,
 )
+from engine.reasons import MALFORMED_REASONS as MALFORMED_REASONS_ENUM
 from engine.rules import ALL_BIDS
 from service.i18n.texts import rejection_key
 from service.problems import Problem
@@ -46,8 +47,8 @@ class MoveCounter(Protocol):
     def move_refused(self, reason: str) -> None: ...
 
 
-#: Engine reasons that mean a token was not understood rather than a rule was broken.
-MALFORMED_REASONS = frozenset({"UNKNOWN_CARD", "UNKNOWN_BID", "UNKNOWN_SUIT", "NO_SUCH_SEAT"})
+#: Engine reasons that mean a token was not understood rather than a rule was broken (engine/reasons.py).
+MALFORMED_REASONS: frozenset[str] = frozenset(MALFORMED_REASONS_ENUM)
 
 
 class MalformedMove(Problem):

@@ -10,11 +10,16 @@ import typing
 from typing import TYPE_CHECKING, Any
 
 import msgspec
+from litestar import Litestar, Router
+from litestar._openapi.plugin import OpenAPIPlugin
 from litestar._openapi.schema_generation.plugins.struct import StructSchemaPlugin
 from litestar.openapi import OpenAPIConfig, ResponseSpec
+from litestar.openapi.plugins import SwaggerRenderPlugin
 from litestar.openapi.spec import Components, Example, Schema, SecurityScheme, Tag
 from litestar.openapi.spec.enums import OpenAPIType
+from litestar.static_files import create_static_files_router
 
+from service.codes import ProblemCode
 from service.problems import PROBLEM_MEDIA_TYPE, Problem, ProblemDetails
 
 if TYPE_CHECKING:
@@ -95,54 +100,56 @@ class ExactExample(Example):
 
 # --------------------------------------------------------------------------------------- problem responses
 
-#: Each problem code the API answers with: (status, detail of the example, extra members of the example body
-#: or, as ``title``, the problem's title when it is not the code's own wording).
-PROBLEM_EXAMPLES: dict[str, tuple[int, str, dict[str, Any]]] = {
-    "MALFORMED_REQUEST": (400, "Expected `int` >= 2 - at `$.players`", {}),
-    "MALFORMED_MOVE": (400, "'1H' is not a card of this game's 43-card pack", {"reason": "UNKNOWN_CARD"}),
-    "INVALID_OPTIONS": (400, "Invalid enum value '44' - at `$.options.deck_4p`", {}),
-    "INVALID_SEED": (400, "Expected `int` >= 0 - at `$.seed`", {}),
-    "INVALID_DECK_ORDER": (400, "deck_orders[0] is not a permutation of the 43-card pack (missing ['JK'], "
+#: An example of each problem code an operation documents: (detail of the example, extra members of the example
+#: body or, as ``title``, the problem's title when it is not the code's own wording). The status is the code's
+#: own (service/codes.py).
+PROBLEM_EXAMPLES: dict[str, tuple[str, dict[str, Any]]] = {
+    "MALFORMED_REQUEST": ("Expected `int` >= 2 - at `$.players`", {}),
+    "MALFORMED_MOVE": ("'1H' is not a card of this game's 43-card pack", {"reason": "UNKNOWN_CARD"}),
+    "INVALID_OPTIONS": ("Invalid enum value '44' - at `$.options.deck_4p`", {}),
+    "INVALID_SEED": ("Expected `int` >= 0 - at `$.seed`", {}),
+    "INVALID_DECK_ORDER": ("deck_orders[0] is not a permutation of the 43-card pack (missing ['JK'], "
                                 "not in pack [], repeated ['4H'])", {}),
-    "INVALID_FIRST_DEALER": (400, "first_dealer must be a seat from 0 to 3", {}),
-    "INVALID_BOTS": (400, "bots: at least one seat must be left to a human player", {}),
-    "NO_SUCH_SEAT": (400, "seat 4 does not exist: seats are 0 to 3", {}),
-    "SNAPSHOT_MALFORMED": (400, "a snapshot has three dot-separated parts", {}),
-    "SNAPSHOT_VERSION_UNSUPPORTED": (400, "snapshot version 'v9' is not supported (supported: v1, v2)", {}),
-    "SNAPSHOT_UNKNOWN_KEY": (400, "the snapshot was sealed under a key this service does not hold", {}),
-    "SNAPSHOT_TAMPERED": (400, "the snapshot failed authentication: it was altered or sealed elsewhere", {}),
-    "SNAPSHOT_CORRUPT": (422, "the snapshot's state is inconsistent: cards held twice: ['JK']", {}),
-    "ILLEGAL_MOVE": (422, "seat 1 must follow H: play one of ['4H', 'QH']",
+    "INVALID_FIRST_DEALER": ("first_dealer must be a seat from 0 to 3", {}),
+    "INVALID_BOTS": ("bots: at least one seat must be left to a human player", {}),
+    "NO_SUCH_SEAT": ("seat 4 does not exist: seats are 0 to 3", {}),
+    "SNAPSHOT_MALFORMED": ("a snapshot has three dot-separated parts", {}),
+    "SNAPSHOT_VERSION_UNSUPPORTED": ("snapshot version 'v9' is not supported (supported: v1, v2)", {}),
+    "SNAPSHOT_UNKNOWN_KEY": ("the snapshot was sealed under a key this service does not hold", {}),
+    "SNAPSHOT_TAMPERED": ("the snapshot failed authentication: it was altered or sealed elsewhere", {}),
+    "SNAPSHOT_CORRUPT": ("the snapshot's state is inconsistent: cards held twice: ['JK']", {}),
+    "ILLEGAL_MOVE": ("seat 1 must follow H: play one of ['4H', 'QH']",
                      {"reason": "MUST_FOLLOW_SUIT", "legal_moves": [
                          {"type": "play", "seat": 1, "card": "4H", "nominate": None},
                          {"type": "play", "seat": 1, "card": "QH", "nominate": None}]}),
-    "NOT_TO_ACT": (422, "seat 2 is not to act; seat 0 is", {}),
-    "BODY_TOO_LARGE": (413, "the request body is larger than 65536 bytes", {}),
+    "NOT_TO_ACT": ("seat 2 is not to act; seat 0 is", {}),
+    "BODY_TOO_LARGE": ("the request body is larger than 65536 bytes", {}),
+    "UNSUPPORTED_MEDIA_TYPE": ("send the request body as Content-Type: application/json (got 'text/plain')", {}),
     # Hosted sessions.
-    "INVALID_IF_MATCH": (400, "If-Match must be a session version such as \"3\"; got 'abc'", {}),
-    "INVALID_IDEMPOTENCY_KEY": (400, "Idempotency-Key must be 1 to 128 printable ASCII characters", {}),
-    "INVALID_LAST_EVENT_ID": (400, "Last-Event-ID must be an event id of this stream, <version>-<index>", {}),
-    "UNAUTHORIZED": (401, "this token is not valid for this session", {}),
-    "FORBIDDEN": (403, "only the host token can export the snapshot", {}),
-    "WRONG_SEAT": (403, "this token acts for seat 2 only; the move names seat 1", {}),
-    "SESSION_NOT_FOUND": (404, "no session 'q0Jd3rXyFh2mJZ9KkQ7aLw': it never existed, was deleted, or expired "
+    "INVALID_IF_MATCH": ("If-Match must be a session version such as \"3\"; got 'abc'", {}),
+    "INVALID_IDEMPOTENCY_KEY": ("Idempotency-Key must be 1 to 128 printable ASCII characters", {}),
+    "INVALID_LAST_EVENT_ID": ("Last-Event-ID must be an event id of this stream, <version>-<index>", {}),
+    "UNAUTHORIZED": ("this token is not valid for this session", {}),
+    "FORBIDDEN": ("only the host token can export the snapshot", {}),
+    "WRONG_SEAT": ("this token acts for seat 2 only; the move names seat 1", {}),
+    "SESSION_NOT_FOUND": ("no session 'q0Jd3rXyFh2mJZ9KkQ7aLw': it never existed, was deleted, or expired "
                                "after its idle time (the host can recreate it from a snapshot)", {}),
-    "VERSION_CONFLICT": (409, "the session is at version 8, not 7", {"current_version": 8}),
-    "IDEMPOTENCY_KEY_REUSED": (422, "this Idempotency-Key was already used for a different move; use a new key "
+    "VERSION_CONFLICT": ("the session is at version 8, not 7", {"current_version": 8}),
+    "IDEMPOTENCY_KEY_REUSED": ("this Idempotency-Key was already used for a different move; use a new key "
                                     "for a new move", {}),
-    "STORE_UNAVAILABLE": (503, "the session store is unavailable; retry shortly", {}),
-    "COMMIT_OUTCOME_UNKNOWN": (503, "the session store stopped answering while this move was being committed: "
-                                    "it may or may not have been applied. Retrying with the same "
-                                    "Idempotency-Key is safe (it answers the first result if the move was "
-                                    "applied); without one, read the session first", {}),
+    "STORE_UNAVAILABLE": ("the session store is unavailable; retry shortly", {}),
+    "COMMIT_OUTCOME_UNKNOWN": ("the session store stopped answering while this move was being committed: "
+                               "it may or may not have been applied. Retrying with the same "
+                               "Idempotency-Key is safe (it answers the first result if the move was "
+                               "applied); without one, read the session first", {}),
     # Answered before any handler when API keys or rate limits are configured (service/ops).
-    "API_KEY_REQUIRED": (401, "Send your API key in the X-API-Key header.", {"title": "API key required"}),
-    "API_KEY_INVALID": (401, "The X-API-Key header does not hold a valid API key.",
+    "API_KEY_REQUIRED": ("Send your API key in the X-API-Key header.", {"title": "API key required"}),
+    "API_KEY_INVALID": ("The X-API-Key header does not hold a valid API key.",
                         {"title": "API key invalid"}),
-    "RATE_LIMITED": (429, "This client may make 600 requests per 60 s; retry after 12 s.",
+    "RATE_LIMITED": ("This client may make 600 requests per 60 s; retry after 12 s.",
                      {"title": "Too many requests"}),
     # GET /readyz (service/ops/health.py documents it).
-    "NOT_READY": (503, "Failed checks: store=failed.", {"title": "Service not ready"}),
+    "NOT_READY": ("Failed checks: store=failed.", {"title": "Service not ready"}),
 }
 
 _STATUS_DESCRIPTIONS = {
@@ -154,6 +161,7 @@ _STATUS_DESCRIPTIONS = {
     404: "Unknown, deleted or expired session.",
     409: "Stale `If-Match`: the session is at another version (`current_version`, and the current `ETag`).",
     413: "The request body is larger than the configured limit (MAX_BODY_BYTES).",
+    415: "The request body is not `application/json`.",
     422: "Well-formed but not acceptable: an illegal move (with the reason and the legal moves), a suggestion for a "
          "seat that is not to act, a snapshot that opens but whose state is inconsistent, or an `Idempotency-Key` "
          "reused for a different move.",
@@ -172,8 +180,8 @@ GATEWAY_CODES = ("API_KEY_REQUIRED", "API_KEY_INVALID", "RATE_LIMITED")
 
 
 def problem_example(code: str) -> dict[str, Any]:
-    status, detail, extra = PROBLEM_EXAMPLES[code]
-    body = Problem(status, code, detail, **extra).body()
+    detail, extra = PROBLEM_EXAMPLES[code]
+    body = Problem(ProblemCode(code).status, code, detail, **extra).body()
     return typing.cast("dict[str, Any]", msgspec.to_builtins(body))
 
 
@@ -182,7 +190,7 @@ def problem_responses(*codes: str) -> dict[int, ResponseSpec]:
     operation) use, with an example of each code."""
     by_status: dict[int, list[str]] = {}
     for code in dict.fromkeys((*codes, *GATEWAY_CODES)):
-        by_status.setdefault(PROBLEM_EXAMPLES[code][0], []).append(code)
+        by_status.setdefault(ProblemCode(code).status, []).append(code)
     return {
         status: ResponseSpec(
             data_container=ProblemDetails,
@@ -193,6 +201,31 @@ def problem_responses(*codes: str) -> dict[int, ResponseSpec]:
         )
         for status, group in sorted(by_status.items())
     }
+
+
+#: Where the service serves Swagger UI's own files (from the ``swagger-ui-bundle-v2`` package): the UI at
+#: ``/schema/swagger`` (and ``/schema``) loads nothing from the internet, so it works offline and behind a CSP
+#: that allows only the service's own origin for scripts and styles. The other UIs Litestar offers load their
+#: code from CDNs and are not served.
+SWAGGER_ASSETS_PATH = "/schema/swagger-ui"
+
+
+def swagger_assets_router() -> Router:
+    """A static-files router for Swagger UI's bundled assets (not in the OpenAPI document)."""
+    from swagger_ui_bundle import swagger_ui_path  # type: ignore[import-untyped]
+
+    return create_static_files_router(path=SWAGGER_ASSETS_PATH, directories=[swagger_ui_path],
+                                      include_in_schema=False, send_as_attachment=False)
+
+
+def _swagger_plugin() -> SwaggerRenderPlugin:
+    return SwaggerRenderPlugin(
+        path="/swagger",
+        js_url=f"{SWAGGER_ASSETS_PATH}/swagger-ui-bundle.js",
+        css_url=f"{SWAGGER_ASSETS_PATH}/swagger-ui.css",
+        standalone_preset_js_url=f"{SWAGGER_ASSETS_PATH}/swagger-ui-standalone-preset.js",
+        favicon=f"<link rel='icon' type='image/png' href='{SWAGGER_ASSETS_PATH}/favicon-32x32.png'>",
+    )
 
 
 def openapi_config(security_schemes: dict[str, SecurityScheme] | None = None) -> OpenAPIConfig:
@@ -211,4 +244,233 @@ def openapi_config(security_schemes: dict[str, SecurityScheme] | None = None) ->
         components=Components(security_schemes=dict(security_schemes or {})),
         create_examples=False,
         use_handler_docstrings=False,
+        render_plugins=[_swagger_plugin()],
     )
+
+
+# ------------------------------------------------------------------------------------ document post-processing
+
+
+def _enum_meanings(schema: dict[str, Any], meanings: dict[str, str], intro: str) -> None:
+    """Write each member's meaning into an enum component: a Markdown list in ``description`` (for readers and
+    Swagger UI) and ``x-enum-descriptions`` (which openapi-generator turns into per-constant doc comments)."""
+    lines = "\n".join(f"- `{value}`: {meaning}" for value, meaning in meanings.items())
+    schema["description"] = f"{intro}\n\n{lines}"
+    schema["x-enum-descriptions"] = list(meanings.values())
+
+
+#: Arrays whose positions mean something: which are indexed by seat and which by side (an index into the
+#: ``sides`` of the view or the rules catalogue; each side is a list of seats).
+_BY_SEAT = "Indexed by seat (position i is seat i)."
+_BY_SIDE = "Indexed by side (position i is side i of `sides`)."
+INDEXED_ARRAYS: dict[str, dict[str, str]] = {
+    "SeatView": {"hand_sizes": _BY_SEAT, "looked": _BY_SEAT, "tricks_won": _BY_SEAT, "scores": _BY_SIDE,
+                 "sides": "Indexed by side: the seats of each side (one seat per side in games without partners).",
+                 "auction": "The calls of this hand's auction in the order they were made."},
+    "HandScored": {"tricks_won": _BY_SEAT, "deltas": _BY_SIDE, "scores": _BY_SIDE,
+                   "contracting_seats": "The seats of the contracting side (not indexed)."},
+    "GameResult": {"winners": "The sides that won (side numbers, not indexed).",
+                   "losers": "The sides that went out backwards (side numbers, not indexed)."},
+    "GameOver": {"winners": "The sides that won (side numbers, not indexed).",
+                 "losers": "The sides that went out backwards (side numbers, not indexed)."},
+    "RulesCatalogue": {"sides": "Indexed by side: the seats of each side (one seat per side in games without "
+                                "partners)."},
+    "SessionCreated": {"seat_tokens": _BY_SEAT},
+    "DealerCut": {"draws": "The cards cut, in draw order (ties cut again)."},
+}
+
+
+def _collapse_single_oneofs(node: Any) -> None:
+    """``oneOf`` with one member (Litestar writes them for optional request fields) becomes that member."""
+    if isinstance(node, dict):
+        alternatives = node.get("oneOf")
+        if isinstance(alternatives, list) and len(alternatives) == 1:
+            del node["oneOf"]
+            for key, value in alternatives[0].items():
+                node.setdefault(key, value)
+        for value in node.values():
+            _collapse_single_oneofs(value)
+    elif isinstance(node, list):
+        for value in node:
+            _collapse_single_oneofs(value)
+
+
+def _tag_of(schemas: dict[str, Any], ref: str) -> str | None:
+    """The ``type`` tag of a tagged Struct's component (a ``const`` member), if ``ref`` names one."""
+    target = schemas.get(ref.rsplit("/", 1)[-1], {})
+    tag = target.get("properties", {}).get("type", {}).get("const")
+    return tag if isinstance(tag, str) else None
+
+
+def _add_discriminators(node: Any, schemas: dict[str, Any]) -> None:
+    """Every ``oneOf`` of tagged Structs (moves, events, catalogue options) gets its ``discriminator``, so that
+    generated clients pick the member by its ``type`` instead of trying each one."""
+    if isinstance(node, dict):
+        alternatives = node.get("oneOf")
+        if isinstance(alternatives, list) and len(alternatives) > 1 and all("$ref" in a for a in alternatives):
+            tags = {_tag_of(schemas, a["$ref"]): a["$ref"] for a in alternatives}
+            if None not in tags and len(tags) == len(alternatives):
+                node["discriminator"] = {"propertyName": "type", "mapping": tags}
+        for value in node.values():
+            _add_discriminators(value, schemas)
+    elif isinstance(node, list):
+        for value in node:
+            _add_discriminators(value, schemas)
+
+
+#: Response headers the service sends, declared once in ``components.headers``.
+RESPONSE_HEADERS: dict[str, dict[str, Any]] = {
+    "X-Request-ID": {"description": "The request's id (the client's own X-Request-ID if it sent a sane one); it is "
+                                    "on the service's log line of this request.",
+                     "schema": {"type": "string", "pattern": "^[A-Za-z0-9._-]{1,128}$"}},
+    "ETag": {"description": "The session's version, quoted (e.g. \"7\"): send it back in If-Match.",
+             "schema": {"type": "string", "pattern": "^\"[0-9]{1,18}\"$"}},
+    "Location": {"description": "The new session's path, /v1/sessions/{session_id}.",
+                 "schema": {"type": "string", "pattern": "^/v1/sessions/[A-Za-z0-9_-]{16,64}$"}},
+    "Idempotent-Replayed": {"description": "`true` when this answer is the replay of an earlier request with the "
+                                           "same Idempotency-Key (nothing was applied again); absent otherwise.",
+                            "schema": {"type": "string", "enum": ["true"]}},
+    "Retry-After": {"description": "Seconds to wait before retrying.",
+                    "schema": {"type": "integer", "minimum": 1}},
+    "Allow": {"description": "The methods this path allows.", "schema": {"type": "string"}},
+    "WWW-Authenticate": {"description": "The credentials expected: `Bearer` (a session token) or "
+                                        "`APIKey header=\"X-API-Key\"`.", "schema": {"type": "string"}},
+}
+_HEADER_REF = "#/components/headers/"
+
+#: Headers per (operationId, status); every response of every operation also carries X-Request-ID, every 429
+#: and 503 Retry-After, every 405 Allow and every 401 WWW-Authenticate.
+OPERATION_HEADERS: dict[tuple[str, str], tuple[str, ...]] = {
+    ("createSession", "201"): ("ETag", "Location"),
+    ("getSession", "200"): ("ETag",),
+    ("getSessionLegalMoves", "200"): ("ETag",),
+    ("exportSessionSnapshot", "200"): ("ETag",),
+    ("applySessionMove", "200"): ("ETag", "Idempotent-Replayed"),
+    ("applySessionMove", "409"): ("ETag",),
+}
+_STATUS_HEADERS = {"401": ("WWW-Authenticate",), "405": ("Allow",), "429": ("Retry-After",),
+                   "503": ("Retry-After",)}
+
+#: Credentials. API keys are required only when the service is configured with API_KEYS: every ``/v1``
+#: operation lists "with an API key" and "without" as alternatives. Browsers' EventSource cannot send headers,
+#: so the event stream also takes both credentials as query parameters (never logged: see README).
+SECURITY_SCHEMES: dict[str, dict[str, Any]] = {
+    "apiKey": {"type": "apiKey", "in": "header", "name": "X-API-Key",
+               "description": "An integrator's API key, when the service is configured with API_KEYS (401 "
+                              "API_KEY_REQUIRED / API_KEY_INVALID otherwise)."},
+    "apiKeyQuery": {"type": "apiKey", "in": "query", "name": "api_key",
+                    "description": "The API key as a query parameter: the event stream only, for EventSource."},
+    "sessionTokenQuery": {"type": "apiKey", "in": "query", "name": "access_token",
+                          "description": "A session token as a query parameter: the event stream only, for "
+                                         "EventSource."},
+}
+EVENT_STREAM_OPERATION = "streamSessionEvents"
+
+
+def _security(path: str, op: dict[str, Any]) -> list[dict[str, list[str]]]:
+    if not path.startswith("/v1/"):
+        return []  # probes and the scrape endpoint: no credentials
+    base: list[dict[str, list[str]]] = op.get("security") or [{}]
+    keyed = [{"apiKey": [], **alternative} for alternative in base]
+    if op.get("operationId") == EVENT_STREAM_OPERATION:
+        return [*keyed, {"apiKeyQuery": [], "sessionTokenQuery": []}, *base, {"sessionTokenQuery": []}]
+    return [*keyed, *base]
+
+
+def _declare_headers_and_security(document: dict[str, Any]) -> None:
+    components = document.setdefault("components", {})
+    components["headers"] = {name: dict(spec) for name, spec in RESPONSE_HEADERS.items()}
+    components.setdefault("securitySchemes", {}).update(SECURITY_SCHEMES)
+    for path, item in document.get("paths", {}).items():
+        for op in item.values():
+            if not isinstance(op, dict) or "responses" not in op:
+                continue
+            op["security"] = _security(path, op)
+            for status, response in op["responses"].items():
+                names = ("X-Request-ID", *_STATUS_HEADERS.get(status, ()),
+                         *OPERATION_HEADERS.get((op.get("operationId", ""), status), ()))
+                headers = response.setdefault("headers", {})
+                for name in names:
+                    headers[name] = {"$ref": _HEADER_REF + name}
+
+
+#: The exact schema of every path, query and header parameter (Litestar writes optional ones as ``X or null``
+#: and loses bounds of 0): what the service accepts, so that anything outside is refused.
+_EVENT_ID = r"^\s*([0-9]{1,18}-[0-9]{1,9})?\s*$"
+_ETAG = r'(W/)?"?[0-9]{1,18}"?'
+PARAMETER_SCHEMAS: dict[tuple[str, str], dict[str, Any]] = {
+    ("path", "session_id"): {"type": "string", "pattern": "^[A-Za-z0-9_-]{16,64}$"},
+    ("query", "seat"): {"type": "integer", "minimum": 0, "maximum": 5},
+    ("query", "players"): {"type": "integer", "minimum": 2, "maximum": 6, "default": 4},
+    ("query", "preset"): {"type": "string", "enum": ["australian", "american", "beagle"]},
+    ("query", "last_event_id"): {"type": "string", "pattern": _EVENT_ID},
+    ("header", "Last-Event-ID"): {"type": "string", "pattern": _EVENT_ID},
+    ("header", "If-Match"): {"type": "string", "maxLength": 1024,
+                             "pattern": rf"^\s*(\*|{_ETAG}(\s*,\s*{_ETAG})*)?\s*$"},
+    ("header", "Idempotency-Key"): {"type": "string", "minLength": 1, "maxLength": 128, "pattern": "^[ -~]+$"},
+}
+
+
+def _exact_parameters(document: dict[str, Any]) -> None:
+    for item in document.get("paths", {}).values():
+        for op in item.values():
+            for parameter in op.get("parameters", []) if isinstance(op, dict) else []:
+                exact = PARAMETER_SCHEMAS.get((parameter.get("in", ""), parameter.get("name", "")))
+                schema = parameter.get("schema", {})
+                if exact is None:  # declared elsewhere (e.g. service/i18n): only "X or null" becomes X
+                    alternatives = [a for a in schema.get("oneOf", []) if a.get("type") != "null"]
+                    if len(alternatives) == 1 and len(schema["oneOf"]) == 2:
+                        rest = {k: v for k, v in schema.items() if k != "oneOf"}
+                        parameter["schema"] = {**alternatives[0], **rest}
+                    continue
+                description = schema.get("description")
+                parameter["schema"] = {**exact, **({"description": description} if description else {})}
+
+
+def finish_document(document: dict[str, Any]) -> dict[str, Any]:
+    """What Litestar cannot express, written into the generated document (once, when first served):
+    single-member ``oneOf`` collapsed, discriminators, which arrays are indexed by seat or side, the meanings of
+    the reasons and codes, response headers (Litestar drops ``headers`` of responses that carry examples) and
+    the security requirements of every operation."""
+    from engine.reasons import Reason
+
+    _exact_parameters(document)
+    _collapse_single_oneofs(document)
+    schemas = document.get("components", {}).get("schemas", {})
+    _add_discriminators(document, schemas)
+    _declare_headers_and_security(document)
+    for name, fields in INDEXED_ARRAYS.items():
+        properties = schemas.get(name, {}).get("properties", {})
+        for field, text in fields.items():
+            if field in properties:
+                prop = properties[field]
+                prop["description"] = f"{prop['description']} {text}" if prop.get("description") else text
+    if "Reason" in schemas:
+        _enum_meanings(schemas["Reason"], {r.value: f"({r.kind}) {r.meaning}" for r in Reason},
+                       "Why a move is refused: `malformed` reasons are answered 400 `MALFORMED_MOVE`, `illegal` "
+                       "ones 422 `ILLEGAL_MOVE` (or `legal: false` from validateMove). Stable; new ones may be "
+                       "added.")
+    if "ProblemCode" in schemas:
+        _enum_meanings(schemas["ProblemCode"], {c.value: f"({c.status}) {c.meaning}" for c in ProblemCode},
+                       "The stable machine code of an error response. New ones may be added.")
+    return document
+
+
+class _FinishingOpenAPIPlugin(OpenAPIPlugin):
+    """Litestar's OpenAPI plugin, serving :func:`finish_document` of the document it builds."""
+
+    __slots__ = ()
+
+    def provide_openapi_schema(self) -> dict[str, Any]:
+        if not self._openapi_schema:
+            self._openapi_schema = finish_document(self.provide_openapi().to_schema())
+        return self._openapi_schema
+
+
+def install_document_hook(app: Litestar) -> None:
+    """Serve :func:`finish_document` of Litestar's document at ``/schema/openapi.json`` (and to every UI).
+
+    Litestar builds its plugin itself; the subclass has the same slots, so the instance's class is swapped.
+    """
+    plugin = app.plugins.get(OpenAPIPlugin)
+    plugin.__class__ = _FinishingOpenAPIPlugin

@@ -11,6 +11,8 @@ from typing import Any
 import msgspec
 
 from engine import Move
+from engine.reasons import Reason
+from service.codes import ProblemCode
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
 PROBLEM_BASE = "https://fivehundred.dev/problems/"
@@ -26,10 +28,12 @@ class ProblemDetails(msgspec.Struct, kw_only=True, omit_defaults=True):
     type: str
     title: str
     status: int
-    code: str
+    #: One of the enumerated codes (``GET /v1/rules`` lists them with their meanings).
+    code: ProblemCode
     detail: str
     instance: str | None = None
-    reason: str | None = None
+    #: Refused moves: the engine's stable reason (``GET /v1/rules`` lists them with their meanings).
+    reason: Reason | None = None
     #: Illegal moves: the legal moves of the seat that made the move (empty when it is not that seat's turn).
     legal_moves: list[Move] | None = None
     current_version: int | None = None
@@ -37,14 +41,14 @@ class ProblemDetails(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 
 class Problem(Exception):
-    """An error answered as problem details."""
+    """An error answered as problem details; ``code`` must be one of :class:`ProblemCode` (else ValueError)."""
 
     def __init__(self, status: int, code: str, detail: str, *, title: str | None = None,
                  headers: dict[str, str] | None = None, message: tuple[str, dict[str, Any]] | None = None,
                  **extra: Any) -> None:
         super().__init__(detail)
         self.status = status
-        self.code = code
+        self.code = ProblemCode(code)
         self.detail = detail
         #: The detail as a message key of service/i18n and its parameters, for the other languages.
         self.message = message

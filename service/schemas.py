@@ -14,8 +14,11 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 import msgspec
 from msgspec import Meta
 
+from bots import Level
 from engine import PRESETS, Event, Move, Options, SeatView
 from engine.model import Phase
+from engine.reasons import Reason, ReasonKind
+from service.codes import ProblemCode
 
 # Litestar drops a ``minimum`` of 0 from the document (it tests bounds for truthiness); ``extra`` restores it.
 _MINIMUM_ZERO = {"extra": {"minimum": 0}}
@@ -28,14 +31,12 @@ PresetName = Literal["australian", "american", "beagle"]
 if set(typing.get_args(PresetName)) != set(PRESETS):  # pragma: no cover - guards an engine change
     raise RuntimeError(f"service.schemas.PresetName is out of date: the engine has {sorted(PRESETS)}")
 
-#: The view names a request may ask for: a seat number, or ``"public"`` (what every spectator may know).
-ViewName = Seat | Literal["public"]
-# Litestar loses a union member's bounds inside a list; ``items`` on the field restores them in the document.
-_VIEWS_SCHEMA = {"extra": {"items": {"oneOf": [{"type": "integer", "minimum": 0, "maximum": 5},
-                                               {"type": "string", "const": "public"}]}}}
-ViewNames = Annotated[list[ViewName], Meta(max_length=7, extra_json_schema=_VIEWS_SCHEMA, description=(
-    "Views to return with the new state: seat numbers and/or \"public\"; each comes with the events of this "
-    "call as that viewer may see them."
+#: The view names a request may ask for: ``"public"`` (what every spectator may know) or a seat number as a
+#: string, exactly the keys of the ``views`` answered (one JSON type, so every client generator maps it).
+ViewName = Literal["public", "0", "1", "2", "3", "4", "5"]
+ViewNames = Annotated[list[ViewName], Meta(max_length=7, description=(
+    "Views to return with the new state: \"public\" and/or seat numbers as strings (\"0\" … \"5\"), the keys "
+    "of `views` in the answer; each comes with the events of this call as that viewer may see them."
 ))]
 
 Snapshot = Annotated[str, Meta(
@@ -85,21 +86,48 @@ def resolved(opts: Options) -> ResolvedOptions:
 # ------------------------------------------------------------------------------------------------ requests
 
 
+Seed = Annotated[int, Meta(ge=0, le=SEED_MAX, extra_json_schema=_MINIMUM_ZERO, description=(
+    "Derives every deal not given in deck_orders, reproducibly. Omitted: the service draws a secret one."
+))]
+Card = Annotated[str, Meta(min_length=2, max_length=3, pattern=r"^(?:[2-9]|1[0-3]|[JQKA])[SCDH]$|^JKB?$",
+                           description="A card token: rank then suit (4H, 10D, 13S, JK, JKB).")]
+DeckOrders = Annotated[list[Annotated[list[Card], Meta(max_length=64)]], Meta(max_length=64, description=(
+    "Explicit deck orders for the first hands (each a permutation of the game's pack, the first card "
+    "dealt first), for duplicate tournaments, puzzles and tests; later hands are dealt from the seed."
+))]
+
+
 class CreateGameRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Start a game: the players, the rules (a preset and/or options), and how the cards are dealt."""
 
     players: PlayerCount = 4
     preset: PresetName | None = None
     options: OptionOverrides | None = None
-    seed: Annotated[int, Meta(ge=0, le=SEED_MAX, extra_json_schema=_MINIMUM_ZERO, description=(
-        "Derives every deal not given in deck_orders, reproducibly. Omitted: the service draws a secret one."
-    ))] | None = None
-    deck_orders: Annotated[list[list[str]], Meta(max_length=64, description=(
-        "Explicit deck orders for the first hands (each a permutation of the game's pack, the first card "
-        "dealt first), for duplicate tournaments, puzzles and tests; later hands are dealt from the seed."
-    ))] | None = None
+    seed: Seed | None = None
+    deck_orders: DeckOrders | None = None
     first_dealer: Seat | None = None
     views: ViewNames | None = None
+
+
+class CreateSessionRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Either a new game (``players`` and the rest, exactly as for createGame) or a sealed ``snapshot``."""
+
+    players: PlayerCount | None = None
+    preset: PresetName | None = None
+    options: OptionOverrides | None = None
+    seed: Seed | None = None
+    deck_orders: DeckOrders | None = None
+    first_dealer: Seat | None = None
+    snapshot: Snapshot | None = None
+    #: Seats the service plays, by seat number: ``{"1": "expert", "2": "basic"}`` (at least one seat is human;
+    #: a bot seat gets no token).
+    bots: dict[str, Level] | None = None
+
+
+class MoveRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A move for the token's seat (``move.seat`` must be that seat)."""
+
+    move: Move
 
 
 class ViewRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -170,7 +198,7 @@ class ValidateResponse(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=
     """Whether the move is legal now; if not, why not (a stable reason code) and what is legal instead."""
 
     legal: bool
-    reason: str | None = None
+    reason: Reason | None = None
     detail: str | None = None
     legal_moves: list[Move] | None = None
 
@@ -185,22 +213,63 @@ class ApplyResponse(msgspec.Struct, frozen=True, kw_only=True):
     views: Views
 
 
-class OptionInfo(msgspec.Struct, frozen=True, kw_only=True):
-    """One rule option: its RULES.md name, JSON type, default, allowed values (null: free) and meaning."""
+class BooleanOption(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="boolean"):
+    """A rule option that is on or off (``allowed`` is always ``[true, false]``)."""
 
     name: str
-    type: Literal["choice", "integer", "string"]
-    default: Any
-    allowed: list[Any] | None
+    default: bool
+    allowed: list[bool]
     description: str
+
+
+class ChoiceOption(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="choice"):
+    """A rule option whose value is one of the strings in ``allowed``."""
+
+    name: str
+    default: str
+    allowed: list[str]
+    description: str
+
+
+class IntegerChoiceOption(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="integer_choice"):
+    """A rule option whose value is one of the integers in ``allowed``."""
+
+    name: str
+    default: int
+    allowed: list[int]
+    description: str
+
+
+class IntegerOption(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="integer"):
+    """A rule option whose value is an integer from ``minimum`` to ``maximum``, a multiple of ``multiple_of``."""
+
+    name: str
+    default: int
+    minimum: int
+    maximum: int
+    multiple_of: int
+    description: str
+
+
+class StringOption(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="string"):
+    """A rule option whose value is a string matching ``pattern``."""
+
+    name: str
+    default: str
+    pattern: str
+    description: str
+
+
+#: One rule option of the catalogue, by its RULES.md name; ``type`` says which JSON type its value has.
+OptionInfo = BooleanOption | ChoiceOption | IntegerChoiceOption | IntegerOption | StringOption
 
 
 class PresetInfo(msgspec.Struct, frozen=True, kw_only=True):
     """A named preset and the options it sets (every other option keeps its default)."""
 
-    name: str
+    name: PresetName
     description: str
-    options: dict[str, Any]
+    options: OptionOverrides
 
 
 class LadderRung(msgspec.Struct, frozen=True, kw_only=True):
@@ -234,6 +303,23 @@ class Decision(msgspec.Struct, frozen=True, kw_only=True):
 
     topic: str
     decision: str
+
+
+class ReasonInfo(msgspec.Struct, frozen=True, kw_only=True):
+    """A stable reason a move is refused: ``malformed`` (answered 400 MALFORMED_MOVE) or ``illegal`` (422
+    ILLEGAL_MOVE, or ``legal: false`` from validateMove), and what it means."""
+
+    reason: Reason
+    kind: ReasonKind
+    meaning: str
+
+
+class ProblemCodeInfo(msgspec.Struct, frozen=True, kw_only=True):
+    """A stable problem ``code`` of an error response, its HTTP status and what it means."""
+
+    code: ProblemCode
+    status: int
+    meaning: str
 
 
 class LanguageInfo(msgspec.Struct, frozen=True, kw_only=True):
@@ -275,16 +361,20 @@ class RulesCatalogue(msgspec.Struct, frozen=True, kw_only=True):
     sides: list[list[int]]
     move_types: list[MoveTypeInfo]
     decisions: list[Decision]
+    #: Every reason a move may be refused for, from engine/reasons.py.
+    reasons: list[ReasonInfo]
+    #: Every problem code an error response may carry, from service/codes.py.
+    problem_codes: list[ProblemCodeInfo]
     language: str
     languages: list[LanguageInfo]
     names: CatalogueNames
 
 
 __all__ = [
-    "ApplyRequest", "ApplyResponse", "CatalogueNames", "CreateGameRequest", "CreateGameResponse", "Decision",
-    "LadderRung", "LanguageInfo", "LegalMovesRequest", "LegalMovesResponse", "MoveTypeInfo", "OptionInfo",
-    "OptionOverrides",
-    "PlayerCount", "PresetInfo", "PresetName", "ResolvedOptions", "RulesCatalogue", "ScoreTableRow", "Seat",
-    "Snapshot", "ValidateRequest", "ValidateResponse", "ViewName", "ViewRequest", "ViewWithEvents",
-    "overrides_dict", "resolved",
+    "ApplyRequest", "ApplyResponse", "BooleanOption", "CatalogueNames", "ChoiceOption", "CreateGameRequest",
+    "CreateGameResponse", "CreateSessionRequest", "Decision", "IntegerChoiceOption", "IntegerOption", "LadderRung",
+    "LanguageInfo", "LegalMovesRequest", "LegalMovesResponse", "MoveRequest", "MoveTypeInfo", "OptionInfo",
+    "OptionOverrides", "PlayerCount", "PresetInfo", "PresetName", "ProblemCodeInfo", "ReasonInfo", "ResolvedOptions",
+    "RulesCatalogue", "ScoreTableRow", "Seat", "Snapshot", "StringOption", "ValidateRequest", "ValidateResponse",
+    "ViewName", "ViewRequest", "ViewWithEvents", "overrides_dict", "resolved",
 ]

@@ -2,6 +2,8 @@
 
 Missing key: ``401`` with ``code: API_KEY_REQUIRED``; a key that is not configured: ``401`` with
 ``code: API_KEY_INVALID``. Keys are compared with :func:`hmac.compare_digest` against every configured key.
+The session event stream (``GET /v1/sessions/{id}/events``) also takes the key as the ``api_key`` query
+parameter, because a browser's ``EventSource`` cannot send headers; query strings are never logged.
 ``/healthz``, ``/readyz``, ``/metrics`` and every ``OPTIONS`` request (CORS preflights carry no custom
 headers) pass without a key. With no keys configured (``API_KEYS`` empty) everything passes.
 
@@ -27,7 +29,7 @@ from litestar.types import ASGIApp, Receive, Scope, Send
 
 from service.i18n import request_language
 
-from .clients import OPERATIONAL_PATHS, header_value, key_matches
+from .clients import OPERATIONAL_PATHS, key_matches, presented_api_key
 from .problems import make_problem, send_problem
 
 __all__ = ["ApiKeyMiddleware", "key_matches"]
@@ -59,7 +61,7 @@ class ApiKeyMiddleware:
         ):
             await self.app(scope, receive, send)
             return
-        presented = header_value(scope, self.header)
+        presented = presented_api_key(scope, self.header)
         if presented and key_matches(presented, self.api_keys):
             await self.app(scope, receive, send)
             return

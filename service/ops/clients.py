@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
+import urllib.parse
 from collections.abc import Collection
 from typing import Any
 
@@ -44,6 +46,23 @@ def client_address(scope: Any) -> str:
     return "unknown"
 
 
+#: The one operation that also takes the API key as a query parameter, ``api_key``: a browser's EventSource cannot
+#: send headers. Query strings are never logged (service/ops/logging.py; deploy/nginx.conf logs $uri).
+EVENT_STREAM_PATH = re.compile(r"^/v1/sessions/[^/]+/events$")
+API_KEY_QUERY = "api_key"
+
+
+def presented_api_key(scope: Any, header: bytes) -> bytes | None:
+    """The API key a request presents: its header, or on the event stream (GET) its ``api_key`` query parameter."""
+    raw = header_value(scope, header)
+    if raw is None and scope.get("method") == "GET" and EVENT_STREAM_PATH.match(scope.get("path", "")):
+        query = bytes(scope.get("query_string", b"")).decode("latin-1")
+        values = urllib.parse.parse_qs(query, keep_blank_values=True).get(API_KEY_QUERY)
+        if values:
+            return str(values[0]).encode("latin-1")
+    return raw
+
+
 def client_identity(
     scope: Any,
     *,
@@ -55,7 +74,7 @@ def client_identity(
     When ``known_api_keys`` is given, only a key in that collection identifies the client; any other value
     falls back to the address, so a caller cannot mint fresh rate-limit budgets by inventing keys.
     """
-    raw = header_value(scope, api_key_header.lower().encode("latin-1"))
+    raw = presented_api_key(scope, api_key_header.lower().encode("latin-1"))
     if raw and (known_api_keys is None or key_matches(raw, known_api_keys)):
         return "key:" + fingerprint(raw)
     return "ip:" + client_address(scope)

@@ -1,8 +1,8 @@
 """Liveness and readiness probes.
 
-* ``GET /healthz`` (``operation_id="healthz"``): the process is alive; always ``200 {"status": "ok"}``. It
+* ``GET /healthz`` (``operation_id="getHealth"``): the process is alive; always ``200 {"status": "ok"}``. It
   checks nothing external on purpose: a Redis outage must not make Kubernetes restart healthy pods.
-* ``GET /readyz`` (``operation_id="readyz"``): runs every readiness check concurrently, each bounded by
+* ``GET /readyz`` (``operation_id="getReadiness"``): runs every readiness check concurrently, each bounded by
   ``timeout`` seconds. All pass: ``200 {"status": "ready", "checks": {"redis": "ok"}}``. Any fails (raises,
   returns ``False`` or times out), or shutdown has begun: ``503`` problem+json with ``code: NOT_READY``, the
   checks in ``detail`` and ``Retry-After``, so the load balancer stops sending traffic to this replica.
@@ -92,7 +92,7 @@ def health_route_handlers(
 
     @get(
         "/healthz",
-        operation_id="healthz",
+        operation_id="getHealth",
         summary="Liveness probe",
         description="Always 200 while the process can answer; checks no dependency.",
         tags=["operations"],
@@ -112,7 +112,7 @@ def health_route_handlers(
 
     @get(
         "/readyz",
-        operation_id="readyz",
+        operation_id="getReadiness",
         summary="Readiness probe",
         description="200 when every dependency (the session store) is reachable; 503 otherwise.",
         tags=["operations"],

@@ -220,11 +220,11 @@ moves_refused_total{reason="MUST_FOLLOW_SUIT"} 7.0
 
 
 def metrics_route_handler(metrics: ServiceMetrics, *, path: str = "/metrics") -> HTTPRouteHandler:
-    """A ``GET /metrics`` handler (``operation_id="metrics"``) serving ``metrics`` in text format."""
+    """A ``GET /metrics`` handler (``operation_id="getMetrics"``) serving ``metrics`` in text format."""
 
     @get(
         path,
-        operation_id="metrics",
+        operation_id="getMetrics",
         summary="Prometheus metrics",
         description="The service's metrics in the Prometheus text exposition format.",
         tags=["operations"],

@@ -17,6 +17,7 @@ from typing import Any
 import msgspec
 from litestar.types import HTTPResponseBodyEvent, HTTPResponseStartEvent, Send
 
+from service.codes import ProblemCode
 from service.problems import PROBLEM_BASE as PROBLEM_TYPE_BASE
 from service.problems import PROBLEM_MEDIA_TYPE, ProblemDetails
 
@@ -39,7 +40,8 @@ def make_problem(*, status: int, slug: str, title: str, code: str, detail: str, 
 
     message = None if params is None else (f"problem.{code}.detail", params)
     title, detail = problem_texts(language, code, title, detail, message)
-    return ProblemDetails(type=problem_type(slug), title=title, status=status, code=code, detail=detail)
+    return ProblemDetails(type=problem_type(slug), title=title, status=status, code=ProblemCode(code),
+                          detail=detail)
 
 
 async def send_problem(

@@ -2,7 +2,8 @@
 
 Each handler reads the token and headers, calls the service once and sets the ``ETag``; everything else
 lives in the service. Tokens come as ``Authorization: Bearer <token>`` (and, for the event stream only, as
-``?access_token=``, because a browser's ``EventSource`` cannot set headers).
+``?access_token=``, with the API key as ``?api_key=``, because a browser's ``EventSource`` cannot set headers;
+query strings are never logged).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Annotated, Any
 from litestar import Controller, Request, Response, delete, get, post
 from litestar.di import NamedDependency
 from litestar.enums import MediaType
+from litestar.openapi import ResponseSpec
 from litestar.openapi.spec import SecurityScheme
 from litestar.params import Body, FromPath, HeaderParameter, QueryParameter
 from litestar.response import Stream
@@ -19,11 +21,10 @@ from litestar.response import Stream
 from service.examples import response_spec
 from service.fastpath import SessionMoveFastPath
 from service.openapi import SNAPSHOT_CODES, problem_responses
+from service.schemas import CreateSessionRequest, MoveRequest
 from service.sessions import examples
 from service.sessions.service import (
-    CreateSessionRequest,
     MoveApplied,
-    MoveRequest,
     SessionCreated,
     SessionLegalMoves,
     SessionService,
@@ -32,6 +33,7 @@ from service.sessions.service import (
     bearer_token,
     etag,
 )
+from service.struct_dto import StructDTO
 
 PATH = "/v1/sessions"
 SECURITY_SCHEME = "sessionToken"
@@ -45,10 +47,12 @@ _NO_STORE = {"Cache-Control": "no-store"}
 #: The problem codes of each operation (each documented with an example; see service/openapi.py).
 _SESSION_CODES = ("MALFORMED_REQUEST", "UNAUTHORIZED", "FORBIDDEN", "SESSION_NOT_FOUND", "STORE_UNAVAILABLE")
 _CREATE_CODES = ("MALFORMED_REQUEST", "INVALID_OPTIONS", "INVALID_SEED", "INVALID_DECK_ORDER",
-                 "INVALID_FIRST_DEALER", "INVALID_BOTS", *SNAPSHOT_CODES, "BODY_TOO_LARGE", "STORE_UNAVAILABLE")
+                 "INVALID_FIRST_DEALER", "INVALID_BOTS", *SNAPSHOT_CODES, "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE",
+                 "STORE_UNAVAILABLE")
 _MOVE_CODES = ("MALFORMED_REQUEST", "MALFORMED_MOVE", "INVALID_IF_MATCH", "INVALID_IDEMPOTENCY_KEY", "UNAUTHORIZED",
                "FORBIDDEN", "WRONG_SEAT", "SESSION_NOT_FOUND", "VERSION_CONFLICT", "ILLEGAL_MOVE",
-               "IDEMPOTENCY_KEY_REUSED", "BODY_TOO_LARGE", "STORE_UNAVAILABLE", "COMMIT_OUTCOME_UNKNOWN")
+               "IDEMPOTENCY_KEY_REUSED", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "STORE_UNAVAILABLE",
+               "COMMIT_OUTCOME_UNKNOWN")
 _STREAM_CODES = ("MALFORMED_REQUEST", "INVALID_LAST_EVENT_ID", "UNAUTHORIZED", "SESSION_NOT_FOUND",
                  "STORE_UNAVAILABLE")
 
@@ -69,8 +73,6 @@ IfMatch = Annotated[str | None, HeaderParameter(
 IdempotencyKey = Annotated[str | None, HeaderParameter(
     name="Idempotency-Key", required=False,
     description="A client-chosen key (1 to 128 printable characters) that makes a retry safe.")]
-AccessToken = Annotated[str | None, QueryParameter(
-    name="access_token", required=False, description="The token, for clients that cannot set headers.")]
 LastEventIdQuery = Annotated[str | None, QueryParameter(
     name="last_event_id", required=False, description="Resume after this event id (as the header).")]
 LastEventIdHeader = Annotated[str | None, HeaderParameter(
@@ -83,7 +85,8 @@ class SessionsController(Controller):
     path = PATH
     tags = ["sessions"]
 
-    @post("/", operation_id="create_session", status_code=201, summary="Create a hosted session",
+    @post("/", operation_id="createSession", status_code=201, dto=StructDTO[CreateSessionRequest], return_dto=None,
+          summary="Create a hosted session",
           description="From a new game's settings (as for a stateless game) or from a sealed snapshot. "
                       "Answers the host token and one token per seat; only their SHA-256 hashes are stored. "
                       "Headers: `ETag` (the version, `\"1\"`) and `Location` (the session's path).",
@@ -95,7 +98,7 @@ class SessionsController(Controller):
         return Response(created, status_code=201, headers={
             "ETag": etag(created.version), "Location": f"{PATH}/{created.session_id}", **_NO_STORE})
 
-    @get("/{session_id:str}", operation_id="get_session", summary="Read a session as the caller's seat",
+    @get("/{session_id:str}", operation_id="getSession", summary="Read a session as the caller's seat",
          description="A seat token gets its seat's view; the host token the public view. `ETag`: the "
                      "session's version.",
          security=_SECURED,
@@ -106,7 +109,7 @@ class SessionsController(Controller):
         state = await session_service.get(session_id, _token(request), seat)
         return Response(state, headers={"ETag": etag(state.version), **_NO_STORE})
 
-    @get("/{session_id:str}/legal-moves", operation_id="get_session_legal_moves",
+    @get("/{session_id:str}/legal-moves", operation_id="getSessionLegalMoves",
          summary="The caller's seat's legal moves",
          description="Seat tokens only (the host has no seat). `ETag`: the version these moves are legal at.",
          security=_SECURED,
@@ -118,7 +121,8 @@ class SessionsController(Controller):
         moves = await session_service.legal_moves(session_id, _token(request), seat)
         return Response(moves, headers={"ETag": etag(moves.version), **_NO_STORE})
 
-    @post("/{session_id:str}/moves", operation_id="apply_session_move", status_code=200,
+    @post("/{session_id:str}/moves", operation_id="applySessionMove", status_code=200, dto=StructDTO[MoveRequest],
+          return_dto=None,
           middleware=[SessionMoveFastPath],
           summary="Make a move for the caller's seat",
           description="One atomic compare-and-set on the session's version. `If-Match` makes a stale version "
@@ -141,7 +145,7 @@ class SessionsController(Controller):
             headers["Idempotent-Replayed"] = "true"
         return Response(outcome.body, media_type=MediaType.JSON, headers=headers)
 
-    @get("/{session_id:str}/snapshot", operation_id="export_session_snapshot",
+    @get("/{session_id:str}/snapshot", operation_id="exportSessionSnapshot",
          summary="Export the session's sealed snapshot (host only)",
          description="Keep it: a session that expired or was lost can be recreated from it.",
          security=_SECURED,
@@ -153,7 +157,7 @@ class SessionsController(Controller):
         exported = await session_service.snapshot(session_id, _token(request))
         return Response(exported, headers={"ETag": etag(exported.version), **_NO_STORE})
 
-    @delete("/{session_id:str}", operation_id="delete_session", summary="Delete a session (host only)",
+    @delete("/{session_id:str}", operation_id="deleteSession", summary="Delete a session (host only)",
             description="Its state, tokens, event log and idempotency records are removed at once; open event "
                         "streams end.",
             security=_SECURED, responses=problem_responses(*_SESSION_CODES))
@@ -161,22 +165,35 @@ class SessionsController(Controller):
                              session_id: SessionId) -> None:
         await session_service.delete(session_id, _token(request))
 
-    @get("/{session_id:str}/events", operation_id="stream_session_events", media_type="text/event-stream",
+    @get("/{session_id:str}/events", operation_id="streamSessionEvents", media_type="text/event-stream",
          summary="Live events (Server-Sent Events), redacted for the caller's seat",
-         description="Each event: `id: <version>-<index>`, `event: <event type>`, `data: <event JSON>`. "
-                     "Starts at the beginning of the session's log, or after `Last-Event-ID` (header or "
-                     "query), so a reconnect loses and repeats nothing. Heartbeat comments every 15 s; the "
-                     "stream ends once the game is over and every event was sent.",
+         description="Made for a browser's `EventSource`. Every game event is an unnamed message (so "
+                     "`onmessage` receives it): `id: <version>-<index>` and `data:` a JSON object "
+                     "`{\"version\", \"to_act\", \"event\"}`: the session version the event belongs to, the seat "
+                     "to act once that version's move is complete, and the event as the caller's seat may see it "
+                     "(its `type` says which). Starts at the beginning of the session's log, or after "
+                     "`Last-Event-ID` (header, or `last_event_id` query), so a reconnect loses and repeats "
+                     "nothing. Heartbeat comments every 15 s. When the game is over and every event was sent, "
+                     "a final named `end` event (`data: {\"version\", \"to_act\": null}`) ends the stream: "
+                     "`source.addEventListener(\"end\", () => source.close())`; a reader that reconnects anyway "
+                     "is answered 204, which tells an `EventSource` to stop reconnecting. An `EventSource` "
+                     "cannot send headers: pass the session token as `access_token` and the API key (when the "
+                     "service requires one) as `api_key` in the query; query strings are never logged.",
          security=_SECURED,
          responses={200: response_spec(str, "The event stream (`text/event-stream`).", examples.EVENT_STREAM,
                                        media_type="text/event-stream"),
+                    204: ResponseSpec(data_container=None, description="The game is over and the reader has had "
+                                      "every event (its `Last-Event-ID` is the last): stop reconnecting."),
                     **problem_responses(*_STREAM_CODES)})
     async def stream_events(
         self, request: Request[Any, Any, Any], session_service: Service, session_id: SessionId,
-        access_token: AccessToken = None, last_event_id: LastEventIdQuery = None,
-        last_event_id_header: LastEventIdHeader = None,
-    ) -> Stream:
-        frames = await session_service.open_stream(session_id, _token(request, access_token),
-                                                   last_event_id_header or last_event_id)
+        last_event_id: LastEventIdQuery = None, last_event_id_header: LastEventIdHeader = None,
+    ) -> Stream | Response[None]:
+        # The token may come as ?access_token= (declared as a security scheme, not as a parameter).
+        frames = await session_service.open_stream(
+            session_id, _token(request, request.query_params.get("access_token")),
+            last_event_id_header or last_event_id)
+        if frames is None:
+            return Response(None, status_code=204, headers={"Cache-Control": "no-store"})
         return Stream(frames, media_type="text/event-stream",
                       headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

@@ -14,6 +14,7 @@ from litestar.openapi.spec import Example
 
 from engine import GameState, Move, redact_events, view
 from service.examples import GAME, snapshot_placeholder
+from service.schemas import resolved
 from service.sessions.service import (
     MoveApplied,
     SessionCreated,
@@ -51,7 +52,7 @@ CREATE_SESSION_REQUESTS = [
 ]
 SESSION_CREATED = ("New seeded game", _json(SessionCreated(
     session_id=SESSION_ID, version=1, host_token=_token("host"), seat_tokens=[_token(f"seat {i}") for i in range(4)],
-    options=msgspec.structs.asdict(_START.options), rules_version=_START.rules_version, phase=_START.phase,
+    options=resolved(_START.options), rules_version=_START.rules_version, phase=_START.phase,
     to_act=_START.to_act, expires_in=86_400)))
 SESSION_STATE = (f"Seat {_SEAT} during play", _json(SessionState(
     session_id=SESSION_ID, version=_VERSION, seat=_SEAT, view=view(_STATE, _SEAT))))
@@ -68,7 +69,8 @@ SESSION_SNAPSHOT = ("Exported", _json(SessionSnapshot(session_id=SESSION_ID, ver
 def _event_stream() -> str:
     """Seat 0's stream of a new session: the retry hint, then the creation's events (redacted for seat 0)."""
     events = [LoggedEvent(1, i, e) for i, e in enumerate(GAME["start_events"])]
-    return (b"retry: 1000\n\n" + b"".join(event_frame(e, 0) for e in events[:2])).decode()
+    first = GAME["start"].to_act
+    return (b"retry: 1000\n\n" + b"".join(event_frame(e, 0, first) for e in events[:2])).decode()
 
 
 EVENT_STREAM = ("Seat 0, from the start", _event_stream())

@@ -60,9 +60,10 @@ from engine import (
     resolve_options,
     view,
 )
-from engine.model import GameOver
+from engine.model import GameOver, Phase
 from service.moves import MALFORMED_REASONS, MalformedMove, movers_legal_moves, rejection_message, syntax_rejection
 from service.problems import Problem
+from service.schemas import CreateSessionRequest, ResolvedOptions, overrides_dict, resolved
 from service.sessions.bots import bot_chain, bot_seats, bot_slot, bot_to_act
 from service.sessions.store import (
     LOG_START,
@@ -115,42 +116,21 @@ _TOKEN_HASH = 32
 _JSON = msgspec.json.Encoder()
 _MOVE_ENCODER = msgspec.json.Encoder()
 
-#: An event's SSE ``event:`` name is its ``type`` tag.
-_EVENT_TYPES: dict[type[Any], str] = {
-    cls: str(cls.__struct_config__.tag) for cls in Event.__args__
-}
-
-
 # ----------------------------------------------------------------------------------------- request / response
 
 
-class CreateSessionRequest(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    """Either a new game (``players`` and the rest, as for a stateless game) or a sealed ``snapshot``."""
-
-    players: int | None = None
-    preset: str | None = None
-    options: dict[str, Any] | None = None
-    seed: int | None = None
-    deck_orders: list[list[str]] | None = None
-    first_dealer: int | None = None
-    snapshot: str | None = None
-    #: Seats the service plays, by seat number: ``{"1": "expert", "2": "basic"}`` (at least one seat is human).
-    bots: dict[str, Level] | None = None
-
-
-class MoveRequest(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    move: Move
+# The request shapes are the stateless API's own (service/schemas.py): one strict decoding for both APIs.
 
 
 class SessionCreated(msgspec.Struct, kw_only=True):
     session_id: str
     version: int
     host_token: str
-    #: One bearer token per seat, by seat number (``null`` for a seat the service's bots play).
+    #: One bearer token per seat, indexed by seat (``null`` for a seat the service's bots play).
     seat_tokens: list[str | None]
-    options: dict[str, Any]
+    options: ResolvedOptions
     rules_version: str
-    phase: str
+    phase: Phase
     to_act: int | None
     #: Seconds of inactivity (no change) after which the session is gone.
     expires_in: int
@@ -175,7 +155,7 @@ class SessionLegalMoves(msgspec.Struct, kw_only=True):
 
 class MoveApplied(msgspec.Struct, kw_only=True):
     version: int
-    phase: str
+    phase: Phase
     to_act: int | None
     #: The events the move caused, redacted for the mover's seat.
     events: list[Event]
@@ -284,12 +264,44 @@ def _hash(token: str) -> bytes:
     return hashlib.sha256(token.encode()).digest()
 
 
-def event_frame(e: LoggedEvent, seat: int | None) -> bytes:
-    """One Server-Sent Events frame: ``id: <version>-<index>``, ``event: <type>``, the event JSON as ``seat``
-    may see it."""
+class StreamEvent(msgspec.Struct, kw_only=True):
+    """The ``data`` of one event-stream message: the event as the reader's seat may see it, the session version
+    it belongs to, and the seat to act once that version's move is complete (``null``: nobody, e.g. game over)."""
+
+    version: int
+    to_act: int | None
+    event: Event
+
+
+class StreamEnd(msgspec.Struct, kw_only=True):
+    """The ``data`` of the final ``end`` event: the game is over and every event was sent."""
+
+    version: int
+    to_act: None = None
+
+
+#: The frame that ends a finished game's stream. Browsers: ``source.addEventListener("end", () =>
+#: source.close())``; a reader that reconnects anyway (Last-Event-ID at the end) is answered 204, which the SSE
+#: standard defines as "stop reconnecting".
+END_EVENT = "end"
+
+
+def event_frame(e: LoggedEvent, seat: int | None, to_act: int | None) -> bytes:
+    """One Server-Sent Events frame: ``id: <version>-<index>`` and, with no ``event:`` name (so that an
+    ``EventSource``'s ``onmessage`` sees it), ``data:`` a :class:`StreamEvent` as ``seat`` may see it."""
     shown = redact_events((e.event,), seat)[0]
-    return b"id: %d-%d\nevent: %s\ndata: %s\n\n" % (
-        e.version, e.seq, _EVENT_TYPES[type(shown)].encode(), _JSON.encode(shown))
+    return b"id: %d-%d\ndata: %s\n\n" % (e.version, e.seq,
+                                          _JSON.encode(StreamEvent(version=e.version, to_act=to_act, event=shown)))
+
+
+def end_frame(version: int) -> bytes:
+    return b"event: %s\ndata: %s\n\n" % (END_EVENT.encode(), _JSON.encode(StreamEnd(version=version)))
+
+
+def _mover(event: Event) -> int | None:
+    """The seat whose move an event of a move's first place records (every move's first event names it)."""
+    seat = getattr(event, "seat", None)
+    return seat if isinstance(seat, int) else None
 
 
 class SessionService:
@@ -331,7 +343,7 @@ class SessionService:
         record = await self._play_bots_quietly(session_id, record)
         return SessionCreated(
             session_id=session_id, version=record.version, host_token=host_token, seat_tokens=seat_tokens,
-            options=msgspec.structs.asdict(state.options), rules_version=state.rules_version,
+            options=resolved(state.options), rules_version=state.rules_version,
             phase=record.state.phase, to_act=record.state.to_act, expires_in=self.store.idle_seconds,
             bots={str(s): level for s, level in sorted(bots.items())})
 
@@ -346,7 +358,7 @@ class SessionService:
         if req.players is None:
             raise Problem(400, "MALFORMED_REQUEST", "give players (2 to 6) for a new game, or a snapshot")
         try:
-            options = resolve_options(req.players, req.preset, req.options)
+            options = resolve_options(req.players, req.preset, overrides_dict(req.options))
         except OptionsError as exc:
             raise Problem(400, "INVALID_OPTIONS", str(exc)) from None
         seed = secrets.randbits(63) if req.seed is None else req.seed
@@ -642,11 +654,15 @@ class SessionService:
     # ------------------------------------------------------------------------------------------- events
 
     async def open_stream(self, session_id: str, token: str,
-                          last_event_id: str | None) -> AsyncIterator[bytes]:
-        """Authorize now (so errors are proper responses), then the SSE frames as an async iterator."""
+                          last_event_id: str | None) -> AsyncIterator[bytes] | None:
+        """Authorize now (so errors are proper responses), then the SSE frames as an async iterator; ``None``
+        when the game is over and the reader has had every event (answered 204: stop reconnecting)."""
         cursor = parse_event_id(last_event_id)
         caller = await self._caller(session_id, token)
-        return self._frames(session_id, caller.seat, cursor, caller.record.state.phase == "game_over")
+        finished = caller.record.state.phase == "game_over"
+        if finished and not await self.store.read_events(session_id, cursor, 0):
+            return None
+        return self._frames(session_id, caller.seat, cursor, finished)
 
     async def _frames(self, session_id: str, seat: int | None, cursor: Cursor,
                       finished: bool) -> AsyncIterator[bytes]:
@@ -665,15 +681,40 @@ class SessionService:
                 if batch is None:
                     return
                 if not batch:
-                    if finished or not await self.store.exists(session_id):
-                        return  # the game is over and everything was sent, or the session is gone
+                    if finished:
+                        yield end_frame(cursor[0])  # the game is over and everything was sent
+                        return
+                    if not await self.store.exists(session_id):
+                        return  # the session is gone
                     yield b": heartbeat\n\n"
                     continue
-                yield b"".join(event_frame(e, seat) for e in batch)
+                turns = await self._turns(session_id, batch)
+                yield b"".join(event_frame(e, seat, turns.get(e.version)) for e in batch)
                 cursor = batch[-1].version, batch[-1].seq
                 finished = finished or isinstance(batch[-1].event, GameOver)
         except StoreUnavailable:
             return  # the client reconnects with Last-Event-ID and loses nothing
+
+    async def _turns(self, session_id: str, batch: list[LoggedEvent]) -> dict[int, int | None]:
+        """The seat to act after each version of ``batch``: the mover of the next version's first event (every
+        move's first event names its mover), and for the last version the session's own record, or if the
+        session has moved on since, the mover of the next logged version."""
+        turns: dict[int, int | None] = {}
+        for previous, current in zip(batch, batch[1:], strict=False):
+            if current.version != previous.version:
+                turns[previous.version] = _mover(current.event)
+        last = batch[-1]
+        if isinstance(last.event, GameOver):
+            turns[last.version] = None
+            return turns
+        loaded = await self.store.load(session_id)
+        if loaded is not None and loaded.record.version == last.version:
+            turns[last.version] = loaded.record.state.to_act
+        else:
+            after = await self.store.read_events(session_id, (last.version, last.seq), 0)
+            following = next((e for e in after if e.version != last.version), None)
+            turns[last.version] = None if following is None else _mover(following.event)
+        return turns
 
     async def _unless_stopping(self, work: Awaitable[T]) -> T | None:
         """``work``'s result, or ``None`` if the service starts shutting down first."""

@@ -71,7 +71,7 @@ def test_http_game_equals_engine_game(client: Client, sealer: Sealer, game: int,
     rng = random.Random(game)
     seed = 10_000 + game
     created = client.post("/v1/games", json={"players": players, "preset": preset, "options": overrides,
-                                             "seed": seed, "views": [0, "public"]})
+                                             "seed": seed, "views": ["0", "public"]})
     assert created.status_code == 201, created.text
     body = created.json()
     opts = resolve_options(players, preset, overrides)
@@ -105,7 +105,7 @@ def test_http_game_equals_engine_game(client: Client, sealer: Sealer, game: int,
                                          reason=rejection.reason)
                 assert problem["detail"] == verdict["detail"] == rejection.detail
 
-        viewers: list[int | str] = [state.to_act, "public"] if step % 3 == 0 and state.to_act is not None else []
+        viewers: list[str] = [str(state.to_act), "public"] if step % 3 == 0 and state.to_act is not None else []
         applied = client.post("/v1/games/apply", json={"snapshot": snapshot, "move": move_json,
                                                        "views": viewers})
         assert applied.status_code == 200, applied.text

@@ -36,7 +36,7 @@ def test_every_phase_is_covered() -> None:
 
 
 def test_create_with_seed_is_reproducible_and_matches_the_engine(client: Client, sealer: Sealer) -> None:
-    body = create(client, players=4, preset="australian", seed=42, first_dealer=3, views=[0, "public", 0])
+    body = create(client, players=4, preset="australian", seed=42, first_dealer=3, views=["0", "public", "0"])
     state, events = new_game(Options(), seed=42, first_dealer=3)
     assert sealer.open(body["snapshot"]) == state
     assert body["rules_version"] == RULES_VERSION
@@ -64,7 +64,7 @@ def test_create_without_seed_draws_a_secret_one(client: Client, sealer: Sealer) 
     first = sealer.open(create(client)["snapshot"])
     second = sealer.open(create(client)["snapshot"])
     assert first.seed != second.seed and 0 <= first.seed < 2**63
-    assert "seed" not in str(create(client, views=[0, "public"])["views"])  # never revealed
+    assert "seed" not in str(create(client, views=["0", "public"])["views"])  # never revealed
 
 
 def test_create_with_deck_orders(client: Client, sealer: Sealer) -> None:
@@ -78,7 +78,7 @@ def test_create_with_deck_orders(client: Client, sealer: Sealer) -> None:
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
 def test_create_every_player_count(client: Client, sealer: Sealer, players: int) -> None:
-    body = create(client, players=players, seed=players, views=list(range(players)))
+    body = create(client, players=players, seed=players, views=[str(s) for s in range(players)])
     state = sealer.open(body["snapshot"])
     assert state.options.players == players and len(body["views"]) == players
 
@@ -87,7 +87,7 @@ def test_create_every_player_count(client: Client, sealer: Sealer, players: int)
 
 
 def test_views_show_exactly_the_own_hand(client: Client, sealer: Sealer) -> None:
-    body = create(client, players=4, seed=5, views=[0, 1, 2, 3, "public"])
+    body = create(client, players=4, seed=5, views=["0", "1", "2", "3", "public"])
     state = sealer.open(body["snapshot"])
     for seat in range(4):
         seen = body["views"][str(seat)]
@@ -204,7 +204,7 @@ def test_apply_returns_views_with_redacted_events(client: Client, sealer: Sealer
     # Seat 3 passes: the auction ends and seat 0 takes the kitty (a private event).
     response = client.post("/v1/games/apply", json={"snapshot": sealer.seal(state), "move": {"type": "pass",
                                                                                           "seat": 3},
-                                                    "views": ["public", 0, 1]})
+                                                    "views": ["public", "0", "1"]})
     assert response.status_code == 200, response.text
     body = response.json()
     new, events = apply_move(state, Pass(seat=3))
@@ -218,12 +218,12 @@ def test_apply_returns_views_with_redacted_events(client: Client, sealer: Sealer
 
 
 def test_blind_misere_hides_an_unlooked_hand(client: Client, sealer: Sealer) -> None:
-    body = create(client, seed=3, options={"blind_misere_enabled": True}, views=[0, 1])
+    body = create(client, seed=3, options={"blind_misere_enabled": True}, views=["0", "1"])
     assert body["views"]["0"]["view"]["hand"] is None and body["views"]["1"]["view"]["hand"] is None
     state = sealer.open(body["snapshot"])
     actor = state.to_act
     assert actor is not None
-    response = client.post("/v1/games/apply", json={"snapshot": body["snapshot"], "views": [actor],
+    response = client.post("/v1/games/apply", json={"snapshot": body["snapshot"], "views": [str(actor)],
                                                     "move": {"type": "look_at_hand", "seat": actor}})
     assert response.json()["views"][str(actor)]["view"]["hand"] == list(state.hands[actor])
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -50,8 +51,8 @@ def _operations(document: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]
 
 OPERATIONAL_PATHS = {"/healthz", "/readyz", "/metrics"}
 #: Success responses that are not JSON.
-SUCCESS_MEDIA_TYPES = {"stream_session_events": "text/event-stream",
-                       "metrics": "text/plain; version=0.0.4; charset=utf-8"}
+SUCCESS_MEDIA_TYPES = {"streamSessionEvents": "text/event-stream",
+                       "getMetrics": "text/plain; version=0.0.4; charset=utf-8"}
 
 
 def test_every_operation_is_named_documented_and_exemplified(served: dict[str, Any]) -> None:
@@ -59,8 +60,9 @@ def test_every_operation_is_named_documented_and_exemplified(served: dict[str, A
     ops = _operations(served)
     assert {op["operationId"] for _, _, op in ops} == {
         "getRules", "createGame", "viewGame", "legalMoves", "validateMove", "applyMove", "suggestMove",
-        "create_session", "get_session", "get_session_legal_moves", "apply_session_move", "export_session_snapshot",
-        "delete_session", "stream_session_events", "healthz", "readyz", "metrics"}
+        "createSession", "getSession", "getSessionLegalMoves", "applySessionMove", "exportSessionSnapshot",
+        "deleteSession", "streamSessionEvents", "getHealth", "getReadiness", "getMetrics"}
+    assert all(re.fullmatch(r"[a-z]+(?:[A-Z][a-z]+)*", op["operationId"]) for _, _, op in ops)  # camelCase
     problem_schemas = set()
     for path, method, op in ops:
         assert path.startswith("/v1/") or path in OPERATIONAL_PATHS, path
@@ -69,7 +71,9 @@ def test_every_operation_is_named_documented_and_exemplified(served: dict[str, A
             content = op["requestBody"]["content"]["application/json"]
             assert content["schema"].get("examples"), (path, "request body examples")
         success = [code for code in op["responses"] if code.startswith("2")]
-        assert len(success) == 1, (path, success)
+        # One success response; the event stream also has its 204 "stop reconnecting" (the game is over).
+        assert len(success) == 1 or (op["operationId"] == "streamSessionEvents" and success == ["200", "204"]), (
+            path, success)
         for code, response in op["responses"].items():
             if code == "204":
                 assert "content" not in response, (path, code)
@@ -127,7 +131,17 @@ def test_session_and_ops_problem_codes_are_documented_per_operation(served: dict
     assert _codes(paths["/readyz"]["get"]) == {"NOT_READY": 503}
     conflict = paths[session + "/moves"]["post"]["responses"]["409"]["content"]["application/problem+json"]
     assert next(iter(conflict["examples"].values()))["value"]["current_version"] == 8
-    assert paths[session + "/moves"]["post"]["security"] == [{"sessionToken": []}]
+    # A session token, with the API key when the service requires one (formerly the token alone).
+    assert paths[session + "/moves"]["post"]["security"] == [{"apiKey": [], "sessionToken": []}, {"sessionToken": []}]
+    assert paths["/v1/games"]["post"]["security"] == [{"apiKey": []}, {}]
+    assert paths["/healthz"]["get"]["security"] == []
+    assert served["components"]["securitySchemes"]["apiKey"]["name"] == "X-API-Key"
+    for op, status, header in (("/v1/sessions", "201", "Location"), ("/v1/sessions", "201", "ETag"),
+                               (session + "/moves", "200", "Idempotent-Replayed"), (session + "/moves", "409", "ETag"),
+                               (session + "/moves", "503", "Retry-After"), (session, "200", "X-Request-ID")):
+        method = "post" if op.endswith(("sessions", "moves")) else "get"
+        assert paths[op][method]["responses"][status]["headers"][header] == {
+            "$ref": f"#/components/headers/{header}"}, (op, status, header)
     assert served["components"]["securitySchemes"]["sessionToken"] == {
         "type": "http", "scheme": "bearer", "description": served["components"]["securitySchemes"][
             "sessionToken"]["description"]}
@@ -164,6 +178,58 @@ def test_every_example_matches_its_schema(served: dict[str, Any]) -> None:
     assert checked > 60
 
 
-def test_array_like_structs_are_documented_as_arrays(served: dict[str, Any]) -> None:
-    auction = served["components"]["schemas"]["SeatView"]["properties"]["auction"]["items"]
-    assert auction["type"] == "array" and len(auction["prefixItems"]) == 3 and auction["title"] == "Call"
+def test_calls_the_high_bid_and_cut_draws_are_named_objects(served: dict[str, Any]) -> None:
+    # Formerly positional arrays ([seat, bid, sans_kitty], [seat, card]); now objects with named fields.
+    schemas = served["components"]["schemas"]
+    assert schemas["SeatView"]["properties"]["auction"]["items"] == {"$ref": "#/components/schemas/CallView"}
+    assert {"$ref": "#/components/schemas/CallView"} in schemas["SeatView"]["properties"]["high_bid"]["oneOf"]
+    assert schemas["CallView"]["type"] == "object" and set(schemas["CallView"]["required"]) == {"seat", "bid"}
+    assert schemas["DealerCut"]["properties"]["draws"]["items"] == {"$ref": "#/components/schemas/CutDraw"}
+    assert set(schemas["CutDraw"]["properties"]) == {"seat", "card"}
+    assert "prefixItems" not in json.dumps(served)  # no tuple anywhere
+
+
+def _alternatives(node: Any, path: str = "") -> list[tuple[str, list[dict[str, Any]]]]:
+    found: list[tuple[str, list[dict[str, Any]]]] = []
+    if isinstance(node, dict):
+        for key in ("oneOf", "anyOf"):
+            if key in node:
+                found.append((path, node[key]))
+        for key, value in node.items():
+            found += _alternatives(value, f"{path}/{key}")
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            found += _alternatives(value, f"{path}[{i}]")
+    return found
+
+
+def test_every_value_has_one_json_type(served: dict[str, Any]) -> None:
+    """No mixed-type or single-member ``oneOf``: a value is one type, or nullable, or a tagged union of objects
+    with a discriminator (generated clients choke on anything else)."""
+    for path, alternatives in _alternatives(served):
+        assert len(alternatives) > 1, path
+        concrete = [a for a in alternatives if a.get("type") != "null"]
+        if len(concrete) == 1:
+            continue  # X or null
+        assert not any(a.get("type") == "null" for a in alternatives), path
+        assert all("$ref" in a for a in concrete), (path, concrete)
+    for path, alternatives in _alternatives(served):
+        if len([a for a in alternatives if a.get("type") != "null"]) > 1:
+            parent = served
+            for part in [p for p in path.replace("[", "/[").split("/") if p]:
+                parent = parent[int(part[1:-1])] if part.startswith("[") else parent[part]
+            assert parent["discriminator"]["propertyName"] == "type", path
+    options = served["components"]["schemas"]["ResolvedOptions"]["properties"]
+    assert options["pass_is_final"] == {"type": "string", "enum": ["always", "never", "reopen_on_suit_change"]}
+    assert options["defender_trick_cap"] == {"type": "string", "enum": ["none", "490", "480"]}
+    overrides = served["components"]["schemas"]["OptionOverrides"]["properties"]
+    assert overrides["pass_is_final"] == options["pass_is_final"]
+
+
+def test_indexed_arrays_say_by_seat_or_by_side(served: dict[str, Any]) -> None:
+    view = served["components"]["schemas"]["SeatView"]["properties"]
+    for field in ("hand_sizes", "looked", "tricks_won"):
+        assert "Indexed by seat" in view[field]["description"], field
+    assert "Indexed by side" in view["scores"]["description"]
+    scored = served["components"]["schemas"]["HandScored"]["properties"]
+    assert "Indexed by side" in scored["deltas"]["description"] and "by seat" in scored["tricks_won"]["description"]

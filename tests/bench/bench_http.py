@@ -2,9 +2,10 @@
 
     .venv/bin/python tests/bench/bench_http.py [--seconds 10] [--rounds 5] [--connections 64]
                                                [--trivial-path /healthz] [--generator auto|wrk|python] [--views]
+                                               [--http h11,httptools]
 
-Starts ``uvicorn --factory service.app:create_app`` (the service as deployed: one worker, no access log,
-``LOG_LEVEL=WARNING``, no rate limit or API keys) pinned to CPU 0 and a load generator
+Starts ``uvicorn --factory service.app:create_app --http h11`` (the service as deployed: one worker, no access
+log, ``LOG_LEVEL=WARNING``, no rate limit or API keys) pinned to CPU 0 and a load generator
 pinned to CPU 1, both on the loopback interface, with HTTP/1.1 keep-alive connections. Three scenarios of
 ``--seconds`` each, taking turns in ``--rounds`` slices (so that other load on the machine weighs on all alike):
 
@@ -18,7 +19,11 @@ pinned to CPU 1, both on the loopback interface, with HTTP/1.1 keep-alive connec
     ``{"status": "ok"}``, through the same middleware stack (request ids and access log, metrics, in-flight
     tracking) as every other request.
 
-Prints requests/s and p50/p99 latency of each, and the ratios (a)/(b) and (a')/(b). The load generator is
+Prints requests/s and p50/p99 latency of each, and the ratios (a)/(b) and (a')/(b). ``--http h11,httptools``
+starts one server per HTTP implementation (both pinned to CPU 0, only one under load at a time) and takes the
+scenarios of all of them in turn in each round, so they are compared side by side under the same conditions;
+it then prints each implementation's figures relative to the first one's. (The service runs h11: uvicorn's
+httptools parser loses the body of requests offering ``Upgrade: h2c``, see deploy/Dockerfile.) The load generator is
 ``wrk`` when it is installed (this script installs nothing), else a small asyncio keep-alive generator in
 Python (which can itself be the bottleneck on very fast endpoints: prefer wrk).
 """
@@ -74,11 +79,11 @@ def _pin(cpu: int) -> Any:
     return pin
 
 
-def start_server(port: int, key: bytes) -> subprocess.Popen[bytes]:
+def start_server(port: int, key: bytes, http: str = "h11") -> subprocess.Popen[bytes]:
     env = dict(os.environ, SNAPSHOT_KEYS=base64.urlsafe_b64encode(key).rstrip(b"=").decode(),
                LOG_LEVEL="WARNING", RATE_LIMIT_PER_MINUTE="0", API_KEYS="")
     cmd = [sys.executable, "-m", "uvicorn", "--factory", "service.app:create_app", "--host", "127.0.0.1",
-           "--port", str(port), "--workers", "1", "--no-access-log", "--log-level", "warning"]
+           "--port", str(port), "--http", http, "--workers", "1", "--no-access-log", "--log-level", "warning"]
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, preexec_fn=_pin(SERVER_CPU))
     deadline = time.monotonic() + 30
@@ -236,6 +241,9 @@ def main() -> None:
     parser.add_argument("--generator", choices=("auto", "wrk", "python"), default="auto")
     parser.add_argument("--games", type=int, default=6, help="seeded games the apply pool is drawn from")
     parser.add_argument("--views", action="store_true", help="ask for the mover's and the public view too")
+    parser.add_argument("--http", default="h11",
+                        help="uvicorn HTTP implementation(s), comma-separated (e.g. h11,httptools): several are "
+                        "measured side by side")
     args = parser.parse_args()
 
     generator = args.generator
@@ -243,36 +251,46 @@ def main() -> None:
         generator = "wrk" if shutil.which("wrk") else "python"
     if generator == "wrk" and not shutil.which("wrk"):
         raise SystemExit("wrk is not installed (apt-get install wrk), or use --generator python")
+    protocols = [p.strip() for p in args.http.split(",") if p.strip()]
 
     key = Sealer.generate_key()
     bodies = apply_bodies(Sealer([key]), args.games, args.views)
     cold_bodies = apply_bodies(Sealer([key]), args.games, args.views,
                                copies=2 * SNAPSHOT_CACHE_SIZE // len(bodies) + 1)
     sizes = sorted(len(json.loads(b)["snapshot"]) for b in bodies)
-    port = _free_port()
-    server = start_server(port, key)
+    servers: dict[str, tuple[int, subprocess.Popen[bytes]]] = {}
+    results: dict[str, tuple[dict[str, float], dict[str, float], dict[str, float]]] = {}
+    trivial = args.trivial_path
     try:
-        trivial = args.trivial_path
-        if status_of(port, trivial) != 200:
-            raise SystemExit(f"GET {trivial} does not answer 200: choose another --trivial-path")
+        for protocol in protocols:
+            port = _free_port()
+            servers[protocol] = (port, start_server(port, key, protocol))
+            if status_of(port, trivial) != 200:
+                raise SystemExit(f"GET {trivial} does not answer 200: choose another --trivial-path")
 
-        def measure(path: str, pool: list[bytes] | None, seconds: float) -> dict[str, float]:
+        def measure(port: int, path: str, pool: list[bytes] | None, seconds: float) -> dict[str, float]:
             if generator == "wrk":
                 return run_wrk(f"http://127.0.0.1:{port}{path}", pool, seconds, args.connections)
             return run_python(port, path, pool, seconds, args.connections)
 
-        measure("/v1/games/apply", bodies, 2)  # warm-up: first-request costs, caches
+        for port, _ in servers.values():
+            measure(port, "/v1/games/apply", bodies, 2)  # warm-up: first-request costs, caches
         slice_seconds = max(1, round(args.seconds / args.rounds))
         scenarios: dict[str, tuple[str, list[bytes] | None]] = {
             "warm": ("/v1/games/apply", bodies), "cold": ("/v1/games/apply", cold_bodies), "plain": (trivial, None)}
-        rounds: dict[str, list[dict[str, float]]] = {name: [] for name in scenarios}
+        rounds: dict[tuple[str, str], list[dict[str, float]]] = {
+            (protocol, name): [] for protocol in protocols for name in scenarios}
         for _ in range(args.rounds):
-            for name, (path, pool) in scenarios.items():
-                rounds[name].append(measure(path, pool, slice_seconds))
-        applied, cold, plain = (_combine(rounds[name]) for name in ("warm", "cold", "plain"))
+            for protocol, (port, _) in servers.items():
+                for name, (path, pool) in scenarios.items():
+                    rounds[protocol, name].append(measure(port, path, pool, slice_seconds))
+        for protocol in protocols:
+            results[protocol] = (_combine(rounds[protocol, "warm"]), _combine(rounds[protocol, "cold"]),
+                                 _combine(rounds[protocol, "plain"]))
     finally:
-        server.terminate()
-        server.wait(timeout=15)
+        for _, server in servers.values():
+            server.terminate()
+            server.wait(timeout=15)
 
     cpus = os.cpu_count()
     print(f"generator: {generator}; {args.connections} connections; {args.rounds} rounds of "
@@ -281,12 +299,20 @@ def main() -> None:
     print(f"apply pool: {len(bodies)} (snapshot, legal move) pairs from {args.games} games; snapshot size "
           f"{sizes[0]}-{sizes[-1]} chars (median {sizes[len(sizes) // 2]})")
     views = " +views" if args.views else ""
-    for label, figures in ((f"(a)  POST /v1/games/apply{views}, warm", applied),
-                           (f"(a') POST /v1/games/apply{views}, cold", cold), (f"(b)  GET {trivial}", plain)):
-        print(f"{label:44s} {figures['rps']:8.0f} req/s   p50 {figures['p50_ms']:7.2f} ms   "
-              f"p99 {figures['p99_ms']:7.2f} ms")
-    print(f"ratio (a)/(b): {applied['rps'] / plain['rps']:.0%}   ratio (a')/(b): {cold['rps'] / plain['rps']:.0%}"
-          "   (target: (a) >= 60% of (b))")
+    for protocol in protocols:
+        applied, cold, plain = results[protocol]
+        print(f"uvicorn --http {protocol}:")
+        for label, figures in ((f"(a)  POST /v1/games/apply{views}, warm", applied),
+                               (f"(a') POST /v1/games/apply{views}, cold", cold), (f"(b)  GET {trivial}", plain)):
+            print(f"  {label:44s} {figures['rps']:8.0f} req/s   p50 {figures['p50_ms']:7.2f} ms   "
+                  f"p99 {figures['p99_ms']:7.2f} ms")
+        print(f"  ratio (a)/(b): {applied['rps'] / plain['rps']:.0%}   ratio (a')/(b): "
+              f"{cold['rps'] / plain['rps']:.0%}   (target: (a) >= 60% of (b))")
+    first = protocols[0]
+    for protocol in protocols[1:]:
+        relative = "   ".join(f"{name} {results[protocol][i]['rps'] / results[first][i]['rps']:.0%}"
+                               for i, name in enumerate(("(a)", "(a')", "(b)")))
+        print(f"{protocol} throughput relative to {first}: {relative}")
 
 
 if __name__ == "__main__":

@@ -99,7 +99,7 @@ def test_bidding_style_australian_gives_more_rounds():
 
 
 def test_pass_is_final_false_lets_a_passed_player_bid():
-    o = opts(pass_is_final=False)
+    o = opts(pass_is_final="never")
     state, _ = calls(fresh(o), "P", "6S", "P", "P")
     assert state.phase == "auction" and state.to_act == N
     assert bid_reason(state, "7S") is None
@@ -313,7 +313,7 @@ def test_first_dealer_cut_low():
         tie_seen |= len(draws) > 4
         last_round: list[tuple[int, str]] = []
         contenders = list(range(4))
-        rest = list(draws)
+        rest = [(d.seat, d.card) for d in draws]  # named objects on the wire (seat, card)
         while rest:  # replay the rounds: every round is one draw per remaining contender
             last_round, rest = rest[:len(contenders)], rest[len(contenders):]
             low = min(_cut_value(c) for _, c in last_round)
@@ -483,7 +483,7 @@ def test_defender_trick_points_never(t: int, deltas: tuple[int, int]):
 
 @pytest.mark.parametrize(("before", "after"), [(460, 480), (480, 480), (300, 340)])
 def test_defender_trick_cap_480(before: int, after: int):
-    _, events = play_contract(opts(defender_trick_cap=480), "6S", N, 6, scores=(0, before))
+    _, events = play_contract(opts(defender_trick_cap="480"), "6S", N, 6, scores=(0, before))
     assert scored(events).scores[EW] == after
 
 
@@ -492,8 +492,8 @@ def test_defender_trick_cap_default_none():
     assert scored(events).scores[EW] == 510
 
 
-@pytest.mark.parametrize(("option", "before", "gain"), [(400, 410, 0), (400, 400, 40), (None, 410, 40)])
-def test_defender_points_cutoff(option: int | None, before: int, gain: int):
+@pytest.mark.parametrize(("option", "before", "gain"), [("400", 410, 0), ("400", 400, 40), ("none", 410, 40)])
+def test_defender_points_cutoff(option: str, before: int, gain: int):
     o = opts(defender_points_cutoff=option)
     _, events = play_contract(o, "6S", N, 6, scores=(0, before))
     assert scored(events).deltas == (40, gain)

@@ -67,7 +67,7 @@ def test_T77_misere_without_a_seven_bid():
 
 @pytest.mark.parametrize(("ew_before", "ew_tricks", "ew_after"), [(470, 4, 490), (490, 3, 490), (400, 3, 430)])
 def test_T78_defender_trick_cap_490(ew_before: int, ew_tricks: int, ew_after: int):
-    o = opts(defender_trick_cap=490)
+    o = opts(defender_trick_cap="490")
     state, events = play_contract(o, "6S", N, 10 - ew_tricks, scores=(0, ew_before))
     hs = scored(events)
     assert hs.tricks_won[E] + hs.tricks_won[W] == ew_tricks

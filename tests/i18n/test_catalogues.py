@@ -127,7 +127,10 @@ def test_croatian_has_three_forms_and_thai_one() -> None:
 
 @pytest.mark.parametrize("language", SUPPORTED_LANGUAGES)
 def test_every_refusal_reason_has_a_text(language: str) -> None:
+    from engine.reasons import Reason
+
     reasons, cases = _reason_codes()
+    reasons |= {r.value for r in Reason}
     assert len(reasons) >= 35 and "MUST_FOLLOW_SUIT" in reasons and cases
     cat = CATALOGUES[language]
     assert not sorted(r for r in reasons if not cat.has(f"reason.{r}"))
@@ -136,13 +139,9 @@ def test_every_refusal_reason_has_a_text(language: str) -> None:
 
 @pytest.mark.parametrize("language", SUPPORTED_LANGUAGES)
 def test_every_problem_code_has_a_title_and_detail(language: str) -> None:
-    codes = set(PROBLEM_EXAMPLES) | set(HANDLER_CODES)
-    try:  # the service's one list of problem codes, when it has one
-        from service import problem_codes  # type: ignore[attr-defined]
+    from service.codes import ProblemCode
 
-        codes |= set(problem_codes.PROBLEM_CODES)
-    except ImportError:
-        pass
+    codes = set(PROBLEM_EXAMPLES) | set(HANDLER_CODES) | {c.value for c in ProblemCode}
     cat = CATALOGUES[language]
     missing = sorted(f"problem.{c}.{part}" for c in codes for part in ("title", "detail")
                      if not cat.has(f"problem.{c}.{part}"))

@@ -83,9 +83,9 @@ async def test_probe_handlers_are_documented_with_operation_ids() -> None:
     operations = {
         path: methods["get"]["operationId"] for path, methods in schema["paths"].items() if "get" in methods
     }
-    assert operations["/healthz"] == "healthz"
-    assert operations["/readyz"] == "readyz"
-    assert operations["/metrics"] == "metrics"
+    assert operations["/healthz"] == "getHealth"
+    assert operations["/readyz"] == "getReadiness"
+    assert operations["/metrics"] == "getMetrics"
     readyz = schema["paths"]["/readyz"]["get"]["responses"]
     assert "application/problem+json" in readyz["503"]["content"]
     assert "application/json" in readyz["200"]["content"]

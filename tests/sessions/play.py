@@ -99,18 +99,34 @@ class SseEvent:
     id: str
     event: str
     data: dict[str, Any]
+    #: The session version the event belongs to, and the seat to act once that version's move is complete.
+    version: int | None = None
+    to_act: int | None = None
 
     def triple(self) -> tuple[str, str, dict[str, Any]]:
         return self.id, self.event, self.data
 
 
 async def sse_events(response: httpx.Response) -> AsyncIterator[SseEvent | None]:
-    """Parse an event stream: each event, and ``None`` for each comment (heartbeat)."""
+    """Parse an event stream: each event, and ``None`` for each comment (heartbeat).
+
+    Game events come as unnamed messages whose data is ``{"version", "to_act", "event"}``; they are returned
+    as the event's ``type`` and JSON (with the envelope's version and to_act). The final ``end`` event is
+    returned as ``SseEvent(id="", event="end", …)``.
+    """
     fields: dict[str, str] = {}
     async for line in response.aiter_lines():
         if line == "":
             if "data" in fields:
-                yield SseEvent(fields.get("id", ""), fields.get("event", "message"), json.loads(fields["data"]))
+                data = json.loads(fields["data"])
+                name = fields.get("event", "message")
+                if name == "message":
+                    assert set(data) == {"version", "to_act", "event"}, data
+                    assert fields["id"].startswith(f"{data['version']}-"), (fields["id"], data)
+                    yield SseEvent(fields["id"], data["event"]["type"], data["event"], data["version"],
+                                   data["to_act"])
+                else:
+                    yield SseEvent(fields.get("id", ""), name, data)
             fields = {}
         elif line.startswith(":"):
             yield None
@@ -131,6 +147,8 @@ async def read_stream(client: httpx.AsyncClient, url: str, *, count: int | None 
         assert r.status_code == 200, (r.status_code, await r.aread())
         assert r.headers["content-type"].startswith("text/event-stream")
         async for item in sse_events(r):
+            if item is not None and item.event == "end":
+                continue  # the stream's own end marker, not a game event (tests/api/test_event_stream.py)
             if item is not None:
                 got.append(item)
                 if count is not None and len(got) >= count:

@@ -45,7 +45,7 @@ async def test_create_draws_a_seed_when_none_is_given(client: httpx.AsyncClient)
 @pytest.mark.parametrize(("body", "code"), [
     ({"players": 4, "options": {"misere_rank": "nowhere"}}, "INVALID_OPTIONS"),
     ({"players": 4, "preset": "martian"}, "INVALID_OPTIONS"),
-    ({"players": 9}, "INVALID_OPTIONS"),
+    ({"players": 9}, "MALFORMED_REQUEST"),  # as createGame answers it: one decoding for both APIs
     ({"players": 4, "first_dealer": 7}, "INVALID_FIRST_DEALER"),
     ({"players": 4, "deck_orders": [["4H", "5H"]]}, "INVALID_DECK_ORDER"),
     ({"preset": "australian"}, "MALFORMED_REQUEST"),

@@ -1,0 +1,48 @@
+"""Request bodies are JSON, said so: every operation that takes a body requires ``Content-Type: application/json``.
+
+Without this check any body would be parsed as JSON whatever its declared type, so an HTML form on another
+site (``text/plain``, ``application/x-www-form-urlencoded`` and ``multipart/form-data`` need no CORS preflight)
+could create games and sessions in a visitor's browser. Anything else is answered 415 ``UNSUPPORTED_MEDIA_TYPE``
+before the body is read. Parameters (``; charset=utf-8``) are allowed; the type and subtype are compared
+case-insensitively, as RFC 9110 says.
+
+>>> is_json_media_type("application/json; charset=utf-8"), is_json_media_type("text/plain"), is_json_media_type(None)
+(True, False, False)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar import Request
+
+from service.problems import Problem
+
+#: Methods whose operations in this API all take a JSON body.
+BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
+
+
+def is_json_media_type(value: str | bytes | None) -> bool:
+    """Whether a ``Content-Type`` header value is ``application/json`` (parameters allowed)."""
+    if value is None:
+        return False
+    text = value.decode("latin-1") if isinstance(value, bytes) else value
+    return text.split(";", 1)[0].strip().lower() == "application/json"
+
+
+def unsupported_media_type(value: str | None) -> Problem:
+    shown = "no Content-Type" if not value else repr(value[:60])
+    return Problem(415, "UNSUPPORTED_MEDIA_TYPE",
+                   f"send the request body as Content-Type: application/json (got {shown})",
+                   title="Unsupported media type", headers={"Accept-Post": "application/json"})
+
+
+def require_json(request: Request[Any, Any, Any]) -> None:
+    """``before_request`` hook: 415 for a body-taking operation called without ``application/json``."""
+    if request.method in BODY_METHODS:
+        value = request.headers.get("content-type")
+        if not is_json_media_type(value):
+            raise unsupported_media_type(value)
+
+
+__all__ = ["BODY_METHODS", "is_json_media_type", "require_json", "unsupported_media_type"]

@@ -1,0 +1,124 @@
+"""A request offering ``Upgrade: h2c`` keeps its body, on the service started exactly as the README says.
+
+Java's ``java.net.http.HttpClient`` (and Spring's RestClient, Ktor …) offers a cleartext HTTP/2 upgrade on every
+plain-http request. A server may ignore the offer (RFC 9110 §7.8) and must then serve the request as HTTP/1.1,
+body included. uvicorn's default httptools parser does not (Kludex/uvicorn#2722: the body is lost, so every POST
+is a 400 "the request body is empty"); the README, the Dockerfile and the Compose file run ``--http h11``, which
+does. This test starts the README's command on a free port and sends such requests over a raw socket.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import re
+import shlex
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+BODY = b'{"players": 4, "seed": 42}'
+UPGRADE = (b"Connection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\n"
+           b"HTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA\r\n")
+
+
+def readme_command() -> list[str]:
+    """The README's run command: the ``uvicorn`` invocation of its first shell block."""
+    text = (ROOT / "README.md").read_text()
+    line = next(ln for ln in text.splitlines() if "uvicorn --factory" in ln and ln.startswith("python3"))
+    argv = shlex.split(line.split("&&")[-1])
+    assert argv[0].endswith("uvicorn"), argv
+    return argv[1:]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def readme_server() -> Iterator[int]:
+    argv = readme_command()
+    port = _free_port()
+    argv[argv.index("--port") + 1] = str(port)
+    env = dict(os.environ, SNAPSHOT_KEYS=base64.urlsafe_b64encode(bytes(32)).rstrip(b"=").decode(),
+               LOG_LEVEL="WARNING")
+    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", *argv], cwd=ROOT, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                    break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    output = proc.stderr.read() if proc.stderr else b""
+                    raise RuntimeError(f"uvicorn did not start: {output!r}") from None
+                time.sleep(0.1)
+        yield port
+    finally:
+        proc.terminate()
+        proc.wait(timeout=15)
+
+
+def _exchange(port: int, request: bytes, parts: int = 1) -> tuple[int, dict[str, str], bytes]:
+    """Send ``request`` (in ``parts`` writes, as clients that write headers and body apart do); read one answer."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        head, _, body = request.partition(b"\r\n\r\n")
+        chunks = [request] if parts == 1 else [head + b"\r\n\r\n", body]
+        for chunk in chunks:
+            sock.sendall(chunk)
+            time.sleep(0.05)
+        data = b""
+        while b"\r\n\r\n" not in data:
+            data += sock.recv(65536)
+        head_bytes, _, rest = data.partition(b"\r\n\r\n")
+        lines = head_bytes.decode("latin-1").split("\r\n")
+        status = int(lines[0].split()[1])
+        headers = {k.strip().lower(): v.strip() for k, _, v in (ln.partition(":") for ln in lines[1:])}
+        length = int(headers.get("content-length", "0"))
+        while len(rest) < length:
+            rest += sock.recv(65536)
+        return status, headers, rest[:length]
+
+
+@pytest.mark.parametrize("parts", [1, 2])
+@pytest.mark.parametrize("framing", ["content-length", "chunked"])
+def test_a_post_offering_h2c_keeps_its_body(readme_server: int, framing: str, parts: int) -> None:
+    if framing == "chunked":
+        framed = b"Transfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n0\r\n\r\n" % (len(BODY), BODY)
+    else:
+        framed = b"Content-Length: %d\r\n\r\n%s" % (len(BODY), BODY)
+    request = (b"POST /v1/games HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n" + UPGRADE
+               + framed)
+    status, headers, body = _exchange(readme_server, request, parts)
+    assert status == 201, body
+    created = json.loads(body)
+    assert created["options"]["players"] == 4 and created["snapshot"].startswith("v1.")
+    assert headers.get("upgrade") is None  # the offer is ignored: the answer is HTTP/1.1
+
+
+def test_a_get_offering_h2c_is_served(readme_server: int) -> None:
+    status, _, body = _exchange(readme_server, b"GET /v1/rules HTTP/1.1\r\nHost: 127.0.0.1\r\n" + UPGRADE + b"\r\n")
+    assert status == 200 and json.loads(body)["kitty_size"] == 3
+
+
+def test_the_readme_dockerfile_and_compose_run_the_same_http_implementation() -> None:
+    readme = readme_command()
+    assert readme[readme.index("--http") + 1] == "h11"
+    dockerfile = (ROOT / "deploy" / "Dockerfile").read_text()
+    cmd = json.loads(re.search(r"^CMD (\[.*\])$", dockerfile, re.MULTILINE)[1])  # type: ignore[index]
+    assert cmd[cmd.index("--http") + 1] == "h11"
+    compose = yaml.safe_load((ROOT / "deploy" / "compose.yaml").read_text())
+    command = compose["services"]["api"]["command"]
+    assert command[command.index("--http") + 1] == "h11"
