@@ -57,7 +57,8 @@ def presented_api_key(scope: Any, header: bytes) -> bytes | None:
     raw = header_value(scope, header)
     if raw is None and scope.get("method") == "GET" and EVENT_STREAM_PATH.match(scope.get("path", "")):
         query = bytes(scope.get("query_string", b"")).decode("latin-1")
-        values = urllib.parse.parse_qs(query, keep_blank_values=True).get(API_KEY_QUERY)
+        # latin-1 both ways: a percent-escaped byte stays one byte (no UTF-8 decoding that could not be re-encoded).
+        values = urllib.parse.parse_qs(query, keep_blank_values=True, encoding="latin-1").get(API_KEY_QUERY)
         if values:
             return str(values[0]).encode("latin-1")
     return raw
