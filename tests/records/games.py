@@ -1,0 +1,48 @@
+"""Random games recorded for the record tests: every player count, random option sets, seeds and deck orders."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from engine import GameState, Move, Options, apply_move, new_game, pack_for
+from engine.records import GameRecord, build_record
+from tests.engine.randomplay import random_game, random_options
+
+
+@dataclass(frozen=True)
+class PlayedGame:
+    options: Options
+    seed: int | None
+    deck_orders: tuple[tuple[str, ...], ...]
+    first_dealer: int
+    moves: tuple[Move, ...]
+    #: Every state the game went through: after the deal, then after each move.
+    states: tuple[GameState, ...]
+    record: GameRecord
+
+
+def play_game(rng: random.Random, players: int, *, deck_orders: int = 0, seedless: bool = False,
+              change_probability: float = 0.3, max_steps: int = 3000, cut_at: int | None = None) -> PlayedGame:
+    """One random game, played move by move with the engine, and its record (``cut_at``: only its first
+    moves, a game still in progress)."""
+    opts = random_options(rng, players, change_probability)
+    seed = rng.randrange(2**63)
+    decks = tuple(tuple(rng.sample(pack_for(opts), len(pack_for(opts)))) for _ in range(deck_orders))
+    first_dealer = rng.randrange(players)
+    state, _ = new_game(opts, seed=seed, deck_orders=decks, first_dealer=first_dealer)
+    states = [state]
+    moves: list[Move] = []
+    for before, move in random_game(rng, state, max_steps=max_steps):
+        if cut_at is not None and len(moves) >= cut_at:
+            break
+        after, _ = apply_move(before, move)
+        moves.append(move)
+        states.append(after)
+    # A seedless record must hold every deal: keep only the moves of the hands its decks deal.
+    if seedless:
+        cut = next((i for i, s in enumerate(states) if s.hand_number >= len(decks)), len(states))
+        moves, states = moves[:max(cut - 1, 0)], states[:max(cut, 1)]
+    record = build_record(opts, seed=None if seedless else seed, deck_orders=decks, first_dealer=first_dealer,
+                          moves=moves, replay_seed=seed)
+    return PlayedGame(opts, None if seedless else seed, decks, first_dealer, tuple(moves), tuple(states), record)
