@@ -66,15 +66,17 @@ from engine.options import RULES_VERSION, Options, OptionsError, validate_option
 
 RECORD_FORMAT: Literal["fivehundred-record/1"] = "fivehundred-record/1"
 
-#: The most moves a record may hold. A real game is far shorter: a four-player game to 500 takes 5 to 20
-#: hands of about 50 moves (a six-player hand about 90), and even a game of 100 hands with long auctions stays
-#: under this. Replay costs a few tens of microseconds per move, so a record of this size is verified in well
-#: under a second on one core (docs/RECORDS.md has the figures).
-MAX_RECORD_MOVES = 10_000
+#: The most moves a record may hold. Real games are far shorter: 200 random four-player games to 500 (bids kept
+#: low, so that they last as many hands as real ones) took 438 moves at the median and 2,343 at most (54 hands);
+#: a six-player hand takes about 90 moves. Replay is linear in the moves (one engine check and apply each), so
+#: this bounds the work of one record (docs/RECORDS.md and tests/bench/bench_records.py have the figures).
+MAX_RECORD_MOVES = 5_000
 #: The most hands (deals, redeals included) a record may hold.
-MAX_RECORD_HANDS = 500
+MAX_RECORD_HANDS = 250
 #: The most explicit deck orders a record may hold.
 MAX_DECK_ORDERS = MAX_RECORD_HANDS
+
+_JSON = msgspec.json.Encoder()
 
 #: Engine reasons that mean a token was not understood rather than a rule was broken.
 MALFORMED_REASONS = frozenset({"UNKNOWN_CARD", "UNKNOWN_BID", "UNKNOWN_SUIT", "NO_SUCH_SEAT"})
@@ -374,6 +376,16 @@ def replay_game(options: Options, *, seed: int | None, deck_orders: Sequence[Seq
     state, _ = _start(options, seed, deck_orders, first_dealer, replay_seed)
     dealer = state.dealer
     final, hands = _replay(state, moves, screen)
+    if seed is None and len(hands) > len(deck_orders):
+        # The deals after the deck orders come from the verifier's secret seed: no move may be made in them,
+        # and a hand the last move dealt from it is left out of the record (its cards stay secret).
+        spare = hands[len(deck_orders):]
+        if any(h.move_count for h in spare):
+            first = sum(h.move_count for h in hands[:len(deck_orders)])
+            raise RecordRefused("INVALID_DECK_ORDER", f"move {first} is in hand {len(deck_orders)}, which no deck "
+                                "order deals: a record without a seed holds the deck of every hand it plays",
+                                index=first, field="deck_orders")
+        hands = hands[:len(deck_orders)]
     return Verified(state=final, record=_record(options, seed, deck_orders, dealer, moves, final, hands))
 
 
@@ -412,6 +424,8 @@ def verify_record(record: GameRecord, *, screen: MoveScreen | None = None, repla
     Checked in order: the rules version, the player count against the options, the setup (options, seed,
     deck orders, first dealer), each move in turn, then every derived field in document order.
     """
+    if len(record.hands) > MAX_RECORD_HANDS:
+        raise RecordRefused("RECORD_TOO_LONG", f"a record holds at most {MAX_RECORD_HANDS} hands", field="hands")
     if record.rules_version != RULES_VERSION:
         raise RecordRefused("RULES_VERSION_MISMATCH", f"the record is of rules version {record.rules_version!r}; "
                             f"this service plays {RULES_VERSION}", field="rules_version")
@@ -425,6 +439,9 @@ def verify_record(record: GameRecord, *, screen: MoveScreen | None = None, repla
     verified = replay_game(options, seed=record.seed, deck_orders=record.deck_orders,
                            first_dealer=record.first_dealer, moves=record.moves, screen=screen,
                            replay_seed=replay_seed)
+    # Equal encodings are equal records (one encoding per record): walk the fields only to name a difference.
+    if _JSON.encode(record) == _JSON.encode(verified.record):
+        return verified
     field = _first_difference(msgspec.to_builtins(record), msgspec.to_builtins(verified.record), "")
     if field is not None:
         raise RecordRefused("RECORD_MISMATCH", f"{field} does not match what the moves derive", field=field,
@@ -442,7 +459,6 @@ class RecordTextError(ValueError):
 _SETUP_LINES: dict[type, str] = {Bid: "Auction", Pass: "Auction", LookAtHand: "Auction", ProposeRedeal: "Auction",
                                  AnswerRedeal: "Auction", CallCard: "Partner", GoAlone: "Partner",
                                  ChoosePartners: "Partner", Discard: "Exchange", NominateJoker: "Nominate"}
-_JSON = msgspec.json.Encoder()
 _OPTIONS_DECODER = msgspec.json.Decoder(RecordOptions)
 
 

@@ -44,6 +44,7 @@ from service.ops.ratelimit import (
 )
 from service.ops.shutdown import InflightMiddleware, ShutdownCoordinator
 from service.problems import Problem, ProblemDetails
+from service.records import RecordsController
 from service.sessions import build_sessions
 from service.snapshots import Sealer
 
@@ -133,6 +134,7 @@ def create_app(settings: Settings | None = None, *, session_key_prefix: str = SE
         route_handlers=[
             RulesController,
             GamesController,
+            RecordsController,
             *sessions.route_handlers,
             *health_route_handlers(readiness, shutdown=shutdown, problem_schema=ProblemDetails),
             metrics_route_handler(metrics),

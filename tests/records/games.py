@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from typing import Any
+
+import msgspec
 
 from engine import GameState, Move, Options, apply_move, new_game, pack_for
-from engine.records import GameRecord, build_record
+from engine.records import GameRecord, build_record, record_to_text
 from tests.engine.randomplay import random_game, random_options
 
 
@@ -39,10 +42,35 @@ def play_game(rng: random.Random, players: int, *, deck_orders: int = 0, seedles
         after, _ = apply_move(before, move)
         moves.append(move)
         states.append(after)
-    # A seedless record must hold every deal: keep only the moves of the hands its decks deal.
+    # A seedless record must hold every deal it plays in: keep the moves up to the first deal after the decks.
     if seedless:
-        cut = next((i for i, s in enumerate(states) if s.hand_number >= len(decks)), len(states))
-        moves, states = moves[:max(cut - 1, 0)], states[:max(cut, 1)]
+        cut = next((i for i, s in enumerate(states) if s.hand_number >= len(decks)), len(states) - 1)
+        moves, states = moves[:cut], states[:cut + 1]
     record = build_record(opts, seed=None if seedless else seed, deck_orders=decks, first_dealer=first_dealer,
                           moves=moves, replay_seed=seed)
     return PlayedGame(opts, None if seedless else seed, decks, first_dealer, tuple(moves), tuple(states), record)
+
+
+def record_bodies(count: int = 12) -> list[dict[str, Any]]:
+    """Request bodies for ``POST /v1/records/verify`` from short real games: valid records (as JSON, as text,
+    and as bare moves), and records corrupted at a move or at a derived field."""
+    rng = random.Random(17)
+    bodies: list[dict[str, Any]] = []
+    for i in range(count):
+        game = play_game(rng, 2 + i % 5, cut_at=None if i % 3 else 60)
+        record = msgspec.to_builtins(game.record)
+        kind = i % 4
+        if kind == 0:
+            bodies.append({"record": record, "as_text": True})
+        elif kind == 1:
+            bodies.append({"text": record_to_text(game.record)})
+        elif kind == 2:
+            options = {k: v for k, v in record["options"].items() if k != "players"}
+            bodies.append({"players": game.options.players, "options": options, "seed": game.seed,
+                           "first_dealer": game.first_dealer, "moves": record["moves"]})
+        else:
+            k = rng.randrange(len(game.moves))
+            bodies.append({"record": {**record, "moves": list(record["moves"][:k]) + [{"type": "pass", "seat": 0}]
+                                      + list(record["moves"][k + 1:])}})
+            bodies.append({"record": {**record, "scores": [s + 10 for s in record["scores"]]}})
+    return bodies

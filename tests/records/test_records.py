@@ -90,16 +90,29 @@ def test_every_option_value_round_trips_and_verifies() -> None:
 
 def test_seedless_records_hold_every_deal() -> None:
     rng = random.Random(11)
+    beyond = 0
     for i in range(40):
-        game = play_game(rng, PLAYER_COUNTS[i % 5], deck_orders=4, seedless=True)
-        assert game.record.seed is None
-        assert record_from_text(record_to_text(game.record)) == game.record
-        # The deals after the deck orders would come from the replay seed, which is not part of the record:
-        # any replay seed verifies it (the hands it holds are all dealt from the decks).
-        for replay_seed in (1, 2):
-            verified = verify_record(game.record, replay_seed=replay_seed)
-            assert verified.record == game.record
-            assert verified.state == replace(game.states[-1], seed=replay_seed)
+        game = play_game(rng, PLAYER_COUNTS[i % 5], deck_orders=2, seedless=True)
+        rec = game.record
+        assert rec.seed is None and len(rec.hands) <= 2
+        assert record_from_text(record_to_text(rec)) == rec
+        # The deals after the deck orders come from the verifier's seed, which is not part of the record: the
+        # record is the same whatever that seed, and a hand the last move dealt from it is left out.
+        one, two = verify_record(rec, replay_seed=1), verify_record(rec, replay_seed=2)
+        assert one.record == two.record == rec
+        last = game.states[-1]
+        if last.hand_number < 2:
+            assert one.state == replace(last, seed=1)
+        else:
+            beyond += 1
+            assert one.state.hand_number == two.state.hand_number == 2 and one.state.hands != two.state.hands
+            assert len(rec.hands) == 2
+            # A move in that hand is refused: the record would have to show cards no deck order deals.
+            assert one.state.phase == "auction" and one.state.to_act is not None
+            with pytest.raises(RecordRefused) as info:
+                verify_record(replace(rec, moves=(*rec.moves, Pass(seat=one.state.to_act))))
+            assert (info.value.code, info.value.index) == ("INVALID_DECK_ORDER", len(rec.moves))
+    assert beyond > 5
 
 
 def test_text_form_reads_as_documented() -> None:

@@ -1,0 +1,227 @@
+"""``POST /v1/records/verify``: replay a whole game in one request (engine/records.py, docs/RECORDS.md).
+
+This is the call a host makes to validate a game played offline or sent by an untrusted client: the body is a
+record (JSON, or its plain-text form), or just the inputs of one (options, deal source, moves). The answer is
+the final state as a sealed snapshot (so play can continue), and the record as the moves derive it (its
+per-hand summary and result); or, refused (422), the first malformed or illegal move with its index, the
+engine's reason and the state before it as a snapshot, or the first derived field that differs.
+
+Bounds: the body may be up to :data:`MAX_RECORD_BODY_BYTES` (a full game is a few tens of kB; larger is 413
+before anything is decoded), and a record holds at most ``MAX_RECORD_MOVES`` moves (the schema's bound, 400
+beyond it), so one request replays at most that many moves. Replay runs in a worker thread, so a long record
+does not hold the event loop while other requests wait.
+
+Moves are screened exactly as ``/v1/games/apply`` screens them (:func:`service.moves.syntax_rejection` before
+the engine), so a move is ``MALFORMED_MOVE`` or ``ILLEGAL_MOVE`` here exactly when it would be there. A record
+without a seed (every deal in its deck orders) is replayed with a secret seed drawn for the deals after them,
+as a new game without a seed would be.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Annotated, Any, Literal
+
+import msgspec
+from litestar import Controller, Response, post
+from litestar.di import NamedDependency
+from litestar.openapi import ResponseSpec
+from litestar.params import Body
+from msgspec import Meta
+
+from engine import Bid, Move, OptionsError, Pass, legal_moves, new_game, resolve_options
+from engine.model import Phase
+from engine.records import (
+    MAX_DECK_ORDERS,
+    MAX_RECORD_MOVES,
+    GameRecord,
+    RecordRefused,
+    RecordTextError,
+    Verified,
+    build_record,
+    record_from_text,
+    record_to_text,
+    replay_game,
+    verify_record,
+)
+from service.examples import response_spec
+from service.moves import syntax_rejection
+from service.openapi import ExactExample, problem_responses
+from service.problems import PROBLEM_BASE, PROBLEM_MEDIA_TYPE, Problem
+from service.schemas import SEED_MAX, OptionOverrides, PlayerCount, PresetName, Seat, Snapshot, overrides_dict
+from service.snapshots import Sealer
+from service.struct_dto import StructDTO
+
+#: The largest body ``/v1/records/verify`` reads (the app's MAX_BODY_BYTES is for single moves).
+MAX_RECORD_BODY_BYTES = 1 << 20
+#: The most characters of a record's plain-text form.
+MAX_RECORD_TEXT = MAX_RECORD_BODY_BYTES
+
+Moves = Annotated[list[Move], Meta(max_length=MAX_RECORD_MOVES, description=(
+    f"The moves in order, each exactly as sent to /v1/games/apply (at most {MAX_RECORD_MOVES})."))]
+
+
+class VerifyRecordRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Exactly one of: ``record`` (a JSON record), ``text`` (its plain-text form), or ``moves`` with the inputs
+    of a game as for ``POST /v1/games`` (``players``, ``preset``, ``options``, ``seed``, ``deck_orders``,
+    ``first_dealer``)."""
+
+    record: GameRecord | None = None
+    text: Annotated[str, Meta(max_length=MAX_RECORD_TEXT, description=(
+        "A record in its plain-text form (docs/RECORDS.md)."))] | None = None
+    players: PlayerCount | None = None
+    preset: PresetName | None = None
+    options: OptionOverrides | None = None
+    seed: Annotated[int, Meta(ge=0, le=SEED_MAX, extra_json_schema={"extra": {"minimum": 0}}, description=(
+        "Derives every deal not given in deck_orders. Omitted: every deal of the moves must be in deck_orders."
+    ))] | None = None
+    deck_orders: Annotated[list[list[str]], Meta(max_length=MAX_DECK_ORDERS)] | None = None
+    first_dealer: Seat | None = None
+    moves: Moves | None = None
+    #: Also answer the record's plain-text form.
+    as_text: bool = False
+
+
+class RecordVerified(msgspec.Struct, frozen=True, kw_only=True):
+    """The record replays and agrees with itself: the final state, and the record as its moves derive it."""
+
+    valid: Literal[True]
+    snapshot: Snapshot
+    phase: Phase
+    to_act: int | None
+    record: GameRecord
+    #: The record's plain-text form, when asked for with ``as_text``.
+    text: str | None = None
+
+
+class RecordRefusal(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """A refused record (RFC 9457 problem details): ``code`` is ``MALFORMED_MOVE`` or ``ILLEGAL_MOVE`` (with
+    ``move_index``, the engine's ``reason``, the state before the move as ``snapshot`` and its seat to act's
+    ``legal_moves``), ``RECORD_MISMATCH`` (with the path of the first differing ``field``),
+    ``RULES_VERSION_MISMATCH``, or ``RECORD_TOO_LONG`` (more moves or hands than a game can have)."""
+
+    type: str
+    title: str
+    status: int
+    code: str
+    detail: str
+    instance: str | None = None
+    move_index: int | None = None
+    reason: str | None = None
+    field: str | None = None
+    snapshot: str | None = None
+    legal_moves: list[Move] | None = None
+
+
+#: Setup problems of a record are the same 400s as creating a game.
+_SETUP_CODES = ("INVALID_OPTIONS", "INVALID_SEED", "INVALID_DECK_ORDER", "INVALID_FIRST_DEALER")
+
+
+def _example_record() -> GameRecord:
+    opts = resolve_options(4, None, {})
+    moves: list[Move] = [Bid(seat=0, bid="7H"), Pass(seat=1), Pass(seat=2), Pass(seat=3)]
+    state, _ = new_game(opts, seed=42, first_dealer=3)
+    return build_record(opts, seed=42, first_dealer=3, moves=moves)
+
+
+_EXAMPLE = _example_record()
+_EXAMPLE_JSON: Any = msgspec.to_builtins(_EXAMPLE)
+REQUESTS = [
+    ExactExample(summary="Moves only", description="A seeded four-player game's first auction.",
+                 value={"players": 4, "seed": 42, "first_dealer": 3,
+                        "moves": msgspec.to_builtins(list(_EXAMPLE.moves))}),
+    ExactExample(summary="A whole record", value={"record": _EXAMPLE_JSON}),
+    ExactExample(summary="The text form", value={"text": record_to_text(_EXAMPLE)}),
+]
+REFUSAL_EXAMPLE = {
+    "type": PROBLEM_BASE + "illegal-move", "title": "Illegal move", "status": 422, "code": "ILLEGAL_MOVE",
+    "detail": "move 2: it is seat 2's turn, not seat 3's", "move_index": 2, "reason": "NOT_YOUR_TURN",
+    "snapshot": "v1.d0c5e3a1.…", "legal_moves": [{"type": "pass", "seat": 2}]}
+
+
+def _refusal_response() -> dict[int, ResponseSpec]:
+    return {422: ResponseSpec(
+        data_container=RecordRefusal, media_type=PROBLEM_MEDIA_TYPE, generate_examples=False,
+        description="The record is refused: the first malformed or illegal move (its index, reason and the "
+        "state before it as a snapshot), or the first derived field that differs from what the moves give. "
+        "Codes: MALFORMED_MOVE, ILLEGAL_MOVE, RECORD_MISMATCH, RULES_VERSION_MISMATCH, RECORD_TOO_LONG.",
+        examples=[ExactExample(summary="ILLEGAL_MOVE", value=REFUSAL_EXAMPLE)])}
+
+
+def _refused(exc: RecordRefused, sealer: Sealer, path: str) -> Response[RecordRefusal]:
+    if exc.code in _SETUP_CODES:
+        raise Problem(400, exc.code, exc.detail) from None
+    snapshot = moves = None
+    if exc.index is not None and exc.state is not None:
+        snapshot = sealer.seal(exc.state, remember=True)
+        moves = legal_moves(exc.state)
+    body = RecordRefusal(type=PROBLEM_BASE + exc.code.lower().replace("_", "-"),
+                         title=exc.code.replace("_", " ").capitalize(), status=422, code=exc.code,
+                         detail=exc.detail, instance=path, move_index=exc.index, reason=exc.reason,
+                         field=exc.field, snapshot=snapshot, legal_moves=moves)
+    return Response(body, status_code=422, media_type=PROBLEM_MEDIA_TYPE)
+
+
+def _verify(data: VerifyRecordRequest) -> Verified:
+    """Replay what the request holds (raises :class:`RecordRefused` or a 400 :class:`Problem`)."""
+    given = [name for name, value in (("record", data.record), ("text", data.text), ("moves", data.moves))
+             if value is not None]
+    if len(given) != 1:
+        raise Problem(400, "MALFORMED_REQUEST", "send exactly one of record, text, or moves (with the game's "
+                      "players, options and deal source)")
+    inputs = (data.players, data.preset, data.options, data.seed, data.deck_orders, data.first_dealer)
+    if data.moves is None and any(x is not None for x in inputs):
+        raise Problem(400, "MALFORMED_REQUEST", "players, preset, options, seed, deck_orders and first_dealer "
+                      "go with moves; a record holds its own")
+    replay_seed = secrets.randbits(63)  # the deals after a seedless record's deck orders stay secret
+    record = data.record
+    if data.text is not None:
+        try:
+            record = record_from_text(data.text)
+        except RecordTextError as exc:
+            raise Problem(400, "MALFORMED_REQUEST", f"the text record does not parse: {exc}") from None
+    if record is not None:
+        return verify_record(record, screen=syntax_rejection, replay_seed=replay_seed)
+    assert data.moves is not None
+    if data.players is None:
+        raise Problem(400, "MALFORMED_REQUEST", "give players (2 to 6) with the moves")
+    try:
+        opts = resolve_options(data.players, data.preset, overrides_dict(data.options))
+    except OptionsError as exc:
+        raise Problem(400, "INVALID_OPTIONS", str(exc)) from None
+    if data.seed is None and not data.deck_orders:
+        raise Problem(400, "INVALID_SEED", "give the seed the game was dealt from, or its deck orders")
+    return replay_game(opts, seed=data.seed, deck_orders=data.deck_orders or (), first_dealer=data.first_dealer,
+                       moves=data.moves, screen=syntax_rejection, replay_seed=replay_seed)
+
+
+class RecordsController(Controller):
+    path = "/v1/records"
+    tags = ["records"]
+
+    @post("/verify", operation_id="verifyRecord", dto=StructDTO[VerifyRecordRequest], return_dto=None,
+          summary="Verify a whole game", status_code=200, sync_to_thread=True,
+          request_max_body_size=MAX_RECORD_BODY_BYTES,
+          description="Replay a game record (JSON or text, docs/RECORDS.md) or a game's moves: the final state "
+          "as a snapshot (play can continue from it) and the record as the moves derive it; or 422 at the "
+          "first malformed or illegal move (its index, reason, and the state before it as a snapshot), or "
+          "naming the first derived field that differs. Bodies up to 1 MiB; at most "
+          f"{MAX_RECORD_MOVES} moves.",
+          responses={200: response_spec(RecordVerified, "The record is valid.", ("Valid", {
+              "valid": True, "snapshot": "v1.d0c5e3a1.…", "phase": "exchange", "to_act": 0,
+              "record": _EXAMPLE_JSON})),
+              **problem_responses("MALFORMED_REQUEST", *_SETUP_CODES, "BODY_TOO_LARGE"),
+              **_refusal_response()})
+    def verify(self, data: Annotated[VerifyRecordRequest, Body(examples=REQUESTS)],
+               sealer: NamedDependency[Sealer]) -> RecordVerified | Response[RecordRefusal]:
+        try:
+            verified = _verify(data)
+        except RecordRefused as exc:
+            return _refused(exc, sealer, "/v1/records/verify")
+        state = verified.state
+        return RecordVerified(valid=True, snapshot=sealer.seal(state, remember=True), phase=state.phase,
+                              to_act=state.to_act, record=verified.record,
+                              text=record_to_text(verified.record) if data.as_text else None)
+
+
+__all__ = ["MAX_RECORD_BODY_BYTES", "RecordRefusal", "RecordVerified", "RecordsController", "VerifyRecordRequest"]
