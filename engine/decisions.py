@@ -12,13 +12,23 @@ DECISIONS: list[dict[str, str]] = [
     {"topic": "blind misère",
      "decision": "With blind_misere_enabled, every seat starts without looking. At its turn a seat may look_at_hand "
                  "(and then call), pass without looking, or bid; any bid other than BLIND_MISERE counts as looking. "
-                 "Everyone has looked once the auction ends."},
+                 "Everyone looks at their own hand once the auction ends in a contract (or a no-trump play-out); a hand "
+                 "thrown in is gathered unseen, so a seat that never looked is never shown it."},
     {"topic": "final bidder raise",
      "decision": "Each misère bid counts as a strain of its own, so raising from a suit/NT bid to a misère bid (or back) "
                  "changes strain. The high bidder is offered the raise each time all the others have passed."},
+    {"topic": "joker nomination step",
+     "decision": "The rules let a contractor who does not nominate give nothing away (RULES.md 1.9.3), so the step before "
+                 "the first lead is taken by every NT-family contractor (no trumps and the misères, when joker_prenomination "
+                 "is on, the pack has a joker and, in misère, joker_low_in_misere is off), whether or not they hold a "
+                 "joker. Declining, nominate_joker with suit null (and card JK, the default), is always legal and sends "
+                 "everyone the same event {type: joker_nominated, card: JK, suit: null}; naming a suit needs the joker and "
+                 "is announced to all (A24). Folding the nomination into the discard was not chosen: sans-kitty contracts "
+                 "have no discard, and a separate, uniform step keeps the move vocabulary integrators already use."},
     {"topic": "two jokers in no-trump contracts",
-     "decision": "Each joker is nominated separately (nominate_joker names the card); nominating with suit null ends the "
-                 "nomination step. Un-nominated jokers have no suit; the black joker beats the coloured one. A leader "
+     "decision": "Each joker is nominated separately (nominate_joker names the card); the step stays open until the "
+                 "contractor declines (suit null) or every joker of the pack is nominated, so it never shows whether the "
+                 "other joker is held. Un-nominated jokers have no suit; the black joker beats the coloured one. A leader "
                  "holding only un-nominated jokers may nominate any suit rather than be stuck."},
     {"topic": "low joker in misère",
      "decision": "With joker_low_in_misere the contractor cannot pre-nominate the joker in a misère contract, and a lead "

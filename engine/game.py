@@ -15,7 +15,7 @@ from functools import lru_cache
 
 import msgspec
 
-from engine.cards import HONOURS, JOKERS, SUITS, Strain, rank_of
+from engine.cards import HONOURS, JOKER, JOKERS, SUITS, Strain, rank_of
 from engine.deal import cut_for_dealer, deal, kitty_size, pack_for, pack_index, shuffled
 from engine.model import (
     AnswerRedeal,
@@ -251,9 +251,11 @@ def legal_moves(state: GameState, seat: int | None = None) -> list[Move]:
         k = len(state.kitty)
         return [Discard(seat=actor, cards=combo) for combo in combinations(state.hands[actor], k)]
     if phase == "nominate":
-        jokers = [c for c in state.hands[actor] if c in JOKERS and c not in dict(state.nominations)]
+        # Declining is always legal, whether or not the contractor holds a joker (see _may_nominate).
+        nominated = dict(state.nominations)
+        jokers = [c for c in state.hands[actor] if c in JOKERS and c not in nominated]
         out: list[Move] = [NominateJoker(seat=actor, card=j, suit=s) for j in jokers for s in SUITS]
-        out.append(NominateJoker(seat=actor, card=jokers[0], suit=None))
+        out.append(_DECLINE[actor])
         return out
     if phase == "call":
         return _legal_partner_calls(state, actor)
@@ -447,16 +449,12 @@ def _apply_redeal_answer(state: GameState, move: AnswerRedeal, events: list[Even
 def _end_auction(st: GameState, events: list[Event]) -> GameState:
     opts = st.options
     n = opts.players
-    if not all(st.viewed):
-        for s in range(n):
-            if not st.viewed[s]:
-                events.append(LookedAtHand(seat=s, cards=st.hands[s]))
-        st = replace(st, viewed=(True,) * n)
     high = st.high
     if high is None or high.bid is None:
         policy = opts.three_player_all_pass if n == 3 else opts.all_pass
         if policy == "play_no_trumps":
             leader = (st.dealer + 1) % n
+            st = _everyone_looks(st, events)
             events.append(NoTrumpPlayOut(leader=leader))
             return _start_play(replace(st, contract=None), leader, events)
         next_dealer = st.dealer if policy == "redeal_same_dealer" else (st.dealer + 1) % n
@@ -465,6 +463,7 @@ def _end_auction(st: GameState, events: list[Event]) -> GameState:
     if opts.inkle_mode == "signal_only" and bid_level(high.bid) == 6:
         events.append(ThrownIn(reason="inkle", next_dealer=st.dealer))
         return _deal_hand(st, st.dealer, events)
+    st = _everyone_looks(st, events)
     contractor = high.seat
     sitting_out: tuple[int, ...] = ()
     if high.bid in MISERE_BIDS and has_teams(opts):
@@ -476,6 +475,18 @@ def _end_auction(st: GameState, events: list[Event]) -> GameState:
     events.append(AuctionWon(contractor=contractor, bid=high.bid, sans_kitty=high.sans_kitty,
                              sitting_out=sitting_out))
     return _next_setup_step(replace(st, contract=contract), events)
+
+
+def _everyone_looks(st: GameState, events: list[Event]) -> GameState:
+    """Blind misère: the hand goes on, so every seat that has not looked picks up its cards (each sees its own).
+
+    A hand thrown in is gathered unseen: a seat that passed without looking never learns those cards."""
+    if all(st.viewed):
+        return st
+    for s in range(st.options.players):
+        if not st.viewed[s]:
+            events.append(LookedAtHand(seat=s, cards=st.hands[s]))
+    return replace(st, viewed=(True,) * st.options.players)
 
 
 def _next_setup_step(st: GameState, events: list[Event]) -> GameState:
@@ -501,6 +512,12 @@ def _next_setup_step(st: GameState, events: list[Event]) -> GameState:
 
 
 def _may_nominate(st: GameState) -> bool:
+    """Whether the contractor gets (or keeps) the nomination step before the first lead.
+
+    It depends only on public facts (the contract, the options, the pack and the nominations announced so far),
+    never on whether the contractor holds a joker: every NT-family contractor takes the same step and may always
+    decline, so the phase, the turn and the events tell nobody who holds the joker (RULES.md 1.9, A24).
+    """
     c = st.contract
     opts = st.options
     if c is None or not is_nt_family(c.bid) or not opts.joker_prenomination:
@@ -508,7 +525,16 @@ def _may_nominate(st: GameState) -> bool:
     if c.bid in MISERE_BIDS and opts.joker_low_in_misere:
         return False
     nominated = {j for j, _ in st.nominations}
-    return any(x in JOKERS and x not in nominated for x in st.hands[c.contractor])
+    return any(x not in nominated for x in _pack_jokers(opts))
+
+
+@lru_cache(maxsize=64)
+def _pack_jokers(opts: Options) -> tuple[str, ...]:
+    return tuple(x for x in JOKERS if x in pack_index(opts))
+
+
+#: The decline move of each seat (``suit: null``, card ``JK``): the same whether or not the seat holds a joker.
+_DECLINE: tuple[NominateJoker, ...] = tuple(NominateJoker(seat=s, suit=None) for s in range(6))
 
 
 def _start_play(st: GameState, leader: int, events: list[Event]) -> GameState:
@@ -1018,6 +1044,12 @@ def _check_nomination(state: GameState, move: NominateJoker) -> Rejection | None
         return Rejection("UNKNOWN_SUIT", f"{move.suit!r} is not a suit; suits are S, C, D, H")
     if move.card not in JOKERS:
         return Rejection("UNKNOWN_CARD", f"{move.card!r} is not a joker")
+    if move.suit is None:
+        # Declining needs no joker in hand (so that it gives nothing away); it is spelled one way only.
+        if move.card != JOKER:
+            return Rejection("UNKNOWN_CARD", f"decline with card {JOKER!r} (the default) and suit null, "
+                             f"not {move.card!r}")
+        return None
     if move.card not in state.hands[move.seat] or move.card in dict(state.nominations):
         return Rejection("NO_JOKER_TO_NOMINATE", f"seat {move.seat} holds no un-nominated {move.card}")
     return None

@@ -67,7 +67,9 @@ class Discard(_Move, frozen=True, tag="discard"):
 
 
 class NominateJoker(_Move, frozen=True, tag="nominate_joker"):
-    """NT family: the contractor nominates a held joker's suit before play; ``suit: null`` declines."""
+    """NT family: the contractor nominates a held joker's suit before play; ``suit: null`` declines.
+
+    Every NT-family contractor takes this step, joker or not, and may always decline (engine/decisions.py)."""
 
     suit: str | None
     card: str = "JK"

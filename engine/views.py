@@ -3,7 +3,8 @@
 A seat sees its own hand (once it has looked), the auction, the contract, every card played and by whom, trick
 counts, scores, an exposed open-misère hand, the kitty only as contractor during the exchange (or when shown to
 all), its own discards, and the five-player partner only once the called card is played (or if it is the
-partner). The public view (``seat=None``) is what every seat knows.
+partner, or it is the contractor and holds or discarded the called card). A seat that has not looked at its hand
+(blind misère) does not see it. The public view (``seat=None``) is what every seat knows.
 """
 
 from __future__ import annotations
@@ -58,8 +59,10 @@ def _contract_view(state: GameState, seat: int | None) -> ContractView | None:
     shown = partners(state)
     if c.called_card is not None and not c.alone and not _partner_revealed(state):
         # Secret until the called card is played; its holder knows, and so does a contractor who holds it
-        # (or discarded it): then it is playing alone.
-        contractor_knows = seat == c.contractor and not shown
+        # (or discarded it): then it is playing alone. A called card in a face-down kitty (sans kitty) is seen by
+        # nobody, so then nobody knows until the hand ends that the contractor plays alone.
+        contractor_knows = seat == c.contractor and (
+            c.called_card in state.hands[c.contractor] or c.called_card in state.discards)
         if seat is not None and (seat in shown or contractor_knows):
             known = True
         else:

@@ -10,6 +10,7 @@ from engine import (
     Bid,
     Discard,
     GameState,
+    NominateJoker,
     Options,
     Pass,
     bid_value,
@@ -247,6 +248,9 @@ def test_T22_misere_exchange_partner_sits_out():
     assert state.phase == "exchange" and state.to_act == N and len(state.hands[N]) == 13
     assert len(state.hands[S]) == 10  # the partner takes no kitty
     state, _ = move(state, Discard(seat=N, cards=tuple(kitty)))
+    # Every NT-family contractor, joker or not, answers the nomination step (declining here).
+    assert state.phase == "nominate" and state.to_act == N
+    state, _ = move(state, NominateJoker(seat=N, suit=None))
     assert state.phase == "play" and state.active == (N, E, W)
     assert view(state, E).hand_sizes[S] == 10
     state, events = play_out(state, [{E, W}] * 10)

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from engine import GameState, NominateJoker, Play, check_move, legal_moves, view
+from engine import Discard, GameState, NominateJoker, Play, check_move, legal_moves, view
 from engine.model import HandScored, JokerNominated, TrickWon
 from engine.rules import hand_strain
-from tests.engine.helpers import E, N, S, W, calls, exchange, of_type, opts, play, setup, start
+from tests.engine.helpers import E, N, S, W, calls, exchange, move, of_type, opts, play, setup, start
 
 
 def legal_cards(state: GameState) -> set[str]:
@@ -281,8 +281,13 @@ def test_T45_partner_holding_the_joker_cannot_nominate():
     hands = {N: ["7C"], S: ["JK", "8C"]}
     state = start(opts(), hands, voids={S: "C"})
     state, _ = calls(state, "7NT", "P", "P", "P")
-    state, events = exchange(state)
-    assert not of_type(events, JokerNominated)
+    state, _ = move(state, Discard(seat=N, cards=state.kitty))
+    # N holds no joker yet takes the same nomination step, where declining is the only legal move.
+    assert state.phase == "nominate" and state.to_act == N
+    assert legal_moves(state) == [NominateJoker(seat=N, suit=None)]
+    assert check_move(state, NominateJoker(seat=N, suit="H")).reason == "NO_JOKER_TO_NOMINATE"  # type: ignore
+    state, events = move(state, NominateJoker(seat=N, suit=None))
+    assert of_type(events, JokerNominated) == [JokerNominated(seat=N, card="JK", suit=None)]
     assert state.phase == "play" and state.to_act == N and state.nominations == ()
     assert check_move(state, NominateJoker(seat=S, suit="H")) is not None
     assert check_move(state, NominateJoker(seat=N, suit="H")).reason == "WRONG_PHASE"  # type: ignore[union-attr]
