@@ -46,6 +46,7 @@ from service.ops.shutdown import InflightMiddleware, ShutdownCoordinator
 from service.problems import Problem, ProblemDetails
 from service.records import RecordsController
 from service.sessions import build_sessions
+from service.sessions.records import SessionRecordController
 from service.snapshots import Sealer
 
 logger = logging.getLogger("fivehundred.snapshots")
@@ -136,6 +137,7 @@ def create_app(settings: Settings | None = None, *, session_key_prefix: str = SE
             GamesController,
             RecordsController,
             *sessions.route_handlers,
+            SessionRecordController,
             *health_route_handlers(readiness, shutdown=shutdown, problem_schema=ProblemDetails),
             metrics_route_handler(metrics),
         ],

@@ -6,13 +6,15 @@ Plays ``--games`` random four-player games to the end under the default rules (u
 except that in the auction a seat passes with probability 0.5 and otherwise bids one of the three lowest bids, so
 that games last as many hands as real ones), builds their records, then times, pinned to one CPU:
 
+- replay alone: ``new_game`` and ``apply_move`` for each move (the floor any verification pays);
 - ``verify_record``: the engine's replay and field-by-field check of a JSON record already decoded;
 - ``POST /v1/records/verify``: the whole request in process (JSON decoding, the token screen, replay, the
   check, sealing the final state, encoding the answer), through Litestar's test client;
 - text → record: ``record_from_text`` of the plain-text form;
 - the bound: a record of ``MAX_RECORD_MOVES`` moves (a random game with a target no one reaches, cut there).
 
-Prints the median and the 99th percentile of each, and the games' lengths.
+Prints the median and the 99th percentile of each (each game timed ``--repeat`` times, the best kept), per move
+too, the games' lengths, and the ratio of the HTTP call to the bare replay (the machine's load cancels out).
 """
 
 from __future__ import annotations
@@ -88,33 +90,42 @@ def main() -> None:
           f", max {max(lengths)}; hands median {statistics.median(hands)}, max {max(hands)}; JSON record median "
           f"{statistics.median(sizes) / 1000:.1f} kB, max {max(sizes) / 1000:.1f} kB")
 
-    engine_s = [timed(lambda r=r: verify_record(r), args.repeat) for r in records]
-    med, p99 = percentiles(engine_s)
-    per_move = statistics.median(t / len(r.moves) for t, r in zip(engine_s, records, strict=True))
-    print(f"verify_record (engine):          median {med * 1e3:7.2f} ms   p99 {p99 * 1e3:7.2f} ms   "
-          f"({per_move * 1e6:.1f} µs per move)")
-
-    texts = [record_to_text(r) for r in records]
-    text_s = [timed(lambda t=t: record_from_text(t), args.repeat) for t in texts]
-    med, p99 = percentiles(text_s)
-    print(f"record_from_text:                median {med * 1e3:7.2f} ms   p99 {p99 * 1e3:7.2f} ms")
-
     from litestar.testing import TestClient
 
     from service.app import create_app
     from service.config import Settings
 
     with TestClient(create_app(Settings(snapshot_keys=(bytes(32),), log_level="WARNING"))) as client:
-        bodies = [msgspec.json.encode({"record": r}) for r in records]
         headers = {"content-type": "application/json"}
 
         def post(body: bytes) -> None:
             response = client.post("/v1/records/verify", content=body, headers=headers)
             assert response.status_code == 200, response.text
 
-        http_s = [timed(lambda b=b: post(b), args.repeat) for b in bodies]
-        med, p99 = percentiles(http_s)
-        print(f"POST /v1/records/verify (HTTP):  median {med * 1e3:7.2f} ms   p99 {p99 * 1e3:7.2f} ms")
+        def bare(record: GameRecord) -> None:
+            state, _ = new_game(opts, seed=record.seed or 0, first_dealer=record.first_dealer)
+            for move in record.moves:
+                state, _ = apply_move(state, move)
+
+        # Each game's four timings are taken one after another, so that the machine's load (shared, noisy)
+        # weighs on all of them alike and their ratios hold even when the absolute figures drift.
+        rows: dict[str, list[float]] = {"bare": [], "engine": [], "text": [], "http": []}
+        for record in records:
+            body = msgspec.json.encode({"record": record})
+            text = record_to_text(record)
+            rows["bare"].append(timed(lambda r=record: bare(r), args.repeat))
+            rows["engine"].append(timed(lambda r=record: verify_record(r), args.repeat))
+            rows["text"].append(timed(lambda t=text: record_from_text(t), args.repeat))
+            rows["http"].append(timed(lambda b=body: post(b), args.repeat))
+        labels = {"bare": "replay alone (new_game + apply_move)", "engine": "verify_record (engine)",
+                  "text": "record_from_text", "http": "POST /v1/records/verify (HTTP)"}
+        for key, label in labels.items():
+            med, p99 = percentiles(rows[key])
+            per_move = statistics.median(t / len(r.moves) for t, r in zip(rows[key], records, strict=True))
+            print(f"{label:38s} median {med * 1e3:7.2f} ms   p99 {p99 * 1e3:7.2f} ms   "
+                  f"({per_move * 1e6:5.1f} µs per move)")
+        ratio = statistics.median(h / b for h, b in zip(rows["http"], rows["bare"], strict=True))
+        print(f"HTTP verify / bare replay, median ratio per game: {ratio:.2f}")
 
         longest = play(random.Random(1), resolve_options(4, None, {"target": 100_000, "lose_at": -100_000}), 1,
                        max_moves=MAX_RECORD_MOVES)
