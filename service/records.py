@@ -148,16 +148,22 @@ def _refusal_response() -> dict[int, ResponseSpec]:
         examples=[ExactExample(summary="ILLEGAL_MOVE", value=REFUSAL_EXAMPLE)])}
 
 
+def _ascii(text: str) -> str:
+    """A detail that quotes the client's own tokens, in ASCII: a problem body is JSON without a charset, and some
+    clients guess the encoding of non-ASCII text wrong."""
+    return text.encode("ascii", "backslashreplace").decode("ascii")
+
+
 def _refused(exc: RecordRefused, sealer: Sealer, path: str) -> Response[RecordRefusal]:
     if exc.code in _SETUP_CODES:
-        raise Problem(400, exc.code, exc.detail) from None
+        raise Problem(400, exc.code, _ascii(exc.detail)) from None
     snapshot = moves = None
     if exc.index is not None and exc.state is not None:
         snapshot = sealer.seal(exc.state, remember=True)
         moves = legal_moves(exc.state)
     body = RecordRefusal(type=PROBLEM_BASE + exc.code.lower().replace("_", "-"),
                          title=exc.code.replace("_", " ").capitalize(), status=422, code=exc.code,
-                         detail=exc.detail, instance=path, move_index=exc.index, reason=exc.reason,
+                         detail=_ascii(exc.detail), instance=path, move_index=exc.index, reason=exc.reason,
                          field=exc.field, snapshot=snapshot, legal_moves=moves)
     return Response(body, status_code=422, media_type=PROBLEM_MEDIA_TYPE)
 
@@ -179,7 +185,7 @@ def _verify(data: VerifyRecordRequest) -> Verified:
         try:
             record = record_from_text(data.text)
         except RecordTextError as exc:
-            raise Problem(400, "MALFORMED_REQUEST", f"the text record does not parse: {exc}") from None
+            raise Problem(400, "MALFORMED_REQUEST", _ascii(f"the text record does not parse: {exc}")) from None
     if record is not None:
         return verify_record(record, screen=syntax_rejection, replay_seed=replay_seed)
     assert data.moves is not None
@@ -188,7 +194,7 @@ def _verify(data: VerifyRecordRequest) -> Verified:
     try:
         opts = resolve_options(data.players, data.preset, overrides_dict(data.options))
     except OptionsError as exc:
-        raise Problem(400, "INVALID_OPTIONS", str(exc)) from None
+        raise Problem(400, "INVALID_OPTIONS", _ascii(str(exc))) from None
     if data.seed is None and not data.deck_orders:
         raise Problem(400, "INVALID_SEED", "give the seed the game was dealt from, or its deck orders")
     return replay_game(opts, seed=data.seed, deck_orders=data.deck_orders or (), first_dealer=data.first_dealer,

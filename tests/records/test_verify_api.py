@@ -172,3 +172,13 @@ def test_a_seedless_record_continues_with_secret_deals(client: Client, sealer: S
     snapshots = [_verify(client, {"record": _json(game.record)}, 200)["snapshot"] for _ in range(2)]
     seeds = {sealer.open(s).seed for s in snapshots}
     assert len(seeds) == 2  # drawn afresh each time, never 0 or the client's choice
+
+
+def test_details_quoting_the_clients_tokens_are_ascii(client: Client) -> None:
+    """A problem body has no charset: a detail quoting a client's non-ASCII token is escaped, not echoed."""
+    response = client.post(PATH, json={"players": 2, "deck_orders": [["\u00c9\u0a4d\u0011z\u0093"]], "moves": []})
+    assert response.status_code == 400 and response.json()["code"] == "INVALID_DECK_ORDER"
+    assert response.content.isascii()
+    play = {"type": "play", "seat": 0, "card": "\u00e9"}
+    response = client.post(PATH, json={"players": 4, "seed": 1, "moves": [play]})
+    assert response.status_code == 422 and response.content.isascii()
