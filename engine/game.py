@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import Any
 
 import msgspec
 
@@ -86,10 +87,12 @@ TRICKS_PER_HAND = 10
 
 
 class Rejection(msgspec.Struct, frozen=True):
-    """Why a move is illegal: a stable machine ``reason`` and a human ``detail``."""
+    """Why a move is illegal: a stable machine ``reason``, an English ``detail``, and the ``params`` the detail
+    was built from (seats, card/bid/suit tokens, counts), so that a front end can word it in any language."""
 
     reason: str
     detail: str
+    params: dict[str, Any] = {}
 
 
 class IllegalMove(ValueError):
@@ -289,7 +292,7 @@ def _bid_reason(opts: Options, bid: str, sans: bool, high_bid: str | None, max_l
     rungs = ladder(opts)
     if bid not in ALL_BIDS:
         return Rejection("UNKNOWN_BID", f"{bid!r} is not a bid; bids are 6S … 10NT, MISERE, OPEN_MISERE, "
-                         "BLIND_MISERE")
+                         "BLIND_MISERE", {"bid": bid})
     if bid not in rungs:
         if bid in MISERE_BIDS:
             if bid == BLIND_MISERE and opts.misere_enabled:
@@ -303,7 +306,8 @@ def _bid_reason(opts: Options, bid: str, sans: bool, high_bid: str | None, max_l
     if sans and bid in MISERE_BIDS:
         return Rejection("SANS_KITTY_NOT_FOR_MISERE", "only suit and NT bids may be made sans kitty")
     if high_bid is not None and rungs[bid] <= rungs[high_bid]:
-        return Rejection("BID_TOO_LOW", f"{bid} does not outrank the current bid {high_bid}")
+        return Rejection("BID_TOO_LOW", f"{bid} does not outrank the current bid {high_bid}",
+                         {"bid": bid, "high_bid": high_bid})
     if bid == BLIND_MISERE and viewed:
         return Rejection("BLIND_MISERE_AFTER_LOOKING", "blind misère may be bid only before looking at the hand")
     if bid in MISERE_BIDS and barred:
@@ -730,8 +734,8 @@ def _check_play(state: GameState, move: Play, table: Strain | None = None) -> Re
     hand = state.hands[seat]
     if card not in hand:
         if not isinstance(card, str) or card not in pack_index(state.options):
-            return Rejection("UNKNOWN_CARD", f"{card!r} is not a card of this game's pack")
-        return Rejection("CARD_NOT_IN_HAND", f"seat {seat} does not hold {card}")
+            return Rejection("UNKNOWN_CARD", f"{card!r} is not a card of this game's pack", {"card": card})
+        return Rejection("CARD_NOT_IN_HAND", f"seat {seat} does not hold {card}", {"seat": seat, "card": card})
     nominate = move.nominate
     if table is None:
         table = _strain(state)
@@ -751,7 +755,7 @@ def _check_play(state: GameState, move: Play, table: Strain | None = None) -> Re
                     suit_of[c] is None and table.power[c] > 0 for c in hand):
                 return None
     if nominate is not None and nominate not in SUITS:
-        return Rejection("UNKNOWN_SUIT", f"{nominate!r} is not a suit; suits are S, C, D, H")
+        return Rejection("UNKNOWN_SUIT", f"{nominate!r} is not a suit; suits are S, C, D, H", {"suit": nominate})
     if (card, nominate) in _legal_plays(state, seat):
         return None
     is_free_joker = table.suit[card] is None
@@ -760,18 +764,21 @@ def _check_play(state: GameState, move: Play, table: Strain | None = None) -> Re
             return Rejection("NOMINATION_NOT_ALLOWED", "only a lead of the un-nominated joker names a suit")
         allowed = _joker_lead_suits(state, seat, hand, table.power[card] < 0)
         if allowed == (None,):
-            return Rejection("NOMINATION_NOT_ALLOWED", "the joker led to the last trick needs no suit")
+            return Rejection("NOMINATION_NOT_ALLOWED", "the joker led to the last trick needs no suit",
+                             {"case": "last_trick"})
         if not allowed:
             if state.options.joker_lead_timing == "last_trick_only":
                 return Rejection("JOKER_LEAD_LAST_TRICK_ONLY", "the joker may be led only to the last trick")
             return Rejection("JOKER_LEAD_NOT_ALLOWED", "every suit has been led: the joker may be led only to "
                              "the last trick")
         if nominate is None:
-            return Rejection("JOKER_LEAD_NEEDS_SUIT", f"leading the joker needs a suit: one of {list(allowed)}")
+            return Rejection("JOKER_LEAD_NEEDS_SUIT", f"leading the joker needs a suit: one of {list(allowed)}",
+                             {"suits": list(allowed)})
         if state.options.joker_lead_restriction == "not_shown_void":
-            return Rejection("JOKER_SUIT_SHOWN_VOID", f"seat {seat} has shown void in {nominate}")
+            return Rejection("JOKER_SUIT_SHOWN_VOID", f"seat {seat} has shown void in {nominate}",
+                             {"seat": seat, "suit": nominate})
         return Rejection("JOKER_SUIT_ALREADY_LED", f"{nominate} has already been led this hand; "
-                         f"nominate one of {list(allowed)}")
+                         f"nominate one of {list(allowed)}", {"suit": nominate, "suits": list(allowed)})
     if nominate is not None:
         return Rejection("NOMINATION_NOT_ALLOWED", "only a lead of the un-nominated joker names a suit")
     legal = [c for c, _ in _legal_plays(state, seat)]
@@ -782,7 +789,8 @@ def _check_play(state: GameState, move: Play, table: Strain | None = None) -> Re
                          "led suit")
     trick = state.trick
     led = trick.nominate if table.suit[trick.cards[0]] is None else table.suit[trick.cards[0]]
-    return Rejection("MUST_FOLLOW_SUIT", f"seat {seat} must follow {led}: play one of {legal}")
+    return Rejection("MUST_FOLLOW_SUIT", f"seat {seat} must follow {led}: play one of {legal}",
+                     {"seat": seat, "suit": led, "cards": legal})
 
 
 def _trick_winner(state: GameState, leader: int, cards: tuple[str, ...], nominate: str | None,
@@ -972,14 +980,18 @@ def _check_turn(state: GameState, move: Move) -> Rejection:
     opts = state.options
     seat = move.seat
     if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < opts.players:
-        return Rejection("NO_SUCH_SEAT", f"seat must be 0 to {opts.players - 1}")
+        return Rejection("NO_SUCH_SEAT", f"seat must be 0 to {opts.players - 1}",
+                         {"seat": seat, "last_seat": opts.players - 1})
     if state.phase == "game_over":
         return Rejection("GAME_OVER", "the game is over")
     if seat != state.to_act:
-        return Rejection("NOT_YOUR_TURN", f"it is seat {state.to_act}'s turn, not seat {seat}'s")
+        return Rejection("NOT_YOUR_TURN", f"it is seat {state.to_act}'s turn, not seat {seat}'s",
+                         {"to_act": state.to_act, "seat": seat})
     allowed = ", ".join(_MOVE_NAMES[t] for t in _PHASE_MOVES[state.phase])
     return Rejection("WRONG_PHASE", f"a {_MOVE_NAMES.get(type(move), '?')} move is not possible during the "
-                     f"{state.phase} phase (expected {allowed})")
+                     f"{state.phase} phase (expected {allowed})",
+                     {"move": _MOVE_NAMES.get(type(move), "?"), "phase": state.phase,
+                      "moves": [_MOVE_NAMES[t] for t in _PHASE_MOVES[state.phase]]})
 
 
 def check_move(state: GameState, move: Move) -> Rejection | None:
@@ -1002,9 +1014,10 @@ def check_move(state: GameState, move: Move) -> Rejection | None:
     opts = state.options
     if isinstance(move, Bid):
         if state.raising and state.high is not None and move.bid == state.high.bid:
-            return Rejection("BID_TOO_LOW", "a raise must outrank your own bid")
+            return Rejection("BID_TOO_LOW", "a raise must outrank your own bid",
+                             {"bid": move.bid, "high_bid": state.high.bid})
         if not isinstance(move.bid, str):
-            return Rejection("UNKNOWN_BID", "bid must be a string")
+            return Rejection("UNKNOWN_BID", "bid must be a string", {"bid": move.bid})
         return _bid_reason(opts, move.bid, bool(move.sans_kitty), *_bid_context(state, seat))
     if isinstance(move, Pass | AnswerRedeal):
         return None
@@ -1028,30 +1041,31 @@ def _check_discard(state: GameState, move: Discard) -> Rejection | None:
     k = kitty_size(state.options)
     cards = move.cards
     if not isinstance(cards, tuple | list) or len(cards) != k:
-        return Rejection("WRONG_DISCARD_COUNT", f"discard exactly {k} cards")
+        return Rejection("WRONG_DISCARD_COUNT", f"discard exactly {k} cards", {"count": k})
     if len(set(cards)) != len(cards):
         return Rejection("DUPLICATE_CARD", "the discards name a card twice")
     for c in cards:
         if c not in state.hands[move.seat]:
             if not isinstance(c, str) or c not in pack_index(state.options):
-                return Rejection("UNKNOWN_CARD", f"{c!r} is not a card of this game's pack")
-            return Rejection("CARD_NOT_IN_HAND", f"seat {move.seat} does not hold {c}")
+                return Rejection("UNKNOWN_CARD", f"{c!r} is not a card of this game's pack", {"card": c})
+            return Rejection("CARD_NOT_IN_HAND", f"seat {move.seat} does not hold {c}", {"seat": move.seat, "card": c})
     return None
 
 
 def _check_nomination(state: GameState, move: NominateJoker) -> Rejection | None:
     if move.suit is not None and move.suit not in SUITS:
-        return Rejection("UNKNOWN_SUIT", f"{move.suit!r} is not a suit; suits are S, C, D, H")
+        return Rejection("UNKNOWN_SUIT", f"{move.suit!r} is not a suit; suits are S, C, D, H", {"suit": move.suit})
     if move.card not in JOKERS:
-        return Rejection("UNKNOWN_CARD", f"{move.card!r} is not a joker")
+        return Rejection("UNKNOWN_CARD", f"{move.card!r} is not a joker", {"card": move.card, "case": "joker"})
     if move.suit is None:
         # Declining needs no joker in hand (so that it gives nothing away); it is spelled one way only.
         if move.card != JOKER:
             return Rejection("UNKNOWN_CARD", f"decline with card {JOKER!r} (the default) and suit null, "
-                             f"not {move.card!r}")
+                             f"not {move.card!r}", {"card": move.card, "case": "decline"})
         return None
     if move.card not in state.hands[move.seat] or move.card in dict(state.nominations):
-        return Rejection("NO_JOKER_TO_NOMINATE", f"seat {move.seat} holds no un-nominated {move.card}")
+        return Rejection("NO_JOKER_TO_NOMINATE", f"seat {move.seat} holds no un-nominated {move.card}",
+                         {"seat": move.seat, "card": move.card})
     return None
 
 
@@ -1062,22 +1076,23 @@ def _check_partner_call(state: GameState, move: Move) -> Rejection | None:
     method = opts.five_player_partner_method
     if isinstance(move, CallCard):
         if method != "called_card":
-            return Rejection("WRONG_PARTNER_METHOD", f"partners are chosen by {method} in this game")
+            return Rejection("WRONG_PARTNER_METHOD", f"partners are chosen by {method} in this game",
+                             {"method": method})
         if move.card in JOKERS:
             return Rejection("CANNOT_CALL_JOKER", "the joker may not be called")
         if not isinstance(move.card, str) or move.card not in pack_index(opts):
-            return Rejection("UNKNOWN_CARD", f"{move.card!r} is not a card of this game's pack")
+            return Rejection("UNKNOWN_CARD", f"{move.card!r} is not a card of this game's pack", {"card": move.card})
         return None
     assert isinstance(move, ChoosePartners)
     if method != "choose_player":
-        return Rejection("WRONG_PARTNER_METHOD", f"partners are chosen by {method} in this game")
+        return Rejection("WRONG_PARTNER_METHOD", f"partners are chosen by {method} in this game", {"method": method})
     chosen = tuple(move.partners)
     c = state.contract
     assert c is not None
     most = 2 if bid_level(c.bid) >= 8 else 1
     if not 1 <= len(chosen) <= most or len(set(chosen)) != len(chosen) or any(
             not isinstance(p, int) or not 0 <= p < opts.players or p == move.seat for p in chosen):
-        return Rejection("INVALID_PARTNERS", f"name 1 to {most} other seats as partners")
+        return Rejection("INVALID_PARTNERS", f"name 1 to {most} other seats as partners", {"count": most})
     return None
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from litestar import Litestar
+from litestar import Litestar, Router
 from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.middleware import DefineMiddleware
@@ -29,6 +29,8 @@ from service.catalogue import RulesController
 from service.config import Settings, load_settings
 from service.exception_handlers import exception_handlers
 from service.games import GamesController
+from service.i18n import LanguageMiddleware
+from service.i18n.openapi import language_parameters
 from service.openapi import ExactStructSchemaPlugin, openapi_config
 from service.ops.apikeys import ApiKeyMiddleware
 from service.ops.asgi import wrap_asgi_handler
@@ -133,11 +135,10 @@ def create_app(settings: Settings | None = None, *, session_key_prefix: str = SE
 
     app = Litestar(
         route_handlers=[
-            RulesController,
-            GamesController,
-            RecordsController,
-            *sessions.route_handlers,
-            SessionRecordController,
+            # The API's operations declare Accept-Language and lang (texts in six languages; service/i18n).
+            Router(path="/", parameters=language_parameters(),
+                   route_handlers=[RulesController, GamesController, RecordsController, *sessions.route_handlers,
+                                   SessionRecordController]),
             *health_route_handlers(readiness, shutdown=shutdown, problem_schema=ProblemDetails),
             metrics_route_handler(metrics),
         ],
@@ -163,6 +164,7 @@ def create_app(settings: Settings | None = None, *, session_key_prefix: str = SE
     # 405s and CORS preflights too. Run uvicorn with --no-access-log (the JSON access line replaces it).
     wrap_asgi_handler(
         app,
+        DefineMiddleware(LanguageMiddleware),  # first: every response says its language, 404s included
         DefineMiddleware(RequestLoggingMiddleware),
         DefineMiddleware(MetricsMiddleware, metrics=metrics),
         DefineMiddleware(InflightMiddleware, coordinator=shutdown),

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import typing
 from functools import lru_cache
-from typing import Annotated
+from typing import Annotated, Any
 
 import msgspec
-from litestar import Controller, get
+from litestar import Controller, Request, get
 from litestar.params import Parameter
 
 from engine import (
@@ -24,12 +24,18 @@ from engine import (
     score_table_rows,
     sides,
 )
+from engine.model import Phase
 from service.examples import response_spec
+from service.i18n import SUPPORTED_LANGUAGES, request_language, text
+from service.i18n.catalogues import CATALOGUES
+from service.i18n.texts import bid_name, card_name, catalogue, suit_name
 from service.openapi import problem_responses
 from service.problems import Problem
 from service.schemas import (
+    CatalogueNames,
     Decision,
     LadderRung,
+    LanguageInfo,
     MoveTypeInfo,
     OptionInfo,
     PresetInfo,
@@ -40,41 +46,79 @@ from service.schemas import (
 )
 
 
-def move_types() -> list[MoveTypeInfo]:
-    """Every kind of move, from the engine's tagged union itself (tag, fields, docstring)."""
+def move_types(language: str = "en") -> list[MoveTypeInfo]:
+    """Every kind of move, from the engine's tagged union itself (tag, fields, docstring, or its translation)."""
     out = []
     for struct in typing.get_args(Move):
         info = msgspec.inspect.type_info(struct)
         assert isinstance(info, msgspec.inspect.StructType)
         doc = " ".join((struct.__doc__ or "").split())
+        if language != "en":
+            doc = text(language, f"move.{info.tag}.description")
         out.append(MoveTypeInfo(type=str(info.tag), fields=[f.encode_name for f in info.fields],
                                 description=doc))
     return out
 
 
-@lru_cache(maxsize=32)
-def rules_catalogue(players: int, preset: str | None) -> RulesCatalogue:
-    """The catalogue for ``players`` and ``preset`` (cached: it is a pure function of them)."""
+def languages() -> list[LanguageInfo]:
+    """The languages of the service's texts, each named in itself and in English (Babel's CLDR names)."""
+    out = []
+    for tag in SUPPORTED_LANGUAGES:
+        locale = CATALOGUES[tag].locale
+        out.append(LanguageInfo(tag=tag, name=locale.get_display_name(locale) or tag,
+                                english_name=locale.get_display_name("en") or tag))
+    return out
+
+
+def _move_tags() -> list[str]:
+    return [str(getattr(msgspec.inspect.type_info(struct), "tag", "")) for struct in typing.get_args(Move)]
+
+
+def names(language: str, cards: list[str], bids: list[str]) -> CatalogueNames:
+    cat = catalogue(language)
+    return CatalogueNames(
+        suits={suit: suit_name(cat, suit) for suit in ("S", "C", "D", "H")} | {"NT": cat.template("strain.NT")},
+        cards={card: card_name(cat, card) for card in cards},
+        bids={bid: bid_name(cat, bid) for bid in bids},
+        phases={phase: cat.template(f"phase.{phase}") for phase in typing.get_args(Phase)},
+        moves={tag: cat.template(f"move.{tag}") for tag in _move_tags()},
+        terms={key.removeprefix("term."): cat.template(key) for key in sorted(CATALOGUES["en"].keys)
+               if key.startswith("term.")},
+    )
+
+
+@lru_cache(maxsize=128)
+def rules_catalogue(players: int, preset: str | None, language: str = "en") -> RulesCatalogue:
+    """The catalogue for ``players`` and ``preset`` in ``language`` (cached: a pure function of them)."""
     try:
         opts = resolve_options(players, preset, {})
     except OptionsError as exc:
         raise Problem(400, "INVALID_OPTIONS", str(exc)) from None
     table = msgspec.convert(score_table_rows(opts), list[ScoreTableRow])  # in ladder order
+    options = msgspec.convert(option_catalogue(), list[OptionInfo])
+    if language != "en":
+        options = [msgspec.structs.replace(o, description=text(language, f"option.{o.name}")) for o in options]
+    cards = list(pack_for(opts))
     return RulesCatalogue(
         rules_version=RULES_VERSION,
         players=players,
         preset=preset,
         resolved_options=resolved(opts),
-        options=msgspec.convert(option_catalogue(), list[OptionInfo]),
-        presets=[PresetInfo(name=name, description=PRESET_DESCRIPTIONS[name], options=dict(overrides))
+        options=options,
+        presets=[PresetInfo(name=name, options=dict(overrides),
+                            description=PRESET_DESCRIPTIONS[name] if language == "en"
+                            else text(language, f"preset.{name}"))
                  for name, overrides in PRESETS.items()],
         ladder=[LadderRung(bid=row.bid, rung=row.rung, value=row.value) for row in table],
         score_table=table,
-        cards=list(pack_for(opts)),
+        cards=cards,
         kitty_size=kitty_size(opts),
         sides=[list(side) for side in sides(opts)],
-        move_types=move_types(),
+        move_types=move_types(language),
         decisions=msgspec.convert(DECISIONS, list[Decision]),
+        language=language,
+        languages=languages(),
+        names=names(language, cards, [row.bid for row in table]),
     )
 
 
@@ -92,8 +136,8 @@ class RulesController(Controller):
          "and the move types.",
          responses={200: response_spec(RulesCatalogue, "The catalogue.", _example()),
                     **problem_responses("MALFORMED_REQUEST")})
-    def rules(self,
+    def rules(self, request: Request[Any, Any, Any],
               players: Annotated[int, Parameter(ge=2, le=6, description="Number of players, 2 to 6.")] = 4,
               preset: Annotated[PresetName | None, Parameter(description="A preset to apply.")] = None,
               ) -> RulesCatalogue:
-        return rules_catalogue(players, preset)
+        return rules_catalogue(players, preset, request_language(request.scope))

@@ -27,6 +27,7 @@ from litestar.exceptions import (
 from litestar.exceptions.http_exceptions import RequestEntityTooLarge
 from litestar.types import ExceptionHandlersMap
 
+from service.i18n import request_language
 from service.problems import PROBLEM_MEDIA_TYPE, Problem
 
 logger = logging.getLogger("fivehundred.errors")
@@ -44,7 +45,8 @@ _FIRST_SEGMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*")
 
 
 def problem_response(request: Request[Any, Any, Any], problem: Problem) -> Response[Any]:
-    return Response(problem.body(request.url.path), status_code=problem.status, media_type=PROBLEM_MEDIA_TYPE,
+    return Response(problem.body(request.url.path, request_language(request.scope)), status_code=problem.status,
+                    media_type=PROBLEM_MEDIA_TYPE,
                     headers=problem.headers or None)
 
 
@@ -63,7 +65,8 @@ def _validation_problem(exc: ValidationException) -> Problem:
         field = "" if key == "data" else key
         errors.append({"message": message, "field": field, "source": source})
     if not errors:
-        return Problem(400, "MALFORMED_REQUEST", exc.detail or "the request is malformed")
+        return Problem(400, "MALFORMED_REQUEST", exc.detail or "the request is malformed",
+                       message=("problem.MALFORMED_REQUEST.detail", {}))
     first = errors[0]
     if not first["field"]:
         where = ""
@@ -73,7 +76,16 @@ def _validation_problem(exc: ValidationException) -> Problem:
         where = f" - in {first['source']} parameter `{first['field']}`"
     match = _FIRST_SEGMENT.match(first["field"]) if first["source"] == "body" else None
     code = FIELD_CODES.get(match.group(0), "MALFORMED_REQUEST") if match else "MALFORMED_REQUEST"
-    return Problem(400, code, first["message"] + where, errors=errors)
+    if not first["field"]:
+        empty = first["message"].startswith("the request body")
+        wording: tuple[str, dict[str, Any]] = (
+            "problem.MALFORMED_REQUEST.detail.empty_body" if empty else "problem.MALFORMED_REQUEST.detail", {})
+    elif first["source"] == "body":
+        wording = ("problem.detail.invalid_field", {"field": f"$.{first['field']}", "message": first["message"]})
+    else:
+        wording = ("problem.detail.invalid_parameter",
+                   {"field": first["field"], "source": first["source"], "message": first["message"]})
+    return Problem(400, code, first["message"] + where, errors=errors, message=wording)
 
 
 def _http_problem(exc: HTTPException) -> Problem:
@@ -86,12 +98,13 @@ def _http_problem(exc: HTTPException) -> Problem:
     if isinstance(exc, MethodNotAllowedException):
         allow = headers.get("allow", "")
         return Problem(405, "METHOD_NOT_ALLOWED", f"this path allows {allow or 'other methods'}",
-                       headers=headers)
+                       headers=headers, message=("problem.METHOD_NOT_ALLOWED.detail", {"allow": allow or "—"}))
     if isinstance(exc, RequestEntityTooLarge) or status == 413:
         return Problem(413, "BODY_TOO_LARGE", "the request body is larger than this service accepts")
     if status == 400:
         # Litestar's own 400s: a body that is not JSON at all.
-        return Problem(400, "MALFORMED_REQUEST", f"the request body is not valid JSON: {exc.detail}")
+        return Problem(400, "MALFORMED_REQUEST", f"the request body is not valid JSON: {exc.detail}",
+                       message=("problem.MALFORMED_REQUEST.detail.not_json", {"error": exc.detail}))
     try:
         phrase = HTTPStatus(status).phrase
     except ValueError:
@@ -126,7 +139,9 @@ def exception_handlers(max_body_bytes: int) -> ExceptionHandlersMap:
 
     def handle_too_large(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
         return problem_response(request, Problem(413, "BODY_TOO_LARGE",
-                                                 f"the request body is larger than {max_body_bytes} bytes"))
+                                                 f"the request body is larger than {max_body_bytes} bytes",
+                                                 message=("problem.BODY_TOO_LARGE.detail.limit",
+                                                          {"count": max_body_bytes})))
 
     return {
         Problem: handle_problem,

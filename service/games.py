@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Sequence
-from typing import Annotated
+from typing import Annotated, Any
 
-from litestar import Controller, post
+from litestar import Controller, Request, post
 from litestar.di import NamedDependency
 from litestar.params import Body, SkipValidation
 
@@ -24,6 +24,7 @@ from engine import (
 )
 from service import examples
 from service.fastpath import ApplyFastPath
+from service.i18n import rejection_text, request_language
 from service.moves import MoveCounter, apply_checked, rejection_of
 from service.openapi import SNAPSHOT_CODES, problem_responses
 from service.problems import Problem
@@ -57,7 +58,8 @@ SNAPSHOT_READ_CODES = ("MALFORMED_REQUEST", "NO_SUCH_SEAT", *SNAPSHOT_CODES, "BO
 
 def _check_seat(seat: int | None, players: int) -> None:
     if seat is not None and not 0 <= seat < players:
-        raise Problem(400, "NO_SUCH_SEAT", f"seat {seat} does not exist: seats are 0 to {players - 1}")
+        raise Problem(400, "NO_SUCH_SEAT", f"seat {seat} does not exist: seats are 0 to {players - 1}",
+                      message=("problem.NO_SUCH_SEAT.detail", {"seat": seat, "last_seat": players - 1}))
 
 
 def _viewers(names: Sequence[ViewName] | None, players: int) -> list[int | None]:
@@ -96,7 +98,8 @@ class GamesController(Controller):
         try:
             opts = resolve_options(data.players, data.preset, overrides_dict(data.options))
         except OptionsError as exc:
-            raise Problem(400, "INVALID_OPTIONS", str(exc)) from None
+            raise Problem(400, "INVALID_OPTIONS", str(exc),
+                          message=("problem.INVALID_OPTIONS.detail", {"message": str(exc)})) from None
         viewers = _viewers(data.views, opts.players)
         # Without a client seed the service draws one and never reveals it: it decides every future deal.
         seed = secrets.randbits(63) if data.seed is None else data.seed
@@ -104,7 +107,8 @@ class GamesController(Controller):
             state, events = new_game(opts, seed=seed, deck_orders=data.deck_orders or (),
                                      first_dealer=data.first_dealer)
         except GameSetupError as exc:
-            raise Problem(400, exc.code, str(exc)) from None
+            raise Problem(400, exc.code, str(exc),
+                          message=(f"problem.{exc.code}.detail", {"message": str(exc)})) from None
         return CreateGameResponse(snapshot=sealer.seal(state, remember=True),
                                   rules_version=state.rules_version, options=resolved(opts), phase=state.phase,
                                   to_act=state.to_act, events=redact_events(events, None),
@@ -146,12 +150,15 @@ class GamesController(Controller):
                                                  *examples.VALIDATE_RESPONSES),
                      **problem_responses("MALFORMED_REQUEST", "MALFORMED_MOVE", *SNAPSHOT_CODES,
                                          "BODY_TOO_LARGE")})
-    def validate(self, data: ValidateBody, sealer: NamedDependency[Sealer]) -> ValidateResponse:
+    def validate(self, data: ValidateBody, sealer: NamedDependency[Sealer],
+                 request: Request[Any, Any, Any]) -> ValidateResponse:
         state = sealer.open(data.snapshot)
         rejection = rejection_of(state, data.move)
         if rejection is None:
             return ValidateResponse(legal=True)
-        return ValidateResponse(legal=False, reason=rejection.reason, detail=rejection.detail,
+        detail = rejection_text(request_language(request.scope), rejection.reason, rejection.detail,
+                                rejection.params)
+        return ValidateResponse(legal=False, reason=rejection.reason, detail=detail,
                                 legal_moves=legal_moves(state))
 
     @post("/apply", operation_id="applyMove", dto=StructDTO[ApplyRequest], return_dto=None,

@@ -11,7 +11,7 @@ Validate and apply both call :func:`rejection_of`, so they can never disagree.
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Protocol
 
 from engine import (
     SUITS,
@@ -32,6 +32,7 @@ from engine import (
     pack_for,
 )
 from engine.rules import ALL_BIDS
+from service.i18n.texts import rejection_key
 from service.problems import Problem
 
 
@@ -51,7 +52,8 @@ class MalformedMove(Problem):
     """A move naming a card, suit, bid or seat the game does not have."""
 
     def __init__(self, rejection: Rejection) -> None:
-        super().__init__(400, "MALFORMED_MOVE", rejection.detail, reason=rejection.reason)
+        super().__init__(400, "MALFORMED_MOVE", rejection.detail, reason=rejection.reason,
+                         message=rejection_message(rejection))
 
 
 class IllegalMoveProblem(Problem):
@@ -59,28 +61,36 @@ class IllegalMoveProblem(Problem):
 
     def __init__(self, state: GameState, rejection: Rejection) -> None:
         super().__init__(422, "ILLEGAL_MOVE", rejection.detail, title="Illegal move", reason=rejection.reason,
-                         legal_moves=legal_moves(state))
+                         legal_moves=legal_moves(state), message=rejection_message(rejection))
+
+
+def rejection_message(rejection: Rejection) -> tuple[str, dict[str, Any]]:
+    """A refusal as a message of service/i18n: its key and parameters."""
+    return rejection_key(rejection.reason, rejection.params), rejection.params
 
 
 def _card_problem(token: str, pack: tuple[str, ...]) -> Rejection | None:
     if token in pack:
         return None
-    return Rejection("UNKNOWN_CARD", f"{token!r} is not a card of this game's {len(pack)}-card pack")
+    return Rejection("UNKNOWN_CARD", f"{token!r} is not a card of this game's {len(pack)}-card pack",
+                     {"card": token})
 
 
 def syntax_rejection(state: GameState, move: Move) -> Rejection | None:
     """A rejection if ``move`` names a seat, card, suit or bid this game does not have, else ``None``."""
     players = state.options.players
     if not 0 <= move.seat < players:
-        return Rejection("NO_SUCH_SEAT", f"seat {move.seat} does not exist: seats are 0 to {players - 1}")
+        return Rejection("NO_SUCH_SEAT", f"seat {move.seat} does not exist: seats are 0 to {players - 1}",
+                         {"seat": move.seat, "last_seat": players - 1})
     if isinstance(move, Play):
         if move.nominate is not None and move.nominate not in SUITS:
-            return Rejection("UNKNOWN_SUIT", f"{move.nominate!r} is not a suit; suits are S, C, D, H")
+            return Rejection("UNKNOWN_SUIT", f"{move.nominate!r} is not a suit; suits are S, C, D, H",
+                             {"suit": move.nominate})
         return _card_problem(move.card, pack_for(state.options))
     if isinstance(move, Bid):
         if move.bid not in ALL_BIDS:
             return Rejection("UNKNOWN_BID", f"{move.bid!r} is not a bid; bids are 6S … 10NT, MISERE, "
-                             "OPEN_MISERE, BLIND_MISERE")
+                             "OPEN_MISERE, BLIND_MISERE", {"bid": move.bid})
         return None
     if isinstance(move, Discard):
         pack = pack_for(state.options)
@@ -90,7 +100,8 @@ def syntax_rejection(state: GameState, move: Move) -> Rejection | None:
         return None
     if isinstance(move, NominateJoker):
         if move.suit is not None and move.suit not in SUITS:
-            return Rejection("UNKNOWN_SUIT", f"{move.suit!r} is not a suit; suits are S, C, D, H")
+            return Rejection("UNKNOWN_SUIT", f"{move.suit!r} is not a suit; suits are S, C, D, H",
+                             {"suit": move.suit})
         return _card_problem(move.card, pack_for(state.options))
     if isinstance(move, CallCard):
         return _card_problem(move.card, pack_for(state.options))
@@ -98,7 +109,8 @@ def syntax_rejection(state: GameState, move: Move) -> Rejection | None:
         for p in move.partners:
             if not 0 <= p < players:
                 return Rejection("NO_SUCH_SEAT",
-                                 f"partner seat {p} does not exist: seats are 0 to {players - 1}")
+                                 f"partner seat {p} does not exist: seats are 0 to {players - 1}",
+                                 {"seat": p, "last_seat": players - 1})
     return None
 
 

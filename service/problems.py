@@ -40,16 +40,22 @@ class Problem(Exception):
     """An error answered as problem details."""
 
     def __init__(self, status: int, code: str, detail: str, *, title: str | None = None,
-                 headers: dict[str, str] | None = None, **extra: Any) -> None:
+                 headers: dict[str, str] | None = None, message: tuple[str, dict[str, Any]] | None = None,
+                 **extra: Any) -> None:
         super().__init__(detail)
         self.status = status
         self.code = code
         self.detail = detail
+        #: The detail as a message key of service/i18n and its parameters, for the other languages.
+        self.message = message
         self.title = title or code.replace("_", " ").capitalize()
         self.headers = headers or {}
         self.extra = extra
 
-    def body(self, instance: str | None = None) -> ProblemDetails:
-        return ProblemDetails(type=PROBLEM_BASE + self.code.lower().replace("_", "-"), title=self.title,
-                              status=self.status, code=self.code, detail=self.detail, instance=instance,
+    def body(self, instance: str | None = None, language: str = "en") -> ProblemDetails:
+        from service.i18n import problem_texts  # local: i18n renders problems, problems do not need i18n
+
+        title, detail = problem_texts(language, self.code, self.title, self.detail, self.message)
+        return ProblemDetails(type=PROBLEM_BASE + self.code.lower().replace("_", "-"), title=title,
+                              status=self.status, code=self.code, detail=detail, instance=instance,
                               **self.extra)

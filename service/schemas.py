@@ -236,8 +236,31 @@ class Decision(msgspec.Struct, frozen=True, kw_only=True):
     decision: str
 
 
+class LanguageInfo(msgspec.Struct, frozen=True, kw_only=True):
+    """A language the service's texts come in: its tag (for ``lang`` and ``Accept-Language``) and names."""
+
+    tag: str
+    name: str
+    english_name: str
+
+
+class CatalogueNames(msgspec.Struct, frozen=True, kw_only=True):
+    """The catalogue's names in its language, by machine token (the tokens themselves never change)."""
+
+    suits: dict[str, str]
+    cards: dict[str, str]
+    bids: dict[str, str]
+    phases: dict[str, str]
+    moves: dict[str, str]
+    #: The game's vocabulary (trump, no_trumps, joker, right_bower, left_bower, kitty, trick, misere …).
+    terms: dict[str, str]
+
+
 class RulesCatalogue(msgspec.Struct, frozen=True, kw_only=True):
-    """Everything a front end needs to build its rules screen and bid box for one rule set."""
+    """Everything a front end needs to build its rules screen and bid box for one rule set.
+
+    Its texts (option meanings, preset and move descriptions, ``names``) are in ``language``; ``languages``
+    lists every language the service speaks. ``decisions`` are in English."""
 
     rules_version: str
     players: int
@@ -252,11 +275,15 @@ class RulesCatalogue(msgspec.Struct, frozen=True, kw_only=True):
     sides: list[list[int]]
     move_types: list[MoveTypeInfo]
     decisions: list[Decision]
+    language: str
+    languages: list[LanguageInfo]
+    names: CatalogueNames
 
 
 __all__ = [
-    "ApplyRequest", "ApplyResponse", "CreateGameRequest", "CreateGameResponse", "Decision", "LadderRung",
-    "LegalMovesRequest", "LegalMovesResponse", "MoveTypeInfo", "OptionInfo", "OptionOverrides",
+    "ApplyRequest", "ApplyResponse", "CatalogueNames", "CreateGameRequest", "CreateGameResponse", "Decision",
+    "LadderRung", "LanguageInfo", "LegalMovesRequest", "LegalMovesResponse", "MoveTypeInfo", "OptionInfo",
+    "OptionOverrides",
     "PlayerCount", "PresetInfo", "PresetName", "ResolvedOptions", "RulesCatalogue", "ScoreTableRow", "Seat",
     "Snapshot", "ValidateRequest", "ValidateResponse", "ViewName", "ViewRequest", "ViewWithEvents",
     "overrides_dict", "resolved",

@@ -25,6 +25,8 @@ from collections.abc import Collection
 from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Receive, Scope, Send
 
+from service.i18n import request_language
+
 from .clients import OPERATIONAL_PATHS, header_value, key_matches
 from .problems import make_problem, send_problem
 
@@ -68,6 +70,8 @@ class ApiKeyMiddleware:
                 title="API key required",
                 code="API_KEY_REQUIRED",
                 detail=f"Send your API key in the {self.header_display} header.",
+                language=request_language(scope),
+                params={"header": self.header_display},
             )
         else:
             problem = make_problem(
@@ -76,6 +80,8 @@ class ApiKeyMiddleware:
                 title="API key invalid",
                 code="API_KEY_INVALID",
                 detail=f"The {self.header_display} header does not hold a valid API key.",
+                language=request_language(scope),
+                params={"header": self.header_display},
             )
         challenge = f'APIKey header="{self.header_display}"'.encode("latin-1")
         await send_problem(send, problem, headers=[(b"www-authenticate", challenge)])

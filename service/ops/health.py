@@ -22,11 +22,13 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 import msgspec
-from litestar import Response, get
+from litestar import Request, Response, get
 from litestar.handlers import HTTPRouteHandler
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import Example
 from redis.asyncio import Redis
+
+from service.i18n import request_language
 
 from .problems import PROBLEM_MEDIA_TYPE, ProblemDetails, make_problem
 from .shutdown import ShutdownCoordinator
@@ -149,7 +151,7 @@ def health_route_handlers(
         },
     )
     # Annotated Any: both statuses are documented by ``responses`` above, each with its own schema.
-    async def readyz() -> Response[Any]:
+    async def readyz(request: Request[Any, Any, Any]) -> Response[Any]:
         names = list(named_checks)
         results = await asyncio.gather(*(_run_check(named_checks[name], timeout) for name in names))
         outcome = dict(zip(names, results, strict=True))
@@ -164,6 +166,8 @@ def health_route_handlers(
             title="Service not ready",
             code="NOT_READY",
             detail="Failed checks: " + ", ".join(f"{k}={v}" for k, v in sorted(failed.items())) + ".",
+            language=request_language(request.scope),
+            params={"checks": ", ".join(f"{k}={v}" for k, v in sorted(failed.items()))},
         )
         return Response(
             problem,

@@ -12,6 +12,7 @@ here), so every error in the API has exactly one schema in the OpenAPI document.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 import msgspec
 from litestar.types import HTTPResponseBodyEvent, HTTPResponseStartEvent, Send
@@ -30,8 +31,14 @@ def problem_type(slug: str) -> str:
     return PROBLEM_TYPE_BASE + slug
 
 
-def make_problem(*, status: int, slug: str, title: str, code: str, detail: str) -> ProblemDetails:
-    """Build a :class:`ProblemDetails` whose ``type`` URI is derived from ``slug``."""
+def make_problem(*, status: int, slug: str, title: str, code: str, detail: str, language: str = "en",
+                 params: dict[str, Any] | None = None) -> ProblemDetails:
+    """Build a :class:`ProblemDetails` whose ``type`` URI is derived from ``slug``; ``title`` and ``detail`` are
+    worded in ``language`` (the code's texts in service/i18n, with ``params``) unless it is English."""
+    from service.i18n import problem_texts  # local: the i18n package imports the service's problems
+
+    message = None if params is None else (f"problem.{code}.detail", params)
+    title, detail = problem_texts(language, code, title, detail, message)
     return ProblemDetails(type=problem_type(slug), title=title, status=status, code=code, detail=detail)
 
 

@@ -56,6 +56,8 @@ from litestar.types import ASGIApp, Receive, Scope, Send
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
+from service.i18n import request_language
+
 from .clients import API_KEY_HEADER, OPERATIONAL_PATHS, client_identity
 from .problems import make_problem, send_problem
 
@@ -239,5 +241,7 @@ class RateLimitMiddleware:
                 f"This client may make {self.limit} requests per {self.window_seconds:g} s; "
                 f"retry after {retry_after} s."
             ),
+            language=request_language(scope),
+            params={"count": retry_after},
         )
         await send_problem(send, problem, headers=[(b"retry-after", str(retry_after).encode())])

@@ -48,7 +48,7 @@ from engine import (
     view,
 )
 from engine.model import GameOver
-from service.moves import MALFORMED_REASONS, MalformedMove, syntax_rejection
+from service.moves import MALFORMED_REASONS, MalformedMove, rejection_message, syntax_rejection
 from service.problems import Problem
 from service.sessions.store import (
     LOG_START,
@@ -475,7 +475,7 @@ class SessionService:
                 raise MalformedMove(exc.rejection) from None
             # Only the mover's own legal moves: another seat's would reveal its hand.
             raise Problem(422, "ILLEGAL_MOVE", exc.rejection.detail, title="Illegal move",
-                          reason=exc.rejection.reason,
+                          reason=exc.rejection.reason, message=rejection_message(exc.rejection),
                           legal_moves=msgspec.to_builtins(legal_moves(record.state, seat))) from None
         version = record.version + 1
         body = _JSON.encode(MoveApplied(version=version, phase=state.phase, to_act=state.to_act,

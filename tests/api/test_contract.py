@@ -262,8 +262,15 @@ def before_generate_body(context: Any, strategy: st.SearchStrategy[Any]) -> st.S
     return st.builds(build, strategy, st.integers(0, 9), st.sampled_from(POOL), st.integers(0, 1000))
 
 
-def _with_real_session(case: schemathesis.Case, dice: int, pick: int, token_pick: int) -> schemathesis.Case:
-    """Most of the time: a real session id and token (see the module docstring)."""
+#: Accept-Language values for the cases: every supported language, ranges, wildcards and unsupported ones.
+ACCEPT_LANGUAGES = ("en", "fil", "su", "sq", "th", "hr", "hr-HR, en;q=0.5", "tl-PH", "sq;q=0, th;q=0.2, *;q=0.1",
+                    "de-DE, fr;q=0.9", "*", "en;q=0, *", "x-garbage;q=2, ;;")
+
+
+def _with_real_session(case: schemathesis.Case, dice: int, pick: int, token_pick: int,
+                       language: str) -> schemathesis.Case:
+    """Most of the time: a real session id and token (see the module docstring); always an Accept-Language."""
+    case.headers = {**(case.headers or {}), "Accept-Language": language}
     path = case.operation.path
     if "{session_id}" not in path or not SESSIONS or not CLIENTS or dice >= 8:
         return case  # keep what was generated: unknown ids and garbage tokens must be refused cleanly too
@@ -303,7 +310,7 @@ def _with_real_session(case: schemathesis.Case, dice: int, pick: int, token_pick
 @schema.hook
 def before_generate_case(context: Any, strategy: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
     return st.builds(_with_real_session, strategy, st.integers(0, 9), st.integers(0, 10_000),
-                     st.integers(0, 10_000))
+                     st.integers(0, 10_000), st.sampled_from(ACCEPT_LANGUAGES))
 
 
 @schema.parametrize()

@@ -1,0 +1,170 @@
+"""Wording the service's texts in a language: refusals, problems, and the names of cards, suits, bids and moves.
+
+Parameters come as machine values (seat numbers, card/bid/suit tokens, counts, move tags) and are worded here:
+numbers with Babel's number formatting for the language, cards, suits, bids, phases and moves by their names in
+the language's catalogue, lists with Babel's list patterns. A token the game does not know (an unknown card
+named by a client) is quoted as sent. Machine fields (codes, reasons, tokens, option names) are never
+translated: only the human sentences around them.
+
+English answers keep the service's own English sentences (the engine's ``detail`` for a refusal, the
+problem's ``detail``): ``en.po`` holds the same texts as the source for translators, and is what other
+languages are checked against.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import lru_cache
+from typing import Any
+
+from babel.lists import format_list
+from babel.numbers import format_decimal
+
+from service.i18n.catalogues import CATALOGUES, MessageCatalogue
+from service.i18n.negotiation import DEFAULT_LANGUAGE
+
+SUITS = ("S", "C", "D", "H")
+JOKER_TOKENS = ("JK", "JKB")
+HONOUR_RANKS = ("A", "K", "Q", "J")
+MISERE_BIDS = ("MISERE", "OPEN_MISERE", "BLIND_MISERE")
+
+#: How each parameter of a refusal or problem is worded (anything not listed: numbers as numbers, else as is).
+PARAM_KINDS: dict[str, str] = {
+    "card": "card", "cards": "cards",
+    "suit": "suit", "suits": "suits",
+    "bid": "bid", "high_bid": "bid",
+    "move": "move", "moves": "moves",
+    "phase": "phase",
+}
+
+
+def catalogue(language: str) -> MessageCatalogue:
+    return CATALOGUES.get(language) or CATALOGUES[DEFAULT_LANGUAGE]
+
+
+def text(language: str, key: str, **params: Any) -> str:
+    """The text of ``key`` in ``language`` with ``params`` worded for it (English if the language lacks it)."""
+    cat = catalogue(language)
+    if not cat.has(key):
+        cat = CATALOGUES[DEFAULT_LANGUAGE]
+    count = params.get("count")
+    template = cat.template(key, count if isinstance(count, int) else None)
+    return template.format(**{name: word(cat, name, value) for name, value in params.items()})
+
+
+def has_text(key: str) -> bool:
+    return CATALOGUES[DEFAULT_LANGUAGE].has(key)
+
+
+# ------------------------------------------------------------------------------------------------ names
+
+
+def suit_name(cat: MessageCatalogue, suit: str) -> str:
+    return cat.template(f"suit.{suit}") if suit in SUITS else repr(suit)
+
+
+def strain_name(cat: MessageCatalogue, strain: str) -> str:
+    return cat.template("strain.NT") if strain == "NT" else suit_name(cat, strain)
+
+
+def card_name(cat: MessageCatalogue, card: object) -> str:
+    """``"QH"`` → ``"queen of hearts"`` (``"dama srce"`` …); an unknown token is quoted as sent."""
+    return _card_name(cat, card) if isinstance(card, str) else repr(card)
+
+
+@lru_cache(maxsize=4096)
+def _card_name(cat: MessageCatalogue, card: str) -> str:
+    if card in JOKER_TOKENS:
+        return cat.template(f"card.{card}")
+    rank, suit = card[:-1], card[-1:]
+    if suit not in SUITS or not (rank in HONOUR_RANKS or (rank.isdigit() and 2 <= int(rank) <= 13)):
+        return repr(card)
+    rank_word = cat.template(f"rank.{rank}") if rank in HONOUR_RANKS else rank
+    return cat.template("card.pattern").format(rank=rank_word, suit=cat.template(f"card.suit.{suit}"))
+
+
+def bid_name(cat: MessageCatalogue, bid: object) -> str:
+    """``"7H"`` → ``"7 Hearts"``, ``"OPEN_MISERE"`` → ``"Open Misère"``; an unknown token is quoted as sent."""
+    return _bid_name(cat, bid) if isinstance(bid, str) else repr(bid)
+
+
+@lru_cache(maxsize=4096)
+def _bid_name(cat: MessageCatalogue, bid: str) -> str:
+    if bid in MISERE_BIDS:
+        return cat.template(f"bid.{bid}")
+    level, strain = bid[:-2] if bid.endswith("NT") else bid[:-1], bid[-2:] if bid.endswith("NT") else bid[-1:]
+    if level not in ("6", "7", "8", "9", "10") or strain not in (*SUITS, "NT"):
+        return repr(bid)
+    return cat.template("bid.pattern").format(level=format_decimal(int(level), locale=cat.locale),
+                                              strain=strain_name(cat, strain))
+
+
+def _named(cat: MessageCatalogue, prefix: str, value: object) -> str:
+    key = f"{prefix}.{value}"
+    return cat.template(key) if isinstance(value, str) and cat.has(key) else str(value)
+
+
+def word(cat: MessageCatalogue, name: str, value: Any) -> str:
+    """One parameter worded for ``cat``'s language."""
+    kind = PARAM_KINDS.get(name)
+    if kind == "card":
+        return card_name(cat, value)
+    if kind == "suit":
+        return suit_name(cat, value) if isinstance(value, str) else repr(value)
+    if kind == "bid":
+        return bid_name(cat, value)
+    if kind in ("move", "phase"):
+        return _named(cat, kind, value)
+    if kind in ("cards", "suits", "moves") and isinstance(value, list | tuple):
+        single = kind[:-1]
+        items = [word(cat, single, item) for item in value]
+        return format_list(items, style="or", locale=cat.locale) if items else "—"
+    if isinstance(value, bool) or value is None:
+        return str(value).lower() if isinstance(value, bool) else "null"
+    if isinstance(value, int):
+        return format_decimal(value, locale=cat.locale)
+    return str(value)
+
+
+# ------------------------------------------------------------------------------------- refusals, problems
+
+
+def rejection_key(reason: str, params: Mapping[str, Any]) -> str:
+    """The catalogue key of a refusal: ``reason.<REASON>``, or ``reason.<REASON>.<case>`` for a variant."""
+    case = params.get("case")
+    return f"reason.{reason}.{case}" if isinstance(case, str) else f"reason.{reason}"
+
+
+def rejection_text(language: str, reason: str, detail: str, params: Mapping[str, Any]) -> str:
+    """A refusal's explanation in ``language`` (the engine's own English ``detail`` for English)."""
+    key = rejection_key(reason, params)
+    if language == DEFAULT_LANGUAGE or not has_text(key):
+        return detail
+    return text(language, key, **{k: v for k, v in params.items() if k != "case"})
+
+
+def problem_texts(language: str, code: str, title: str, detail: str,
+                  message: tuple[str, Mapping[str, Any]] | None) -> tuple[str, str]:
+    """``(title, detail)`` of a problem in ``language``.
+
+    English keeps the problem's own title and detail. Other languages get the code's title, and for the
+    detail the problem's own message (``message``: a key and its parameters) when it has one, else the code's
+    general explanation; a code without texts keeps the English ones.
+    """
+    if language == DEFAULT_LANGUAGE:
+        return title, detail
+    title_key = f"problem.{code}.title"
+    localized_title = text(language, title_key) if has_text(title_key) else title
+    if message is not None and has_text(message[0]):
+        key, params = message
+        if key.startswith("reason."):
+            return localized_title, text(language, key, **{k: v for k, v in params.items() if k != "case"})
+        return localized_title, text(language, key, **params)
+    detail_key = f"problem.{code}.detail"
+    if has_text(detail_key) and "{" not in catalogue(DEFAULT_LANGUAGE).template(detail_key):
+        return localized_title, text(language, detail_key)
+    return localized_title, detail
+
+
+__all__ = ["PARAM_KINDS", "bid_name", "card_name", "catalogue", "has_text", "problem_texts", "rejection_key",
+           "rejection_text", "strain_name", "suit_name", "text", "word"]
