@@ -208,9 +208,10 @@ class RecordRefused(ValueError):
     """Why a record (or a list of moves) is refused.
 
     ``code`` is one of: ``INVALID_OPTIONS``, ``INVALID_SEED``, ``INVALID_DECK_ORDER``, ``INVALID_FIRST_DEALER``,
-    ``RULES_VERSION_MISMATCH``, ``RECORD_TOO_LONG`` (the record itself cannot start); ``MALFORMED_MOVE`` (a card,
+    ``RECORD_TOO_LONG`` (the record itself cannot start); ``MALFORMED_MOVE`` (a card,
     bid, suit or seat the game does not have) and ``ILLEGAL_MOVE`` at ``index`` with the engine's ``reason``
-    and ``state`` the state before it; ``RECORD_MISMATCH``: the moves replay but a derived ``field`` differs.
+    and ``state`` the state before it; ``RECORD_MISMATCH``: a derived ``field`` differs (or ``rules_version``
+    is not this engine's).
     """
 
     def __init__(self, code: str, detail: str, *, index: int | None = None, reason: str | None = None,
@@ -428,8 +429,8 @@ def verify_record(record: GameRecord, *, screen: MoveScreen | None = None, repla
     if len(record.hands) > MAX_RECORD_HANDS:
         raise RecordRefused("RECORD_TOO_LONG", f"a record holds at most {MAX_RECORD_HANDS} hands", field="hands")
     if record.rules_version != RULES_VERSION:
-        raise RecordRefused("RULES_VERSION_MISMATCH", f"the record is of rules version {record.rules_version!r}; "
-                            f"this service plays {RULES_VERSION}", field="rules_version")
+        raise RecordRefused("RECORD_MISMATCH", f"the record is of rules version {record.rules_version!r}; "
+                            f"this engine plays {RULES_VERSION}", field="rules_version")
     try:
         options = engine_options(record.options)
     except (OptionsError, TypeError, msgspec.ValidationError) as exc:

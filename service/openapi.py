@@ -116,6 +116,11 @@ PROBLEM_EXAMPLES: dict[str, tuple[int, str, dict[str, Any]]] = {
                          {"type": "play", "seat": 1, "card": "4H", "nominate": None},
                          {"type": "play", "seat": 1, "card": "QH", "nominate": None}]}),
     "BODY_TOO_LARGE": (413, "the request body is larger than 65536 bytes", {}),
+    # Game records.
+    "RECORD_MISMATCH": (422, "hands[2].score.changes[0] does not match what the moves derive",
+                        {"field": "hands[2].score.changes[0]"}),
+    "RECORD_UNAVAILABLE": (409, "this session was restored from a snapshot: its log, and so its record, starts "
+                                "there", {}),
     # Hosted sessions.
     "INVALID_IF_MATCH": (400, "If-Match must be a session version such as \"3\"; got 'abc'", {}),
     "INVALID_IDEMPOTENCY_KEY": (400, "Idempotency-Key must be 1 to 128 printable ASCII characters", {}),

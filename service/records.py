@@ -23,9 +23,8 @@ import secrets
 from typing import Annotated, Any, Literal
 
 import msgspec
-from litestar import Controller, Response, post
+from litestar import Controller, post
 from litestar.di import NamedDependency
-from litestar.openapi import ResponseSpec
 from litestar.params import Body
 from msgspec import Meta
 
@@ -47,7 +46,7 @@ from engine.records import (
 from service.examples import response_spec
 from service.moves import syntax_rejection
 from service.openapi import ExactExample, problem_responses
-from service.problems import PROBLEM_BASE, PROBLEM_MEDIA_TYPE, Problem
+from service.problems import Problem
 from service.schemas import SEED_MAX, OptionOverrides, PlayerCount, PresetName, Seat, Snapshot, overrides_dict
 from service.snapshots import Sealer
 from service.struct_dto import StructDTO
@@ -94,25 +93,6 @@ class RecordVerified(msgspec.Struct, frozen=True, kw_only=True):
     text: str | None = None
 
 
-class RecordRefusal(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
-    """A refused record (RFC 9457 problem details): ``code`` is ``MALFORMED_MOVE`` or ``ILLEGAL_MOVE`` (with
-    ``move_index``, the engine's ``reason``, the state before the move as ``snapshot`` and its seat to act's
-    ``legal_moves``), ``RECORD_MISMATCH`` (with the path of the first differing ``field``),
-    ``RULES_VERSION_MISMATCH``, or ``RECORD_TOO_LONG`` (more moves or hands than a game can have)."""
-
-    type: str
-    title: str
-    status: int
-    code: str
-    detail: str
-    instance: str | None = None
-    move_index: int | None = None
-    reason: str | None = None
-    field: str | None = None
-    snapshot: str | None = None
-    legal_moves: list[Move] | None = None
-
-
 #: Setup problems of a record are the same 400s as creating a game.
 _SETUP_CODES = ("INVALID_OPTIONS", "INVALID_SEED", "INVALID_DECK_ORDER", "INVALID_FIRST_DEALER")
 
@@ -126,46 +106,35 @@ def _example_record() -> GameRecord:
 
 _EXAMPLE = _example_record()
 _EXAMPLE_JSON: Any = msgspec.to_builtins(_EXAMPLE)
+# (No request example of a whole JSON record: the document writer drops the nulls a record holds. The text form
+# is the same record, and the 200 example shows its JSON.)
 REQUESTS = [
     ExactExample(summary="Moves only", description="A seeded four-player game's first auction.",
                  value={"players": 4, "seed": 42, "first_dealer": 3,
                         "moves": msgspec.to_builtins(list(_EXAMPLE.moves))}),
-    ExactExample(summary="A whole record", value={"record": _EXAMPLE_JSON}),
     ExactExample(summary="The text form", value={"text": record_to_text(_EXAMPLE)}),
 ]
-REFUSAL_EXAMPLE = {
-    "type": PROBLEM_BASE + "illegal-move", "title": "Illegal move", "status": 422, "code": "ILLEGAL_MOVE",
-    "detail": "move 2: it is seat 2's turn, not seat 3's", "move_index": 2, "reason": "NOT_YOUR_TURN",
-    "snapshot": "v1.d0c5e3a1.…", "legal_moves": [{"type": "pass", "seat": 2}]}
-
-
-def _refusal_response() -> dict[int, ResponseSpec]:
-    return {422: ResponseSpec(
-        data_container=RecordRefusal, media_type=PROBLEM_MEDIA_TYPE, generate_examples=False,
-        description="The record is refused: the first malformed or illegal move (its index, reason and the "
-        "state before it as a snapshot), or the first derived field that differs from what the moves give. "
-        "Codes: MALFORMED_MOVE, ILLEGAL_MOVE, RECORD_MISMATCH, RULES_VERSION_MISMATCH, RECORD_TOO_LONG.",
-        examples=[ExactExample(summary="ILLEGAL_MOVE", value=REFUSAL_EXAMPLE)])}
-
-
 def _ascii(text: str) -> str:
     """A detail that quotes the client's own tokens, in ASCII: a problem body is JSON without a charset, and some
     clients guess the encoding of non-ASCII text wrong."""
     return text.encode("ascii", "backslashreplace").decode("ascii")
 
 
-def _refused(exc: RecordRefused, sealer: Sealer, path: str) -> Response[RecordRefusal]:
+def _refused(exc: RecordRefused, sealer: Sealer) -> Problem:
+    """The problem answering a refused record: setup problems as creating a game answers them (400), a bad
+    move as applying it would (400 malformed, 422 illegal) with its index and the state before it, a derived
+    field that differs as 422 ``RECORD_MISMATCH``."""
+    detail = _ascii(exc.detail)
     if exc.code in _SETUP_CODES:
-        raise Problem(400, exc.code, _ascii(exc.detail)) from None
-    snapshot = moves = None
-    if exc.index is not None and exc.state is not None:
-        snapshot = sealer.seal(exc.state, remember=True)
-        moves = legal_moves(exc.state)
-    body = RecordRefusal(type=PROBLEM_BASE + exc.code.lower().replace("_", "-"),
-                         title=exc.code.replace("_", " ").capitalize(), status=422, code=exc.code,
-                         detail=_ascii(exc.detail), instance=path, move_index=exc.index, reason=exc.reason,
-                         field=exc.field, snapshot=snapshot, legal_moves=moves)
-    return Response(body, status_code=422, media_type=PROBLEM_MEDIA_TYPE)
+        return Problem(400, exc.code, detail)
+    if exc.code == "RECORD_TOO_LONG":
+        return Problem(400, "MALFORMED_REQUEST", detail)
+    if exc.code in ("MALFORMED_MOVE", "ILLEGAL_MOVE") and exc.state is not None:
+        return Problem(400 if exc.code == "MALFORMED_MOVE" else 422, exc.code, detail,
+                       title="Illegal move" if exc.code == "ILLEGAL_MOVE" else None, reason=exc.reason,
+                       move_index=exc.index, snapshot=sealer.seal(exc.state, remember=True),
+                       legal_moves=legal_moves(exc.state))
+    return Problem(422, "RECORD_MISMATCH", detail, field=exc.field)
 
 
 def _verify(data: VerifyRecordRequest) -> Verified:
@@ -209,25 +178,26 @@ class RecordsController(Controller):
           summary="Verify a whole game", status_code=200, sync_to_thread=True,
           request_max_body_size=MAX_RECORD_BODY_BYTES,
           description="Replay a game record (JSON or text, docs/RECORDS.md) or a game's moves: the final state "
-          "as a snapshot (play can continue from it) and the record as the moves derive it; or 422 at the "
-          "first malformed or illegal move (its index, reason, and the state before it as a snapshot), or "
-          "naming the first derived field that differs. Bodies up to 1 MiB; at most "
+          "as a snapshot (play can continue from it) and the record as the moves derive it; or, at the first "
+          "malformed (400 MALFORMED_MOVE) or illegal (422 ILLEGAL_MOVE) move, its `move_index`, `reason`, the "
+          "state before it as `snapshot` and its legal moves; or 422 RECORD_MISMATCH naming the first derived "
+          "`field` that differs. Bodies up to 1 MiB; at most "
           f"{MAX_RECORD_MOVES} moves.",
           responses={200: response_spec(RecordVerified, "The record is valid.", ("Valid", {
               "valid": True, "snapshot": "v1.d0c5e3a1.…", "phase": "exchange", "to_act": 0,
               "record": _EXAMPLE_JSON})),
-              **problem_responses("MALFORMED_REQUEST", *_SETUP_CODES, "BODY_TOO_LARGE"),
-              **_refusal_response()})
+              **problem_responses("MALFORMED_REQUEST", *_SETUP_CODES, "MALFORMED_MOVE", "ILLEGAL_MOVE",
+                                  "RECORD_MISMATCH", "BODY_TOO_LARGE")})
     def verify(self, data: Annotated[VerifyRecordRequest, Body(examples=REQUESTS)],
-               sealer: NamedDependency[Sealer]) -> RecordVerified | Response[RecordRefusal]:
+               sealer: NamedDependency[Sealer]) -> RecordVerified:
         try:
             verified = _verify(data)
         except RecordRefused as exc:
-            return _refused(exc, sealer, "/v1/records/verify")
+            raise _refused(exc, sealer) from None
         state = verified.state
         return RecordVerified(valid=True, snapshot=sealer.seal(state, remember=True), phase=state.phase,
                               to_act=state.to_act, record=verified.record,
                               text=record_to_text(verified.record) if data.as_text else None)
 
 
-__all__ = ["MAX_RECORD_BODY_BYTES", "RecordRefusal", "RecordVerified", "RecordsController", "VerifyRecordRequest"]
+__all__ = ["MAX_RECORD_BODY_BYTES", "RecordVerified", "RecordsController", "VerifyRecordRequest"]

@@ -27,7 +27,6 @@ from typing import Any, Literal
 import msgspec
 from litestar import Controller, Request, Response, get
 from litestar.di import NamedDependency
-from litestar.openapi import ResponseSpec
 from litestar.params import FromPath
 
 from engine import Event, GameState, Move, pack_for, redact_events
@@ -80,8 +79,8 @@ from engine.records import (
 )
 from engine.rules import MISERE_BIDS
 from service.examples import response_spec
-from service.openapi import ExactExample, problem_responses
-from service.problems import PROBLEM_MEDIA_TYPE, Problem, ProblemDetails
+from service.openapi import problem_responses
+from service.problems import Problem
 from service.sessions.service import SessionService, bearer_token, etag
 from service.sessions.store import EVENTS_PER_READ, LOG_START, LoggedEvent
 
@@ -330,6 +329,15 @@ async def session_record(service: SessionService, session_id: str, token: str) -
                                  seat_record=seat_record(state, log, caller.seat))
 
 
+def _example() -> Any:
+    opts = Options()
+    deck = shuffled_deck(pack_for(opts), 42, "deal/0")
+    moves: list[Move] = [Bid(seat=0, bid="7H"), Pass(seat=1), Pass(seat=2), Pass(seat=3)]
+    record = replay_game(opts, seed=None, deck_orders=(deck,), first_dealer=3, moves=moves).record
+    return msgspec.to_builtins(SessionRecordResponse(session_id="q0Jd3rXyFh2mJZ9KkQ7aLw", version=5, seat=None,
+                                                     record=record))
+
+
 class SessionRecordController(Controller):
     path = "/v1/sessions"
     tags = ["sessions"]
@@ -341,14 +349,9 @@ class SessionRecordController(Controller):
                      "the session expires. 409 `RECORD_UNAVAILABLE` for a session restored from a snapshot or "
                      "created with explicit deck orders.",
          security=[{"sessionToken": []}],
-         responses={200: response_spec(SessionRecordResponse, "The record."),
+         responses={200: response_spec(SessionRecordResponse, "The record.", ("The host's record", _example())),
                     **problem_responses("MALFORMED_REQUEST", "UNAUTHORIZED", "SESSION_NOT_FOUND",
-                                        "STORE_UNAVAILABLE"),
-                    409: ResponseSpec(data_container=ProblemDetails, media_type=PROBLEM_MEDIA_TYPE,
-                                      generate_examples=False, description="RECORD_UNAVAILABLE: the session "
-                                      "was restored from a snapshot or created with explicit deck orders.",
-                                      examples=[ExactExample(summary="RECORD_UNAVAILABLE", value=msgspec.to_builtins(
-                                          RecordUnavailable(_UNAVAILABLE_RESTORED).body()))])})
+                                        "RECORD_UNAVAILABLE", "STORE_UNAVAILABLE")})
     async def get_record(self, request: Request[Any, Any, Any], session_service: NamedDependency[SessionService],
                          session_id: FromPath[str]) -> Response[SessionRecordResponse]:
         token = bearer_token(request.headers.get("authorization"))

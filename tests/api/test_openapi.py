@@ -60,7 +60,8 @@ def test_every_operation_is_named_documented_and_exemplified(served: dict[str, A
     assert {op["operationId"] for _, _, op in ops} == {
         "getRules", "createGame", "viewGame", "legalMoves", "validateMove", "applyMove",
         "create_session", "get_session", "get_session_legal_moves", "apply_session_move", "export_session_snapshot",
-        "delete_session", "stream_session_events", "healthz", "readyz", "metrics"}
+        "delete_session", "stream_session_events", "healthz", "readyz", "metrics", "verifyRecord",
+        "get_session_record"}
     problem_schemas = set()
     for path, method, op in ops:
         assert path.startswith("/v1/") or path in OPERATIONAL_PATHS, path

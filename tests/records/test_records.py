@@ -306,7 +306,7 @@ def test_wrong_options_are_refused() -> None:
     refusal = _refusal(replace(rec, options=replace(rec.options, deal_pattern="1-1")))
     assert (refusal.code, refusal.field) == ("INVALID_OPTIONS", "options")
     refusal = _refusal(replace(rec, rules_version="1999.1.1"))
-    assert (refusal.code, refusal.field) == ("RULES_VERSION_MISMATCH", "rules_version")
+    assert (refusal.code, refusal.field) == ("RECORD_MISMATCH", "rules_version")
     refusal = _refusal(replace(rec, first_dealer=7))
     assert refusal.code == "INVALID_FIRST_DEALER"
 
