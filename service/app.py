@@ -47,7 +47,9 @@ from service.ops.ratelimit import (
 )
 from service.ops.shutdown import InflightMiddleware, ShutdownCoordinator
 from service.problems import Problem, ProblemDetails
+from service.records import RecordsController
 from service.sessions import build_sessions
+from service.sessions.records import SessionRecordController
 from service.snapshots import Sealer
 from service.suggest import SuggestController
 
@@ -137,7 +139,8 @@ def create_app(settings: Settings | None = None, *, session_key_prefix: str = SE
         route_handlers=[
             # The API's operations declare Accept-Language and lang (texts in six languages; service/i18n).
             Router(path="/", parameters=language_parameters(),
-                   route_handlers=[RulesController, GamesController, SuggestController, *sessions.route_handlers]),
+                   route_handlers=[RulesController, GamesController, SuggestController, RecordsController,
+                                   *sessions.route_handlers, SessionRecordController]),
             *health_route_handlers(readiness, shutdown=shutdown, problem_schema=ProblemDetails),
             metrics_route_handler(metrics),
             swagger_assets_router(),

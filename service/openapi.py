@@ -125,6 +125,11 @@ PROBLEM_EXAMPLES: dict[str, tuple[str, dict[str, Any]]] = {
     "NOT_TO_ACT": ("seat 2 is not to act; seat 0 is", {}),
     "BODY_TOO_LARGE": ("the request body is larger than 65536 bytes", {}),
     "UNSUPPORTED_MEDIA_TYPE": ("send the request body as Content-Type: application/json (got 'text/plain')", {}),
+    # Game records.
+    "RECORD_MISMATCH": ("hands[2].score.changes[0] does not match what the moves derive",
+                        {"field": "hands[2].score.changes[0]"}),
+    "RECORD_UNAVAILABLE": ("this session was restored from a snapshot: its log, and so its record, starts "
+                           "there", {}),
     # Hosted sessions.
     "INVALID_IF_MATCH": ("If-Match must be a session version such as \"3\"; got 'abc'", {}),
     "INVALID_IDEMPOTENCY_KEY": ("Idempotency-Key must be 1 to 128 printable ASCII characters", {}),

@@ -37,6 +37,11 @@ class ProblemDetails(msgspec.Struct, kw_only=True, omit_defaults=True):
     #: Illegal moves: the legal moves of the seat that made the move (empty when it is not that seat's turn).
     legal_moves: list[Move] | None = None
     current_version: int | None = None
+    #: Records: the index of the refused move, the first derived field that differs, and the state before the
+    #: refused move as a snapshot.
+    move_index: int | None = None
+    field: str | None = None
+    snapshot: str | None = None
     errors: list[dict[str, Any]] | None = None
 
 

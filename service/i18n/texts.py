@@ -122,7 +122,8 @@ def word(cat: MessageCatalogue, name: str, value: Any) -> str:
     if isinstance(value, bool) or value is None:
         return str(value).lower() if isinstance(value, bool) else "null"
     if isinstance(value, int):
-        return format_decimal(value, locale=cat.locale)
+        # Babel's decimal context cannot quantize numbers of 28 digits or more (a fuzzed seat number can be).
+        return format_decimal(value, locale=cat.locale) if abs(value) < 10**15 else str(value)
     return str(value)
 
 

@@ -56,6 +56,7 @@ from engine import GameState, apply_move, legal_moves, new_game, resolve_options
 from service.app import create_app
 from service.config import Settings
 from service.snapshots import Sealer
+from tests.records.games import record_bodies
 
 from .conftest import KEY_A, KEY_B
 from .helpers import an_illegal_move, states_by_phase
@@ -250,9 +251,18 @@ def _session_body(generated: Any, dice: int, entry: tuple[str, list[Any]], pick:
     return _with_real_snapshot(generated, dice, entry, pick)
 
 
+RECORD_BODIES = record_bodies()
+
+
+def _record_body(generated: Any, dice: int, entry: tuple[str, list[Any]], pick: int) -> Any:
+    """A record to verify: real (valid, or corrupted at a move or a derived field) most of the time."""
+    return RECORD_BODIES[pick % len(RECORD_BODIES)] if dice < 7 else generated
+
+
 @schema.hook
 def before_generate_body(context: Any, strategy: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
-    build = _session_body if context.operation.path == "/v1/sessions" else _with_real_snapshot
+    path = context.operation.path
+    build = {"/v1/sessions": _session_body, "/v1/records/verify": _record_body}.get(path, _with_real_snapshot)
     return st.builds(build, strategy, st.integers(0, 9), st.sampled_from(POOL), st.integers(0, 1000))
 
 

@@ -1,0 +1,203 @@
+"""``POST /v1/records/verify``: replay a whole game in one request (engine/records.py, docs/RECORDS.md).
+
+This is the call a host makes to validate a game played offline or sent by an untrusted client: the body is a
+record (JSON, or its plain-text form), or just the inputs of one (options, deal source, moves). The answer is
+the final state as a sealed snapshot (so play can continue), and the record as the moves derive it (its
+per-hand summary and result); or, refused (422), the first malformed or illegal move with its index, the
+engine's reason and the state before it as a snapshot, or the first derived field that differs.
+
+Bounds: the body may be up to :data:`MAX_RECORD_BODY_BYTES` (a full game is a few tens of kB; larger is 413
+before anything is decoded), and a record holds at most ``MAX_RECORD_MOVES`` moves (the schema's bound, 400
+beyond it), so one request replays at most that many moves. Replay runs in a worker thread, so a long record
+does not hold the event loop while other requests wait.
+
+Moves are screened exactly as ``/v1/games/apply`` screens them (:func:`service.moves.syntax_rejection` before
+the engine), so a move is ``MALFORMED_MOVE`` or ``ILLEGAL_MOVE`` here exactly when it would be there. A record
+without a seed (every deal in its deck orders) is replayed with a secret seed drawn for the deals after them,
+as a new game without a seed would be.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Annotated, Any, Literal
+
+import msgspec
+from litestar import Controller, post
+from litestar.di import NamedDependency
+from litestar.params import Body
+from msgspec import Meta
+
+from engine import Bid, Move, OptionsError, Pass, legal_moves, new_game, resolve_options
+from engine.model import Phase
+from engine.records import (
+    MAX_DECK_ORDERS,
+    MAX_RECORD_MOVES,
+    GameRecord,
+    RecordRefused,
+    RecordTextError,
+    Verified,
+    build_record,
+    record_from_text,
+    record_to_text,
+    replay_game,
+    verify_record,
+)
+from service.examples import response_spec
+from service.moves import syntax_rejection
+from service.openapi import ExactExample, problem_responses
+from service.problems import Problem
+from service.schemas import SEED_MAX, OptionOverrides, PlayerCount, PresetName, Seat, Snapshot, overrides_dict
+from service.snapshots import Sealer
+from service.struct_dto import StructDTO
+
+#: The largest body ``/v1/records/verify`` reads (the app's MAX_BODY_BYTES is for single moves).
+MAX_RECORD_BODY_BYTES = 1 << 20
+#: The most characters of a record's plain-text form.
+MAX_RECORD_TEXT = MAX_RECORD_BODY_BYTES
+
+Moves = Annotated[list[Move], Meta(max_length=MAX_RECORD_MOVES, description=(
+    f"The moves in order, each exactly as sent to /v1/games/apply (at most {MAX_RECORD_MOVES})."))]
+
+
+class VerifyRecordRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Exactly one of: ``record`` (a JSON record), ``text`` (its plain-text form), or ``moves`` with the inputs
+    of a game as for ``POST /v1/games`` (``players``, ``preset``, ``options``, ``seed``, ``deck_orders``,
+    ``first_dealer``)."""
+
+    record: GameRecord | None = None
+    text: Annotated[str, Meta(max_length=MAX_RECORD_TEXT, description=(
+        "A record in its plain-text form (docs/RECORDS.md)."))] | None = None
+    players: PlayerCount | None = None
+    preset: PresetName | None = None
+    options: OptionOverrides | None = None
+    seed: Annotated[int, Meta(ge=0, le=SEED_MAX, extra_json_schema={"extra": {"minimum": 0}}, description=(
+        "Derives every deal not given in deck_orders. Omitted: every deal of the moves must be in deck_orders."
+    ))] | None = None
+    deck_orders: Annotated[list[list[str]], Meta(max_length=MAX_DECK_ORDERS)] | None = None
+    first_dealer: Seat | None = None
+    moves: Moves | None = None
+    #: Also answer the record's plain-text form.
+    as_text: bool = False
+
+
+class RecordVerified(msgspec.Struct, frozen=True, kw_only=True):
+    """The record replays and agrees with itself: the final state, and the record as its moves derive it."""
+
+    valid: Literal[True]
+    snapshot: Snapshot
+    phase: Phase
+    to_act: int | None
+    record: GameRecord
+    #: The record's plain-text form, when asked for with ``as_text``.
+    text: str | None = None
+
+
+#: Setup problems of a record are the same 400s as creating a game.
+_SETUP_CODES = ("INVALID_OPTIONS", "INVALID_SEED", "INVALID_DECK_ORDER", "INVALID_FIRST_DEALER")
+
+
+def _example_record() -> GameRecord:
+    opts = resolve_options(4, None, {})
+    moves: list[Move] = [Bid(seat=0, bid="7H"), Pass(seat=1), Pass(seat=2), Pass(seat=3)]
+    state, _ = new_game(opts, seed=42, first_dealer=3)
+    return build_record(opts, seed=42, first_dealer=3, moves=moves)
+
+
+_EXAMPLE = _example_record()
+_EXAMPLE_JSON: Any = msgspec.to_builtins(_EXAMPLE)
+# (No request example of a whole JSON record: the document writer drops the nulls a record holds. The text form
+# is the same record, and the 200 example shows its JSON.)
+REQUESTS = [
+    ExactExample(summary="Moves only", description="A seeded four-player game's first auction.",
+                 value={"players": 4, "seed": 42, "first_dealer": 3,
+                        "moves": msgspec.to_builtins(list(_EXAMPLE.moves))}),
+    ExactExample(summary="The text form", value={"text": record_to_text(_EXAMPLE)}),
+]
+def _ascii(text: str) -> str:
+    """A detail that quotes the client's own tokens, in ASCII: a problem body is JSON without a charset, and some
+    clients guess the encoding of non-ASCII text wrong."""
+    return text.encode("ascii", "backslashreplace").decode("ascii")
+
+
+def _refused(exc: RecordRefused, sealer: Sealer) -> Problem:
+    """The problem answering a refused record: setup problems as creating a game answers them (400), a bad
+    move as applying it would (400 malformed, 422 illegal) with its index and the state before it, a derived
+    field that differs as 422 ``RECORD_MISMATCH``."""
+    detail = _ascii(exc.detail)
+    if exc.code in _SETUP_CODES:
+        return Problem(400, exc.code, detail)
+    if exc.code == "RECORD_TOO_LONG":
+        return Problem(400, "MALFORMED_REQUEST", detail)
+    if exc.code in ("MALFORMED_MOVE", "ILLEGAL_MOVE") and exc.state is not None:
+        return Problem(400 if exc.code == "MALFORMED_MOVE" else 422, exc.code, detail,
+                       title="Illegal move" if exc.code == "ILLEGAL_MOVE" else None, reason=exc.reason,
+                       move_index=exc.index, snapshot=sealer.seal(exc.state, remember=True),
+                       legal_moves=legal_moves(exc.state))
+    return Problem(422, "RECORD_MISMATCH", detail, field=exc.field)
+
+
+def _verify(data: VerifyRecordRequest) -> Verified:
+    """Replay what the request holds (raises :class:`RecordRefused` or a 400 :class:`Problem`)."""
+    given = [name for name, value in (("record", data.record), ("text", data.text), ("moves", data.moves))
+             if value is not None]
+    if len(given) != 1:
+        raise Problem(400, "MALFORMED_REQUEST", "send exactly one of record, text, or moves (with the game's "
+                      "players, options and deal source)")
+    inputs = (data.players, data.preset, data.options, data.seed, data.deck_orders, data.first_dealer)
+    if data.moves is None and any(x is not None for x in inputs):
+        raise Problem(400, "MALFORMED_REQUEST", "players, preset, options, seed, deck_orders and first_dealer "
+                      "go with moves; a record holds its own")
+    replay_seed = secrets.randbits(63)  # the deals after a seedless record's deck orders stay secret
+    record = data.record
+    if data.text is not None:
+        try:
+            record = record_from_text(data.text)
+        except RecordTextError as exc:
+            raise Problem(400, "MALFORMED_REQUEST", _ascii(f"the text record does not parse: {exc}")) from None
+    if record is not None:
+        return verify_record(record, screen=syntax_rejection, replay_seed=replay_seed)
+    assert data.moves is not None
+    if data.players is None:
+        raise Problem(400, "MALFORMED_REQUEST", "give players (2 to 6) with the moves")
+    try:
+        opts = resolve_options(data.players, data.preset, overrides_dict(data.options))
+    except OptionsError as exc:
+        raise Problem(400, "INVALID_OPTIONS", _ascii(str(exc))) from None
+    if data.seed is None and not data.deck_orders:
+        raise Problem(400, "INVALID_SEED", "give the seed the game was dealt from, or its deck orders")
+    return replay_game(opts, seed=data.seed, deck_orders=data.deck_orders or (), first_dealer=data.first_dealer,
+                       moves=data.moves, screen=syntax_rejection, replay_seed=replay_seed)
+
+
+class RecordsController(Controller):
+    path = "/v1/records"
+    tags = ["records"]
+
+    @post("/verify", operation_id="verifyRecord", dto=StructDTO[VerifyRecordRequest], return_dto=None,
+          summary="Verify a whole game", status_code=200, sync_to_thread=True,
+          request_max_body_size=MAX_RECORD_BODY_BYTES,
+          description="Replay a game record (JSON or text, docs/RECORDS.md) or a game's moves: the final state "
+          "as a snapshot (play can continue from it) and the record as the moves derive it; or, at the first "
+          "malformed (400 MALFORMED_MOVE) or illegal (422 ILLEGAL_MOVE) move, its `move_index`, `reason`, the "
+          "state before it as `snapshot` and its legal moves; or 422 RECORD_MISMATCH naming the first derived "
+          "`field` that differs. Bodies up to 1 MiB; at most "
+          f"{MAX_RECORD_MOVES} moves.",
+          responses={200: response_spec(RecordVerified, "The record is valid.", ("Valid", {
+              "valid": True, "snapshot": "v1.d0c5e3a1.…", "phase": "exchange", "to_act": 0,
+              "record": _EXAMPLE_JSON})),
+              **problem_responses("MALFORMED_REQUEST", *_SETUP_CODES, "MALFORMED_MOVE", "ILLEGAL_MOVE",
+                                  "RECORD_MISMATCH", "BODY_TOO_LARGE")})
+    def verify(self, data: Annotated[VerifyRecordRequest, Body(examples=REQUESTS)],
+               sealer: NamedDependency[Sealer]) -> RecordVerified:
+        try:
+            verified = _verify(data)
+        except RecordRefused as exc:
+            raise _refused(exc, sealer) from None
+        state = verified.state
+        return RecordVerified(valid=True, snapshot=sealer.seal(state, remember=True), phase=state.phase,
+                              to_act=state.to_act, record=verified.record,
+                              text=record_to_text(verified.record) if data.as_text else None)
+
+
+__all__ = ["MAX_RECORD_BODY_BYTES", "RecordVerified", "RecordsController", "VerifyRecordRequest"]
