@@ -104,7 +104,7 @@ def test_a_post_offering_h2c_keeps_its_body(readme_server: int, framing: str, pa
     status, headers, body = _exchange(readme_server, request, parts)
     assert status == 201, body
     created = json.loads(body)
-    assert created["options"]["players"] == 4 and created["snapshot"].startswith("v1.")
+    assert created["options"]["players"] == 4 and created["snapshot"].startswith("v2.")
     assert headers.get("upgrade") is None  # the offer is ignored: the answer is HTTP/1.1
 
 

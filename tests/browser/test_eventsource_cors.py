@@ -81,10 +81,6 @@ def event_type(data: str) -> str:
     return str(parsed.get("event", parsed)["type"])
 
 
-# Until the stream's end lands (a final `end` event and 204 on reconnection after it), the browser reconnects
-# every second after game over; the mark goes with that fix.
-@pytest.mark.xfail(strict=False, reason="after the last event the stream ends with retry: 1000 and no end "
-                   "event, so an EventSource reconnects forever")
 def test_browser_plays_a_session_cross_origin_and_the_stream_stops_at_game_over(
         page_server: str, cors_service: LiveService) -> None:
     if not CHROMIUM.exists():

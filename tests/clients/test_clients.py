@@ -25,14 +25,6 @@ from .tooling import HERE, GeneratorTools, LiveService, read_report, require_too
 
 CLIENT_TIMEOUT = 180
 
-# Until the contract fixes land (one JSON type per option; a server that keeps the body of requests offering
-# `Upgrade: h2c`), these clients fail on the defects they found; the marks go with those fixes.
-PASS_IS_FINAL_ONEOF = pytest.mark.xfail(
-    strict=False, reason="pass_is_final is typed oneOf [boolean, const]: openapi-python-client and openapi-generator "
-    "cannot parse it back (ValueError / '2 classes match result')")
-H2C_BODY_LOST = pytest.mark.xfail(
-    strict=False, reason="uvicorn with httptools loses the body of a request offering Upgrade: h2c, which the JDK's "
-    "HttpClient sends on every plain-http request")
 
 
 def check_report(report: dict[str, Any], ref: dict[str, Any]) -> None:
@@ -112,7 +104,6 @@ def test_python_client_generates_without_contract_warnings(python_build: generat
     assert_no_unexplained(python_build, "openapi-python-client", r"(?i)warn")
 
 
-@PASS_IS_FINAL_ONEOF
 def test_python_client_plays_the_scenario(python_build: generate.Build, tools: GeneratorTools,
                                           live_service: LiveService, reference: dict[str, Any]) -> None:
     env = {**os.environ, "PYTHONPATH": str(python_build.folder)}
@@ -157,8 +148,6 @@ def test_java_client_generates_without_contract_warnings(java_build: generate.Bu
     assert_no_unexplained(java_build, "openapi-generator", r"\b(WARN|ERROR)\b")
 
 
-@H2C_BODY_LOST
-@PASS_IS_FINAL_ONEOF
 def test_java_client_plays_the_scenario(java_build: generate.Build, tools: GeneratorTools,
                                         live_service: LiveService, reference: dict[str, Any]) -> None:
     classpath = os.pathsep.join([str(java_build.folder / "classes"), str(tools.openapi_generator_jar)])
