@@ -347,8 +347,8 @@ class Stateless:
         return {"view": created["views"][str(self._name())], "snapshot": created["snapshot"],
                 "events": created["events"] if self.viewer is None else None}
 
-    def _name(self) -> int | str:
-        return "public" if self.viewer is None else self.viewer
+    def _name(self) -> str:
+        return "public" if self.viewer is None else str(self.viewer)
 
     async def look(self) -> list[tuple[str, Any]]:
         out: list[tuple[str, Any]] = []
