@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.support import ROOT
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:

@@ -16,10 +16,9 @@ from litestar.testing import TestClient
 from service.app import create_app
 from service.config import Settings
 from service.snapshots import Sealer
+from tests.support import KEY, records_of
 
-from .helpers import records_of
-
-KEY_A = bytes(range(32))
+KEY_A = KEY
 KEY_B = bytes(range(100, 132))
 
 

@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import logging
 import random
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
-import msgspec
 from litestar import Litestar
 from litestar.testing import TestClient
 
@@ -28,43 +24,6 @@ from engine import (
 )
 
 Client = TestClient[Litestar]
-PROBLEM_JSON = "application/problem+json"
-
-
-@contextmanager
-def records_of(logger_name: str, level: int = logging.DEBUG) -> Iterator[list[logging.LogRecord]]:
-    """Records of one logger, captured by a handler on that logger itself (an app's logging configuration
-    replaces the root handlers, pytest's caplog among them)."""
-    records: list[logging.LogRecord] = []
-
-    class Collect(logging.Handler):
-        def emit(self, record: logging.LogRecord) -> None:
-            records.append(record)
-
-    handler = Collect(level)
-    logger = logging.getLogger(logger_name)
-    logger.addHandler(handler)
-    try:
-        yield records
-    finally:
-        logger.removeHandler(handler)
-
-
-def as_json(obj: Any) -> Any:
-    """What ``obj`` looks like on the wire."""
-    return msgspec.json.decode(msgspec.json.encode(obj))
-
-
-def assert_problem(response: Any, status: int, code: str, *, reason: str | None = None) -> dict[str, Any]:
-    """Check ``response`` is an RFC 9457 problem with this status and code; return its body."""
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"].startswith(PROBLEM_JSON), response.headers
-    body: dict[str, Any] = response.json()
-    assert body["status"] == status and body["code"] == code, body
-    assert body["type"].startswith("https://fivehundred.dev/problems/") and body["title"] and body["detail"]
-    if reason is not None:
-        assert body.get("reason") == reason, body
-    return body
 
 
 def create(client: Client, **body: Any) -> dict[str, Any]:

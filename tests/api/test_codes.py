@@ -9,17 +9,16 @@ a member of :class:`engine.reasons.Reason` / :class:`service.codes.ProblemCode`.
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
 import pytest
 
 from engine.reasons import MALFORMED_REASONS, REASON_INFO, Reason
 from service.codes import PROBLEM_CODE_INFO, ProblemCode
 from service.problems import Problem
+from tests.support import ROOT
 
 from .helpers import Client
 
-ROOT = Path(__file__).resolve().parents[2]
 SOURCES = sorted([*(ROOT / "engine").rglob("*.py"), *(ROOT / "service").rglob("*.py"),
                   *((ROOT / "bots").rglob("*.py") if (ROOT / "bots").is_dir() else [])])
 

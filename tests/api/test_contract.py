@@ -57,6 +57,7 @@ from service.app import create_app
 from service.config import Settings
 from service.snapshots import Sealer
 from tests.records.games import record_bodies
+from tests.support import bearer
 
 from .conftest import KEY_A, KEY_B
 from .helpers import an_illegal_move, states_by_phase
@@ -167,10 +168,6 @@ SESSIONS: list[Session] = []
 CLIENTS: list[TestClient] = []
 
 
-def _bearer(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
-
-
 def _create(client: TestClient, body: dict[str, Any]) -> Session:
     response = client.post("/v1/sessions", json=body)
     assert response.status_code == 201, response.text
@@ -182,14 +179,14 @@ def _create(client: TestClient, body: dict[str, Any]) -> Session:
 def _play(client: TestClient, session: Session, rng: random.Random, moves: int) -> None:
     """Up to ``moves`` random legal moves through the API (until the game ends)."""
     for _ in range(moves):
-        to_act = client.get(f"/v1/sessions/{session.id}", headers=_bearer(session.host)).json()["view"]["to_act"]
+        to_act = client.get(f"/v1/sessions/{session.id}", headers=bearer(session.host)).json()["view"]["to_act"]
         if to_act is None:
             session.finished = True
             return
-        legal = client.get(f"/v1/sessions/{session.id}/legal-moves", headers=_bearer(session.seats[to_act]))
+        legal = client.get(f"/v1/sessions/{session.id}/legal-moves", headers=bearer(session.seats[to_act]))
         move = rng.choice(legal.json()["legal_moves"])
         response = client.post(f"/v1/sessions/{session.id}/moves", json={"move": move},
-                               headers=_bearer(session.seats[to_act]))
+                               headers=bearer(session.seats[to_act]))
         assert response.status_code == 200, response.text
 
 
@@ -293,11 +290,11 @@ def _with_real_session(case: schemathesis.Case, dice: int, pick: int, token_pick
         token = SESSIONS[(pick + 1) % len(SESSIONS)].host  # a token of another session: 401
     headers = dict(case.headers or {})
     if path.endswith("/moves") and dice < 5 and not session.finished:
-        current = client.get(f"/v1/sessions/{session.id}", headers=_bearer(session.host))
+        current = client.get(f"/v1/sessions/{session.id}", headers=bearer(session.host))
         to_act = current.json()["view"]["to_act"] if current.status_code == 200 else None
         if to_act is not None:  # the legal move of the seat to act, with its token: the move applies
             token = session.seats[to_act]
-            legal = client.get(f"/v1/sessions/{session.id}/legal-moves", headers=_bearer(token)).json()
+            legal = client.get(f"/v1/sessions/{session.id}/legal-moves", headers=bearer(token)).json()
             case.body = {"move": legal["legal_moves"][pick % len(legal["legal_moves"])]}
             headers.pop("If-Match", None)
             if dice < 2:  # the current version (applies) or the one before (409)

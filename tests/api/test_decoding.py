@@ -7,7 +7,9 @@ from typing import Any
 
 import pytest
 
-from .helpers import Client, assert_problem
+from tests.support import assert_problem
+
+from .helpers import Client
 
 SEED_TOO_BIG = 18446744073709551615
 

@@ -27,8 +27,9 @@ from engine import (
     view,
 )
 from service.snapshots import Sealer
+from tests.support import as_json, assert_problem
 
-from .helpers import Client, an_illegal_move, as_json, assert_problem
+from .helpers import Client, an_illegal_move
 
 OPTION_SETS: list[tuple[str | None, dict[str, Any]]] = [
     (None, {}),

@@ -12,9 +12,10 @@ from engine import Options, new_game, pack_for
 from service.app import create_app
 from service.config import Settings
 from service.snapshots import Sealer
+from tests.support import assert_problem
 
 from .conftest import KEY_A
-from .helpers import Client, assert_problem
+from .helpers import Client
 
 
 @pytest.fixture(scope="module")

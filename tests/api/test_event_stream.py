@@ -22,10 +22,11 @@ from litestar.testing import TestClient
 from engine import redact_events
 from service.app import create_app
 from service.config import Settings
-from tests.sessions.play import SHORT_GAME, Mirror, jsonable
+from tests.sessions.play import SHORT_GAME, Mirror
+from tests.support import jsonable, records_of
 
 from .conftest import KEY_A
-from .helpers import Client, records_of
+from .helpers import Client
 
 
 def parse(text: str) -> list[dict[str, Any]]:

@@ -13,8 +13,7 @@ from engine import GameState, Options, legal_moves, new_game
 from service.app import create_app
 from service.config import Settings
 from service.snapshots import Sealer
-
-KEY = bytes(range(32))
+from tests.support import KEY
 
 
 @pytest.fixture(scope="module")

@@ -22,8 +22,9 @@ from engine import (
     view,
 )
 from service.snapshots import Sealer
+from tests.support import as_json, assert_problem
 
-from .helpers import Client, an_illegal_move, as_json, assert_problem, create, states_by_phase
+from .helpers import Client, an_illegal_move, create, states_by_phase
 
 STATES = states_by_phase()
 

@@ -19,12 +19,12 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.support import ROOT, free_port
+
 BODY = b'{"players": 4, "seed": 42}'
 UPGRADE = (b"Connection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\n"
            b"HTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA\r\n")
@@ -39,16 +39,10 @@ def readme_command() -> list[str]:
     return argv[1:]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def readme_server() -> Iterator[int]:
     argv = readme_command()
-    port = _free_port()
+    port = free_port()
     argv[argv.index("--port") + 1] = str(port)
     env = dict(os.environ, SNAPSHOT_KEYS=base64.urlsafe_b64encode(bytes(32)).rstrip(b"=").decode(),
                LOG_LEVEL="WARNING")

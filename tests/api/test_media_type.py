@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from .helpers import Client, assert_problem
+from tests.support import assert_problem
+
+from .helpers import Client
 
 BODY = b'{"players": 4, "seed": 42}'
 NOT_JSON = [None, "text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x",

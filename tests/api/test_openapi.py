@@ -5,7 +5,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import re
-from pathlib import Path
 from typing import Any
 
 import jsonschema
@@ -13,9 +12,10 @@ import pytest
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
+from tests.support import ROOT
+
 from .helpers import Client
 
-ROOT = Path(__file__).resolve().parents[2]
 COMMITTED = ROOT / "openapi" / "openapi.json"
 REGENERATE = "  .venv/bin/python openapi/regenerate.py"
 

@@ -20,8 +20,9 @@ from engine import (
     score_table_rows,
     sides,
 )
+from tests.support import as_json
 
-from .helpers import Client, as_json
+from .helpers import Client
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5, 6])

@@ -16,9 +16,10 @@ from engine import Options, apply_move, legal_moves, new_game
 from service.app import GENERATED_KEY_WARNING, create_app
 from service.config import Settings
 from service.snapshots import Sealer, SnapshotError, _compressor, key_id
+from tests.support import assert_problem, records_of
 
 from .conftest import KEY_A, KEY_B
-from .helpers import Client, assert_problem, records_of
+from .helpers import Client
 
 B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 SNAPSHOT_400 = {"SNAPSHOT_MALFORMED", "SNAPSHOT_VERSION_UNSUPPORTED", "SNAPSHOT_UNKNOWN_KEY", "SNAPSHOT_TAMPERED"}

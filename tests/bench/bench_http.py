@@ -2,7 +2,7 @@
 
     .venv/bin/python tests/bench/bench_http.py [--seconds 10] [--rounds 5] [--connections 64]
                                                [--trivial-path /healthz] [--generator auto|wrk|python] [--views]
-                                               [--http h11,httptools]
+                                               [--http h11,httptools] [--trees DIR,DIR]
 
 Starts ``uvicorn --factory service.app:create_app --http h11`` (the service as deployed: one worker, no access
 log, ``LOG_LEVEL=WARNING``, no rate limit or API keys) pinned to CPU 0 and a load generator
@@ -22,10 +22,13 @@ pinned to CPU 1, both on the loopback interface, with HTTP/1.1 keep-alive connec
 Prints requests/s and p50/p99 latency of each, and the ratios (a)/(b) and (a')/(b). ``--http h11,httptools``
 starts one server per HTTP implementation (both pinned to CPU 0, only one under load at a time) and takes the
 scenarios of all of them in turn in each round, so they are compared side by side under the same conditions;
-it then prints each implementation's figures relative to the first one's. (The service runs h11: uvicorn's
-httptools parser loses the body of requests offering ``Upgrade: h2c``, see deploy/Dockerfile.) The load generator is
-``wrk`` when it is installed (this script installs nothing), else a small asyncio keep-alive generator in
-Python (which can itself be the bottleneck on very fast endpoints: prefer wrk).
+it then prints each implementation's figures relative to the first one's. ``--trees before,after`` does the
+same for several source trees of the service (each server runs the code of its tree: e.g. ``git archive main``
+unpacked beside a branch's checkout), so a change's cost or gain is measured in one sitting, side by side.
+(The service runs h11: uvicorn's httptools parser loses the body of requests offering ``Upgrade: h2c``, see
+deploy/Dockerfile.) The load generator is ``wrk`` when it is installed (this script installs nothing), else a
+small asyncio keep-alive generator in Python (which can itself be the bottleneck on very fast endpoints: prefer
+wrk).
 """
 
 from __future__ import annotations
@@ -79,13 +82,13 @@ def _pin(cpu: int) -> Any:
     return pin
 
 
-def start_server(port: int, key: bytes, http: str = "h11") -> subprocess.Popen[bytes]:
+def start_server(port: int, key: bytes, http: str = "h11", tree: Path = ROOT) -> subprocess.Popen[bytes]:
     env = dict(os.environ, SNAPSHOT_KEYS=base64.urlsafe_b64encode(key).rstrip(b"=").decode(),
                LOG_LEVEL="WARNING", RATE_LIMIT_PER_MINUTE="0", API_KEYS="")
     cmd = [sys.executable, "-m", "uvicorn", "--factory", "service.app:create_app", "--host", "127.0.0.1",
            "--port", str(port), "--http", http, "--workers", "1", "--no-access-log", "--log-level", "warning"]
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, preexec_fn=_pin(SERVER_CPU))
+    env["PYTHONPATH"] = str(tree) + os.pathsep + env.get("PYTHONPATH", "")
+    proc = subprocess.Popen(cmd, cwd=tree, env=env, preexec_fn=_pin(SERVER_CPU))
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         try:
@@ -129,7 +132,7 @@ def apply_bodies(sealer: Sealer, games: int, with_views: bool, copies: int = 1) 
         for state, move in pairs:
             body: dict[str, Any] = {"snapshot": sealer.seal(state), "move": msgspec.to_builtins(move)}
             if with_views:
-                body["views"] = [state.to_act, "public"]
+                body["views"] = [str(state.to_act), "public"]
             bodies.append(msgspec.json.encode(body))
     return bodies
 
@@ -244,6 +247,9 @@ def main() -> None:
     parser.add_argument("--http", default="h11",
                         help="uvicorn HTTP implementation(s), comma-separated (e.g. h11,httptools): several are "
                         "measured side by side")
+    parser.add_argument("--trees", default="",
+                        help="source trees of the service, comma-separated (default: this checkout): each is "
+                        "served and measured side by side with the others")
     args = parser.parse_args()
 
     generator = args.generator
@@ -251,7 +257,12 @@ def main() -> None:
         generator = "wrk" if shutil.which("wrk") else "python"
     if generator == "wrk" and not shutil.which("wrk"):
         raise SystemExit("wrk is not installed (apt-get install wrk), or use --generator python")
-    protocols = [p.strip() for p in args.http.split(",") if p.strip()]
+    http = [p.strip() for p in args.http.split(",") if p.strip()]
+    trees = [Path(t.strip()).resolve() for t in args.trees.split(",") if t.strip()] or [ROOT]
+    # One server per (tree, HTTP implementation), labelled by what differs between them.
+    protocols = [f"{tree.name}:{p}" if len(trees) > 1 else p for tree in trees for p in http]
+    setups = {label: (tree, p) for label, (tree, p) in zip(protocols, ((t, p) for t in trees for p in http),
+                                                           strict=True)}
 
     key = Sealer.generate_key()
     bodies = apply_bodies(Sealer([key]), args.games, args.views)
@@ -264,7 +275,8 @@ def main() -> None:
     try:
         for protocol in protocols:
             port = _free_port()
-            servers[protocol] = (port, start_server(port, key, protocol))
+            tree, implementation = setups[protocol]
+            servers[protocol] = (port, start_server(port, key, implementation, tree))
             if status_of(port, trivial) != 200:
                 raise SystemExit(f"GET {trivial} does not answer 200: choose another --trivial-path")
 
@@ -301,7 +313,8 @@ def main() -> None:
     views = " +views" if args.views else ""
     for protocol in protocols:
         applied, cold, plain = results[protocol]
-        print(f"uvicorn --http {protocol}:")
+        tree, implementation = setups[protocol]
+        print(f"uvicorn --http {implementation}" + (f", {tree}:" if len(trees) > 1 else ":"))
         for label, figures in ((f"(a)  POST /v1/games/apply{views}, warm", applied),
                                (f"(a') POST /v1/games/apply{views}, cold", cold), (f"(b)  GET {trivial}", plain)):
             print(f"  {label:44s} {figures['rps']:8.0f} req/s   p50 {figures['p50_ms']:7.2f} ms   "

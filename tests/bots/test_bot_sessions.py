@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -23,19 +23,12 @@ from service.sessions.bots import bot_chain, bot_seats
 from service.sessions.service import SessionService
 from tests.redis_server import RedisServer
 from tests.sessions.conftest import SEALER, running_service
-from tests.sessions.play import bearer, jsonable, move_body, read_stream
+from tests.sessions.play import move_body, read_stream
+from tests.support import bearer, jsonable
 
 MOVE = msgspec.json.Decoder(Move)
 #: Over after a hand or two: CI time stays small while every phase of a hand is played by the bots.
 SHORT = {"target": 200, "lose_at": -200}
-
-
-@pytest.fixture(scope="module")
-def redis_server() -> Iterator[RedisServer]:
-    server = RedisServer()
-    server.start()
-    yield server
-    server.stop()
 
 
 class Oracle:

@@ -12,12 +12,10 @@ from litestar.testing import TestClient
 
 from bots import decide
 from engine import GameState, Move, check_move, legal_moves, view
-from service.app import create_app
-from service.config import Settings
 from service.snapshots import Sealer
 from tests.api.helpers import states_by_phase
+from tests.support import KEY, app_with_key
 
-KEY = bytes(range(32))
 SEALER = Sealer([KEY])
 STATES = states_by_phase()
 MOVE = msgspec.json.Decoder(Move)
@@ -25,7 +23,7 @@ MOVE = msgspec.json.Decoder(Move)
 
 @pytest.fixture(scope="module")
 def client() -> Iterator[TestClient[Litestar]]:
-    with TestClient(create_app(Settings(snapshot_keys=(KEY,), log_level="WARNING"))) as test_client:
+    with TestClient(app_with_key()) as test_client:
         yield test_client
 
 

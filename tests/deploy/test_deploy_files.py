@@ -329,8 +329,12 @@ def test_dockerfile_is_slim_non_root_with_healthcheck_and_the_readme_command() -
     # pip installs the project from pyproject.toml.
     runs = " ".join(args for instruction, args in instructions if instruction == "RUN")
     assert re.search(r"pip install \.(\s|$)", runs)
+    # ... at the versions of constraints.txt, and with every package the project installs.
+    assert re.search(r"pip install \. -c constraints\.txt(\s|$)", runs)
     copies = [args for instruction, args in instructions if instruction == "COPY"]
-    assert any("pyproject.toml" in args for args in copies)
+    assert any("pyproject.toml" in args and "constraints.txt" in args for args in copies)
+    for package in ("engine", "bots", "service"):
+        assert any(args.split()[0] == package for args in copies), f"the image does not copy {package}/"
     # The last USER (the one the container runs as) is not root.
     users = [args for instruction, args in instructions if instruction == "USER"]
     assert users, "no USER instruction"
@@ -352,7 +356,7 @@ def test_dockerfile_is_slim_non_root_with_healthcheck_and_the_readme_command() -
 def test_dockerignore_keeps_the_context_small() -> None:
     ignore = (DEPLOY / "Dockerfile.dockerignore").read_text().splitlines()
     assert ignore and "*" in ignore
-    assert {"!pyproject.toml", "!engine/", "!service/"} <= set(ignore)
+    assert {"!pyproject.toml", "!constraints.txt", "!engine/", "!bots/", "!service/"} <= set(ignore)
 
 
 def test_pip_install_dot_would_ship_every_package() -> None:
@@ -371,7 +375,7 @@ def test_pip_install_dot_would_ship_every_package() -> None:
     installed = set(find_packages(where=str(root), include=include))
     on_disk = sorted(
         ".".join(init.parent.relative_to(root).parts)
-        for top in ("engine", "service")
+        for top in ("engine", "bots", "service")
         for init in (root / top).rglob("__init__.py")
     )
     missing = [name for name in on_disk if name not in installed]

@@ -20,8 +20,8 @@ from engine.model import Phase
 from service.i18n import CATALOGUES, SUPPORTED_LANGUAGES
 from service.i18n.catalogues import LOCALE_DIR, PLURAL_SUFFIX, MessageCatalogue, load_catalogues
 from service.openapi import PROBLEM_EXAMPLES
+from tests.support import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 ENGLISH = CATALOGUES["en"]
 OTHERS = [language for language in SUPPORTED_LANGUAGES if language != "en"]
 #: Problem codes answered by the exception handlers themselves (routing, unexpected errors, media type).

@@ -26,15 +26,15 @@ from service.i18n import SUPPORTED_LANGUAGES, LanguageMiddleware, rejection_text
 from service.i18n.catalogues import CATALOGUES
 from service.i18n.texts import rejection_key
 from service.snapshots import Sealer
+from tests.support import KEY, app_with_key
 
-KEY = bytes(range(32))
 CONTRACT = json.loads((Path(__file__).resolve().parents[2] / "openapi" / "openapi.json").read_text())
 OTHERS = [language for language in SUPPORTED_LANGUAGES if language != "en"]
 
 
 @pytest.fixture(scope="module")
 def client() -> Iterator[TestClient[Litestar]]:
-    with TestClient(create_app(Settings(snapshot_keys=(KEY,), log_level="WARNING"))) as test_client:
+    with TestClient(app_with_key()) as test_client:
         yield test_client
 
 

@@ -59,15 +59,12 @@ from service.app import create_app
 from service.config import Settings
 from tests.sessions.conftest import serve_in_process
 from tests.sessions.play import read_stream
+from tests.support import jsonable
 
 #: Steps (moves) compared per twin game; later hands are dealt from the same seed in both twins anyway.
 MAX_STEPS = 16
 PUBLIC = None
 _BIDS = frozenset(ALL_BIDS)
-
-
-def jsonable(value: Any) -> Any:
-    return msgspec.json.decode(msgspec.json.encode(value))
 
 
 # ------------------------------------------------------------------------------------ what a viewer may know

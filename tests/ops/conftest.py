@@ -1,7 +1,7 @@
-"""Fixtures for the ops tests: throwaway ``redis-server`` processes on free ports.
+"""Fixtures for the ops tests: a key prefix per test, and logging restored after an app configured it.
 
-The tests start their own servers (never the shared Redis on 127.0.0.1:6379), with persistence off, and
-kill them at teardown.
+The throwaway ``redis-server`` fixtures (``redis_server``, ``disposable_redis``) are the suite's own, in
+``tests/conftest.py``.
 """
 
 from __future__ import annotations
@@ -15,24 +15,6 @@ import pytest
 from tests.redis_server import RedisServer
 
 __all__ = ["RedisServer"]
-
-
-@pytest.fixture(scope="session")
-def redis_server() -> Iterator[RedisServer]:
-    """One redis-server for the whole session; tests keep apart by using unique key prefixes."""
-    server = RedisServer()
-    server.start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def disposable_redis() -> Iterator[RedisServer]:
-    """A redis-server of this test's own, which the test may stop."""
-    server = RedisServer()
-    server.start()
-    yield server
-    server.stop()
 
 
 @pytest.fixture

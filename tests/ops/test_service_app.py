@@ -18,10 +18,10 @@ from engine import Options, new_game
 from service.app import create_app
 from service.config import Settings
 from service.snapshots import Sealer
+from tests.support import KEY, bearer
 
 from .conftest import RedisServer
 
-KEY = bytes(range(32))
 # Every app configures the process's logging (JSON on stdout): undo it after each test.
 pytestmark = pytest.mark.usefixtures("restore_logging")
 
@@ -39,10 +39,6 @@ def sample(metrics: str, name: str, **labels: str) -> float:
         if line.startswith(wanted + " "):
             return float(line.rsplit(" ", 1)[1])
     return 0.0
-
-
-def bearer(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
 
 
 async def test_probes_request_ids_and_one_problem_shape() -> None:

@@ -30,19 +30,10 @@ from service.app import create_app
 from service.config import Settings
 from service.sessions.records import RedactedDiscard, SeatRecord, SessionRecordResponse
 from service.snapshots import Sealer
-from tests.redis_server import RedisServer
+from tests.support import KEY, bearer
 
-KEY = bytes(range(32))
 Client = TestClient[Litestar]
 DECODER = msgspec.json.Decoder(SessionRecordResponse)
-
-
-@pytest.fixture(scope="module")
-def redis_server() -> Iterator[RedisServer]:
-    server = RedisServer()
-    server.start()
-    yield server
-    server.stop()
 
 
 @pytest.fixture(scope="module", params=["memory", "redis"])
@@ -55,10 +46,6 @@ def client(request: pytest.FixtureRequest) -> Iterator[Client]:
         yield c
 
 
-def _bearer(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
-
-
 def _create(client: Client, body: dict[str, Any]) -> dict[str, Any]:
     response = client.post("/v1/sessions", json=body)
     assert response.status_code == 201, response.text
@@ -67,19 +54,19 @@ def _create(client: Client, body: dict[str, Any]) -> dict[str, Any]:
 
 
 def _record(client: Client, session: dict[str, Any], token: str) -> SessionRecordResponse:
-    response = client.get(f"/v1/sessions/{session['session_id']}/record", headers=_bearer(token))
+    response = client.get(f"/v1/sessions/{session['session_id']}/record", headers=bearer(token))
     assert response.status_code == 200, response.text
     return DECODER.decode(response.content)
 
 
 def _move(client: Client, session: dict[str, Any], move: Move) -> None:
     response = client.post(f"/v1/sessions/{session['session_id']}/moves", json={"move": msgspec.to_builtins(move)},
-                           headers=_bearer(session["seat_tokens"][move.seat]))
+                           headers=bearer(session["seat_tokens"][move.seat]))
     assert response.status_code == 200, response.text
 
 
 def _state(client: Client, session: dict[str, Any]) -> GameState:
-    response = client.get(f"/v1/sessions/{session['session_id']}/snapshot", headers=_bearer(session["host_token"]))
+    response = client.get(f"/v1/sessions/{session['session_id']}/snapshot", headers=bearer(session["host_token"]))
     return Sealer([KEY]).open(response.json()["snapshot"])
 
 
@@ -227,7 +214,7 @@ def test_hidden_card_swap_leaves_a_seat_record_unchanged(client: Client) -> None
             for m in moves:
                 _move(client, session, m)
             response = client.get(f"/v1/sessions/{session['session_id']}/record",
-                                  headers=_bearer(session["seat_tokens"][seat]))
+                                  headers=bearer(session["seat_tokens"][seat]))
             assert response.status_code == 200
             records.append(msgspec.json.decode(response.content)["seat_record"])
         assert records[0] == records[1]
@@ -239,10 +226,10 @@ def test_records_need_a_token_and_a_session_of_the_beginning(client: Client) -> 
     session = _create(client, {"players": 4, "seed": 5})
     path = f"/v1/sessions/{session['session_id']}/record"
     assert client.get(path).status_code == 401
-    assert client.get(path, headers=_bearer("nope")).status_code == 401
-    assert client.get("/v1/sessions/AAAAAAAAAAAAAAAAAAAAAA/record", headers=_bearer("x")).status_code == 404
+    assert client.get(path, headers=bearer("nope")).status_code == 401
+    assert client.get("/v1/sessions/AAAAAAAAAAAAAAAAAAAAAA/record", headers=bearer("x")).status_code == 404
     snapshot = client.get(f"/v1/sessions/{session['session_id']}/snapshot",
-                          headers=_bearer(session["host_token"])).json()["snapshot"]
+                          headers=bearer(session["host_token"])).json()["snapshot"]
     restored = _create(client, {"snapshot": snapshot})
-    response = client.get(f"/v1/sessions/{restored['session_id']}/record", headers=_bearer(restored["host_token"]))
+    response = client.get(f"/v1/sessions/{restored['session_id']}/record", headers=bearer(restored["host_token"]))
     assert response.status_code == 409 and response.json()["code"] == "RECORD_UNAVAILABLE"

@@ -14,13 +14,11 @@ from litestar.testing import TestClient
 
 from engine import Pass, Play, legal_moves
 from engine.records import MAX_RECORD_MOVES, GameRecord, record_to_text
-from service.app import create_app
-from service.config import Settings
 from service.records import MAX_RECORD_BODY_BYTES
 from service.snapshots import Sealer
 from tests.records.games import PlayedGame, play_game
+from tests.support import KEY, app_with_key
 
-KEY = bytes(range(32))
 PATH = "/v1/records/verify"
 replace = msgspec.structs.replace
 Client = TestClient[Litestar]
@@ -28,7 +26,7 @@ Client = TestClient[Litestar]
 
 @pytest.fixture(scope="module")
 def client() -> Iterator[Client]:
-    with TestClient(create_app(Settings(snapshot_keys=(KEY,), log_level="WARNING"))) as test_client:
+    with TestClient(app_with_key()) as test_client:
         yield test_client
 
 

@@ -21,7 +21,6 @@ import uuid
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -32,19 +31,11 @@ from service.app import create_app
 from service.config import Settings
 from service.snapshots import Sealer
 from tests.redis_server import RedisServer, die_with_parent, free_port
+from tests.support import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 SNAPSHOT_KEY = Sealer.generate_key()
 SNAPSHOT_KEYS_ENV = base64.urlsafe_b64encode(SNAPSHOT_KEY).rstrip(b"=").decode()
 SEALER = Sealer([SNAPSHOT_KEY])
-
-
-@pytest.fixture(scope="session")
-def redis_server() -> Iterator[RedisServer]:
-    server = RedisServer()
-    server.start()
-    yield server
-    server.stop()
 
 
 @dataclass

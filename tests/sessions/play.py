@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
-import msgspec
 
 from engine import (
     Bid,
@@ -24,6 +23,7 @@ from engine import (
     redact_events,
     resolve_options,
 )
+from tests.support import bearer, jsonable
 
 #: A game that ends after its first played hand (a made contract reaches 10; a failed one reaches -10).
 SHORT_GAME = {"target": 10, "lose_at": -10}
@@ -81,17 +81,8 @@ class Mirror:
         return out
 
 
-def jsonable(value: Any) -> Any:
-    """``value`` as it looks after a JSON round trip (lists, not tuples)."""
-    return msgspec.json.decode(msgspec.json.encode(value))
-
-
 def move_body(move: Move) -> dict[str, Any]:
     return {"move": jsonable(move)}
-
-
-def bearer(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
 
 
 @dataclass
@@ -156,7 +147,6 @@ async def read_stream(client: httpx.AsyncClient, url: str, *, count: int | None 
     return got, True
 
 
-PROBLEM = "application/problem+json"
 
 
 class Game:
@@ -198,12 +188,3 @@ class Game:
         r = await self.client.get(self.url, headers=self.host)
         assert r.status_code == 200, r.text
         return int(r.json()["version"])
-
-
-def assert_problem(r: httpx.Response, status: int, code: str) -> dict[str, Any]:
-    assert r.status_code == status, r.text
-    assert r.headers["content-type"].startswith(PROBLEM), r.headers
-    body: dict[str, Any] = r.json()
-    assert body["code"] == code, body
-    assert body["status"] == status and body["detail"]
-    return body

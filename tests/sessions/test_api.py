@@ -10,9 +10,10 @@ import httpx
 import pytest
 
 from engine import Bid, Options, Pass, Play, legal_moves, view
+from tests.support import assert_problem, bearer, jsonable
 
 from .conftest import SEALER, Service, running_service
-from .play import SHORT_GAME, Game, assert_problem, bearer, jsonable, move_body, read_stream
+from .play import SHORT_GAME, Game, move_body, read_stream
 
 # --------------------------------------------------------------------------------------------------- create
 

@@ -34,9 +34,10 @@ import httpx
 import pytest
 
 from service.sessions.redis_store import RedisStore
+from tests.support import jsonable
 
 from .conftest import SEALER, RedisServer, running_service
-from .play import SHORT_GAME, Game, Mirror, jsonable, move_body, read_stream
+from .play import SHORT_GAME, Game, Mirror, move_body, read_stream
 
 GAMES = 4
 #: How long the fault phases run (seconds): proxy cuts, then Redis hangs.

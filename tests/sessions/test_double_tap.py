@@ -20,9 +20,10 @@ import httpx
 import pytest
 
 from engine import legal_moves
+from tests.support import assert_problem
 
 from .conftest import SEALER, RedisServer, Service, running_service
-from .play import Game, assert_problem, move_body
+from .play import Game, move_body
 
 ROUNDS = 30
 

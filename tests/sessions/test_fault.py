@@ -15,8 +15,10 @@ from pathlib import Path
 
 import httpx
 
+from tests.support import assert_problem
+
 from .conftest import SEALER, RedisServer, ServiceProcess, service_env
-from .play import Game, assert_problem, move_body, read_stream
+from .play import Game, move_body, read_stream
 
 
 async def test_store_outage_answers_503_and_recovers_without_restart(tmp_path: Path) -> None:

@@ -14,9 +14,10 @@ import httpx
 import pytest
 
 from engine import Move, legal_moves
+from tests.support import assert_problem
 
 from .conftest import SEALER, ServiceProcess, running_service
-from .play import Game, Mirror, assert_problem, move_body, read_stream
+from .play import Game, Mirror, move_body, read_stream
 
 CLIENTS = 50
 ROUNDS = 8
