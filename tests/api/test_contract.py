@@ -62,6 +62,9 @@ from tests.support import bearer
 from .conftest import KEY_A, KEY_B
 from .helpers import an_illegal_move, states_by_phase
 
+#: The quick loop (``pytest -m "not slow"``) leaves these out: Schemathesis over every operation.
+pytestmark = pytest.mark.slow
+
 CONTRACT = Path(__file__).resolve().parents[2] / "openapi" / "openapi.json"
 CHECKS = (not_a_server_error, status_code_conformance, response_schema_conformance, content_type_conformance)
 BASE_URL = "http://testserver"

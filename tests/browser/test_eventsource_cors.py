@@ -32,6 +32,9 @@ from tests.clients.conftest import SCENARIO
 from tests.clients.tooling import CONTRACT, LiveService
 from tests.redis_server import free_port
 
+#: The quick loop (``pytest -m "not slow"``) leaves these out: a real browser.
+pytestmark = pytest.mark.slow
+
 HERE = Path(__file__).resolve().parent
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",

@@ -23,6 +23,10 @@ from . import generate
 from .conftest import SCENARIO
 from .tooling import HERE, GeneratorTools, LiveService, read_report, require_tools
 
+#: The quick loop (``pytest -m "not slow"``) leaves these out: three client generators,
+#: their compilers and a live service.
+pytestmark = pytest.mark.slow
+
 CLIENT_TIMEOUT = 180
 
 

@@ -21,6 +21,9 @@ from engine import (
 from engine.model import Discard
 from tests.engine.randomplay import junk_moves, move_key, random_game, random_options
 
+#: The quick loop (``pytest -m "not slow"``) leaves these out: about 3,000 random games.
+pytestmark = pytest.mark.slow
+
 PLAYER_COUNTS = (2, 3, 4, 5, 6)
 _STATE = msgspec.msgpack.Decoder(GameState)
 GAMES_PER_COUNT = 400
