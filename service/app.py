@@ -25,14 +25,13 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
 from engine import Options, new_game
-from service.catalogue import RulesController
 from service.config import Settings, load_settings
-from service.exception_handlers import exception_handlers
-from service.games import GamesController
+from service.games.api import GamesController
+from service.games.catalogue import RulesController
+from service.games.records import RecordsController
+from service.games.suggest import SuggestController
 from service.i18n import LanguageMiddleware
 from service.i18n.openapi import language_parameters
-from service.media import require_json
-from service.openapi import ExactStructSchemaPlugin, install_document_hook, openapi_config, swagger_assets_router
 from service.ops.apikeys import ApiKeyMiddleware
 from service.ops.asgi import wrap_asgi_handler
 from service.ops.cors import build_cors_config
@@ -46,17 +45,18 @@ from service.ops.ratelimit import (
     RedisRateLimitBackend,
 )
 from service.ops.shutdown import InflightMiddleware, ShutdownCoordinator
-from service.problems import Problem, ProblemDetails
-from service.records import RecordsController
+from service.referee.snapshots import Sealer
 from service.sessions import build_sessions
 from service.sessions.records import SessionRecordController
-from service.snapshots import Sealer
-from service.suggest import SuggestController
+from service.web.exception_handlers import exception_handlers
+from service.web.media import require_json
+from service.web.openapi import ExactStructSchemaPlugin, install_document_hook, openapi_config, swagger_assets_router
+from service.web.problems import Problem, ProblemDetails
 
 logger = logging.getLogger("fivehundred.snapshots")
 
 #: Recent snapshots kept per process (a few MB): a client sending back the snapshot this replica just gave it
-#: (or one it opened before) skips decryption, decoding and the integrity check. See service/snapshots.py.
+#: (or one it opened before) skips decryption, decoding and the integrity check. See service/referee/snapshots.py.
 SNAPSHOT_CACHE_SIZE = 2048
 
 #: Prefix of every Redis key the app writes: sessions, and the rate-limit counters (``fh:ratelimit:…``).

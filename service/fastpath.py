@@ -29,9 +29,9 @@ from litestar.types import (
 )
 
 from engine import apply_move, redact_events
-from service.media import is_json_media_type
-from service.moves import syntax_rejection
-from service.schemas import ApplyRequest, ApplyResponse
+from service.referee.moves import syntax_rejection
+from service.referee.schemas import ApplyRequest, ApplyResponse
+from service.web.media import is_json_media_type
 
 _DECODER = msgspec.json.Decoder(ApplyRequest)
 
@@ -88,7 +88,7 @@ class ApplyFastPath:
             new, events = apply_move(game, data.move)
         except Exception:  # every refusal is answered, and counted, by the regular handler
             return None
-        from service.games import _viewers, _views  # the handler's own helpers: one definition of the answer
+        from service.games.api import _viewers, _views  # the handler's own helpers: one definition of the answer
 
         response = ApplyResponse(snapshot=sealer.seal(new, remember=True), phase=new.phase, to_act=new.to_act,
                                  events=redact_events(events, None),
@@ -123,7 +123,7 @@ class SessionMoveFastPath:
 
     def __init__(self, app: ASGIApp) -> None:
         # Imported here: the sessions package mounts this middleware, so it cannot be imported at module level.
-        from service.schemas import MoveRequest
+        from service.referee.schemas import MoveRequest
         from service.sessions.service import bearer_token, etag
 
         self.app = app

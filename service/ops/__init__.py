@@ -14,7 +14,7 @@ Recommended assembly in the app factory (``settings`` is :class:`service.config.
     from service.ops.metrics import MetricsMiddleware, ServiceMetrics, metrics_route_handler
     from service.ops.ratelimit import MemoryRateLimitBackend, RateLimitMiddleware, RedisRateLimitBackend
     from service.ops.shutdown import InflightMiddleware, ShutdownCoordinator
-    from service.problems import Problem, ProblemDetails
+    from service.web.problems import Problem, ProblemDetails
 
     metrics = ServiceMetrics()
     shutdown = ShutdownCoordinator(grace_seconds=settings.shutdown_grace_seconds)

@@ -28,9 +28,9 @@ from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Receive, Scope, Send
 
 from service.i18n import request_language
+from service.web.problems import make_problem, send_problem
 
 from .clients import OPERATIONAL_PATHS, key_matches, presented_api_key
-from .problems import make_problem, send_problem
 
 __all__ = ["ApiKeyMiddleware", "key_matches"]
 

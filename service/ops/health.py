@@ -29,8 +29,8 @@ from litestar.openapi.spec import Example
 from redis.asyncio import Redis
 
 from service.i18n import request_language
+from service.web.problems import PROBLEM_MEDIA_TYPE, ProblemDetails, make_problem
 
-from .problems import PROBLEM_MEDIA_TYPE, ProblemDetails, make_problem
 from .shutdown import ShutdownCoordinator
 
 __all__ = ["HealthStatus", "ReadinessCheck", "ReadyStatus", "health_route_handlers", "redis_ping_check"]

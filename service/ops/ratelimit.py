@@ -57,9 +57,9 @@ from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
 from service.i18n import request_language
+from service.web.problems import make_problem, send_problem
 
 from .clients import API_KEY_HEADER, OPERATIONAL_PATHS, client_identity
-from .problems import make_problem, send_problem
 
 __all__ = [
     "MemoryRateLimitBackend",

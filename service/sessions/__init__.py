@@ -14,7 +14,7 @@ Mounting it in the app factory::
     readiness = {"store": sessions.readiness_check}
 
 The store is Redis when ``settings.redis_url`` is set (shared by every replica), else in-process memory.
-Errors are :class:`~service.problems.Problem` s; the app's exception handler renders them (and Litestar's own
+Errors are :class:`~service.web.problems.Problem` s; the app's exception handler renders them (and Litestar's own
 400 for a body that does not decode).
 """
 
@@ -30,12 +30,12 @@ from litestar.di import Provide
 from litestar.openapi.spec import SecurityScheme
 
 from service.config import Settings
+from service.referee.snapshots import Sealer
 from service.sessions.api import SECURITY_SCHEMES, SessionsController
 from service.sessions.memory import MemoryStore
 from service.sessions.redis_store import RedisStore
 from service.sessions.service import SessionMetrics, SessionService, StreamTracker
 from service.sessions.store import SessionStore, StoreUnavailable
-from service.snapshots import Sealer
 
 __all__ = ["MemoryStore", "RedisStore", "SessionMetrics", "SessionService", "SessionStore", "SessionsComponent",
            "StreamTracker", "build_sessions"]

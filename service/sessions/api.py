@@ -18,10 +18,9 @@ from litestar.openapi.spec import SecurityScheme
 from litestar.params import Body, FromPath, HeaderParameter, QueryParameter
 from litestar.response import Stream
 
-from service.examples import response_spec
 from service.fastpath import SessionMoveFastPath
-from service.openapi import SNAPSHOT_CODES, problem_responses
-from service.schemas import CreateSessionRequest, MoveRequest
+from service.games.examples import response_spec
+from service.referee.schemas import CreateSessionRequest, MoveRequest
 from service.sessions import examples
 from service.sessions.service import (
     MoveApplied,
@@ -33,7 +32,8 @@ from service.sessions.service import (
     bearer_token,
     etag,
 )
-from service.struct_dto import StructDTO
+from service.web.openapi import SNAPSHOT_CODES, problem_responses
+from service.web.struct_dto import StructDTO
 
 PATH = "/v1/sessions"
 SECURITY_SCHEME = "sessionToken"
@@ -44,7 +44,7 @@ SECURITY_SCHEMES = {
 _SECURED: list[dict[str, list[str]]] = [{SECURITY_SCHEME: []}]
 _NO_STORE = {"Cache-Control": "no-store"}
 
-#: The problem codes of each operation (each documented with an example; see service/openapi.py).
+#: The problem codes of each operation (each documented with an example; see service/web/openapi.py).
 _SESSION_CODES = ("MALFORMED_REQUEST", "UNAUTHORIZED", "FORBIDDEN", "SESSION_NOT_FOUND", "STORE_UNAVAILABLE")
 _CREATE_CODES = ("MALFORMED_REQUEST", "INVALID_OPTIONS", "INVALID_SEED", "INVALID_DECK_ORDER",
                  "INVALID_FIRST_DEALER", "INVALID_BOTS", *SNAPSHOT_CODES, "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE",

@@ -1,4 +1,4 @@
-"""Examples for the sessions' operations in the OpenAPI document: the game of :mod:`service.examples` (seed 42,
+"""Examples for the sessions' operations in the OpenAPI document: the game of :mod:`service.games.examples` (seed 42,
 dealer 3) as a hosted session, created at version 1 and seen during play. Session ids and tokens are
 placeholders of the real length and alphabet.
 """
@@ -13,8 +13,8 @@ import msgspec
 from litestar.openapi.spec import Example
 
 from engine import GameState, Move, redact_events, view
-from service.examples import GAME, snapshot_placeholder
-from service.schemas import resolved
+from service.games.examples import GAME, snapshot_placeholder
+from service.referee.schemas import resolved
 from service.sessions.service import (
     MoveApplied,
     SessionCreated,

@@ -1,7 +1,7 @@
 """Hosted sessions: create, authorize, read, move (compare-and-set, If-Match, Idempotency-Key), stream.
 
 The HTTP layer (:mod:`.api`) is a thin shell around :class:`SessionService`; this module knows nothing of
-Litestar. Errors are :class:`~service.problems.Problem` s with stable codes.
+Litestar. Errors are :class:`~service.web.problems.Problem` s with stable codes.
 
 Round trips of a move (each a single command or script; never a read-modify-write across two of them):
 
@@ -61,9 +61,15 @@ from engine import (
     view,
 )
 from engine.model import GameOver, Phase
-from service.moves import MALFORMED_REASONS, MalformedMove, movers_legal_moves, rejection_message, syntax_rejection
-from service.problems import Problem
-from service.schemas import CreateSessionRequest, ResolvedOptions, overrides_dict, resolved
+from service.referee.moves import (
+    MALFORMED_REASONS,
+    MalformedMove,
+    movers_legal_moves,
+    rejection_message,
+    syntax_rejection,
+)
+from service.referee.schemas import CreateSessionRequest, ResolvedOptions, overrides_dict, resolved
+from service.referee.snapshots import Sealer
 from service.sessions.bots import bot_chain, bot_seats, bot_slot, bot_to_act
 from service.sessions.store import (
     LOG_START,
@@ -80,7 +86,7 @@ from service.sessions.store import (
     StoreUnavailable,
     new_tag,
 )
-from service.snapshots import Sealer
+from service.web.problems import Problem
 
 T = TypeVar("T")
 logger = logging.getLogger("fivehundred.sessions")
@@ -119,7 +125,7 @@ _MOVE_ENCODER = msgspec.json.Encoder()
 # ----------------------------------------------------------------------------------------- request / response
 
 
-# The request shapes are the stateless API's own (service/schemas.py): one strict decoding for both APIs.
+# The request shapes are the stateless API's own (service/referee/schemas.py): one strict decoding for both APIs.
 
 
 class SessionCreated(msgspec.Struct, kw_only=True):

@@ -17,7 +17,7 @@ from typing import NamedTuple, Protocol
 import msgspec
 
 from engine import Event, GameState
-from service.problems import Problem
+from service.web.problems import Problem
 
 #: How many idempotency records a session keeps (the oldest are forgotten first). A retry normally follows
 #: its first attempt within seconds, so this is plenty while keeping a long game's footprint bounded.

@@ -15,7 +15,7 @@ from litestar.testing import TestClient
 
 from service.app import create_app
 from service.config import Settings
-from service.snapshots import Sealer
+from service.referee.snapshots import Sealer
 from tests.support import KEY, records_of
 
 KEY_A = KEY

@@ -3,7 +3,7 @@ catalogue publish with a meaning each.
 
 The source scan is the oracle: it finds every reason string the engine (and the service's token checks) can
 put into a :class:`engine.Rejection`, and every code the service can put into a problem, and checks that each is
-a member of :class:`engine.reasons.Reason` / :class:`service.codes.ProblemCode`.
+a member of :class:`engine.reasons.Reason` / :class:`service.referee.codes.ProblemCode`.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import ast
 import pytest
 
 from engine.reasons import MALFORMED_REASONS, REASON_INFO, Reason
-from service.codes import PROBLEM_CODE_INFO, ProblemCode
-from service.problems import Problem
+from service.referee.codes import PROBLEM_CODE_INFO, ProblemCode
+from service.web.problems import Problem
 from tests.support import ROOT
 
 from .helpers import Client
@@ -78,7 +78,7 @@ def test_every_problem_code_the_service_answers_is_enumerated() -> None:
         for code, where in _scan(callee, position, "code", "ProblemCode").items():
             codes.setdefault(code, []).extend(where)
     unknown = {c: where for c, where in codes.items() if c not in ProblemCode.__members__}
-    assert not unknown, f"codes missing from service/codes.py: {unknown}"
+    assert not unknown, f"codes missing from service/referee/codes.py: {unknown}"
     assert {"ILLEGAL_MOVE", "SNAPSHOT_TAMPERED", "API_KEY_REQUIRED", "RATE_LIMITED", "INVALID_SEED"} <= set(codes)
 
 

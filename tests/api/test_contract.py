@@ -55,7 +55,7 @@ from starlette_testclient import TestClient
 from engine import GameState, apply_move, legal_moves, new_game, resolve_options
 from service.app import create_app
 from service.config import Settings
-from service.snapshots import Sealer
+from service.referee.snapshots import Sealer
 from tests.records.games import record_bodies
 from tests.support import bearer
 

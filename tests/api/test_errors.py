@@ -11,7 +11,7 @@ from litestar.testing import TestClient
 from engine import Options, new_game, pack_for
 from service.app import create_app
 from service.config import Settings
-from service.snapshots import Sealer
+from service.referee.snapshots import Sealer
 from tests.support import assert_problem
 
 from .conftest import KEY_A

@@ -12,7 +12,7 @@ from litestar.testing import TestClient
 from engine import GameState, Options, legal_moves, new_game
 from service.app import create_app
 from service.config import Settings
-from service.snapshots import Sealer
+from service.referee.snapshots import Sealer
 from tests.support import KEY
 
 

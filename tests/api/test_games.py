@@ -21,7 +21,7 @@ from engine import (
     resolve_options,
     view,
 )
-from service.snapshots import Sealer
+from service.referee.snapshots import Sealer
 from tests.support import as_json, assert_problem
 
 from .helpers import Client, an_illegal_move, create, states_by_phase

@@ -100,7 +100,7 @@ def _codes(op: dict[str, Any]) -> dict[str, int]:
 
 
 def test_every_problem_code_is_documented(served: dict[str, Any]) -> None:
-    from service.openapi import PROBLEM_EXAMPLES
+    from service.web.openapi import PROBLEM_EXAMPLES
 
     documented = {code for _, _, op in _operations(served) for code in _codes(op)}
     assert documented == set(PROBLEM_EXAMPLES)

@@ -15,7 +15,7 @@ from litestar.testing import TestClient
 from engine import Options, apply_move, legal_moves, new_game
 from service.app import GENERATED_KEY_WARNING, create_app
 from service.config import Settings
-from service.snapshots import Sealer, SnapshotError, _compressor, key_id
+from service.referee.snapshots import Sealer, SnapshotError, _compressor, key_id
 from tests.support import assert_problem, records_of
 
 from .conftest import KEY_A, KEY_B

@@ -11,7 +11,7 @@ pinned to CPU 1, both on the loopback interface, with HTTP/1.1 keep-alive connec
 
 (a) ``POST /v1/games/apply`` with a legal move on mid-game four-player snapshots: a pool of (snapshot, move)
     pairs from several seeded games, rotated (the API is stateless, so each pair can be replayed forever).
-    The server keeps recent snapshots in a cache (service/snapshots.py), so this is the *warm* case: a client
+    The server keeps recent snapshots in a cache (service/referee/snapshots.py), so this is the *warm* case: a client
     sending back the snapshot this replica just gave it, as in sequential play on one replica;
 (a') the same with every snapshot new to the server (each state resealed under fresh nonces into a pool
     larger than the cache): the *cold* case, e.g. many replicas without sticky routing;
@@ -59,7 +59,7 @@ import msgspec  # noqa: E402
 
 from engine import Options, apply_move, legal_moves, new_game  # noqa: E402
 from service.app import SNAPSHOT_CACHE_SIZE  # noqa: E402
-from service.snapshots import Sealer  # noqa: E402
+from service.referee.snapshots import Sealer  # noqa: E402
 
 SERVER_CPU = 0
 CLIENT_CPU = 1

@@ -24,7 +24,7 @@ import msgspec  # noqa: E402
 from bench_records import play  # noqa: E402
 
 from engine import GameState, Options, apply_move, new_game  # noqa: E402
-from service import snapshots  # noqa: E402
+from service.referee import snapshots  # noqa: E402
 
 SEALER = snapshots.Sealer([bytes(32)])
 ENCODER = msgspec.msgpack.Encoder()

@@ -52,7 +52,7 @@ import msgspec  # noqa: E402
 from redis import Redis  # noqa: E402
 
 from engine import GameState, Options, apply_move, legal_moves, new_game  # noqa: E402
-from service.snapshots import Sealer  # noqa: E402
+from service.referee.snapshots import Sealer  # noqa: E402
 
 SERVER_CPU = 0
 SCRIPT_PID = os.getpid()

@@ -10,7 +10,7 @@ shown in play are not enforced: the measure is of the length channel, not of a p
 completion is then sealed, and the script prints, side by side:
 
 * ``v1`` (before): the length of the unpadded format (``v1``: the compressed state, sealed as it is);
-* ``v2`` (now): the length of :meth:`service.snapshots.Sealer.seal` (the compressed state padded to a length
+* ``v2`` (now): the length of :meth:`service.referee.snapshots.Sealer.seal` (the compressed state padded to a length
   that depends only on the public state).
 
 Per view: the number of distinct lengths and their Shannon entropy (bits). Pooled over the views where the
@@ -37,7 +37,7 @@ import msgspec
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from engine import GameState, apply_move, integrity_problems, legal_moves, new_game, pack_for, view  # noqa: E402
-from service.snapshots import _ENCODER, PAD_STEP, Sealer, _compressor, key_id, sealed_length  # noqa: E402
+from service.referee.snapshots import _ENCODER, PAD_STEP, Sealer, _compressor, key_id, sealed_length  # noqa: E402
 from tests.engine.randomplay import random_options  # noqa: E402
 
 JOKERS = ("JK", "BJ", "RJ")

@@ -12,7 +12,7 @@ from litestar.testing import TestClient
 
 from bots import decide
 from engine import GameState, Move, check_move, legal_moves, view
-from service.snapshots import Sealer
+from service.referee.snapshots import Sealer
 from tests.api.helpers import states_by_phase
 from tests.support import KEY, app_with_key
 

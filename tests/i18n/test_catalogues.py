@@ -19,7 +19,7 @@ from engine import PRESETS, Move, Options
 from engine.model import Phase
 from service.i18n import CATALOGUES, SUPPORTED_LANGUAGES
 from service.i18n.catalogues import LOCALE_DIR, PLURAL_SUFFIX, MessageCatalogue, load_catalogues
-from service.openapi import PROBLEM_EXAMPLES
+from service.web.openapi import PROBLEM_EXAMPLES
 from tests.support import ROOT
 
 ENGLISH = CATALOGUES["en"]
@@ -43,7 +43,7 @@ def _reason_codes() -> tuple[set[str], set[str]]:
     """Every refusal reason the engine and the service's syntax layer can give, and every text variant."""
     reasons: set[str] = set()
     cases: set[str] = set()
-    for path in (ROOT / "engine" / "game.py", ROOT / "service" / "moves.py"):
+    for path in (ROOT / "engine" / "game.py", ROOT / "service" / "referee" / "moves.py"):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Rejection" and node.args:
                 first = node.args[0]
@@ -139,7 +139,7 @@ def test_every_refusal_reason_has_a_text(language: str) -> None:
 
 @pytest.mark.parametrize("language", SUPPORTED_LANGUAGES)
 def test_every_problem_code_has_a_title_and_detail(language: str) -> None:
-    from service.codes import ProblemCode
+    from service.referee.codes import ProblemCode
 
     codes = set(PROBLEM_EXAMPLES) | set(HANDLER_CODES) | {c.value for c in ProblemCode}
     cat = CATALOGUES[language]

@@ -25,7 +25,7 @@ from service.config import Settings
 from service.i18n import SUPPORTED_LANGUAGES, LanguageMiddleware, rejection_text
 from service.i18n.catalogues import CATALOGUES
 from service.i18n.texts import rejection_key
-from service.snapshots import Sealer
+from service.referee.snapshots import Sealer
 from tests.support import KEY, app_with_key
 
 CONTRACT = json.loads((Path(__file__).resolve().parents[2] / "openapi" / "openapi.json").read_text())

@@ -631,7 +631,7 @@ def test_a_state_nested_beyond_any_real_one_is_corrupt_not_an_error() -> None:
 
     from service.app import create_app
     from service.config import Settings
-    from service.snapshots import Sealer, _b64e, _compressor, key_id
+    from service.referee.snapshots import Sealer, _b64e, _compressor, key_id
 
     key = Sealer.generate_key()
     state, _ = new_game(Options(), seed=1)

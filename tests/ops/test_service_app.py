@@ -17,7 +17,7 @@ from redis import Redis as SyncRedis
 from engine import Options, new_game
 from service.app import create_app
 from service.config import Settings
-from service.snapshots import Sealer
+from service.referee.snapshots import Sealer
 from tests.support import KEY, bearer
 
 from .conftest import RedisServer

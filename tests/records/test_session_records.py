@@ -28,8 +28,8 @@ from engine.deal import deal
 from engine.records import verify_record
 from service.app import create_app
 from service.config import Settings
+from service.referee.snapshots import Sealer
 from service.sessions.records import RedactedDiscard, SeatRecord, SessionRecordResponse
-from service.snapshots import Sealer
 from tests.support import KEY, bearer
 
 Client = TestClient[Litestar]

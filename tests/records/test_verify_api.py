@@ -14,8 +14,8 @@ from litestar.testing import TestClient
 
 from engine import Pass, Play, legal_moves
 from engine.records import MAX_RECORD_MOVES, GameRecord, record_to_text
-from service.records import MAX_RECORD_BODY_BYTES
-from service.snapshots import Sealer
+from service.games.records import MAX_RECORD_BODY_BYTES
+from service.referee.snapshots import Sealer
 from tests.records.games import PlayedGame, play_game
 from tests.support import KEY, app_with_key
 

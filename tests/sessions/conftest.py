@@ -29,7 +29,7 @@ import uvicorn
 
 from service.app import create_app
 from service.config import Settings
-from service.snapshots import Sealer
+from service.referee.snapshots import Sealer
 from tests.redis_server import RedisServer, die_with_parent, free_port
 from tests.support import ROOT
 

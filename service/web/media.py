@@ -16,7 +16,7 @@ from typing import Any
 
 from litestar import Request
 
-from service.problems import Problem
+from service.web.problems import Problem
 
 #: Methods whose operations in this API all take a JSON body.
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})

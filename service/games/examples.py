@@ -31,8 +31,7 @@ from engine import (
     redact_events,
     view,
 )
-from service.openapi import ExactExample
-from service.schemas import (
+from service.referee.schemas import (
     ApplyResponse,
     CreateGameResponse,
     LegalMovesResponse,
@@ -40,6 +39,7 @@ from service.schemas import (
     ViewWithEvents,
     resolved,
 )
+from service.web.openapi import ExactExample
 
 _DOC_KEY_ID = "d0c5e3a1"
 

@@ -11,7 +11,7 @@ before anything is decoded), and a record holds at most ``MAX_RECORD_MOVES`` mov
 beyond it), so one request replays at most that many moves. Replay runs in a worker thread, so a long record
 does not hold the event loop while other requests wait.
 
-Moves are screened exactly as ``/v1/games/apply`` screens them (:func:`service.moves.syntax_rejection` before
+Moves are screened exactly as ``/v1/games/apply`` screens them (:func:`service.referee.moves.syntax_rejection` before
 the engine), so a move is ``MALFORMED_MOVE`` or ``ILLEGAL_MOVE`` here exactly when it would be there. A record
 without a seed (every deal in its deck orders) is replayed with a secret seed drawn for the deals after them,
 as a new game without a seed would be.
@@ -43,13 +43,13 @@ from engine.records import (
     replay_game,
     verify_record,
 )
-from service.examples import response_spec
-from service.moves import syntax_rejection
-from service.openapi import ExactExample, problem_responses
-from service.problems import Problem
-from service.schemas import SEED_MAX, OptionOverrides, PlayerCount, PresetName, Seat, Snapshot, overrides_dict
-from service.snapshots import Sealer
-from service.struct_dto import StructDTO
+from service.games.examples import response_spec
+from service.referee.moves import syntax_rejection
+from service.referee.schemas import SEED_MAX, OptionOverrides, PlayerCount, PresetName, Seat, Snapshot, overrides_dict
+from service.referee.snapshots import Sealer
+from service.web.openapi import ExactExample, problem_responses
+from service.web.problems import Problem
+from service.web.struct_dto import StructDTO
 
 #: The largest body ``/v1/records/verify`` reads (the app's MAX_BODY_BYTES is for single moves).
 MAX_RECORD_BODY_BYTES = 1 << 20

@@ -13,7 +13,7 @@ Litestar's :class:`~litestar.exceptions.ValidationException` with the same ``ext
 from __future__ import annotations
 
 from collections.abc import Collection, Generator
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgspec
 from litestar.dto import AbstractDTO
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-__all__ = ["StructDTO"]
+__all__ = ["StructDTO", "decode_request", "struct_decoder"]
 
 
 def _validation_error(exc: msgspec.ValidationError) -> ValidationException:
@@ -38,23 +38,40 @@ def _validation_error(exc: msgspec.ValidationError) -> ValidationException:
                                                                     "source": "body"}])
 
 
+_DECODERS: dict[type[Any], msgspec.json.Decoder[Any]] = {}
+
+
+def struct_decoder(model_type: type[Any]) -> msgspec.json.Decoder[Any]:
+    """The one strict JSON decoder of a request Struct (built once)."""
+    decoder = _DECODERS.get(model_type)
+    if decoder is None:
+        decoder = _DECODERS[model_type] = msgspec.json.Decoder(model_type)
+    return decoder
+
+
+def decode_request(model_type: type[T], body: bytes) -> T:
+    """``body`` decoded as ``model_type``, strictly; the framework's errors for a body that does not decode
+    (:class:`ValidationException` naming the field, :class:`ClientException` for a body that is not JSON), which
+    the app's exception handlers answer."""
+    try:
+        decoded: T = struct_decoder(model_type).decode(body)
+    except msgspec.ValidationError as exc:
+        raise _validation_error(exc) from None
+    except msgspec.DecodeError as exc:
+        raise ClientException(detail=str(exc)) from None
+    return decoded
+
+
 class StructDTO(AbstractDTO[T]):
     """Decode ``data`` with a strict msgspec decoder for the Struct (no transfer model, no lax conversion)."""
-
-    _decoder: ClassVar[msgspec.json.Decoder[Any]]
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if isinstance(getattr(cls, "model_type", None), type):
-            cls._decoder = msgspec.json.Decoder(cls.model_type)  # once per Struct, at import
+            struct_decoder(cls.model_type)  # built at import, not on the first request
 
     def decode_bytes(self, value: bytes) -> Any:
-        try:
-            return self._decoder.decode(value)
-        except msgspec.ValidationError as exc:
-            raise _validation_error(exc) from None
-        except msgspec.DecodeError as exc:
-            raise ClientException(detail=str(exc)) from None
+        return decode_request(self.model_type, value)
 
     def decode_builtins(self, value: dict[str, Any]) -> Any:
         try:

@@ -24,12 +24,12 @@ from msgspec import Meta
 from bots import LEVELS, MAX_BUDGET, BotError, Candidate, Level, decide
 from bots.expert import DEFAULT_BUDGET
 from engine import Move, Options, apply_move, legal_moves, new_game, view
-from service import examples
-from service.openapi import SNAPSHOT_CODES, problem_responses
-from service.problems import Problem
-from service.schemas import SEED_MAX, Seat, Snapshot
-from service.snapshots import Sealer
-from service.struct_dto import StructDTO
+from service.games import examples
+from service.referee.schemas import SEED_MAX, Seat, Snapshot
+from service.referee.snapshots import Sealer
+from service.web.openapi import SNAPSHOT_CODES, problem_responses
+from service.web.problems import Problem
+from service.web.struct_dto import StructDTO
 
 BotSeed = Annotated[int, Meta(ge=0, le=SEED_MAX, description="Seeds the bot's random choices: the same snapshot, "
                                                              "seat, level, seed and budget give the same answer.")]

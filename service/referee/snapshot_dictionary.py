@@ -6,7 +6,7 @@ microseconds (zlib needs ~25 µs and saves only a fifth). The dictionary file is
 ``v1`` snapshots are compressed with ``snapshot.zdict`` as committed. Training a new one means a new snapshot
 version (keep the old dictionary to open old snapshots).
 
-    .venv/bin/python -m service.snapshot_dictionary   # trains and writes service/snapshot.zdict.new
+    .venv/bin/python -m service.referee.snapshot_dictionary   # trains and writes service/referee/snapshot.zdict.new
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The one exception-handler map: every error the app answers becomes RFC 9457 ``application/problem+json``.
 
-- :class:`service.problems.Problem` (snapshot errors, illegal and malformed moves, bad options …) as raised;
+- :class:`service.web.problems.Problem` (snapshot errors, illegal and malformed moves, bad options …) as raised;
 - Litestar's validation errors (bad JSON, wrong types, missing or unknown fields) as 400 ``MALFORMED_REQUEST``
   naming the field; when the field is one with its own code (``options`` → ``INVALID_OPTIONS``, ``seed`` →
   ``INVALID_SEED``, ``move`` → ``MALFORMED_MOVE`` …) that code instead, so a client sees the same code whether
@@ -28,7 +28,7 @@ from litestar.exceptions.http_exceptions import RequestEntityTooLarge
 from litestar.types import ExceptionHandlersMap
 
 from service.i18n import request_language
-from service.problems import PROBLEM_MEDIA_TYPE, Problem
+from service.web.problems import PROBLEM_MEDIA_TYPE, Problem
 
 logger = logging.getLogger("fivehundred.errors")
 
@@ -117,7 +117,7 @@ def _http_problem(exc: HTTPException) -> Problem:
     if status == 415:
         return Problem(415, "UNSUPPORTED_MEDIA_TYPE", exc.detail or "send the body as application/json",
                        title=phrase)
-    # Any other client error keeps its status under the nearest enumerated code (service/codes.py).
+    # Any other client error keeps its status under the nearest enumerated code (service/referee/codes.py).
     code = _FALLBACK_CODES.get(status, "MALFORMED_REQUEST")
     return Problem(status, code, exc.detail or phrase, title=phrase, headers=headers)
 

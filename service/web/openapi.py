@@ -19,8 +19,8 @@ from litestar.openapi.spec import Components, Example, Schema, SecurityScheme, T
 from litestar.openapi.spec.enums import OpenAPIType
 from litestar.static_files import create_static_files_router
 
-from service.codes import ProblemCode
-from service.problems import PROBLEM_MEDIA_TYPE, Problem, ProblemDetails
+from service.referee.codes import ProblemCode
+from service.web.problems import PROBLEM_MEDIA_TYPE, Problem, ProblemDetails
 
 if TYPE_CHECKING:
     from litestar._openapi.schema_generation import SchemaCreator
@@ -102,7 +102,7 @@ class ExactExample(Example):
 
 #: An example of each problem code an operation documents: (detail of the example, extra members of the example
 #: body or, as ``title``, the problem's title when it is not the code's own wording). The status is the code's
-#: own (service/codes.py).
+#: own (service/referee/codes.py).
 PROBLEM_EXAMPLES: dict[str, tuple[str, dict[str, Any]]] = {
     "MALFORMED_REQUEST": ("Expected `int` >= 2 - at `$.players`", {}),
     "MALFORMED_MOVE": ("'1H' is not a card of this game's 43-card pack", {"reason": "UNKNOWN_CARD"}),

@@ -23,13 +23,11 @@ from engine import (
     view,
 )
 from engine.reasons import Reason
-from service import examples
 from service.fastpath import ApplyFastPath
+from service.games import examples
 from service.i18n import rejection_text, request_language
-from service.moves import MoveCounter, apply_checked, movers_legal_moves, rejection_of
-from service.openapi import SNAPSHOT_CODES, problem_responses
-from service.problems import Problem
-from service.schemas import (
+from service.referee.moves import MoveCounter, apply_checked, movers_legal_moves, rejection_of
+from service.referee.schemas import (
     ApplyRequest,
     ApplyResponse,
     CreateGameRequest,
@@ -44,8 +42,10 @@ from service.schemas import (
     overrides_dict,
     resolved,
 )
-from service.snapshots import Sealer
-from service.struct_dto import StructDTO
+from service.referee.snapshots import Sealer
+from service.web.openapi import SNAPSHOT_CODES, problem_responses
+from service.web.problems import Problem
+from service.web.struct_dto import StructDTO
 
 CreateBody = Annotated[CreateGameRequest, Body(examples=examples.CREATE_REQUESTS)]
 ViewBody = Annotated[ViewRequest, Body(examples=examples.VIEW_REQUESTS)]

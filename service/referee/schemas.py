@@ -18,7 +18,7 @@ from bots import Level
 from engine import PRESETS, Event, Move, Options, SeatView
 from engine.model import Phase
 from engine.reasons import Reason, ReasonKind
-from service.codes import ProblemCode
+from service.referee.codes import ProblemCode
 
 # Litestar drops a ``minimum`` of 0 from the document (it tests bounds for truthiness); ``extra`` restores it.
 _MINIMUM_ZERO = {"extra": {"minimum": 0}}
@@ -29,7 +29,7 @@ Seat = Annotated[int, Meta(ge=0, le=5, description="A seat, 0 to players-1, cloc
 PlayerCount = Annotated[int, Meta(ge=2, le=6, description="Number of players, 2 to 6.")]
 PresetName = Literal["australian", "american", "beagle"]
 if set(typing.get_args(PresetName)) != set(PRESETS):  # pragma: no cover - guards an engine change
-    raise RuntimeError(f"service.schemas.PresetName is out of date: the engine has {sorted(PRESETS)}")
+    raise RuntimeError(f"service.referee.schemas.PresetName is out of date: the engine has {sorted(PRESETS)}")
 
 #: The view names a request may ask for: ``"public"`` (what every spectator may know) or a seat number as a
 #: string, exactly the keys of the ``views`` answered (one JSON type, so every client generator maps it).
@@ -363,7 +363,7 @@ class RulesCatalogue(msgspec.Struct, frozen=True, kw_only=True):
     decisions: list[Decision]
     #: Every reason a move may be refused for, from engine/reasons.py.
     reasons: list[ReasonInfo]
-    #: Every problem code an error response may carry, from service/codes.py.
+    #: Every problem code an error response may carry, from service/referee/codes.py.
     problem_codes: list[ProblemCodeInfo]
     language: str
     languages: list[LanguageInfo]

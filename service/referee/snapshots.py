@@ -1,8 +1,9 @@
 """Sealed snapshots: a game state as an opaque, versioned, authenticated-encrypted string.
 
 Format (base64url without padding): ``v2.<key id>.<nonce ‖ AES-256-GCM(len ‖ zstd(msgpack(state)) ‖ zeros)>``,
-where ``len`` is the zstd frame's length (2 bytes, big-endian), the zstd dictionary is ``service/snapshot.zdict``
-(see :mod:`service.snapshot_dictionary`) and the zeros pad the frame to :func:`sealed_length`.
+where ``len`` is the zstd frame's length (2 bytes, big-endian), the zstd dictionary is
+``service/referee/snapshot.zdict`` (see :mod:`service.referee.snapshot_dictionary`) and the zeros pad the frame
+to :func:`sealed_length`.
 The key id is the first 8 hex digits of SHA-256(key), so rotation works by configuring several keys: the first
 seals, all open. The version and key id are bound as associated data, so changing any byte is detected.
 After opening, the state's integrity is checked by the engine before anything uses it. ``v1`` snapshots (the
@@ -42,8 +43,8 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from engine import GameState, Options, integrity_problems, pack_for
-from service import snapshot_dictionary
-from service.problems import Problem
+from service.referee import snapshot_dictionary
+from service.web.problems import Problem
 
 VERSION = "v2"
 SUPPORTED_VERSIONS = ("v1", "v2")

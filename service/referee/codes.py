@@ -1,7 +1,7 @@
 """Every problem ``code`` the service answers with: one enumeration, each with its HTTP status and meaning.
 
-Every error body (RFC 9457 problem details, :mod:`service.problems`) carries one of these stable machine
-strings as its ``code``; :class:`service.problems.Problem` refuses any other. The OpenAPI document lists them
+Every error body (RFC 9457 problem details, :mod:`service.web.problems`) carries one of these stable machine
+strings as its ``code``; :class:`service.web.problems.Problem` refuses any other. The OpenAPI document lists them
 as the enum of ``ProblemDetails.code`` and ``GET /v1/rules`` lists them with their meanings, so that front
 ends can switch on them and translate them. Values never change; new codes may be added.
 

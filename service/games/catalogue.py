@@ -26,14 +26,12 @@ from engine import (
 )
 from engine.model import Phase
 from engine.reasons import Reason
-from service.codes import ProblemCode
-from service.examples import response_spec
+from service.games.examples import response_spec
 from service.i18n import SUPPORTED_LANGUAGES, request_language, text
 from service.i18n.catalogues import CATALOGUES
 from service.i18n.texts import bid_name, card_name, catalogue, suit_name
-from service.openapi import problem_responses
-from service.problems import Problem
-from service.schemas import (
+from service.referee.codes import ProblemCode
+from service.referee.schemas import (
     CatalogueNames,
     Decision,
     LadderRung,
@@ -49,6 +47,8 @@ from service.schemas import (
     ScoreTableRow,
     resolved,
 )
+from service.web.openapi import problem_responses
+from service.web.problems import Problem
 
 
 def move_types(language: str = "en") -> list[MoveTypeInfo]:

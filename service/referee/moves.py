@@ -36,7 +36,7 @@ from engine import (
 from engine.reasons import MALFORMED_REASONS as MALFORMED_REASONS_ENUM
 from engine.rules import ALL_BIDS
 from service.i18n.texts import rejection_key
-from service.problems import Problem
+from service.web.problems import Problem
 
 
 class MoveCounter(Protocol):

@@ -1,0 +1,121 @@
+"""RFC 9457 problem details: one body schema and one exception type for every error the service answers with.
+
+Handlers raise :class:`Problem`; the app's exception handler turns it into ``application/problem+json`` with a
+stable machine ``code`` (and for illegal moves a ``reason`` and the legal moves). The ops middlewares, which
+answer some requests before any route handler runs (401, 429, 503), build the same body with
+:func:`make_problem` and write it with :func:`send_problem`, so every error in the API has one schema.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import msgspec
+from litestar.types import HTTPResponseBodyEvent, HTTPResponseStartEvent, Send
+
+from engine import Move
+from engine.reasons import Reason
+from service.i18n import problem_texts
+from service.referee.codes import ProblemCode
+
+__all__ = ["PROBLEM_BASE", "PROBLEM_MEDIA_TYPE", "Problem", "ProblemDetails", "make_problem", "problem_type",
+           "send_problem"]
+
+PROBLEM_MEDIA_TYPE = "application/problem+json"
+PROBLEM_BASE = "https://fivehundred.dev/problems/"
+
+
+class ProblemDetails(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """The body of every error response (RFC 9457), with a stable machine ``code``.
+
+    ``reason`` (a stable engine code such as ``MUST_FOLLOW_SUIT``) and ``legal_moves`` come with illegal or
+    malformed moves; ``errors`` with malformed requests (each ``{"message": …, "field": …}``).
+    """
+
+    type: str
+    title: str
+    status: int
+    #: One of the enumerated codes (``GET /v1/rules`` lists them with their meanings).
+    code: ProblemCode
+    detail: str
+    instance: str | None = None
+    #: Refused moves: the engine's stable reason (``GET /v1/rules`` lists them with their meanings).
+    reason: Reason | None = None
+    #: Illegal moves: the legal moves of the seat that made the move (empty when it is not that seat's turn).
+    legal_moves: list[Move] | None = None
+    current_version: int | None = None
+    #: Records: the index of the refused move, the first derived field that differs, and the state before the
+    #: refused move as a snapshot.
+    move_index: int | None = None
+    field: str | None = None
+    snapshot: str | None = None
+    errors: list[dict[str, Any]] | None = None
+
+
+class Problem(Exception):
+    """An error answered as problem details; ``code`` must be one of :class:`ProblemCode` (else ValueError)."""
+
+    def __init__(self, status: int, code: str, detail: str, *, title: str | None = None,
+                 headers: dict[str, str] | None = None, message: tuple[str, dict[str, Any]] | None = None,
+                 **extra: Any) -> None:
+        super().__init__(detail)
+        self.status = status
+        self.code = ProblemCode(code)
+        self.detail = detail
+        #: The detail as a message key of service/i18n and its parameters, for the other languages.
+        self.message = message
+        self.title = title or code.replace("_", " ").capitalize()
+        self.headers = headers or {}
+        self.extra = extra
+
+    def body(self, instance: str | None = None, language: str = "en") -> ProblemDetails:
+        title, detail = problem_texts(language, self.code, self.title, self.detail, self.message)
+        return ProblemDetails(type=PROBLEM_BASE + self.code.lower().replace("_", "-"), title=title,
+                              status=self.status, code=self.code, detail=detail, instance=instance,
+                              **self.extra)
+
+
+# ----------------------------------------------------------------------------------- answered without a route
+
+# The ops middlewares answer some requests themselves (401, 429, 503) before any route handler runs, so they
+# write the problem straight onto the ASGI ``send`` channel; the body is the same :class:`ProblemDetails`, so
+# every error in the API has exactly one schema in the OpenAPI document.
+
+_ENCODER = msgspec.json.Encoder()
+
+
+def problem_type(slug: str) -> str:
+    """The ``type`` URI of a problem, from its short slug.
+
+    >>> problem_type("rate-limited")
+    'https://fivehundred.dev/problems/rate-limited'
+    """
+    return PROBLEM_BASE + slug
+
+
+def make_problem(*, status: int, slug: str, title: str, code: str, detail: str, language: str = "en",
+                 params: dict[str, Any] | None = None) -> ProblemDetails:
+    """Build a :class:`ProblemDetails` whose ``type`` URI is derived from ``slug``; ``title`` and ``detail`` are
+    worded in ``language`` (the code's texts in service/i18n, with ``params``) unless it is English."""
+    message = None if params is None else (f"problem.{code}.detail", params)
+    title, detail = problem_texts(language, code, title, detail, message)
+    return ProblemDetails(type=problem_type(slug), title=title, status=status, code=ProblemCode(code),
+                          detail=detail)
+
+
+async def send_problem(send: Send, problem: ProblemDetails, *, headers: Iterable[tuple[bytes, bytes]] = ()) -> None:
+    """Send ``problem`` as a complete HTTP response on a raw ASGI channel."""
+    body = _ENCODER.encode(problem)
+    start: HTTPResponseStartEvent = {
+        "type": "http.response.start",
+        "status": problem.status,
+        "headers": [
+            (b"content-type", PROBLEM_MEDIA_TYPE.encode()),
+            (b"content-length", str(len(body)).encode()),
+            *headers,
+        ],
+    }
+    end: HTTPResponseBodyEvent = {"type": "http.response.body", "body": body, "more_body": False}
+    await send(start)
+    await send(end)
