@@ -26,28 +26,25 @@ from engine import (
 )
 from engine.model import Phase
 from engine.reasons import Reason
-from service.games.examples import response_spec
-from service.i18n import SUPPORTED_LANGUAGES, request_language, text
-from service.i18n.catalogues import CATALOGUES
-from service.i18n.texts import bid_name, card_name, catalogue, suit_name
-from service.referee.codes import ProblemCode
-from service.referee.schemas import (
+from service.games.schemas import (
     CatalogueNames,
     Decision,
     LadderRung,
     LanguageInfo,
     MoveTypeInfo,
     OptionInfo,
-    OptionOverrides,
     PresetInfo,
-    PresetName,
     ProblemCodeInfo,
     ReasonInfo,
     RulesCatalogue,
     ScoreTableRow,
-    resolved,
 )
-from service.web.openapi import problem_responses
+from service.i18n import SUPPORTED_LANGUAGES, request_language, text
+from service.i18n.catalogues import CATALOGUES
+from service.i18n.texts import bid_name, card_name, catalogue, suit_name
+from service.referee.codes import ProblemCode
+from service.referee.schemas import OptionOverrides, PresetName, resolved
+from service.web.openapi import problem_responses, response_spec
 from service.web.problems import Problem
 
 

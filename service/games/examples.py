@@ -13,7 +13,6 @@ import hashlib
 from typing import Any
 
 import msgspec
-from litestar.openapi import ResponseSpec
 from litestar.openapi.spec import Example
 
 from engine import (
@@ -31,15 +30,14 @@ from engine import (
     redact_events,
     view,
 )
-from service.referee.schemas import (
+from service.games.schemas import (
     ApplyResponse,
     CreateGameResponse,
     LegalMovesResponse,
     ValidateResponse,
     ViewWithEvents,
-    resolved,
 )
-from service.web.openapi import ExactExample
+from service.referee.schemas import resolved
 
 _DOC_KEY_ID = "d0c5e3a1"
 
@@ -143,11 +141,3 @@ APPLY_REQUESTS = [
 APPLY_RESPONSE = ("Card played", _json(ApplyResponse(
     snapshot=snapshot_placeholder(_G["after"]), phase=_G["after"].phase, to_act=_G["after"].to_act,
     events=redact_events(_G["after_events"], None), views=_views(_G["after"], _G["after_events"], _SEAT))))
-
-
-def response_spec(container: Any, description: str, *examples: tuple[str, Any],
-                  media_type: str = "application/json") -> ResponseSpec:
-    """A documented success response with named example bodies."""
-    return ResponseSpec(data_container=container, description=description, generate_examples=False,
-                        media_type=media_type,
-                        examples=[ExactExample(summary=summary, value=value) for summary, value in examples])

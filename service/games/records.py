@@ -43,11 +43,11 @@ from engine.records import (
     replay_game,
     verify_record,
 )
-from service.games.examples import response_spec
+from service.referee.errors import options_problem, setup_problem
 from service.referee.moves import syntax_rejection
 from service.referee.schemas import SEED_MAX, OptionOverrides, PlayerCount, PresetName, Seat, Snapshot, overrides_dict
 from service.referee.snapshots import Sealer
-from service.web.openapi import ExactExample, problem_responses
+from service.web.openapi import ExactExample, problem_responses, response_spec
 from service.web.problems import Problem
 from service.web.struct_dto import StructDTO
 
@@ -125,8 +125,10 @@ def _refused(exc: RecordRefused, sealer: Sealer) -> Problem:
     move as applying it would (400 malformed, 422 illegal) with its index and the state before it, a derived
     field that differs as 422 ``RECORD_MISMATCH``."""
     detail = _ascii(exc.detail)
+    if exc.code == "INVALID_OPTIONS":
+        return options_problem(detail)
     if exc.code in _SETUP_CODES:
-        return Problem(400, exc.code, detail)
+        return setup_problem(exc.code, detail)
     if exc.code == "RECORD_TOO_LONG":
         return Problem(400, "MALFORMED_REQUEST", detail)
     if exc.code in ("MALFORMED_MOVE", "ILLEGAL_MOVE") and exc.state is not None:
@@ -163,7 +165,7 @@ def _verify(data: VerifyRecordRequest) -> Verified:
     try:
         opts = resolve_options(data.players, data.preset, overrides_dict(data.options))
     except OptionsError as exc:
-        raise Problem(400, "INVALID_OPTIONS", _ascii(str(exc))) from None
+        raise options_problem(_ascii(str(exc))) from None
     if data.seed is None and not data.deck_orders:
         raise Problem(400, "INVALID_SEED", "give the seed the game was dealt from, or its deck orders")
     return replay_game(opts, seed=data.seed, deck_orders=data.deck_orders or (), first_dealer=data.first_dealer,

@@ -11,7 +11,6 @@ not stall the event loop's other requests.
 
 from __future__ import annotations
 
-import secrets
 from typing import Annotated
 
 import msgspec
@@ -21,14 +20,14 @@ from litestar.openapi.spec import Example
 from litestar.params import Body
 from msgspec import Meta
 
-from bots import LEVELS, MAX_BUDGET, BotError, Candidate, Level, decide
+from bots import LEVELS, MAX_BUDGET, Candidate, Level, decide
 from bots.expert import DEFAULT_BUDGET
 from engine import Move, Options, apply_move, legal_moves, new_game, view
 from service.games import examples
+from service.referee import operations
 from service.referee.schemas import SEED_MAX, Seat, Snapshot
 from service.referee.snapshots import Sealer
-from service.web.openapi import SNAPSHOT_CODES, problem_responses
-from service.web.problems import Problem
+from service.web.openapi import SNAPSHOT_CODES, problem_responses, response_spec
 from service.web.struct_dto import StructDTO
 
 BotSeed = Annotated[int, Meta(ge=0, le=SEED_MAX, description="Seeds the bot's random choices: the same snapshot, "
@@ -87,6 +86,12 @@ SuggestBody = Annotated[SuggestRequest, Body(examples=[
 ])]
 
 
+def answer_suggest(data: SuggestRequest, sealer: Sealer) -> SuggestResponse:
+    seed, decision = operations.suggest(sealer.open(data.snapshot), data.seat, data.level, data.seed, data.budget)
+    return SuggestResponse(seat=data.seat, level=data.level, seed=seed, move=decision.move, budget=decision.budget,
+                           playouts=decision.playouts, deals=decision.deals, candidates=list(decision.candidates))
+
+
 class SuggestController(Controller):
     path = "/v1/games/suggest"
     tags = ["games"]
@@ -97,24 +102,8 @@ class SuggestController(Controller):
           "chooses for `seat`, deciding from that seat's view alone. `expert` searches (Perfect Information "
           "Monte Carlo over sampled deals) and also answers the candidate moves it weighed with their "
           "estimated values and the playouts it spent. A seat that is not to act is a 422 `NOT_TO_ACT`.",
-          responses={200: examples.response_spec(SuggestResponse, "The suggestion.", ("Expert hint", _RESPONSE)),
+          responses={200: response_spec(SuggestResponse, "The suggestion.", ("Expert hint", _RESPONSE)),
                      **problem_responses("MALFORMED_REQUEST", "INVALID_SEED", "NO_SUCH_SEAT", *SNAPSHOT_CODES,
                                          "NOT_TO_ACT", "BODY_TOO_LARGE")})
     def suggest(self, data: SuggestBody, sealer: NamedDependency[Sealer]) -> SuggestResponse:
-        state = sealer.open(data.snapshot)
-        players = state.options.players
-        if not 0 <= data.seat < players:
-            raise Problem(400, "NO_SUCH_SEAT", f"seat {data.seat} does not exist: seats are 0 to {players - 1}")
-        if state.to_act != data.seat:
-            who = "the game is over" if state.to_act is None else f"seat {state.to_act} is"
-            raise Problem(422, "NOT_TO_ACT", f"seat {data.seat} is not to act; {who}")
-        seed = secrets.randbits(63) if data.seed is None else data.seed
-        try:
-            decision = decide(view(state, data.seat), state.options, level=data.level, seed=seed,
-                              budget=data.budget if data.level == "expert" else None,
-                              legal=legal_moves(state, data.seat))
-        except BotError as exc:  # unreachable after the checks above; kept as a 422 rather than a 500
-            raise Problem(422, "NOT_TO_ACT", str(exc)) from None
-        return SuggestResponse(seat=data.seat, level=data.level, seed=seed, move=decision.move,
-                               budget=decision.budget, playouts=decision.playouts, deals=decision.deals,
-                               candidates=list(decision.candidates))
+        return answer_suggest(data, sealer)

@@ -8,6 +8,7 @@ query strings are never logged).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Any
 
 from litestar import Controller, Request, Response, delete, get, post
@@ -17,22 +18,21 @@ from litestar.openapi import ResponseSpec
 from litestar.openapi.spec import SecurityScheme
 from litestar.params import Body, FromPath, HeaderParameter, QueryParameter
 from litestar.response import Stream
+from litestar.types import Scope
 
-from service.fastpath import SessionMoveFastPath
-from service.games.examples import response_spec
-from service.referee.schemas import CreateSessionRequest, MoveRequest
 from service.sessions import examples
-from service.sessions.service import (
+from service.sessions.schemas import (
+    CreateSessionRequest,
     MoveApplied,
+    MoveRequest,
     SessionCreated,
     SessionLegalMoves,
-    SessionService,
     SessionSnapshot,
     SessionState,
-    bearer_token,
-    etag,
 )
-from service.web.openapi import SNAPSHOT_CODES, problem_responses
+from service.sessions.service import MoveOutcome, SessionService, bearer_token, etag
+from service.web.fastpath import FastAnswer, fast_route
+from service.web.openapi import SNAPSHOT_CODES, problem_responses, response_spec
 from service.web.struct_dto import StructDTO
 
 PATH = "/v1/sessions"
@@ -59,6 +59,23 @@ _STREAM_CODES = ("MALFORMED_REQUEST", "INVALID_LAST_EVENT_ID", "UNAUTHORIZED", "
 
 def _token(request: Request[Any, Any, Any], access_token: str | None = None) -> str:
     return bearer_token(request.headers.get("authorization"), access_token)
+
+
+def move_headers(outcome: MoveOutcome) -> dict[str, str]:
+    """The headers of a move's answer: the new version's ``ETag``, and whether it is an idempotent replay."""
+    headers = {"ETag": etag(outcome.version), **_NO_STORE}
+    if outcome.replayed:
+        headers["Idempotent-Replayed"] = "true"
+    return headers
+
+
+async def _fast_move(scope: Scope, headers: Mapping[bytes, str], data: MoveRequest) -> FastAnswer:
+    """``applySessionMove`` on the fast route: the handler's own service call and headers."""
+    service: SessionService = scope["app"].state.sessions.service
+    outcome = await service.move(scope["path_params"]["session_id"], bearer_token(headers.get(b"authorization")),
+                                 data.move, if_match=headers.get(b"if-match"),
+                                 idempotency_key=headers.get(b"idempotency-key"))
+    return outcome.body, [(name.lower().encode(), value.encode()) for name, value in move_headers(outcome).items()]
 
 
 Service = NamedDependency[SessionService]
@@ -123,7 +140,7 @@ class SessionsController(Controller):
 
     @post("/{session_id:str}/moves", operation_id="applySessionMove", status_code=200, dto=StructDTO[MoveRequest],
           return_dto=None,
-          middleware=[SessionMoveFastPath],
+          middleware=[fast_route(MoveRequest, _fast_move)],
           summary="Make a move for the caller's seat",
           description="One atomic compare-and-set on the session's version. `If-Match` makes a stale version "
                       "a 409; `Idempotency-Key` makes a retry return the first answer (`Idempotent-Replayed: "
@@ -140,10 +157,7 @@ class SessionsController(Controller):
     ) -> Response[bytes]:
         outcome = await session_service.move(session_id, _token(request), data.move, if_match=if_match,
                                              idempotency_key=idempotency_key)
-        headers = {"ETag": etag(outcome.version), **_NO_STORE}
-        if outcome.replayed:
-            headers["Idempotent-Replayed"] = "true"
-        return Response(outcome.body, media_type=MediaType.JSON, headers=headers)
+        return Response(outcome.body, media_type=MediaType.JSON, headers=move_headers(outcome))
 
     @get("/{session_id:str}/snapshot", operation_id="exportSessionSnapshot",
          summary="Export the session's sealed snapshot (host only)",

@@ -78,10 +78,9 @@ from engine.records import (
     replay_game,
 )
 from engine.rules import MISERE_BIDS
-from service.games.examples import response_spec
 from service.sessions.service import SessionService, bearer_token, etag
 from service.sessions.store import EVENTS_PER_READ, LOG_START, LoggedEvent
-from service.web.openapi import problem_responses
+from service.web.openapi import problem_responses, response_spec
 from service.web.problems import Problem
 
 # ------------------------------------------------------------------------------------------ from the log

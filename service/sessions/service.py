@@ -45,32 +45,22 @@ from typing import Any, NamedTuple, Protocol, TypeVar
 import msgspec
 
 from bots import Level
-from engine import (
-    Event,
-    GameSetupError,
-    GameState,
-    IllegalMove,
-    Move,
-    OptionsError,
-    SeatView,
-    apply_move,
-    legal_moves,
-    new_game,
-    redact_events,
-    resolve_options,
-    view,
-)
-from engine.model import GameOver, Phase
-from service.referee.moves import (
-    MALFORMED_REASONS,
-    MalformedMove,
-    movers_legal_moves,
-    rejection_message,
-    syntax_rejection,
-)
-from service.referee.schemas import CreateSessionRequest, ResolvedOptions, overrides_dict, resolved
+from engine import Event, GameState, Move, redact_events, view
+from engine.model import GameOver
+from service.referee import operations
+from service.referee.schemas import overrides_dict, resolved
 from service.referee.snapshots import Sealer
 from service.sessions.bots import bot_chain, bot_seats, bot_slot, bot_to_act
+from service.sessions.schemas import (
+    CreateSessionRequest,
+    MoveApplied,
+    SessionCreated,
+    SessionLegalMoves,
+    SessionSnapshot,
+    SessionState,
+    StreamEnd,
+    StreamEvent,
+)
 from service.sessions.store import (
     LOG_START,
     Committed,
@@ -121,57 +111,6 @@ _TOKEN_HASH = 32
 
 _JSON = msgspec.json.Encoder()
 _MOVE_ENCODER = msgspec.json.Encoder()
-
-# ----------------------------------------------------------------------------------------- request / response
-
-
-# The request shapes are the stateless API's own (service/referee/schemas.py): one strict decoding for both APIs.
-
-
-class SessionCreated(msgspec.Struct, kw_only=True):
-    session_id: str
-    version: int
-    host_token: str
-    #: One bearer token per seat, indexed by seat (``null`` for a seat the service's bots play).
-    seat_tokens: list[str | None]
-    options: ResolvedOptions
-    rules_version: str
-    phase: Phase
-    to_act: int | None
-    #: Seconds of inactivity (no change) after which the session is gone.
-    expires_in: int
-    #: The seats the service plays, and at which level.
-    bots: dict[str, str] = msgspec.field(default_factory=dict)
-
-
-class SessionState(msgspec.Struct, kw_only=True):
-    session_id: str
-    version: int
-    #: The seat whose view this is; ``null`` for the host's public view.
-    seat: int | None
-    view: SeatView
-
-
-class SessionLegalMoves(msgspec.Struct, kw_only=True):
-    session_id: str
-    version: int
-    seat: int
-    legal_moves: list[Move]
-
-
-class MoveApplied(msgspec.Struct, kw_only=True):
-    version: int
-    phase: Phase
-    to_act: int | None
-    #: The events the move caused, redacted for the mover's seat.
-    events: list[Event]
-    view: SeatView
-
-
-class SessionSnapshot(msgspec.Struct, kw_only=True):
-    session_id: str
-    version: int
-    snapshot: str
 
 
 class MoveOutcome(NamedTuple):
@@ -257,10 +196,11 @@ def _bot_levels(bots: dict[str, Level] | None, players: int) -> dict[int, Level]
         return {}
     out: dict[int, Level] = {}
     for name, level in bots.items():
-        if not name.isdigit() or not 0 <= int(name) < players:
+        seat = operations.seat_named(name, players)
+        if seat is None:
             raise Problem(400, "INVALID_BOTS", f"bots: {name[:8]!r} is not a seat of this {players}-player game "
                                                f"(seats are 0 to {players - 1})")
-        out[int(name)] = level
+        out[seat] = level
     if len(out) >= players:
         raise Problem(400, "INVALID_BOTS", "bots: at least one seat must be left to a human player")
     return out
@@ -268,22 +208,6 @@ def _bot_levels(bots: dict[str, Level] | None, players: int) -> dict[int, Level]
 
 def _hash(token: str) -> bytes:
     return hashlib.sha256(token.encode()).digest()
-
-
-class StreamEvent(msgspec.Struct, kw_only=True):
-    """The ``data`` of one event-stream message: the event as the reader's seat may see it, the session version
-    it belongs to, and the seat to act once that version's move is complete (``null``: nobody, e.g. game over)."""
-
-    version: int
-    to_act: int | None
-    event: Event
-
-
-class StreamEnd(msgspec.Struct, kw_only=True):
-    """The ``data`` of the final ``end`` event: the game is over and every event was sent."""
-
-    version: int
-    to_act: None = None
 
 
 #: The frame that ends a finished game's stream. Browsers: ``source.addEventListener("end", () =>
@@ -363,16 +287,8 @@ class SessionService:
             return self.sealer.open(req.snapshot), []
         if req.players is None:
             raise Problem(400, "MALFORMED_REQUEST", "give players (2 to 6) for a new game, or a snapshot")
-        try:
-            options = resolve_options(req.players, req.preset, overrides_dict(req.options))
-        except OptionsError as exc:
-            raise Problem(400, "INVALID_OPTIONS", str(exc)) from None
-        seed = secrets.randbits(63) if req.seed is None else req.seed
-        try:
-            return new_game(options, seed=seed, deck_orders=req.deck_orders or (),
-                            first_dealer=req.first_dealer)
-        except GameSetupError as exc:
-            raise Problem(400, exc.code, str(exc)) from None
+        state, events, _ = operations.create_game(req.players, req, overrides_dict(req.options))
+        return state, events
 
     # ------------------------------------------------------------------------------------------ callers
 
@@ -441,14 +357,14 @@ class SessionService:
         caller = await self._caller(session_id, token)
         viewer = self._viewer(caller, seat)
         return SessionState(session_id=session_id, version=caller.record.version, seat=viewer,
-                            view=view(caller.record.state, viewer))
+                            view=operations.seat_view(caller.record.state, viewer))
 
     async def legal_moves(self, session_id: str, token: str, seat: int | None = None) -> SessionLegalMoves:
         caller = await self._caller(session_id, token)
         own = self._seat_only(caller, "list legal moves")
         self._viewer(caller, seat)
-        return SessionLegalMoves(session_id=session_id, version=caller.record.version, seat=own,
-                                 legal_moves=legal_moves(caller.record.state, own))
+        _, moves = operations.legal_moves_of(caller.record.state, own)
+        return SessionLegalMoves(session_id=session_id, version=caller.record.version, seat=own, legal_moves=moves)
 
     async def snapshot(self, session_id: str, token: str) -> SessionSnapshot:
         caller = await self._caller(session_id, token)
@@ -553,9 +469,7 @@ class SessionService:
                              "WRONG_SEAT")
         if replay is not None:
             return self._replay(replay, fingerprint)
-        malformed = syntax_rejection(record.state, move)
-        if malformed is not None:
-            raise MalformedMove(malformed)
+        operations.screen(record.state, move)
         if expected is not None and record.version not in expected:
             raise self._conflict(record.version, f"the session is at version {record.version}, not "
                                                  f"{', '.join(map(str, sorted(expected)))}")
@@ -564,15 +478,8 @@ class SessionService:
                                                  f"session is now at version {record.version}); nothing was "
                                                  "applied: read the session and send the move again if it is "
                                                  "still meant")
-        try:
-            state, events = apply_move(record.state, move)
-        except IllegalMove as exc:
-            if exc.rejection.reason in MALFORMED_REASONS:
-                raise MalformedMove(exc.rejection) from None
-            # Only the mover's own legal moves: another seat's would reveal its hand.
-            raise Problem(422, "ILLEGAL_MOVE", exc.rejection.detail, title="Illegal move",
-                          reason=exc.rejection.reason, message=rejection_message(exc.rejection),
-                          legal_moves=msgspec.to_builtins(movers_legal_moves(record.state, seat))) from None
+        # Refused: the mover's own legal moves only (another seat's would reveal its hand); counted by the caller.
+        state, events = operations.apply(record.state, move, screened=True)
         version = record.version + 1
         body = _JSON.encode(MoveApplied(version=version, phase=state.phase, to_act=state.to_act,
                                         events=redact_events(events, seat), view=view(state, seat)))

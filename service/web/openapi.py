@@ -184,6 +184,14 @@ SNAPSHOT_CODES = ("SNAPSHOT_MALFORMED", "SNAPSHOT_VERSION_UNSUPPORTED", "SNAPSHO
 GATEWAY_CODES = ("API_KEY_REQUIRED", "API_KEY_INVALID", "RATE_LIMITED")
 
 
+def response_spec(container: Any, description: str, *examples: tuple[str, Any],
+                  media_type: str = "application/json") -> ResponseSpec:
+    """A documented success response with named example bodies."""
+    return ResponseSpec(data_container=container, description=description, generate_examples=False,
+                        media_type=media_type,
+                        examples=[ExactExample(summary=summary, value=value) for summary, value in examples])
+
+
 def problem_example(code: str) -> dict[str, Any]:
     detail, extra = PROBLEM_EXAMPLES[code]
     body = Problem(ProblemCode(code).status, code, detail, **extra).body()

@@ -95,3 +95,48 @@ def test_deeply_nested_json_is_a_400_everywhere(client: Client, depth: int) -> N
         response = client.post(path, content=body, headers=headers)
         assert response.status_code in (400, 413), (path, response.status_code, response.text)
         assert response.headers["content-type"].startswith("application/problem+json"), path
+
+
+@pytest.mark.parametrize("name", ["01", "1 ", " 1", "+1", "1.0", "\u0661", "\uff11", "6"])
+def test_a_seat_named_by_a_string_is_read_alike_by_both_apis(client: Client, name: str) -> None:
+    """A seat named by a string (``views`` of a stateless game, ``bots`` of a session) is exactly "0" … "5":
+    neither API reads "01", " 1" or another script's digit one as seat 1."""
+    assert client.post("/v1/games", json={"players": 4, "views": [name]}).status_code == 400
+    assert_problem(client.post("/v1/sessions", json={"players": 4, "bots": {name: "basic"}}), 400, "INVALID_BOTS")
+
+
+def test_a_seat_named_exactly_is_read_alike_by_both_apis(client: Client) -> None:
+    game = client.post("/v1/games", json={"players": 4, "seed": 42, "first_dealer": 3, "views": ["1"]})
+    session = client.post("/v1/sessions", json={"players": 4, "seed": 42, "first_dealer": 3, "bots": {"1": "basic"}})
+    assert game.status_code == 201 and list(game.json()["views"]) == ["1"]
+    assert session.status_code == 201, session.text
+    assert session.json()["bots"] == {"1": "basic"} and session.json()["seat_tokens"][1] is None
+
+
+@pytest.mark.parametrize("body", [
+    {"players": 4, "preset": "martian"},
+    {"players": 4, "options": {"deal_pattern": "3-3-3"}},
+    {"players": 4, "options": {"players": 5}},
+    {"players": 4, "first_dealer": 4},
+    {"players": 4, "deck_orders": [["AS"]]},
+])
+@pytest.mark.parametrize("language", ["en", "fil", "th"])
+def test_create_game_and_create_session_word_their_refusals_alike(client: Client, body: dict[str, Any],
+                                                                   language: str) -> None:
+    """One creation path: the same problem, worded the same in every language, from both APIs."""
+    headers = {"accept-language": language}
+    game = client.post("/v1/games", json=body, headers=headers)
+    session = client.post("/v1/sessions", json=body, headers=headers)
+    assert game.status_code == session.status_code == 400, (game.text, session.text)
+    assert {**game.json(), "instance": None} == {**session.json(), "instance": None}
+    assert game.headers["content-language"] == session.headers["content-language"]
+
+
+@pytest.mark.parametrize("language", ["en", "hr"])
+def test_an_unknown_seat_is_the_same_problem_for_every_operation(client: Client, language: str) -> None:
+    created = client.post("/v1/games", json={"players": 4, "seed": 42, "first_dealer": 3}).json()
+    headers = {"accept-language": language}
+    bodies = {path: client.post(path, json={"snapshot": created["snapshot"], "seat": 5}, headers=headers)
+              for path in ("/v1/games/view", "/v1/games/legal-moves", "/v1/games/suggest")}
+    details = {path: assert_problem(r, 400, "NO_SUCH_SEAT")["detail"] for path, r in bodies.items()}
+    assert len(set(details.values())) == 1, details

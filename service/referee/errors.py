@@ -1,0 +1,79 @@
+"""Engine errors as problems, in one place: every API turns what the engine (and the bots) refuse into the same
+problem, with the same code, status, detail and message key (for the other languages of service/i18n).
+
+- :class:`engine.OptionsError` (an unknown preset or option value, a rule set that cannot be played) is
+  ``INVALID_OPTIONS``; :class:`engine.GameSetupError` is its own ``code`` (``INVALID_SEED``,
+  ``INVALID_DECK_ORDER``, ``INVALID_FIRST_DEALER``); both 400.
+- A refused move (:class:`engine.Rejection`) is 400 ``MALFORMED_MOVE`` when its reason means a token the game
+  does not have (engine/reasons.py), else 422 ``ILLEGAL_MOVE`` with the legal moves of the seat that made the
+  move: none when it is not that seat's turn, never the seat to act's, which would show another seat's cards.
+- :class:`bots.BotError` is 422 ``NOT_TO_ACT``.
+
+:func:`engine_errors` applies the first and the last to a block of code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from bots import BotError
+from engine import GameSetupError, GameState, OptionsError, Rejection, legal_moves
+from engine.reasons import MALFORMED_REASONS
+from service.i18n.texts import rejection_key
+from service.web.problems import Problem
+
+__all__ = ["bot_problem", "engine_errors", "illegal_move", "malformed_move", "options_problem", "refusal_problem",
+           "rejection_message", "setup_problem"]
+
+
+def rejection_message(rejection: Rejection) -> tuple[str, dict[str, Any]]:
+    """A refusal as a message of service/i18n: its key and parameters."""
+    return rejection_key(rejection.reason, rejection.params), rejection.params
+
+
+def malformed_move(rejection: Rejection) -> Problem:
+    """A move naming a card, suit, bid or seat the game does not have."""
+    return Problem(400, "MALFORMED_MOVE", rejection.detail, reason=rejection.reason,
+                   message=rejection_message(rejection))
+
+
+def illegal_move(state: GameState, rejection: Rejection, seat: int) -> Problem:
+    """A well-formed move of ``seat`` that the rules do not allow now, with that seat's own legal moves."""
+    return Problem(422, "ILLEGAL_MOVE", rejection.detail, title="Illegal move", reason=rejection.reason,
+                   legal_moves=legal_moves(state, seat), message=rejection_message(rejection))
+
+
+def refusal_problem(state: GameState, rejection: Rejection, seat: int) -> Problem:
+    """The problem answering ``seat``'s move refused with ``rejection`` in ``state``."""
+    if rejection.reason in MALFORMED_REASONS:
+        return malformed_move(rejection)
+    return illegal_move(state, rejection, seat)
+
+
+def options_problem(detail: str) -> Problem:
+    return Problem(400, "INVALID_OPTIONS", detail, message=("problem.INVALID_OPTIONS.detail", {"message": detail}))
+
+
+def setup_problem(code: str, detail: str) -> Problem:
+    """A game that cannot be set up: ``code`` is ``INVALID_SEED``, ``INVALID_DECK_ORDER`` or
+    ``INVALID_FIRST_DEALER``."""
+    return Problem(400, code, detail, message=(f"problem.{code}.detail", {"message": detail}))
+
+
+def bot_problem(detail: str) -> Problem:
+    return Problem(422, "NOT_TO_ACT", detail)
+
+
+@contextmanager
+def engine_errors() -> Iterator[None]:
+    """Raise the engine's and the bots' errors of the block as their problems."""
+    try:
+        yield
+    except OptionsError as exc:
+        raise options_problem(str(exc)) from None
+    except GameSetupError as exc:
+        raise setup_problem(exc.code, str(exc)) from None
+    except BotError as exc:
+        raise bot_problem(str(exc)) from None

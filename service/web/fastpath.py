@@ -1,0 +1,106 @@
+"""Fast routes: a route middleware that answers its route's ordinary requests by calling the route's own
+operation, without the framework's per-request machinery (dependency injection, the handler's signature
+model, the response object), which costs more than the operation itself on the hottest routes.
+
+Mounted on a route (``middleware=[fast_route(ApplyRequest, answer)]``), so inside every app-level middleware
+(CORS, API keys, rate limits, logging, metrics, languages). It reads the body and decodes it with the route's
+own strict decoder (:func:`service.web.struct_dto.struct_decoder`); a body that does not decode raises the very
+errors the route's DTO raises. It then calls ``answer``, the function the route's handler calls too, and writes
+what it returns. Refusals are raised as they are, so the app's exception handlers render them exactly as for
+the handler. A request that is not ordinary (no ``Content-Length``, a body over the limit, not
+``application/json``) is left to the handler, untouched, which answers exactly as the contract says.
+
+The speed this buys is measured by ``tests/bench/bench_http.py`` (README, "Benchmarks");
+``tests/api/test_fastpath.py`` checks that both paths give the same answers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+from litestar.middleware import DefineMiddleware
+from litestar.types import ASGIApp, HTTPResponseBodyEvent, HTTPResponseStartEvent, Receive, ReceiveMessage, Scope, Send
+
+from service.web.media import is_json_media_type
+from service.web.struct_dto import decode_request
+
+__all__ = ["FastAnswer", "FastRoute", "fast_route"]
+
+#: A fast route's answer: the JSON body and the response's other headers.
+FastAnswer = tuple[bytes, list[tuple[bytes, bytes]]]
+#: ``answer(scope, headers, data)``: the route's operation, given the request's headers (each name's first
+#: value, decoded as latin-1, by lower-case name) and its decoded body.
+Answer = Callable[[Scope, Mapping[bytes, str], Any], Awaitable[FastAnswer]]
+
+_JSON = b"application/json"
+
+
+class FastRoute:
+    """ASGI route middleware; build it with :func:`fast_route`."""
+
+    def __init__(self, app: ASGIApp, *, request_type: type[Any], answer: Answer) -> None:
+        self.app = app
+        self.request_type = request_type
+        self.answer = answer
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        limit: int = scope["app"].state.settings.max_body_bytes
+        headers: dict[bytes, str] = {}
+        for name, value in scope["headers"]:
+            headers.setdefault(name, value.decode("latin-1"))
+        length = headers.get(b"content-length", "")
+        if not (length.isdigit() and 0 < int(length) <= limit and is_json_media_type(headers.get(b"content-type"))):
+            await self.app(scope, receive, send)
+            return
+        body, more = await _read_body(receive, limit)
+        if body is None:
+            return  # the client went away
+        if more:  # longer than it said: the handler answers 413
+            await self.app(scope, _replay(body, more, receive), send)
+            return
+        data = decode_request(self.request_type, body)
+        payload, extra = await self.answer(scope, headers, data)
+        start: HTTPResponseStartEvent = {
+            "type": "http.response.start", "status": 200,
+            "headers": [(b"content-type", _JSON), (b"content-length", str(len(payload)).encode()), *extra]}
+        await send(start)
+        end: HTTPResponseBodyEvent = {"type": "http.response.body", "body": payload, "more_body": False}
+        await send(end)
+
+
+def fast_route(request_type: type[Any], answer: Answer) -> DefineMiddleware:
+    """The route middleware answering ``request_type`` bodies with ``answer``."""
+    return DefineMiddleware(FastRoute, request_type=request_type, answer=answer)
+
+
+def _replay(body: bytes, more: bool, receive: Receive) -> Receive:
+    """A receive that first returns the body already read, then (if any is left) the rest from the client."""
+    sent = False
+
+    async def replay() -> ReceiveMessage:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": more}
+        return await receive()
+
+    return replay
+
+
+async def _read_body(receive: Receive, limit: int) -> tuple[bytes | None, bool]:
+    """The request body (``None`` if the client left), and whether more remains after ``limit`` bytes."""
+    chunks: list[bytes] = []
+    size = 0
+    more = True
+    while more:
+        message = await receive()
+        if message["type"] != "http.request":
+            return None, False
+        chunk = message.get("body", b"")
+        chunks.append(chunk)
+        size += len(chunk)
+        more = message.get("more_body", False)
+        if size > limit:
+            break
+    return b"".join(chunks), more
