@@ -36,8 +36,7 @@ def test_the_table_is_served_by_default() -> None:
 
 @pytest.mark.parametrize("value", ["false", "0", "no", "off", "FALSE"])
 def test_demo_enabled_false_leaves_the_table_out(value: str) -> None:
-    settings = load_settings({"DEMO_ENABLED": value})
-    assert settings.demo_enabled is False
+    assert load_settings({"DEMO_ENABLED": value}).demo_enabled is False
     with TestClient(create_app(settings(demo_enabled=False))) as client:
         assert client.get("/demo/").status_code == 404
         assert client.get("/demo/table.js").status_code == 404
