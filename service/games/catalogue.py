@@ -16,7 +16,6 @@ from engine import (
     PRESETS,
     RULES_VERSION,
     Move,
-    OptionsError,
     kitty_size,
     option_catalogue,
     pack_for,
@@ -43,9 +42,9 @@ from service.i18n import SUPPORTED_LANGUAGES, request_language, text
 from service.i18n.catalogues import CATALOGUES
 from service.i18n.texts import bid_name, card_name, catalogue, suit_name
 from service.referee.codes import ProblemCode
+from service.referee.errors import engine_errors
 from service.referee.schemas import OptionOverrides, PresetName, resolved
 from service.web.openapi import problem_responses, response_spec
-from service.web.problems import Problem
 
 
 def move_types(language: str = "en") -> list[MoveTypeInfo]:
@@ -92,10 +91,8 @@ def names(language: str, cards: list[str], bids: list[str]) -> CatalogueNames:
 @lru_cache(maxsize=128)
 def rules_catalogue(players: int, preset: str | None, language: str = "en") -> RulesCatalogue:
     """The catalogue for ``players`` and ``preset`` in ``language`` (cached: a pure function of them)."""
-    try:
+    with engine_errors():
         opts = resolve_options(players, preset, {})
-    except OptionsError as exc:
-        raise Problem(400, "INVALID_OPTIONS", str(exc)) from None
     table = msgspec.convert(score_table_rows(opts), list[ScoreTableRow])  # in ladder order
     options = msgspec.convert(option_catalogue(), list[OptionInfo])
     if language != "en":

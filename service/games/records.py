@@ -28,7 +28,7 @@ from litestar.di import NamedDependency
 from litestar.params import Body
 from msgspec import Meta
 
-from engine import Bid, Move, OptionsError, Pass, legal_moves, new_game, resolve_options
+from engine import Bid, Move, OptionsError, Pass, new_game, resolve_options
 from engine.model import Phase
 from engine.records import (
     MAX_DECK_ORDERS,
@@ -43,7 +43,7 @@ from engine.records import (
     replay_game,
     verify_record,
 )
-from service.referee.errors import options_problem, setup_problem
+from service.referee.errors import options_problem, record_problem
 from service.referee.moves import syntax_rejection
 from service.referee.schemas import SEED_MAX, OptionOverrides, PlayerCount, PresetName, Seat, Snapshot, overrides_dict
 from service.referee.snapshots import Sealer
@@ -93,6 +93,8 @@ class RecordVerified(msgspec.Struct, frozen=True, kw_only=True):
     text: str | None = None
 
 
+
+
 #: Setup problems of a record are the same 400s as creating a game.
 _SETUP_CODES = ("INVALID_OPTIONS", "INVALID_SEED", "INVALID_DECK_ORDER", "INVALID_FIRST_DEALER")
 
@@ -121,22 +123,10 @@ def _ascii(text: str) -> str:
 
 
 def _refused(exc: RecordRefused, sealer: Sealer) -> Problem:
-    """The problem answering a refused record: setup problems as creating a game answers them (400), a bad
-    move as applying it would (400 malformed, 422 illegal) with its index and the state before it, a derived
-    field that differs as 422 ``RECORD_MISMATCH``."""
-    detail = _ascii(exc.detail)
-    if exc.code == "INVALID_OPTIONS":
-        return options_problem(detail)
-    if exc.code in _SETUP_CODES:
-        return setup_problem(exc.code, detail)
-    if exc.code == "RECORD_TOO_LONG":
-        return Problem(400, "MALFORMED_REQUEST", detail)
-    if exc.code in ("MALFORMED_MOVE", "ILLEGAL_MOVE") and exc.state is not None:
-        return Problem(400 if exc.code == "MALFORMED_MOVE" else 422, exc.code, detail,
-                       title="Illegal move" if exc.code == "ILLEGAL_MOVE" else None, reason=exc.reason,
-                       move_index=exc.index, snapshot=sealer.seal(exc.state, remember=True),
-                       legal_moves=legal_moves(exc.state))
-    return Problem(422, "RECORD_MISMATCH", detail, field=exc.field)
+    """The problem answering a refused record (:func:`service.referee.errors.record_problem`), its details in
+    ASCII, with the state before a refused move as a snapshot."""
+    snapshot = None if exc.state is None else sealer.seal(exc.state, remember=True)
+    return record_problem(exc, _ascii(exc.detail), snapshot)
 
 
 def _verify(data: VerifyRecordRequest) -> Verified:

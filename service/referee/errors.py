@@ -8,6 +8,7 @@ problem, with the same code, status, detail and message key (for the other langu
   does not have (engine/reasons.py), else 422 ``ILLEGAL_MOVE`` with the legal moves of the seat that made the
   move: none when it is not that seat's turn, never the seat to act's, which would show another seat's cards.
 - :class:`bots.BotError` is 422 ``NOT_TO_ACT``.
+- :class:`engine.records.RecordRefused` (a game record that does not replay) is :func:`record_problem`.
 
 :func:`engine_errors` applies the first and the last to a block of code.
 """
@@ -21,11 +22,12 @@ from typing import Any
 from bots import BotError
 from engine import GameSetupError, GameState, OptionsError, Rejection, legal_moves
 from engine.reasons import MALFORMED_REASONS
+from engine.records import RecordRefused
 from service.i18n.texts import rejection_key
 from service.web.problems import Problem
 
-__all__ = ["bot_problem", "engine_errors", "illegal_move", "malformed_move", "options_problem", "refusal_problem",
-           "rejection_message", "setup_problem"]
+__all__ = ["bot_problem", "engine_errors", "illegal_move", "malformed_move", "options_problem", "record_problem",
+           "refusal_problem", "rejection_message", "setup_problem"]
 
 
 def rejection_message(rejection: Rejection) -> tuple[str, dict[str, Any]]:
@@ -60,6 +62,27 @@ def setup_problem(code: str, detail: str) -> Problem:
     """A game that cannot be set up: ``code`` is ``INVALID_SEED``, ``INVALID_DECK_ORDER`` or
     ``INVALID_FIRST_DEALER``."""
     return Problem(400, code, detail, message=(f"problem.{code}.detail", {"message": detail}))
+
+
+#: Setup problems of a record are the same 400s as creating a game.
+RECORD_SETUP_CODES = ("INVALID_SEED", "INVALID_DECK_ORDER", "INVALID_FIRST_DEALER")
+
+
+def record_problem(exc: RecordRefused, detail: str, snapshot: str | None) -> Problem:
+    """A refused game record (``POST /v1/records/verify``): setup problems as creating a game answers them
+    (400), a bad move as applying it would (400 malformed, 422 illegal) with its index, the state before it as
+    ``snapshot`` and the legal moves there, a derived field that differs as 422 ``RECORD_MISMATCH``."""
+    if exc.code == "INVALID_OPTIONS":
+        return options_problem(detail)
+    if exc.code in RECORD_SETUP_CODES:
+        return setup_problem(exc.code, detail)
+    if exc.code == "RECORD_TOO_LONG":
+        return Problem(400, "MALFORMED_REQUEST", detail)
+    if exc.code in ("MALFORMED_MOVE", "ILLEGAL_MOVE") and exc.state is not None:
+        return Problem(400 if exc.code == "MALFORMED_MOVE" else 422, exc.code, detail,
+                       title="Illegal move" if exc.code == "ILLEGAL_MOVE" else None, reason=exc.reason,
+                       move_index=exc.index, snapshot=snapshot, legal_moves=legal_moves(exc.state))
+    return Problem(422, "RECORD_MISMATCH", detail, field=exc.field)
 
 
 def bot_problem(detail: str) -> Problem:
