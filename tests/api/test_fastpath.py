@@ -1,4 +1,4 @@
-"""The apply hot path (service/fastpath.py) answers exactly as the regular handler does."""
+"""The fast routes (service/web/fastpath.py) of apply and session moves answer exactly as the regular handlers do."""
 
 from __future__ import annotations
 
