@@ -34,6 +34,7 @@ from engine import (
     view,
 )
 from engine.reasons import MALFORMED_REASONS
+from engine.tokens import seat_rejection
 from service.referee.errors import engine_errors, malformed_move, refusal_problem
 from service.referee.moves import syntax_rejection
 from service.web.problems import Problem
@@ -84,10 +85,11 @@ def create_game(players: int, setup: GameSetup, overrides: dict[str, Any],
 
 
 def check_seat(seat: int | None, players: int) -> None:
-    """``NO_SUCH_SEAT`` unless ``seat`` is ``None`` or a seat of a ``players``-player game."""
-    if seat is not None and not 0 <= seat < players:
-        raise Problem(400, "NO_SUCH_SEAT", f"seat {seat} does not exist: seats are 0 to {players - 1}",
-                      message=("problem.NO_SUCH_SEAT.detail", {"seat": seat, "last_seat": players - 1}))
+    """``NO_SUCH_SEAT`` unless ``seat`` is ``None`` or a seat of a ``players``-player game (the engine's token
+    layer, :func:`engine.tokens.seat_rejection`)."""
+    rejection = None if seat is None else seat_rejection(seat, players)
+    if rejection is not None:
+        raise Problem(400, "NO_SUCH_SEAT", rejection.detail, message=("problem.NO_SUCH_SEAT.detail", rejection.params))
 
 
 def seat_named(name: str, players: int) -> int | None:
