@@ -2,7 +2,7 @@
 sessions (``/v1/sessions``): create a game, a seat's view, legal moves, validate a move, apply it, suggest one.
 
 Each takes engine values (a state, a move, a seat) and answers engine values or raises a
-:class:`~service.problems.Problem`; neither API checks or translates anything itself, so the same input gets the
+:class:`~service.web.problems.Problem`; neither API checks or translates anything itself, so the same input gets the
 same answer from both. Where a request names seats as strings (``views``, ``bots``), :func:`seat_named` reads
 them, exactly ``"0"`` to ``"5"``.
 
@@ -39,8 +39,8 @@ from service.referee.errors import engine_errors, malformed_move, refusal_proble
 from service.referee.moves import syntax_rejection
 from service.web.problems import Problem
 
-__all__ = ["GameSetup", "MoveCounter", "apply", "check_seat", "create_game", "legal_moves_of", "screen",
-           "movers_legal_moves", "seat_named", "seat_view", "suggest", "validate", "viewers"]
+__all__ = ["SEAT_NAMES", "GameSetup", "MoveCounter", "apply", "check_seat", "create_game", "legal_moves_of",
+           "movers_legal_moves", "screen", "seat_named", "seat_view", "suggest", "validate", "viewers"]
 
 #: The seat names a request may use where a JSON object key or a string stands for a seat.
 SEAT_NAMES = ("0", "1", "2", "3", "4", "5")
@@ -51,8 +51,6 @@ class GameSetup(Protocol):
 
     @property
     def preset(self) -> Any: ...
-    @property
-    def options(self) -> Any: ...
     @property
     def seed(self) -> int | None: ...
     @property
