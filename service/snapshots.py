@@ -128,12 +128,11 @@ def _canonical(state: GameState) -> tuple[GameState, int]:
     dead_hand = fill(state.dead_hand, True)
     discards = fill(state.discards, False)
     hands = tuple(fill(hand, True) for hand in state.hands)
-    orders = state.deck_orders
-    if orders:
-        orders = tuple(pack[:len(order)] for order in orders)
+    orders = tuple(pack[:len(order)] for order in state.deck_orders)
+    dealt = tuple(pack[:len(order)] for order in state.dealt_decks)
     replaced = msgspec.structs.replace(state, hands=hands, dead_hand=dead_hand, kitty=tuple(canonical[:len(kitty)]),
-                                       discards=discards, deck_orders=orders)
-    return replaced, len(held) + sum(len(order) for order in orders)
+                                       discards=discards, deck_orders=orders, dealt_decks=dealt)
+    return replaced, len(held) + sum(len(order) for order in (*orders, *dealt))
 
 
 def sealed_length(state: GameState) -> int:
