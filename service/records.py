@@ -131,7 +131,7 @@ def _refused(exc: RecordRefused, sealer: Sealer) -> Problem:
     field that differs as 422 ``RECORD_MISMATCH``."""
     detail = _ascii(exc.detail)
     if exc.code in _SETUP_CODES:
-        return Problem(400, exc.code, detail)
+        return Problem(400, exc.code, detail, message=(f"problem.{exc.code}.detail", {"message": detail}))
     if exc.code == "RECORD_TOO_LONG":
         return Problem(400, "MALFORMED_REQUEST", detail)
     if exc.code in ("MALFORMED_MOVE", "ILLEGAL_MOVE") and exc.state is not None:
@@ -148,11 +148,13 @@ def _verify(data: VerifyRecordRequest, *, replay_seed: int | None = None) -> Ver
              if value is not None]
     if len(given) != 1:
         raise Problem(400, "MALFORMED_REQUEST", "send exactly one of record, text, or moves (with the game's "
-                      "players, options and deal source)")
+                      "players, options and deal source)",
+                      message=("problem.MALFORMED_REQUEST.detail.verify_one_of", {}))
     inputs = (data.players, data.preset, data.options, data.seed, data.deck_orders, data.first_dealer)
     if data.moves is None and any(x is not None for x in inputs):
         raise Problem(400, "MALFORMED_REQUEST", "players, preset, options, seed, deck_orders and first_dealer "
-                      "go with moves; a record holds its own")
+                      "go with moves; a record holds its own",
+                      message=("problem.MALFORMED_REQUEST.detail.verify_inputs", {}))
     if replay_seed is None:
         replay_seed = secrets.randbits(63)  # the deals after a seedless record's deck orders stay secret
     record = data.record
@@ -160,18 +162,23 @@ def _verify(data: VerifyRecordRequest, *, replay_seed: int | None = None) -> Ver
         try:
             record = record_from_text(data.text)
         except RecordTextError as exc:
-            raise Problem(400, "MALFORMED_REQUEST", _ascii(f"the text record does not parse: {exc}")) from None
+            error = _ascii(str(exc))
+            raise Problem(400, "MALFORMED_REQUEST", f"the text record does not parse: {error}",
+                          message=("problem.MALFORMED_REQUEST.detail.text_record", {"error": error})) from None
     if record is not None:
         return verify_record(record, screen=syntax_rejection, replay_seed=replay_seed)
     assert data.moves is not None
     if data.players is None:
-        raise Problem(400, "MALFORMED_REQUEST", "give players (2 to 6) with the moves")
+        raise Problem(400, "MALFORMED_REQUEST", "give players (2 to 6) with the moves",
+                      message=("problem.MALFORMED_REQUEST.detail.verify_players", {}))
     try:
         opts = resolve_options(data.players, data.preset, overrides_dict(data.options))
     except OptionsError as exc:
-        raise Problem(400, "INVALID_OPTIONS", _ascii(str(exc))) from None
+        raise Problem(400, "INVALID_OPTIONS", _ascii(str(exc)),
+                      message=("problem.INVALID_OPTIONS.detail", {"message": _ascii(str(exc))})) from None
     if data.seed is None and not data.deck_orders:
-        raise Problem(400, "INVALID_SEED", "give the seed the game was dealt from, or its deck orders")
+        raise Problem(400, "INVALID_SEED", "give the seed the game was dealt from, or its deck orders",
+                      message=("problem.INVALID_SEED.detail.verify", {}))
     return replay_game(opts, seed=data.seed, deck_orders=data.deck_orders or (), first_dealer=data.first_dealer,
                        moves=data.moves, screen=syntax_rejection, replay_seed=replay_seed)
 
