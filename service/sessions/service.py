@@ -238,7 +238,7 @@ def _unauthorized(detail: str, case: str | None = None) -> Problem:
                    message=(f"problem.UNAUTHORIZED.detail.{case}", {}) if case else None)
 
 
-def _forbidden(detail: str, case: str, code: str = "FORBIDDEN", **params: Any) -> Problem:
+def _forbidden(detail: str, case: str, *, code: str = "FORBIDDEN", **params: Any) -> Problem:
     """403; ``case`` and ``params`` word the detail in the other languages (``problem.<code>.detail.<case>``)."""
     return Problem(403, code, detail, message=(f"problem.{code}.detail.{case}", params))
 
@@ -555,7 +555,7 @@ class SessionService:
             raise _forbidden("the host token cannot make moves; use the seat's token", "host_moves")
         if move.seat != seat:
             raise _forbidden(f"this token acts for seat {seat} only; the move names seat {move.seat}",
-                             "seats", "WRONG_SEAT", seat=seat, named=move.seat)
+                             "seats", code="WRONG_SEAT", seat=seat, named=move.seat)
         if replay is not None:
             return self._replay(replay, fingerprint)
         malformed = syntax_rejection(record.state, move)
