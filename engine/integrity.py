@@ -130,10 +130,9 @@ def _problems(state: GameState) -> list[str]:
         for i, d in enumerate(getattr(state, name)):
             if sorted(d) != sorted_pack:
                 problems.append(f"{name}[{i}] is not a permutation of the pack")
-    # Deck orders are dealt front first: while some are left, every hand so far was dealt from one.
-    dealt = len(state.dealt_decks)
-    if dealt > state.hand_number + 1 or (state.deck_orders and dealt != state.hand_number + 1):
-        problems.append(f"dealt_decks has {dealt} entries at hand {state.hand_number}")
+    # At most one dealt deck per hand so far (a snapshot carries none: the sealer leaves them out).
+    if len(state.dealt_decks) > state.hand_number + 1:
+        problems.append(f"dealt_decks has {len(state.dealt_decks)} entries at hand {state.hand_number}")
     problems += _card_problems(state, pack, sorted_pack)
     problems += _history_problems(state)
     if problems:

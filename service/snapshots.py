@@ -129,10 +129,9 @@ def _canonical(state: GameState) -> tuple[GameState, int]:
     discards = fill(state.discards, False)
     hands = tuple(fill(hand, True) for hand in state.hands)
     orders = tuple(pack[:len(order)] for order in state.deck_orders)
-    dealt = tuple(pack[:len(order)] for order in state.dealt_decks)
     replaced = msgspec.structs.replace(state, hands=hands, dead_hand=dead_hand, kitty=tuple(canonical[:len(kitty)]),
-                                       discards=discards, deck_orders=orders, dealt_decks=dealt)
-    return replaced, len(held) + sum(len(order) for order in (*orders, *dealt))
+                                       discards=discards, deck_orders=orders, dealt_decks=())
+    return replaced, len(held) + sum(len(order) for order in orders)
 
 
 def sealed_length(state: GameState) -> int:
@@ -213,6 +212,11 @@ class Sealer:
     def seal(self, state: GameState, *, remember: bool = False) -> str:
         """``state`` as a snapshot. ``remember``: the engine just produced ``state`` in this process (it is not
         outside input), so a later :meth:`open` of this exact snapshot may return it from the cache."""
+        if state.dealt_decks:
+            # The deck orders a game has dealt from stay out of snapshots: play continues without them, and a
+            # deck's order would make the sealed length depend on cards nobody saw. (Hosted sessions keep them
+            # in their store, for the host's record; a session restored from a snapshot has no record anyway.)
+            state = msgspec.structs.replace(state, dealt_decks=())
         nonce = os.urandom(12)
         aad = f"{VERSION}.{self._seal_id}".encode()
         frame = _compressor().compress(_ENCODER.encode(state))

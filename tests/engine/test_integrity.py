@@ -85,8 +85,6 @@ MUTATIONS: list[tuple[str, str, Mutation]] = [
         s, dealt_decks=(pack_for(s.options)[1:],) * (s.hand_number + 1))),
     ("dealt_decks", "more dealt decks than hands", lambda s: replace(
         s, dealt_decks=(pack_for(s.options),) * (s.hand_number + 2))),
-    ("dealt_decks", "deck orders left but a hand dealt from the seed", lambda s: replace(
-        s, deck_orders=(pack_for(s.options),), dealt_decks=s.dealt_decks[1:]) if s.hand_number >= 0 else None),
     ("hand_number", "hand -1", lambda s: replace(s, hand_number=-1)),
     ("hand_number", "hand -2**63", lambda s: replace(s, hand_number=-2**63)),
     ("hand_number", "beyond the bound", lambda s: replace(s, hand_number=MAX_HAND_NUMBER + 1)),
