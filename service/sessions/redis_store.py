@@ -15,8 +15,9 @@ them in one cluster slot so that one script may touch them all):
 Every key carries the idle TTL, renewed together by every change. Round trips: creating is one (a script);
 reading a session is one (``HMGET``, or a script that also fetches an idempotency record); a move is the
 compare-and-set script :data:`COMMIT_LUA`, preceded by that read unless the replica remembers the session's
-current record (so one or two; see :mod:`service.sessions.service`); a live SSE reader sits in ``XREAD BLOCK``
-on a separate connection pool so that it never holds up the short commands.
+current record (so one or two; see :mod:`service.sessions.service`). A live SSE reader costs no connection:
+it waits on the replica's one follower of the session logs (:mod:`.fanout`, one subscriber connection),
+which the compare-and-set script notifies through the session's change channel ``<p>ev:{<id>}``.
 
 Any Redis error becomes :class:`StoreUnavailable` (503 with ``Retry-After``: nothing was changed), and is
 reported to ``on_error`` with the store operation's name (``session_load``, ``session_commit`` …) when one is
@@ -50,6 +51,7 @@ from redis.commands.core import AsyncScript
 from redis.exceptions import NoScriptError, RedisError
 
 from engine import Event, GameState
+from service.sessions.fanout import LogFollower
 from service.sessions.store import (
     EVENT_DECODER,
     EVENT_ENCODER,
@@ -110,11 +112,12 @@ return {v, redis.call('HGET', KEYS[1], 'tag'), redis.call('HGET', KEYS[1], 'st')
 
 #: The compare-and-set of a move. KEYS: hash, log, idem, idemq. ARGV: expected version, expected tag, ttl_ms,
 #: new state, new tag, idempotency field ('' for none), idempotency record, records kept, mover's seat ('' for
-#: none), event... → {1, new version} | {2, v, tag, st, auth, microseconds since the mover last moved or -1}
+#: none), the session's change channel, event... → {1, new version} | {2, v, tag, st, auth, microseconds since the mover last moved or -1}
 #: (the session moved on: its current record) | {3, first record} (the idempotency key was used) | {0} (the
 #: session is gone). The new tag is also stored with the version's first event (field ``t``), so that a
 #: commit whose answer was lost can be recognised later (:data:`RESOLVE_LUA`); ``m<seat>`` is when (Redis's
-#: clock, microseconds) that seat last moved.
+#: clock, microseconds) that seat last moved. The new version is published on the change channel, which the
+#: event follower of every replica with a live stream of the session listens to (:mod:`.fanout`).
 COMMIT_LUA = """
 local v = redis.call('HGET', KEYS[1], 'v')
 if not v then return {0} end
@@ -136,11 +139,11 @@ end
 local nv = tonumber(v) + 1
 redis.call('HSET', KEYS[1], 'v', nv, 'tag', ARGV[5], 'st', ARGV[4])
 if ARGV[9] ~= '' then redis.call('HSET', KEYS[1], 'm' .. ARGV[9], string.format('%.0f', now_us)) end
-for i = 10, #ARGV do
-  if i == 10 then
+for i = 11, #ARGV do
+  if i == 11 then
     redis.call('XADD', KEYS[2], nv .. '-0', 'e', ARGV[i], 't', ARGV[5])
   else
-    redis.call('XADD', KEYS[2], nv .. '-' .. (i - 10), 'e', ARGV[i])
+    redis.call('XADD', KEYS[2], nv .. '-' .. (i - 11), 'e', ARGV[i])
   end
 end
 if ARGV[6] ~= '' then
@@ -150,6 +153,7 @@ if ARGV[6] ~= '' then
   end
 end
 for i = 1, 4 do redis.call('PEXPIRE', KEYS[i], ARGV[3]) end
+redis.call('PUBLISH', ARGV[10], nv)
 return {1, nv}
 """
 
@@ -193,6 +197,9 @@ CONNECT_TIMEOUT = 1.0
 #: A commit whose answer was lost (timed out or cut after it was sent) gets this much more to find out, on a
 #: fresh connection, whether it was applied (:data:`RESOLVE_LUA`).
 RESOLVE_TIMEOUT = 1.0
+#: Short commands in flight at once per replica, each on a connection of its own (more queue for a slot): a
+#: burst of thousands of streams opening at once costs this many connections, not thousands.
+HOT_CONNECTIONS = 32
 
 
 def _client(url: str) -> Redis:
@@ -217,12 +224,15 @@ class _Connections:
     own pool checks it (``ConnectionPool.ensure_connection``): connected, and neither closed by the server
     (a Redis that restarted) nor holding unread data; otherwise reconnected."""
 
-    def __init__(self, client: Redis) -> None:
+    def __init__(self, client: Redis, limit: int) -> None:
         self._make: Callable[[], Connection] = client.connection_pool.make_connection
         self._idle: list[Connection] = []
         self._all: set[Connection] = set()
+        #: At most ``limit`` commands in flight at once (so at most that many connections); the others queue.
+        self._slots = asyncio.Semaphore(limit)
 
     async def acquire(self) -> Connection:
+        await self._slots.acquire()
         conn = self._idle.pop() if self._idle else self._make()
         try:
             await self._connect(conn)  # nothing to do when connected
@@ -235,6 +245,7 @@ class _Connections:
                 await self._connect(conn)
         except BaseException:
             self._all.discard(conn)  # unusable now (Redis away): dropped, not kept
+            self._slots.release()
             raise
         self._all.add(conn)
         return conn
@@ -246,6 +257,7 @@ class _Connections:
 
     def release(self, conn: Connection) -> None:
         self._idle.append(conn)
+        self._slots.release()
 
     async def close(self) -> None:
         self._idle = []
@@ -284,19 +296,30 @@ class RedisStore:
         self.prefix = prefix
         self._ttl_ms = str(idle_seconds * 1000)
         self.client = _client(url)
-        # Blocking reads get their own pool, so that they never hold up the short commands.
-        self.blocking_client = _client(url)
         self._max_wait = max_wait
-        self._hot = _Connections(self.client)
+        self._hot = _Connections(self.client, HOT_CONNECTIONS)
         self._create = self.client.register_script(CREATE_LUA)
         self._load = self.client.register_script(LOAD_LUA)
         self._commit = self.client.register_script(COMMIT_LUA)
         self._resolve = self.client.register_script(RESOLVE_LUA)
         self._fresh: Callable[[], Connection] = self.client.connection_pool.make_connection
+        # Live streams wait on the replica's one follower of the session logs, not on a connection each.
+        self.follower = LogFollower(self._subscriber, self._read_now, self.channel)
 
     def keys(self, session_id: str) -> tuple[str, str, str, str]:
         base = f"{self.prefix}s:{{{session_id}}}"
         return base, base + ":log", base + ":idem", base + ":idemq"
+
+    def channel(self, session_id: str) -> str:
+        """The pub/sub channel on which every change of the session publishes its new version."""
+        return f"{self.prefix}ev:{{{session_id}}}"
+
+    async def _subscriber(self) -> Connection:
+        conn = self._fresh()
+        async with asyncio.timeout(CONNECT_TIMEOUT + self.command_timeout):
+            connect: Callable[[], Awaitable[None]] = conn.connect  # (untyped in redis-py)
+            await connect()
+        return conn
 
     async def create(self, session_id: str, record: SessionRecord, events: Sequence[Event]) -> bool:
         args: list[Any] = [self._ttl_ms, str(record.version), record.tag, STATE_ENCODER.encode(record.state),
@@ -328,7 +351,8 @@ class RedisStore:
             idempotency[0], IDEMPOTENCY_ENCODER.encode(idempotency[1]))
         tag = new_tag()
         args: list[Any] = [str(base.version), base.tag, self._ttl_ms, STATE_ENCODER.encode(state), tag, field,
-                           first, str(IDEMPOTENCY_RECORDS_KEPT), "" if seat is None else str(seat)]
+                           first, str(IDEMPOTENCY_RECORDS_KEPT), "" if seat is None else str(seat),
+                           self.channel(session_id)]
         args.extend(EVENT_ENCODER.encode(e) for e in events)
         keys = self.keys(session_id)
         reply: Any
@@ -415,24 +439,27 @@ class RedisStore:
 
     async def exists(self, session_id: str) -> bool:
         async with _guard("session_exists", self._on_error, self.command_timeout):
-            return bool(await self.client.exists(self.keys(session_id)[0]))
+            return bool(await self._send(_pack(b"EXISTS", self.keys(session_id)[0])))
 
     async def read_events(self, session_id: str, after: Cursor, wait: float) -> list[LoggedEvent]:
+        if wait <= 0:
+            return await self._read_now(session_id, after)
+        return await self.follower.wait(session_id, after, min(wait, self._max_wait))
+
+    async def _read_now(self, session_id: str, after: Cursor) -> list[LoggedEvent]:
+        """Up to :data:`EVENTS_PER_READ` events after ``after``, without waiting (one ``XREAD``)."""
         log_key = self.keys(session_id)[1]
-        streams: Any = {log_key: f"{after[0]}-{after[1]}"}
         reply: Any
-        async with _guard("session_events", self._on_error, min(wait, self._max_wait) + self.command_timeout):
-            if wait > 0:
-                block_ms = max(1, int(min(wait, self._max_wait) * 1000))
-                reply = await self.blocking_client.xread(streams, count=EVENTS_PER_READ, block=block_ms)
-            else:
-                reply = await self.client.xread(streams, count=EVENTS_PER_READ)
+        async with _guard("session_events", self._on_error, self.command_timeout):
+            reply = await self._send(_pack(b"XREAD", b"COUNT", str(EVENTS_PER_READ), b"STREAMS", log_key,
+                                           f"{after[0]}-{after[1]}"))
         if not reply:
             return []
         out: list[LoggedEvent] = []
         for entry_id, fields in reply[0][1]:
             version, index = _cursor(entry_id)
-            out.append(LoggedEvent(version, index, EVENT_DECODER.decode(fields[b"e"])))
+            event = next(fields[k + 1] for k in range(0, len(fields), 2) if fields[k] == b"e")
+            out.append(LoggedEvent(version, index, EVENT_DECODER.decode(event)))
         return out
 
     async def ping(self) -> bool:
@@ -443,6 +470,6 @@ class RedisStore:
         return None
 
     async def close(self) -> None:
+        await self.follower.close()
         await self._hot.close()
         await self.client.aclose()
-        await self.blocking_client.aclose()
