@@ -11,6 +11,16 @@
 | ``MAX_BODY_BYTES`` | ``65536`` | largest accepted request body |
 | ``LOG_LEVEL`` | ``INFO`` | ``DEBUG``, ``INFO``, ``WARNING``, ``ERROR`` |
 | ``SHUTDOWN_GRACE_SECONDS`` | ``10`` | how long shutdown waits for requests in flight |
+
+The server's own limits (read by :mod:`service.ops.serving`, the protocol the served configuration runs;
+:func:`load_serving_limits`):
+
+| variable | default | meaning |
+|---|---|---|
+| ``HEADER_TIMEOUT_SECONDS`` | ``10`` | a request's line and headers must arrive within this (else 408, closed) |
+| ``BODY_TIMEOUT_SECONDS`` | ``30`` | its body must arrive within this once the headers did (else 408, closed) |
+| ``WRITE_STALL_SECONDS`` | ``30`` | a client that takes nothing of a full write buffer for this long is cut |
+| ``MAX_CONNECTIONS`` | ``10000`` | open connections per process; one more is answered 503 and closed |
 """
 
 from __future__ import annotations
@@ -129,4 +139,38 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         max_body_bytes=_int(env, "MAX_BODY_BYTES", 65_536, 1_024, 16 * 1024 * 1024),
         log_level=level,
         shutdown_grace_seconds=grace,
+    )
+
+
+@dataclass(frozen=True)
+class ServingLimits:
+    """What the server allows a connection (see :mod:`service.ops.serving`)."""
+
+    header_timeout_seconds: float = 10.0
+    body_timeout_seconds: float = 30.0
+    write_stall_seconds: float = 30.0
+    max_connections: int = 10_000
+
+
+def _seconds(env: Mapping[str, str], name: str, default: float, low: float, high: float) -> float:
+    raw = env.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ConfigError(f"{name} must be a number of seconds, got {raw!r}") from None
+    if not low <= value <= high:
+        raise ConfigError(f"{name} must be between {low:g} and {high:g}, got {value:g}")
+    return value
+
+
+def load_serving_limits(env: Mapping[str, str] | None = None) -> ServingLimits:
+    """The server's connection limits from the environment (``os.environ`` by default)."""
+    env = os.environ if env is None else env
+    return ServingLimits(
+        header_timeout_seconds=_seconds(env, "HEADER_TIMEOUT_SECONDS", 10.0, 0.1, 3600),
+        body_timeout_seconds=_seconds(env, "BODY_TIMEOUT_SECONDS", 30.0, 0.1, 3600),
+        write_stall_seconds=_seconds(env, "WRITE_STALL_SECONDS", 30.0, 0.1, 3600),
+        max_connections=_int(env, "MAX_CONNECTIONS", 10_000, 1, 1_000_000),
     )

@@ -4,8 +4,9 @@ figures, not a test).
     .venv/bin/python tests/bench/load_streams.py [--streams 100,1000,5000] [--seconds 10] [--rate 20]
                                                  [--store redis|memory]
 
-Starts a redis-server of its own (free port, no persistence) and the service as served (``python -m
-service.serve``: uvicorn, one worker, the served protocol with its timeouts and limits, ``LOG_LEVEL=WARNING``)
+Starts a redis-server of its own (free port, no persistence) and the service as served (uvicorn, one worker,
+the served protocol ``service.ops.serving:GuardedH11Protocol`` with its timeouts and limits, no access log,
+``LOG_LEVEL=WARNING``)
 pinned to CPU 0; the load generator (asyncio, raw HTTP/1.1 sockets, loopback only) and redis-server share CPU 1.
 For each N of ``--streams``:
 
@@ -114,7 +115,8 @@ def start_redis() -> tuple[subprocess.Popen[bytes], int]:
 def start_service(env: dict[str, str]) -> tuple[subprocess.Popen[bytes], int]:
     port = _free_port()
     cmd = [sys.executable, "-m", "uvicorn", "--factory", "service.app:create_app", "--host", HOST, "--port",
-           str(port), "--http", "h11", "--no-access-log", "--log-level", "warning"]
+           str(port), "--http", "service.ops.serving:GuardedH11Protocol", "--no-access-log", "--log-level",
+           "warning"]
     full_env = {**os.environ, **env, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen(cmd, cwd=ROOT, env=full_env, preexec_fn=_pin(SERVER_CPU))
     deadline = time.monotonic() + 30

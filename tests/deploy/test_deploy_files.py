@@ -34,6 +34,10 @@ ALLOWED_ENV = {
     "MAX_BODY_BYTES",
     "LOG_LEVEL",
     "SHUTDOWN_GRACE_SECONDS",
+    "HEADER_TIMEOUT_SECONDS",
+    "BODY_TIMEOUT_SECONDS",
+    "WRITE_STALL_SECONDS",
+    "MAX_CONNECTIONS",
 }
 UVICORN_COMMAND = "uvicorn --factory service.app:create_app"
 
