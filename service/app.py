@@ -44,6 +44,7 @@ from service.ops.ratelimit import (
     RateLimitBackend,
     RateLimitMiddleware,
     RedisRateLimitBackend,
+    SessionCreationLimitMiddleware,
 )
 from service.ops.shutdown import InflightMiddleware, ShutdownCoordinator
 from service.problems import Problem, ProblemDetails
@@ -125,13 +126,21 @@ def create_app(settings: Settings | None = None, *, session_key_prefix: str = SE
     # Inside routing and Litestar's CORS layer, so that their 429 and 401 carry CORS headers. Each is left out
     # when it is off (RATE_LIMIT_PER_MINUTE=0, no API_KEYS): nothing to do on every request.
     middleware: list[Any] = []
-    if settings.rate_limit_per_minute > 0:
+    creation_bounded = settings.session_create_per_minute > 0 or settings.session_create_total_per_minute > 0
+    if settings.rate_limit_per_minute > 0 or creation_bounded:
         backend, limiter_client = _rate_limit_backend(settings, metrics, session_key_prefix)
         if limiter_client is not None:
             on_shutdown.append(limiter_client.aclose)
         # Before the key check, so that guessing keys is itself limited (by address).
-        middleware.append(DefineMiddleware(RateLimitMiddleware, backend=backend, limit=settings.rate_limit_per_minute,
-                                           window_seconds=60, known_api_keys=settings.api_keys))
+        if settings.rate_limit_per_minute > 0:
+            middleware.append(DefineMiddleware(RateLimitMiddleware, backend=backend,
+                                               limit=settings.rate_limit_per_minute, window_seconds=60,
+                                               known_api_keys=settings.api_keys))
+        if creation_bounded:  # sessions are cheap to create and kept for a day: budgets of their own
+            middleware.append(DefineMiddleware(SessionCreationLimitMiddleware, backend=backend,
+                                               per_client=settings.session_create_per_minute,
+                                               total=settings.session_create_total_per_minute,
+                                               known_api_keys=settings.api_keys))
     if settings.api_keys:
         middleware.append(DefineMiddleware(ApiKeyMiddleware, api_keys=settings.api_keys))
 

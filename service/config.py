@@ -11,6 +11,16 @@
 | ``MAX_BODY_BYTES`` | ``65536`` | largest accepted request body |
 | ``LOG_LEVEL`` | ``INFO`` | ``DEBUG``, ``INFO``, ``WARNING``, ``ERROR`` |
 | ``SHUTDOWN_GRACE_SECONDS`` | ``10`` | how long shutdown waits for requests in flight |
+| ``SESSION_CREATE_PER_MINUTE`` | ``30`` | sessions one client may create per minute (429 above); 0: unbounded |
+| ``SESSION_CREATE_TOTAL_PER_MINUTE`` | ``300`` | sessions all clients together may create per minute (503 above) |
+| ``SESSION_STORE_MAX_FILL`` | ``80`` | percent of Redis ``maxmemory`` above which no session is created (503) |
+| ``MEMORY_MAX_SESSIONS`` | ``10000`` | sessions the in-process store holds at most (503 on creating another) |
+
+The four bounds on session creation keep a flood of cheap creations (each session is kept for
+``SESSION_IDLE_SECONDS``) from filling the store: with the defaults a Redis of 400 MB (about 80,000 sessions
+of 5 KB) cannot be filled by creations faster than in four hours, and creation stops at 80 % of it anyway,
+while moves in existing sessions go on. Constructed in code, :class:`Settings` leaves them off (0), as tests
+and benchmarks want; the environment's defaults, which the served configuration reads, turn them on.
 
 The server's own limits (read by :mod:`service.ops.serving`, the protocol the served configuration runs;
 :func:`load_serving_limits`):
@@ -33,6 +43,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 
+DEFAULT_SESSION_CREATE_PER_MINUTE = 30
+DEFAULT_SESSION_CREATE_TOTAL_PER_MINUTE = 300
+DEFAULT_SESSION_STORE_MAX_FILL = 80
+DEFAULT_MEMORY_MAX_SESSIONS = 10_000
+
+
 class ConfigError(ValueError):
     """A bad environment variable; the message names it and says what is expected."""
 
@@ -48,6 +64,11 @@ class Settings:
     max_body_bytes: int = 65_536
     log_level: str = "INFO"
     shutdown_grace_seconds: float = 10.0
+    #: Bounds on session creation (0: off). :func:`load_settings` defaults them to the ``DEFAULT_`` values.
+    session_create_per_minute: int = 0
+    session_create_total_per_minute: int = 0
+    session_store_max_fill: int = 0
+    memory_max_sessions: int = 0
     extra: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -139,6 +160,12 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         max_body_bytes=_int(env, "MAX_BODY_BYTES", 65_536, 1_024, 16 * 1024 * 1024),
         log_level=level,
         shutdown_grace_seconds=grace,
+        session_create_per_minute=_int(env, "SESSION_CREATE_PER_MINUTE", DEFAULT_SESSION_CREATE_PER_MINUTE, 0,
+                                       1_000_000),
+        session_create_total_per_minute=_int(env, "SESSION_CREATE_TOTAL_PER_MINUTE",
+                                             DEFAULT_SESSION_CREATE_TOTAL_PER_MINUTE, 0, 10_000_000),
+        session_store_max_fill=_int(env, "SESSION_STORE_MAX_FILL", DEFAULT_SESSION_STORE_MAX_FILL, 0, 100),
+        memory_max_sessions=_int(env, "MEMORY_MAX_SESSIONS", DEFAULT_MEMORY_MAX_SESSIONS, 0, 100_000_000),
     )
 
 

@@ -17,7 +17,7 @@ environment variables in brackets):
   client reads nothing) for that long, the connection is dropped at once, buffer and all. This is what cuts an
   event-stream client that stopped reading: it reconnects with ``Last-Event-ID`` and loses nothing;
 * a **connection limit** (``MAX_CONNECTIONS``, 10,000 per process): one connection more is answered ``503``
-  (``Retry-After: 1``) and closed before any of it is read.
+  (``Retry-After: 1``, no body) and closed before any of it is read.
 
 Behind a proxy that already enforces timeouts (deploy/nginx.conf) these are a backstop; on their own they are
 the protection. Everything else is uvicorn's h11 protocol unchanged (see the Dockerfile for why h11).
@@ -26,7 +26,6 @@ the protection. Everything else is uvicorn's h11 protocol unchanged (see the Doc
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any
 
 import h11
@@ -45,21 +44,14 @@ def serving_limits() -> ServingLimits:
     return _LIMITS
 
 
-def _problem_response(status: int, reason: str, code: str, title: str, detail: str,
-                      extra: tuple[tuple[str, str], ...] = ()) -> bytes:
-    body = json.dumps({"type": "about:blank", "title": title, "status": status, "code": code,
-                       "detail": detail}).encode()
-    head = [f"HTTP/1.1 {status} {reason}", "content-type: application/problem+json",
-            f"content-length: {len(body)}", "connection: close", *(f"{k}: {v}" for k, v in extra)]
-    return ("\r\n".join(head) + "\r\n\r\n").encode() + body
+def _refusal(status: int, reason: str, *extra: str) -> bytes:
+    """A bodiless answer of the transport itself (no API operation was reached), then the connection closes."""
+    return ("\r\n".join([f"HTTP/1.1 {status} {reason}", "content-length: 0", "connection: close", *extra])
+            + "\r\n\r\n").encode()
 
 
-REQUEST_TIMEOUT = _problem_response(408, "Request Timeout", "REQUEST_TIMEOUT", "Request timeout",
-                                    "the request did not arrive in time; the connection is closed")
-TOO_MANY_CONNECTIONS = _problem_response(503, "Service Unavailable", "TOO_MANY_CONNECTIONS",
-                                         "Too many connections",
-                                         "this server holds as many connections as it may; retry shortly",
-                                         (("retry-after", "1"),))
+REQUEST_TIMEOUT = _refusal(408, "Request Timeout")
+TOO_MANY_CONNECTIONS = _refusal(503, "Service Unavailable", "retry-after: 1")
 
 
 class GuardedH11Protocol(H11Protocol):

@@ -39,6 +39,7 @@ broke while Redis was away are replaced by the pool on next use, so the service 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
@@ -200,6 +201,8 @@ RESOLVE_TIMEOUT = 1.0
 #: Short commands in flight at once per replica, each on a connection of its own (more queue for a slot): a
 #: burst of thousands of streams opening at once costs this many connections, not thousands.
 HOT_CONNECTIONS = 32
+#: How long an answer of :meth:`RedisStore.has_room` (Redis's memory use) is reused.
+ROOM_CHECK_SECONDS = 1.0
 
 
 def _client(url: str) -> Redis:
@@ -288,8 +291,11 @@ class RedisStore:
 
     def __init__(self, url: str, idle_seconds: int, *, prefix: str = "fh:", max_wait: float = 30.0,
                  on_error: Callable[[str], None] | None = None, command_timeout: float = COMMAND_TIMEOUT,
-                 resolve_timeout: float = RESOLVE_TIMEOUT) -> None:
+                 resolve_timeout: float = RESOLVE_TIMEOUT, max_fill: int = 0) -> None:
         self.idle_seconds = idle_seconds
+        #: :meth:`has_room` is ``False`` once Redis uses this percentage of its ``maxmemory`` (0: no bound).
+        self.max_fill = max_fill
+        self._room: tuple[float, bool] = (0.0, True)  # (checked at, answer)
         self.command_timeout = command_timeout
         self.resolve_timeout = resolve_timeout
         self._on_error = on_error
@@ -461,6 +467,22 @@ class RedisStore:
             event = next(fields[k + 1] for k in range(0, len(fields), 2) if fields[k] == b"e")
             out.append(LoggedEvent(version, index, EVENT_DECODER.decode(event)))
         return out
+
+    async def has_room(self) -> bool:
+        """``used_memory`` below ``max_fill`` percent of ``maxmemory`` (``INFO memory``, asked at most once a
+        second). A Redis without ``maxmemory`` is not bounded here: give it one (deploy/SCALING.md)."""
+        if not self.max_fill:
+            return True
+        now = time.monotonic()
+        checked, answer = self._room
+        if now - checked < ROOM_CHECK_SECONDS:
+            return answer
+        async with _guard("session_create", self._on_error, self.command_timeout):
+            info = await self.client.info("memory")
+        used, limit = int(info.get("used_memory", 0)), int(info.get("maxmemory", 0))
+        answer = limit == 0 or used < limit * self.max_fill / 100
+        self._room = (now, answer)
+        return answer
 
     async def ping(self) -> bool:
         async with _guard("ping", self._on_error, self.command_timeout):
