@@ -16,6 +16,9 @@
 | ``SESSION_STORE_MAX_FILL`` | ``80`` | percent of Redis ``maxmemory`` above which no session is created (503) |
 | ``MEMORY_MAX_SESSIONS`` | ``10000`` | sessions the in-process store holds at most (503 on creating another) |
 
+uvicorn itself reads ``FORWARDED_ALLOW_IPS`` (default ``127.0.0.1``): the proxies, by address or network,
+whose ``X-Forwarded-For`` it believes; rate limits and logs then see the client that proxy forwarded.
+
 The four bounds on session creation keep a flood of cheap creations (each session is kept for
 ``SESSION_IDLE_SECONDS``) from filling the store: with the defaults a Redis of 400 MB (about 80,000 sessions
 of 5 KB) cannot be filled by creations faster than in four hours, and creation stops at 80 % of it anyway,

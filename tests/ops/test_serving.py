@@ -5,55 +5,16 @@ connections and event streams are not disturbed."""
 
 from __future__ import annotations
 
-import os
 import socket
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
 
 from service.config import ConfigError, load_serving_limits
-from tests.redis_server import die_with_parent, free_port
 
-ROOT = Path(__file__).resolve().parents[2]
-PROTOCOL = "service.ops.serving:GuardedH11Protocol"
-
-
-class Server:
-    def __init__(self, env: dict[str, str]) -> None:
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        cmd = [sys.executable, "-m", "uvicorn", "--factory", "tests.sessions.app_factory:create_app", "--host", "127.0.0.1",
-               "--port", str(self.port), "--http", PROTOCOL, "--no-access-log", "--log-level", "warning",
-               "--timeout-graceful-shutdown", "1"]
-        self.process = subprocess.Popen(cmd, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT),
-                                                             "LOG_LEVEL": "WARNING", "SESSION_HEARTBEAT_SECONDS": "0.5", **env},
-                                        stdout=subprocess.DEVNULL, preexec_fn=die_with_parent)
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                httpx.get(self.url + "/healthz", timeout=1)
-                return
-            except httpx.TransportError:
-                if self.process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError("the server did not start") from None
-                time.sleep(0.05)
-
-    def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-
-    def connect(self) -> socket.socket:
-        return socket.create_connection(("127.0.0.1", self.port), timeout=10)
-
+from .served import Server
 
 @pytest.fixture(scope="module")
 def timed() -> Iterator[Server]:
