@@ -45,7 +45,6 @@ import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-
 DEFAULT_SESSION_CREATE_PER_MINUTE = 30
 DEFAULT_SESSION_CREATE_TOTAL_PER_MINUTE = 300
 DEFAULT_SESSION_STORE_MAX_FILL = 80

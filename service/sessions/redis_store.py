@@ -111,14 +111,14 @@ return {v, redis.call('HGET', KEYS[1], 'tag'), redis.call('HGET', KEYS[1], 'st')
         redis.call('HGET', KEYS[1], 'auth'), first, string.format('%.0f', ago)}
 """
 
-#: The compare-and-set of a move. KEYS: hash, log, idem, idemq. ARGV: expected version, expected tag, ttl_ms,
-#: new state, new tag, idempotency field ('' for none), idempotency record, records kept, mover's seat ('' for
-#: none), the session's change channel, event... → {1, new version} | {2, v, tag, st, auth, microseconds since the mover last moved or -1}
-#: (the session moved on: its current record) | {3, first record} (the idempotency key was used) | {0} (the
-#: session is gone). The new tag is also stored with the version's first event (field ``t``), so that a
-#: commit whose answer was lost can be recognised later (:data:`RESOLVE_LUA`); ``m<seat>`` is when (Redis's
-#: clock, microseconds) that seat last moved. The new version is published on the change channel, which the
-#: event follower of every replica with a live stream of the session listens to (:mod:`.fanout`).
+#: The compare-and-set of a move. KEYS: hash, log, idem, idemq. ARGV: expected version, expected tag, ttl_ms, new state,
+#: new tag, idempotency field ('' for none), idempotency record, records kept, mover's seat ('' for none), the session's
+#: change channel, event... → {1, new version} | {2, v, tag, st, auth, microseconds since the mover last moved or -1}
+#: (the session moved on: its current record) | {3, first record} (the idempotency key was used) | {0} (the session is
+#: gone). The new tag is also stored with the version's first event (field ``t``), so that a commit whose answer was
+#: lost can be recognised later (:data:`RESOLVE_LUA`); ``m<seat>`` is when (Redis's clock, microseconds) that seat last
+#: moved. The new version is published on the change channel, which the event follower of every replica with a live
+#: stream of the session listens to (:mod:`.fanout`).
 COMMIT_LUA = """
 local v = redis.call('HGET', KEYS[1], 'v')
 if not v then return {0} end

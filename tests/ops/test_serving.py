@@ -1,7 +1,8 @@
 """The served protocol's limits (service/ops/serving.py), against real uvicorn processes started here with the
 served protocol (the app of tests.sessions.app_factory, for a quicker heartbeat): a slowloris client, a
-connection that sends nothing, a body that never finishes and a client that stops reading are cut; a connection over the limit is refused; ordinary requests, kept-alive
-connections and event streams are not disturbed."""
+connection that sends nothing, a body that never finishes and a client that stops reading are cut; a
+connection over the limit is refused; ordinary requests, kept-alive connections and event streams are not
+disturbed."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import pytest
 from service.config import ConfigError, load_serving_limits
 
 from .served import Server
+
 
 @pytest.fixture(scope="module")
 def timed() -> Iterator[Server]:
