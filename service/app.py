@@ -51,6 +51,7 @@ from service.problems import Problem, ProblemDetails
 from service.records import RecordsController
 from service.sessions import build_sessions
 from service.sessions.records import SessionRecordController
+from service.sessions.redis_store import is_cluster_url, redis_client
 from service.snapshots import Sealer
 from service.suggest import SuggestController
 
@@ -89,7 +90,9 @@ def _rate_limit_backend(settings: Settings, metrics: ServiceMetrics,
     if not settings.redis_url:
         return MemoryRateLimitBackend(), None
     # Each call is bounded by the backend's own timeout (0.5 s, then it fails open); no per-socket timeout.
-    client = Redis.from_url(settings.redis_url, socket_connect_timeout=0.5, retry=Retry(NoBackoff(), 0))
+    # A Redis Cluster URL gets the cluster client (each counter is one key, so one slot).
+    client: Any = (redis_client(settings.redis_url, connect_timeout=0.5) if is_cluster_url(settings.redis_url)
+                   else Redis.from_url(settings.redis_url, socket_connect_timeout=0.5, retry=Retry(NoBackoff(), 0)))
     return RedisRateLimitBackend(client, prefix=key_prefix + "ratelimit", on_error=metrics.redis_error), client
 
 

@@ -16,6 +16,10 @@
 | ``SESSION_STORE_MAX_FILL`` | ``80`` | percent of Redis ``maxmemory`` above which no session is created (503) |
 | ``MEMORY_MAX_SESSIONS`` | ``10000`` | sessions the in-process store holds at most (503 on creating another) |
 
+``REDIS_URL`` names one Redis (``redis://``, ``rediss://``, ``unix://``) or a Redis Cluster:
+``redis+cluster://[user:password@]host:port[,host:port…]`` (``rediss+cluster://`` with TLS), any of its nodes
+(several, so that starting does not depend on one); the client finds the others and follows failovers.
+
 uvicorn itself reads ``FORWARDED_ALLOW_IPS`` (default ``127.0.0.1``): the proxies, by address or network,
 whose ``X-Forwarded-For`` it believes; rate limits and logs then see the client that proxy forwarded.
 
@@ -135,12 +139,29 @@ def _api_keys(env: Mapping[str, str]) -> tuple[str, ...]:
     return keys
 
 
+def _cluster_url(url: str) -> None:
+    """A cluster URL names its nodes as ``host:port``, comma-separated, and no database but 0."""
+    parts = urllib.parse.urlsplit(url)
+    hosts = parts.netloc.rpartition("@")[2]
+    for item in hosts.split(","):
+        host, _, port = item.strip().rpartition(":")
+        if not host or not port.isdigit():
+            raise ConfigError(f"REDIS_URL: cluster node {item.strip()!r} is not host:port (e.g. "
+                              "redis+cluster://10.0.0.5:6379,10.0.0.6:6379)")
+    if parts.path not in ("", "/", "/0"):
+        raise ConfigError("REDIS_URL: a Redis Cluster has database 0 only")
+
+
 def load_settings(env: Mapping[str, str] | None = None) -> Settings:
     """Read and validate the configuration (``os.environ`` by default)."""
     env = os.environ if env is None else env
     redis_url = env.get("REDIS_URL") or None
-    if redis_url is not None and not redis_url.startswith(("redis://", "rediss://", "unix://")):
-        raise ConfigError(f"REDIS_URL must start with redis://, rediss:// or unix://, got {redis_url[:20]!r}…")
+    if redis_url is not None and not redis_url.startswith(("redis://", "rediss://", "unix://", "redis+cluster://",
+                                                           "rediss+cluster://")):
+        raise ConfigError("REDIS_URL must start with redis://, rediss:// or unix:// (one Redis), or "
+                          f"redis+cluster:// or rediss+cluster:// (a Redis Cluster), got {redis_url[:20]!r}…")
+    if redis_url is not None and redis_url.startswith(("redis+cluster://", "rediss+cluster://")):
+        _cluster_url(redis_url)
     keys = tuple(_key(k, i) for i, k in enumerate(_list(env, "SNAPSHOT_KEYS")))
     level = env.get("LOG_LEVEL", "INFO").upper()
     if level not in ("DEBUG", "INFO", "WARNING", "ERROR"):

@@ -53,7 +53,7 @@ from typing import Any, Protocol
 
 from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Receive, Scope, Send
-from redis.asyncio import Redis
+from redis.asyncio import Redis, RedisCluster
 from redis.exceptions import RedisError
 
 from service.i18n import request_language
@@ -148,10 +148,15 @@ return {count, ttl}
 """
 
 
+#: Seconds a cluster client may take to learn the cluster's nodes and slots before a count.
+CLUSTER_INITIALIZE_TIMEOUT = 5.0
+
+
 class RedisRateLimitBackend:
     """Fixed windows in Redis, shared by every replica that uses the same ``prefix``.
 
-    ``client`` is a ``redis.asyncio.Redis``; give it modest ``socket_timeout``/``socket_connect_timeout``.
+    ``client`` is a ``redis.asyncio.Redis`` or ``RedisCluster`` (each counter is one key, so one slot); give it
+    modest ``socket_timeout``/``socket_connect_timeout``.
     Each call is additionally bounded by ``timeout`` seconds; on any Redis error or timeout the request is
     allowed and ``on_error("ratelimit")`` is called.
     """
@@ -160,7 +165,7 @@ class RedisRateLimitBackend:
 
     def __init__(
         self,
-        client: Redis,
+        client: Redis | RedisCluster,
         *,
         prefix: str = "fh:ratelimit",
         timeout: float = 0.5,
@@ -175,6 +180,11 @@ class RedisRateLimitBackend:
     async def hit(self, key: str, limit: int, window_seconds: float) -> RateLimitDecision:
         window_ms = max(1, int(window_seconds * 1000))
         try:
+            if isinstance(self.client, RedisCluster) and self.client._initialize:
+                # A cluster client first learns the nodes and slots (a few round trips, once, and again after
+                # a node failed): not within the bound of one request's count.
+                async with asyncio.timeout(CLUSTER_INITIALIZE_TIMEOUT):
+                    await self.client.initialize()
             async with asyncio.timeout(self._timeout):
                 result = await self._script(keys=[f"{self._prefix}:{key}"], args=[window_ms])
             count, ttl_ms = int(result[0]), int(result[1])
