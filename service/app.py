@@ -27,6 +27,7 @@ from redis.backoff import NoBackoff
 from engine import Options, new_game
 from service.catalogue import RulesController
 from service.config import Settings, load_settings
+from service.demo import demo_router
 from service.exception_handlers import exception_handlers
 from service.games import GamesController
 from service.i18n import LanguageMiddleware
@@ -156,6 +157,7 @@ def create_app(settings: Settings | None = None, *, session_key_prefix: str = SE
             *health_route_handlers(readiness, shutdown=shutdown, problem_schema=ProblemDetails),
             metrics_route_handler(metrics),
             swagger_assets_router(),
+            *([demo_router()] if settings.demo_enabled else []),  # the reference web table at /demo/
         ],
         dependencies={
             "sealer": Provide(provide_sealer, use_cache=True, sync_to_thread=False),

@@ -11,6 +11,7 @@
 | ``MAX_BODY_BYTES`` | ``65536`` | largest accepted request body |
 | ``LOG_LEVEL`` | ``INFO`` | ``DEBUG``, ``INFO``, ``WARNING``, ``ERROR`` |
 | ``SHUTDOWN_GRACE_SECONDS`` | ``10`` | how long shutdown waits for requests in flight |
+| ``DEMO_ENABLED`` | ``true`` | serve the reference web table at ``/demo/`` (``false`` leaves it out) |
 | ``SESSION_CREATE_PER_MINUTE`` | ``30`` | sessions one client may create per minute (429 above); 0: unbounded |
 | ``SESSION_CREATE_TOTAL_PER_MINUTE`` | ``300`` | sessions all clients together may create per minute (503 above) |
 | ``SESSION_STORE_MAX_FILL`` | ``80`` | percent of Redis ``maxmemory`` above which no session is created (503) |
@@ -70,6 +71,7 @@ class Settings:
     max_body_bytes: int = 65_536
     log_level: str = "INFO"
     shutdown_grace_seconds: float = 10.0
+    demo_enabled: bool = True
     #: Bounds on session creation (0: off). :func:`load_settings` defaults them to the ``DEFAULT_`` values.
     session_create_per_minute: int = 0
     session_create_total_per_minute: int = 0
@@ -93,6 +95,13 @@ def _int(env: Mapping[str, str], name: str, default: int, low: int, high: int) -
     if not low <= value <= high:
         raise ConfigError(f"{name} must be between {low} and {high}, got {value}")
     return value
+
+
+def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:
+    raw = env.get(name, "").strip().lower()
+    if raw in ("", "true", "false", "1", "0", "yes", "no", "on", "off"):
+        return default if raw == "" else raw in ("true", "1", "yes", "on")
+    raise ConfigError(f"{name} must be true or false, got {raw!r}")
 
 
 def _list(env: Mapping[str, str], name: str) -> tuple[str, ...]:
@@ -183,6 +192,7 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         max_body_bytes=_int(env, "MAX_BODY_BYTES", 65_536, 1_024, 16 * 1024 * 1024),
         log_level=level,
         shutdown_grace_seconds=grace,
+        demo_enabled=_flag(env, "DEMO_ENABLED", True),
         session_create_per_minute=_int(env, "SESSION_CREATE_PER_MINUTE", DEFAULT_SESSION_CREATE_PER_MINUTE, 0,
                                        1_000_000),
         session_create_total_per_minute=_int(env, "SESSION_CREATE_TOTAL_PER_MINUTE",

@@ -1,0 +1,813 @@
+// @ts-check
+/**
+ * Five Hundred at a table in the browser: one human seat against the service's computer players, through the
+ * public API only. It is the reference client: read it from the top.
+ *
+ *   1. api()            every HTTP call (JSON in and out, a bearer token, problems raised as ApiError)
+ *   2. createSession()  POST /v1/sessions with bot seats; keep the tokens, they are shown once
+ *   3. sendMove()       POST /v1/sessions/{id}/moves with If-Match and an Idempotency-Key, retried safely
+ *   4. follow()         the seat's event stream (EventSource), resumed with Last-Event-ID after a reload
+ *
+ * Everything the table shows comes from the seat's own view (GET /v1/sessions/{id} with the seat token), its
+ * legal moves and its own event stream: what the service lets that seat know, and nothing else.
+ */
+
+const params = new URLSearchParams(location.search);
+/** The API's base URL: this page's origin, unless `?api=` names another (which must allow it by CORS). */
+const API = (params.get("api") ?? "").replace(/\/$/, "");
+/** An integrator API key, when the service requires one (`API_KEYS`); sent as `X-API-Key`. */
+const API_KEY = params.get("api_key");
+/** How long each computer player's move stays on screen before the next, in milliseconds. */
+const STEP_MS = Number(params.get("step_ms") ?? 600);
+/** How long to wait for the stream to bring the events of an answer before drawing the answer anyway. */
+const CATCH_UP_MS = 4000;
+const STORAGE_KEY = "fivehundred.table";
+const SUITS = { S: "♠", C: "♣", D: "♦", H: "♥" };
+
+/** @param {string} id */
+const $ = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
+/** @param {number} ms */
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// ------------------------------------------------------------------------------------------------ 1. HTTP
+
+/** A problem answer (RFC 9457 `application/problem+json`): `code`, `detail`, and for a refused move `reason`. */
+class ApiError extends Error {
+  /** @param {number} status @param {any} problem */
+  constructor(status, problem) {
+    super(problem?.detail ?? `HTTP ${status}`);
+    this.status = status;
+    this.problem = problem ?? {};
+  }
+}
+
+/**
+ * One call to the API. A network failure rejects with a TypeError (fetch's own), an error answer with ApiError.
+ * @param {string} method
+ * @param {string} path
+ * @param {{token?: string, body?: any, ifMatch?: number, idempotencyKey?: string}} [how]
+ */
+async function api(method, path, { token, body, ifMatch, idempotencyKey } = {}) {
+  /** @type {Record<string, string>} */
+  const headers = { Accept: "application/json" };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (token) headers.Authorization = `Bearer ${token}`; // a seat's token, or the host's
+  if (ifMatch !== undefined) headers["If-Match"] = `"${ifMatch}"`; // the version the move was chosen at
+  if (idempotencyKey) headers["Idempotency-Key"] = idempotencyKey; // makes a retry of this move harmless
+  if (API_KEY) headers["X-API-Key"] = API_KEY;
+  const response = await fetch(API + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await response.text();
+  const data = text ? JSON.parse(text) : null;
+  if (!response.ok) throw new ApiError(response.status, data);
+  return data;
+}
+
+// ------------------------------------------------------------------------------------------- the game we hold
+
+/**
+ * What survives a reload (in localStorage): the session, our tokens, and every event received so far.
+ * @typedef {{id: string, version: number, toAct: number|null, event: any}} Received
+ * @typedef {{sessionId: string, seat: number, seatToken: string, hostToken: string, players: number,
+ *            preset: string, level: string, lastEventId: string|null, events: Received[]}} Saved
+ */
+/** @type {Saved|null} */
+let saved = null;
+/** @type {any} the rules catalogue for this game (GET /v1/rules): bid ladder, score table, names */
+let rules = null;
+/** @type {{version: number, view: any, at: number}|null} the newest state known, as the seat sees it */
+let latest = null;
+/** @type {any[]} the seat's legal moves at latest.version (empty when it is not to act) */
+let legal = [];
+let shownVersion = 0; // every event up to this version has been shown (animated)
+let drawnVersion = 0; // the version the table was last drawn from
+/** @type {Received[]} */
+const queue = []; // events received and not yet shown
+let pumping = false;
+let acting = false;
+/** @type {EventSource|null} */
+let source = null;
+let streamEnded = false;
+/** @type {{seat: number, card: string}[]} */
+let trick = []; // the cards in the centre
+const selected = new Set(); // the cards chosen to discard in the exchange
+/** @type {Map<string, Promise<string>>} */
+const reasons = new Map(); // why a bid is not legal now, by version and bid
+let drawTicket = 0;
+let renderTimer = 0;
+
+const save = () => localStorage.setItem(STORAGE_KEY, JSON.stringify(saved));
+const base = () => `/v1/sessions/${saved?.sessionId}`;
+
+// ---------------------------------------------------------------------------------- 2. creating a session
+
+/**
+ * A session with our seat 0 human and every other seat played by the service.
+ * @param {HTMLFormElement} form
+ * @returns {Promise<Saved>}
+ */
+async function createSession(form) {
+  const field = (/** @type {string} */ name) => /** @type {HTMLInputElement} */ (form.elements.namedItem(name)).value;
+  const players = Number(field("players"));
+  /** @type {Record<string, string>} */
+  const bots = {};
+  for (let seat = 1; seat < players; seat++) bots[seat] = field("level");
+  /** @type {Record<string, any>} */
+  const body = { players, bots, options: { target: Number(field("target")) } };
+  if (field("preset")) body.preset = field("preset");
+  if (field("seed")) body.seed = Number(field("seed"));
+  if (field("first_dealer")) body.first_dealer = Number(field("first_dealer"));
+  const created = await api("POST", "/v1/sessions", { body });
+  // The tokens are answered once, so keep them: ours is seat 0's (bot seats get null). The host token only
+  // exports the sealed snapshot for hints and validation; the table never reads anything a seat may not see.
+  return { sessionId: created.session_id, seat: 0, seatToken: created.seat_tokens[0], hostToken: created.host_token,
+           players, preset: field("preset"), level: field("level"), lastEventId: null, events: [] };
+}
+
+// ------------------------------------------------------------------------------------------ 3. sending a move
+
+/** A fresh random key: one per move the player makes, the same for every retry of it. */
+function newKey() {
+  const bytes = crypto.getRandomValues(new Uint8Array(12));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * Send our move, chosen at `version`. `If-Match` makes the service refuse it (409) if the session moved on
+ * meanwhile; the `Idempotency-Key` makes a retry answer the first result instead of moving twice, so a lost
+ * answer or a 503 is simply retried with the same key.
+ * @param {any} move @param {number} version
+ */
+async function sendMove(move, version) {
+  const idempotencyKey = `seat${saved?.seat}-v${version}-${newKey()}`;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await api("POST", `${base()}/moves`, { token: saved?.seatToken, body: { move }, ifMatch: version, idempotencyKey });
+    } catch (error) {
+      const retry = !(error instanceof ApiError) || error.status === 503; // no answer, or the store is busy
+      if (!retry || attempt === 5) throw error;
+      connection("retrying");
+      await sleep(400 * attempt);
+    }
+  }
+}
+
+/** The player chose `move`: send it, then draw the answer (the stream animates the bots' replies in it). */
+async function act(/** @type {any} */ move) {
+  if (acting || !latest) return;
+  acting = true;
+  document.body.dataset.turn = "waiting";
+  problem(null);
+  clearHint();
+  let answer = null;
+  try {
+    answer = await sendMove(move, latest.version);
+  } catch (error) {
+    acting = false;
+    if (error instanceof ApiError && error.status === 409) { // VERSION_CONFLICT: read the table again
+      status("The table moved on meanwhile; here it is now.");
+      await refresh();
+    } else {
+      problem(error); // ILLEGAL_MOVE and the like: nothing was applied, the turn is still ours
+      document.body.dataset.turn = "you";
+    }
+    return;
+  }
+  acting = false;
+  selected.clear();
+  setLatest(answer.version, answer.view); // our move and the bots' replies; the stream animates them
+}
+
+// ------------------------------------------------------------------------------------ 4. the event stream
+
+/**
+ * Follow the seat's events. An EventSource cannot send headers, so the token goes in the query (the service
+ * never logs query strings). After a reload we resume just after the last event we kept (`last_event_id`);
+ * on its own reconnections the browser sends the `Last-Event-ID` header, which the service prefers.
+ */
+function follow() {
+  if (!saved) return;
+  source?.close();
+  const query = new URLSearchParams({ access_token: saved.seatToken });
+  if (API_KEY) query.set("api_key", API_KEY);
+  if (saved.lastEventId) query.set("last_event_id", saved.lastEventId);
+  const stream = new EventSource(`${API}${base()}/events?${query}`);
+  source = stream;
+  // Each frame: {version, to_act, event}, the event redacted for our seat.
+  stream.onmessage = (message) => receive(message.lastEventId, JSON.parse(message.data));
+  stream.addEventListener("end", () => { // the game is over and every event was sent
+    streamEnded = true;
+    stream.close();
+    connection("ended");
+  });
+  stream.onopen = () => connection("live");
+  stream.onerror = () => {
+    if (streamEnded || source !== stream || gameOver()) return; // after the end, the service answers 204
+    connection("reconnecting");
+    // CONNECTING: the browser retries by itself. CLOSED: the service refused (e.g. 503), so retry ourselves.
+    if (stream.readyState === EventSource.CLOSED) setTimeout(() => source === stream && follow(), 2000);
+  };
+}
+
+const gameOver = () => saved?.events[saved.events.length - 1]?.event.type === "game_over";
+
+/** Event ids are `<version>-<index>`; is `a` after `b`? */
+function after(/** @type {string} */ a, /** @type {string|null} */ b) {
+  if (!b) return true;
+  const [av, ai] = a.split("-").map(Number);
+  const [bv, bi] = b.split("-").map(Number);
+  return av > bv || (av === bv && ai > bi);
+}
+
+/** @param {string} id @param {any} frame */
+function receive(id, frame) {
+  if (!saved || !after(id, saved.lastEventId)) return; // already have it (never shown twice)
+  const item = { id, version: frame.version, toAct: frame.to_act, event: frame.event };
+  saved.events.push(item);
+  saved.lastEventId = id;
+  save();
+  logEvent(item);
+  queue.push(item);
+  pump();
+}
+
+/** Show the received events one by one, then draw the newest view. */
+async function pump() {
+  if (pumping) return;
+  pumping = true;
+  while (queue.length) {
+    const item = /** @type {Received} */ (queue.shift());
+    // Already on the table (drawn from a newer answer while the stream lagged), or far behind: no pauses.
+    if (item.version > drawnVersion) await animate(item.event, queue.length > 24);
+    shownVersion = item.version;
+  }
+  pumping = false;
+  maybeDraw();
+}
+
+/** One event on the table: a call by a seat, a card to the trick, a trick gathered. */
+async function animate(/** @type {any} */ event, /** @type {boolean} */ quick) {
+  const theirs = event.seat !== undefined && event.seat !== saved?.seat;
+  const pause = (/** @type {number} */ ms) => (quick ? Promise.resolve() : sleep(ms));
+  switch (event.type) {
+    case "hand_dealt":
+      trick = [];
+      drawTrick();
+      break;
+    case "bid_made":
+    case "passed":
+      said(event.seat, event.type === "passed" ? "Pass" : bidText(event.bid, event.sans_kitty));
+      if (theirs) await pause(STEP_MS);
+      break;
+    case "card_played":
+      trick.push({ seat: event.seat, card: event.card });
+      drawTrick();
+      if (theirs) await pause(STEP_MS);
+      break;
+    case "trick_won":
+      drawTrick(event.seat);
+      await pause(STEP_MS * 1.5);
+      trick = [];
+      drawTrick();
+      break;
+    case "hand_scored":
+      drawScoreSheet();
+      break;
+  }
+}
+
+// --------------------------------------------------------------------------------------- reading the table
+
+/** GET the seat's view (and the version it is at). */
+async function refresh() {
+  const state = await api("GET", base(), { token: saved?.seatToken });
+  setLatest(state.version, state.view);
+}
+
+function setLatest(/** @type {number} */ version, /** @type {any} */ view) {
+  if (!latest || version >= latest.version) latest = { version, view, at: Date.now() };
+  maybeDraw();
+}
+
+/** Draw the newest view once the stream has shown how we got there (or it is late, or not connected). */
+function maybeDraw() {
+  clearTimeout(renderTimer);
+  if (pumping || !latest || acting) return;
+  if (latest.version < shownVersion) { refresh().catch(problem); return; } // the stream is ahead: read the view
+  const waiting = latest.version > shownVersion && !streamEnded && source?.readyState !== EventSource.CLOSED;
+  const late = Date.now() - latest.at;
+  if (waiting && late < CATCH_UP_MS) { renderTimer = window.setTimeout(maybeDraw, CATCH_UP_MS - late); return; }
+  draw().catch(problem);
+}
+
+async function draw() {
+  if (!latest || !saved) return;
+  const ticket = ++drawTicket;
+  const { version, view } = latest;
+  drawnVersion = Math.max(drawnVersion, version);
+  const mine = view.to_act === saved.seat;
+  const moves = mine ? await api("GET", `${base()}/legal-moves`, { token: saved.seatToken }) : null;
+  if (ticket !== drawTicket) return; // a newer draw started meanwhile
+  if (moves && moves.version !== version) { await refresh(); return; }
+  legal = moves ? moves.legal_moves : [];
+  trick = (view.current_trick?.plays ?? []).map((/** @type {any} */ p) => ({ seat: p.seat, card: p.card }));
+  document.body.dataset.phase = view.phase;
+  drawSeats(view);
+  drawTrick();
+  drawContract(view);
+  drawHand(view, mine);
+  drawControls(view, mine);
+  drawScores(view);
+  $("hint").hidden = !mine;
+  const over = view.phase === "game_over";
+  document.body.dataset.turn = over ? "over" : mine ? "you" : "others";
+  if (over) status(gameOverText(view));
+  else if (mine) status(`Your turn: ${rules.names.phases[view.phase] ?? view.phase}.`);
+  else status(`${seatName(view.to_act)} to play…`);
+  // Keyboard players: keep the focus on something useful when what had it is gone.
+  if (mine && (document.activeElement === document.body || !document.activeElement?.isConnected)) {
+    /** @type {HTMLElement|null} */ (document.querySelector("#controls [data-legal=true], #hand [data-legal=true]"))?.focus();
+  }
+}
+
+// ------------------------------------------------------------------------------------------------ drawing
+
+const seatName = (/** @type {number} */ seat) => (seat === saved?.seat ? "You" : `Seat ${seat}`);
+const sideOf = (/** @type {any} */ view, /** @type {number} */ seat) =>
+  view.sides.findIndex((/** @type {number[]} */ side) => side.includes(seat));
+const cardName = (/** @type {string} */ card) => rules?.names.cards[card] ?? card;
+
+/** Short text of a card: rank and suit symbol (`Q♠`), the joker `Jkr`. */
+function cardText(/** @type {string} */ card) {
+  if (card.startsWith("JK")) return card === "JKB" ? "Jkr²" : "Jkr";
+  return card.slice(0, -1) + SUITS[/** @type {keyof SUITS} */ (card.slice(-1))];
+}
+
+/** A card as an element: its face for the eye, its name (`queen of spades`) for screen readers. */
+function cardElement(/** @type {string} */ card, tag = "span") {
+  const element = document.createElement(tag);
+  element.className = `card suit-${card.startsWith("JK") ? "joker" : card.slice(-1)}`;
+  element.textContent = cardText(card);
+  element.dataset.card = card;
+  if (tag === "span") element.setAttribute("role", "img");
+  element.setAttribute("aria-label", cardName(card));
+  return element;
+}
+
+function bidText(/** @type {string} */ bid, sansKitty = false) {
+  const short = /^\d+[SCDH]$/.test(bid) ? bid.slice(0, -1) + SUITS[/** @type {keyof SUITS} */ (bid.slice(-1))]
+    : (rules?.names.bids[bid] ?? bid);
+  return sansKitty ? `${short} sans kitty` : short;
+}
+
+function said(/** @type {number} */ seat, /** @type {string} */ text) {
+  const element = document.querySelector(`[data-seat="${seat}"] .said`);
+  if (element) element.textContent = text;
+}
+
+function drawSeats(/** @type {any} */ view) {
+  const list = $("seats");
+  list.replaceChildren();
+  const mySide = sideOf(view, /** @type {number} */ (saved?.seat));
+  for (let i = 1; i < view.players; i++) {
+    const seat = ((saved?.seat ?? 0) + i) % view.players; // clockwise from our left
+    list.append(seatPanel(view, seat, sideOf(view, seat) === mySide));
+  }
+  $("me-panel").replaceChildren(seatPanel(view, /** @type {number} */ (saved?.seat), true, "p"));
+}
+
+function seatPanel(/** @type {any} */ view, /** @type {number} */ seat, /** @type {boolean} */ partner, tag = "li") {
+  const li = document.createElement(tag);
+  li.dataset.seat = String(seat);
+  if (view.to_act === seat) li.setAttribute("aria-current", "true");
+  const tags = [];
+  if (seat !== saved?.seat && partner) tags.push("partner");
+  if (view.dealer === seat) tags.push("dealer");
+  if (view.contract?.contractor === seat) tags.push("contractor");
+  const calls = view.auction.filter((/** @type {any} */ c) => c.seat === seat);
+  const last = calls[calls.length - 1];
+  const saidText = view.phase === "auction" && last ? (last.bid ? bidText(last.bid, last.sans_kitty) : "Pass") : "";
+  const tricks = view.tricks_won?.[seat];
+  li.innerHTML = `<strong class="name"></strong> <span class="tags"></span>
+    <span class="count"></span> <span class="said" aria-live="off"></span>`;
+  /** @type {HTMLElement} */ (li.querySelector(".name")).textContent = seatName(seat) + (seat === saved?.seat ? ` (seat ${seat})` : "");
+  /** @type {HTMLElement} */ (li.querySelector(".tags")).textContent = tags.join(" · ");
+  /** @type {HTMLElement} */ (li.querySelector(".count")).textContent =
+    `${view.hand_sizes[seat]} cards` + (tricks !== undefined && view.phase === "play" ? ` · ${tricks} tricks` : "");
+  /** @type {HTMLElement} */ (li.querySelector(".said")).textContent = saidText;
+  const exposed = view.exposed?.[String(seat)]; // an open misère hand, shown to all
+  if (exposed && seat !== saved?.seat) {
+    const row = document.createElement("span");
+    row.className = "exposed";
+    row.setAttribute("aria-label", `${seatName(seat)}'s open hand`);
+    row.append(...exposed.map((/** @type {string} */ c) => cardElement(c)));
+    li.append(row);
+  }
+  return li;
+}
+
+function drawTrick(/** @type {number|undefined} */ winner = undefined) {
+  const list = $("trick");
+  list.replaceChildren(...trick.map(({ seat, card }) => {
+    const li = document.createElement("li");
+    if (seat === winner) li.className = "winner";
+    const who = document.createElement("span");
+    who.className = "who";
+    who.textContent = seatName(seat) + (seat === winner ? " wins" : "");
+    li.append(who, cardElement(card));
+    return li;
+  }));
+}
+
+function drawContract(/** @type {any} */ view) {
+  const c = view.contract;
+  let text = "";
+  if (c) {
+    text = `Contract: ${bidText(c.bid, c.sans_kitty)} by ${seatName(c.contractor)} (${c.value} points)`;
+    if (c.called_card) text += ` · called ${cardName(c.called_card)}`;
+    if (c.partners_known && c.partners.length) text += ` · partners ${c.partners.map(seatName).join(", ")}`;
+    if (c.alone) text += " · alone";
+  } else if (view.high_bid) {
+    text = `Auction: ${bidText(view.high_bid.bid, view.high_bid.sans_kitty)} by ${seatName(view.high_bid.seat)} is high`;
+  } else if (view.phase === "auction") {
+    text = `Auction: no bid yet · ${seatName(view.dealer)} dealt`;
+  }
+  const nominated = Object.entries(view.joker_nominations ?? {});
+  if (nominated.length) text += ` · ${nominated.map(([card, suit]) => `${cardText(card)} is a ${rules.names.suits[suit]}`).join(", ")}`;
+  $("contract").textContent = text;
+}
+
+function drawHand(/** @type {any} */ view, /** @type {boolean} */ mine) {
+  const exchanging = mine && view.phase === "exchange";
+  const fromKitty = new Set(view.kitty ?? []); // during the exchange: which of our cards came from the kitty
+  const list = $("hand");
+  if (view.hand === null) { // blind misère: we have not looked
+    list.replaceChildren(Object.assign(document.createElement("li"), { textContent: `${view.hand_sizes[saved?.seat ?? 0]} cards, face down` }));
+    return;
+  }
+  list.replaceChildren(...view.hand.map((/** @type {string} */ card) => {
+    const button = /** @type {HTMLButtonElement} */ (cardElement(card, "button"));
+    button.type = "button";
+    const plays = legal.filter((m) => m.type === "play" && m.card === card);
+    button.dataset.legal = String(exchanging || plays.length > 0);
+    let label = cardName(card);
+    if (fromKitty.has(card)) { button.classList.add("from-kitty"); label += ", from the kitty"; }
+    if (exchanging) {
+      button.setAttribute("aria-pressed", String(selected.has(card)));
+      button.onclick = () => {
+        if (selected.has(card)) selected.delete(card); else selected.add(card);
+        button.setAttribute("aria-pressed", String(selected.has(card)));
+        drawDiscardButton(view);
+      };
+    } else {
+      if (mine && view.phase === "play" && !plays.length) label += ", not playable now";
+      button.onclick = () => playCard(card, plays);
+    }
+    button.setAttribute("aria-label", label);
+    const li = document.createElement("li");
+    li.append(button);
+    return li;
+  }));
+}
+
+/** A card clicked: play it; a joker led at no trumps first asks which suit it nominates. */
+function playCard(/** @type {string} */ card, /** @type {any[]} */ plays) {
+  if (plays.length > 1) { drawActions(plays, `Lead ${cardName(card)} as which suit?`); return; }
+  act(plays[0] ?? { type: "play", seat: saved?.seat, card }); // not legal: the service says why
+}
+
+function drawControls(/** @type {any} */ view, /** @type {boolean} */ mine) {
+  $("bidbox").hidden = view.phase !== "auction";
+  if (view.phase === "auction") drawBidBox(mine);
+  else $("pass").dataset.legal = "false";
+  drawDiscardButton(view);
+  const special = new Set(["bid", "pass", "play", "discard"]);
+  drawActions(legal.filter((m) => !special.has(m.type)));
+}
+
+/** The bid box, built from the catalogue's ladder; bids not among our legal moves are disabled, with the
+ *  service's own reason on hover, focus or click. */
+function drawBidBox(/** @type {boolean} */ mine) {
+  const sansKitty = /** @type {HTMLInputElement} */ ($("sans-kitty"));
+  $("sans-kitty-label").hidden = !legal.some((m) => m.type === "bid" && m.sans_kitty);
+  sansKitty.onchange = () => drawBidBox(mine);
+  const pass = legal.find((m) => m.type === "pass");
+  const passButton = /** @type {HTMLButtonElement} */ ($("pass"));
+  passButton.dataset.legal = String(Boolean(pass));
+  passButton.setAttribute("aria-disabled", String(!pass));
+  passButton.onclick = () => (pass ? act(pass) : explain({ type: "pass", seat: saved?.seat }));
+  $("bids").replaceChildren(...rules.ladder.map((/** @type {any} */ rung) => {
+    const move = { type: "bid", seat: saved?.seat, bid: rung.bid, sans_kitty: sansKitty.checked };
+    const ok = legal.find((m) => m.type === "bid" && m.bid === rung.bid && Boolean(m.sans_kitty) === sansKitty.checked);
+    const button = document.createElement("button");
+    button.type = "button";
+    button.textContent = bidText(rung.bid);
+    button.className = `bid suit-${/^\d+[SCDH]$/.test(rung.bid) ? rung.bid.slice(-1) : "other"}`;
+    button.dataset.bid = rung.bid;
+    button.dataset.legal = String(Boolean(ok));
+    button.setAttribute("aria-disabled", String(!ok));
+    button.setAttribute("aria-label", `${rules.names.bids[rung.bid] ?? rung.bid}, ${rung.value} points`);
+    if (ok) button.onclick = () => act(ok);
+    else {
+      const why = async () => { button.title = await explain(move); };
+      button.onmouseenter = why;
+      button.onfocus = why;
+      button.onclick = why;
+    }
+    return button;
+  }));
+  if (!mine) $("bid-reason").textContent = "";
+}
+
+/**
+ * Why a move is not legal now, in the service's words: the sealed snapshot (host token) checked by the
+ * stateless `POST /v1/games/validate`. Cached per version; shown under the bid box.
+ * @param {any} move
+ */
+async function explain(move) {
+  if (!latest) return "";
+  const version = latest.version;
+  const key = `${version} ${JSON.stringify(move)}`;
+  if (!reasons.has(key)) {
+    reasons.set(key, snapshotAt(version)
+      .then((snapshot) => api("POST", "/v1/games/validate", { body: { snapshot, move } }))
+      .then((answer) => (answer.legal ? "" : `${answer.detail} (${answer.reason})`))
+      .catch(() => ""));
+  }
+  const text = await /** @type {Promise<string>} */ (reasons.get(key));
+  if (latest?.version === version) $("bid-reason").textContent = text;
+  return text;
+}
+
+/** @type {Map<number, Promise<string>>} */
+const snapshots = new Map();
+/** The sealed snapshot of the session (opaque: it shows nothing), exported with the host token. */
+function snapshotAt(/** @type {number} */ version) {
+  if (!snapshots.has(version)) {
+    snapshots.clear();
+    snapshots.set(version, api("GET", `${base()}/snapshot`, { token: saved?.hostToken }).then((s) => s.snapshot));
+  }
+  return /** @type {Promise<string>} */ (snapshots.get(version));
+}
+
+function drawDiscardButton(/** @type {any} */ view) {
+  const button = /** @type {HTMLButtonElement} */ ($("discard"));
+  const exchanging = view.phase === "exchange" && view.to_act === saved?.seat;
+  button.hidden = !exchanging;
+  if (!exchanging) return;
+  const ready = selected.size === view.kitty_size;
+  button.textContent = `Discard ${view.kitty_size} (${selected.size} chosen)`;
+  button.dataset.count = String(view.kitty_size);
+  button.dataset.legal = String(ready);
+  button.setAttribute("aria-disabled", String(!ready));
+  button.onclick = () => (ready ? act({ type: "discard", seat: saved?.seat, cards: [...selected] })
+    : status(`Choose ${view.kitty_size} cards to discard.`));
+}
+
+/** Every other kind of move as a button of its own (nominations, partner calls, redeal answers…). */
+function drawActions(/** @type {any[]} */ moves, prompt = "") {
+  const heading = prompt ? [Object.assign(document.createElement("p"), { textContent: prompt })] : [];
+  $("actions").replaceChildren(...heading, ...moves.map((move) => {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.textContent = moveText(move);
+    button.dataset.legal = "true";
+    button.dataset.move = JSON.stringify(move);
+    button.onclick = () => act(move);
+    return button;
+  }));
+}
+
+function moveText(/** @type {any} */ move) {
+  const names = rules.names;
+  const suit = (/** @type {string|null} */ s) => (s ? `${SUITS[/** @type {keyof SUITS} */ (s)]} ${names.suits[s]}` : "no suit");
+  switch (move.type) {
+    case "play": return `${cardName(move.card)}${move.nominate ? `, as ${suit(move.nominate)}` : ""}`;
+    case "nominate_joker": return move.suit ? `${cardText(move.card)} is ${suit(move.suit)}` : "Do not nominate";
+    case "call_card": return `Call ${cardName(move.card)}`;
+    case "choose_partners": return `Partners: ${move.partners.map(seatName).join(", ")}`;
+    case "answer_redeal": return move.accept ? "Accept the redeal" : "Play on";
+    default: return names.moves[move.type] ?? move.type;
+  }
+}
+
+function drawScores(/** @type {any} */ view) {
+  const mySide = sideOf(view, /** @type {number} */ (saved?.seat));
+  $("scores").textContent = view.sides.map((/** @type {number[]} */ side, /** @type {number} */ i) =>
+    `${i === mySide ? "Us" : "Them"} (${side.map(seatName).join(", ")}): ${view.scores[i]}`).join(" · ");
+  drawScoreSheet();
+}
+
+/** One row per hand scored, from the `hand_scored` events we received. */
+function drawScoreSheet() {
+  if (!latest || !saved) return;
+  const sides = latest.view.sides;
+  const mySide = sideOf(latest.view, saved.seat);
+  const head = /** @type {HTMLElement} */ ($("score-sheet").querySelector("thead"));
+  const body = /** @type {HTMLElement} */ ($("score-sheet").querySelector("tbody"));
+  head.innerHTML = `<tr><th scope="col">Hand</th><th scope="col">Contract</th>${sides.map((/** @type {any} */ _s, /** @type {number} */ i) =>
+    `<th scope="col">${i === mySide ? "Us" : "Them"}</th>`).join("")}</tr>`;
+  const rows = saved.events.filter((e) => e.event.type === "hand_scored");
+  body.replaceChildren(...rows.map((item, n) => {
+    const e = item.event;
+    const tr = document.createElement("tr");
+    const contract = e.bid ? `${bidText(e.bid)} ${seatName(e.contractor)} ${e.made ? "made" : "failed"}` : "no bid";
+    const cells = [String(n + 1), contract, ...e.scores.map((/** @type {number} */ s, /** @type {number} */ i) =>
+      `${s} (${e.deltas[i] >= 0 ? "+" : ""}${e.deltas[i]})`)];
+    tr.append(...cells.map((text) => Object.assign(document.createElement("td"), { textContent: text })));
+    return tr;
+  }));
+}
+
+function gameOverText(/** @type {any} */ view) {
+  const mySide = sideOf(view, /** @type {number} */ (saved?.seat));
+  const won = view.result?.winners.includes(mySide);
+  return `Game over: ${won ? "your side wins" : "your side loses"} (${view.scores.join(" to ")}).`;
+}
+
+/** The event log: one line per event received, in order, each with its stream id. */
+function logEvent(/** @type {Received} */ item) {
+  const li = document.createElement("li");
+  li.dataset.eventId = item.id;
+  li.textContent = describe(item.event);
+  $("log").append(li);
+}
+
+function describe(/** @type {any} */ e) {
+  const who = seatName(e.seat);
+  switch (e.type) {
+    case "hand_dealt": return `Hand ${e.hand_number + 1}: ${seatName(e.dealer)} dealt`;
+    case "cards_received": return e.cards ? `${who} received ${e.cards.map(cardText).join(" ")}` : `${who} received cards`;
+    case "bid_made": return `${who} bid ${bidText(e.bid, e.sans_kitty)}`;
+    case "passed": return `${who} passed`;
+    case "auction_won": return `${seatName(e.contractor)} won the auction with ${bidText(e.bid, e.sans_kitty)}`;
+    case "card_played": return `${who} played ${cardName(e.card)}`;
+    case "trick_won": return `${who} won trick ${e.trick_number + 1}`;
+    case "hand_scored": return `Hand scored: ${e.deltas.join(" / ")} → ${e.scores.join(" / ")}`;
+    case "game_over": return `Game over (${e.reason})`;
+    default: return `${rules?.names.moves[e.type] ?? e.type.replaceAll("_", " ")}${e.seat !== undefined ? ` (${who})` : ""}`;
+  }
+}
+
+// --------------------------------------------------------------------------------------------------- hints
+
+/** A hint: the computer player's choice for our seat (POST /v1/games/suggest, deciding from our view). */
+async function hint() {
+  if (!latest || !saved) return;
+  const version = latest.version;
+  const snapshot = await snapshotAt(version);
+  const answer = await api("POST", "/v1/games/suggest", { body: { snapshot, seat: saved.seat, level: saved.level === "expert" ? "expert" : "basic" } });
+  if (latest.version !== version) return;
+  clearHint();
+  const move = answer.move;
+  /** @type {HTMLElement[]} */
+  let marked = [];
+  if (move.type === "play") marked = [...document.querySelectorAll(`#hand [data-card="${move.card}"]`)].map((e) => /** @type {HTMLElement} */ (e));
+  else if (move.type === "discard") marked = move.cards.map((/** @type {string} */ c) => document.querySelector(`#hand [data-card="${c}"]`));
+  else if (move.type === "bid") marked = [/** @type {HTMLElement} */ (document.querySelector(`#bids [data-bid="${move.bid}"]`))];
+  else if (move.type === "pass") marked = [$("pass")];
+  else marked = [...document.querySelectorAll("#actions [data-move]")].map((e) => /** @type {HTMLElement} */ (e))
+    .filter((e) => e.dataset.move === JSON.stringify(move));
+  marked.filter(Boolean).forEach((e) => e.classList.add("hinted"));
+  marked[0]?.focus();
+  status(`Hint: ${move.type === "bid" ? bidText(move.bid, move.sans_kitty) : move.type === "discard"
+    ? `discard ${move.cards.map(cardName).join(", ")}` : moveText(move)}.`);
+}
+
+function clearHint() {
+  document.querySelectorAll(".hinted").forEach((e) => e.classList.remove("hinted"));
+}
+
+// ----------------------------------------------------------------------------------------------- messages
+
+function status(/** @type {string} */ text) { $("status").textContent = text; }
+
+function connection(/** @type {string} */ state) {
+  const element = $("connection");
+  element.textContent = { live: "live", reconnecting: "reconnecting…", retrying: "retrying…", ended: "" }[state] ?? state;
+  element.dataset.state = state;
+}
+
+/** Show a refusal or failure: the problem's reason or code, and its detail. `null` clears it. */
+function problem(/** @type {any} */ error) {
+  const element = $("problem");
+  if (!error) { element.textContent = ""; delete element.dataset.reason; return; }
+  const p = error instanceof ApiError ? error.problem : null;
+  const code = p?.reason ?? p?.code ?? "";
+  element.dataset.reason = code;
+  element.textContent = p ? `Refused: ${p.detail ?? p.title}${code ? ` (${code})` : ""}`
+    : `Could not reach the service (${error?.message ?? error}).`;
+}
+
+// ------------------------------------------------------------------------------------------ start and setup
+
+async function catalogue(/** @type {number} */ players, /** @type {string} */ preset) {
+  return api("GET", `/v1/rules?players=${players}${preset ? `&preset=${encodeURIComponent(preset)}` : ""}`);
+}
+
+/** Show the table for `saved`: the catalogue, the events kept so far, the view, then the live stream. */
+async function open() {
+  if (!saved) return;
+  rules = await catalogue(saved.players, saved.preset);
+  $("log").replaceChildren();
+  saved.events.forEach(logEvent);
+  shownVersion = saved.events.length ? saved.events[saved.events.length - 1].version : 0;
+  const scoreRows = /** @type {HTMLElement} */ ($("score-table").querySelector("tbody"));
+  scoreRows.replaceChildren(...rules.score_table.map((/** @type {any} */ row) => {
+    const tr = document.createElement("tr");
+    tr.innerHTML = "<td></td><td></td>";
+    /** @type {HTMLElement} */ (tr.firstChild).textContent = rules.names.bids[row.bid] ?? row.bid;
+    /** @type {HTMLElement} */ (tr.lastChild).textContent = String(row.value);
+    return tr;
+  }));
+  $("setup").hidden = true;
+  $("table").hidden = false;
+  $("side").hidden = false;
+  $("new-game").hidden = false;
+  follow();
+  await refresh();
+}
+
+async function setup() {
+  const form = /** @type {HTMLFormElement} */ ($("setup"));
+  const field = (/** @type {string} */ name) => /** @type {HTMLInputElement} */ (form.elements.namedItem(name));
+  const fill = async () => { // presets and the default target, from the catalogue for this player count
+    const players = Number(field("players").value);
+    const info = await catalogue(players, field("preset").value);
+    const presetSelect = field("preset");
+    if (presetSelect.options.length === 1) {
+      for (const preset of info.presets) presetSelect.add(Object.assign(new Option(preset.name, preset.name), { title: preset.description }));
+    }
+    field("target").value = String(info.resolved_options.target);
+    const dealer = field("first_dealer");
+    dealer.replaceChildren(new Option("random", ""), ...Array.from({ length: players }, (_, s) => new Option(seatName(s), String(s))));
+  };
+  field("players").onchange = field("preset").onchange = () => fill().catch(problem);
+  for (const [name, value] of params) { // the form may be prefilled from the page's URL (?players=5&level=expert)
+    const input = field(name);
+    if (input && !(input instanceof RadioNodeList)) input.value = value;
+  }
+  await fill();
+  for (const name of ["target", "seed", "first_dealer"]) if (params.has(name)) field(name).value = /** @type {string} */ (params.get(name));
+  form.onsubmit = async (event) => {
+    event.preventDefault();
+    problem(null);
+    try {
+      saved = await createSession(form);
+      save();
+      await open();
+    } catch (error) {
+      problem(error); // e.g. INVALID_OPTIONS, naming the option
+    }
+  };
+  $("table").hidden = true;
+  $("side").hidden = true;
+  $("new-game").hidden = true;
+  form.hidden = false;
+  document.body.dataset.turn = "setup";
+  status("Choose a game.");
+  field("players").focus();
+}
+
+async function newGame() {
+  const old = saved;
+  source?.close();
+  source = null;
+  localStorage.removeItem(STORAGE_KEY);
+  saved = null;
+  latest = null;
+  shownVersion = drawnVersion = 0;
+  streamEnded = false;
+  queue.length = 0;
+  if (old) api("DELETE", `/v1/sessions/${old.sessionId}`, { token: old.hostToken }).catch(() => {}); // tidy up
+  problem(null);
+  await setup();
+}
+
+async function start() {
+  $("new-game").onclick = () => newGame().catch(problem);
+  $("hint").onclick = () => hint().catch(problem);
+  document.addEventListener("keydown", (event) => {
+    const target = /** @type {HTMLElement} */ (event.target);
+    if (event.key === "h" && !(target instanceof HTMLInputElement) && !$("hint").hidden) hint().catch(problem);
+    if ((event.key === "ArrowRight" || event.key === "ArrowLeft") && target.closest?.("#hand, #bids")) {
+      const buttons = [...(target.closest("#hand, #bids")?.querySelectorAll("button") ?? [])];
+      const next = buttons[buttons.indexOf(/** @type {any} */ (target)) + (event.key === "ArrowRight" ? 1 : -1)];
+      /** @type {HTMLElement|undefined} */ (next)?.focus();
+    }
+  });
+  const kept = localStorage.getItem(STORAGE_KEY);
+  saved = kept ? JSON.parse(kept) : null;
+  if (saved) {
+    try {
+      await open(); // a reload: the same seat, the stream resumed after the last event kept
+      return;
+    } catch (error) {
+      if (!(error instanceof ApiError && [401, 404].includes(error.status))) { problem(error); return; }
+      localStorage.removeItem(STORAGE_KEY); // the session is gone (expired or deleted): start again
+      saved = null;
+    }
+  }
+  await setup();
+}
+
+start().catch(problem);

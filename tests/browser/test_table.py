@@ -1,0 +1,246 @@
+"""The reference web table (``/demo/``) in a real browser: played by clicking, against the service's bots.
+
+Debian's Chromium (``/usr/bin/chromium``, installed by ``.ci/run`` when missing), headless, driven by
+Playwright's Python package; the service runs the README's way (``tests/clients/tooling.py``), on its own
+origin, which also serves the page. Every test gets a fresh browser context (empty ``localStorage``).
+
+The player's policy: the first control the page marks legal (``data-legal="true"``), and in the exchange the
+first cards of the hand. The page's event log (``#log li[data-event-id]``) is compared with a plain HTTP
+reading of the same seat's stream, which ends by itself once the game is over.
+
+Without Chromium the tests are skipped on a developer's machine and fail under CI (``CI`` set). Screenshots
+(mid-hand, at a phone's and a desktop's size) are written to ``tests/artifacts/`` (ignored by git).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from playwright.sync_api import Browser, Page, sync_playwright
+
+from tests.clients.tooling import LiveService
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
+STEP_MS = 40  # the bots' moves stay this long on screen (the page's default is 600)
+TURN_TIMEOUT_MS = 30_000
+MAX_MOVES = 400
+
+
+@pytest.fixture(scope="module")
+def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveService]:
+    live = LiveService.start(tmp_path_factory.mktemp("table") / "service.log")
+    try:
+        yield live
+    finally:
+        live.stop()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    if not CHROMIUM.exists():
+        if os.environ.get("CI"):
+            pytest.fail(f"{CHROMIUM} is missing (.ci/run installs Debian's chromium)")
+        pytest.skip(f"{CHROMIUM} is not installed (apt-get install -y chromium)")
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    opened = context.new_page()
+    errors: list[str] = []
+    opened.on("pageerror", lambda error: errors.append(str(error)))
+    try:
+        yield opened
+    finally:
+        context.close()
+    assert not errors, f"JavaScript errors on the page: {errors}"
+
+
+def deal(page: Page, service: LiveService, *, target: int = 10, query: str = "", **fields: str) -> None:
+    """Open the table and start a four-player game against three ``basic`` bots, through the form."""
+    page.goto(f"{service.url}/demo/?step_ms={STEP_MS}{query}")
+    page.wait_for_selector("#setup:not([hidden])")
+    page.select_option("select[name=players]", "4")
+    page.select_option("select[name=level]", "basic")
+    page.fill("input[name=target]", str(target))
+    for name, value in fields.items():
+        page.locator(f"#setup [name={name}]").evaluate("(e, v) => { e.value = v; }", value)
+    page.click("#deal")
+    wait_turn(page)
+
+
+def wait_turn(page: Page) -> str:
+    """Wait until the player is to act or the game is over; answer which (``you`` or ``over``)."""
+    page.wait_for_selector("body[data-turn=you], body[data-turn=over]", timeout=TURN_TIMEOUT_MS)
+    return str(page.get_attribute("body", "data-turn"))
+
+
+def play_one(page: Page) -> None:
+    """One move by clicking: the exchange discards the hand's first cards; otherwise the first legal control."""
+    if page.get_attribute("body", "data-phase") == "exchange":
+        kitty = int(str(page.get_attribute("#discard", "data-count")))
+        cards = page.locator("#hand button")
+        for i in range(kitty):
+            cards.nth(i).click()
+        page.click("#discard")
+    else:
+        page.locator("[data-legal=true]:visible").first.click()
+
+
+def saved(page: Page) -> dict[str, Any]:
+    """What the page keeps in localStorage (the session id, its seat token, the events received)."""
+    return dict(json.loads(page.evaluate("localStorage['fivehundred.table']")))
+
+
+def log_ids(page: Page) -> list[str]:
+    return [str(i) for i in page.eval_on_selector_all("#log li", "items => items.map(li => li.dataset.eventId)")]
+
+
+def stream_ids(service: LiveService, session_id: str, token: str) -> list[str]:
+    """Every event id of the seat's stream, read with plain HTTP to its end (the game must be over)."""
+    with httpx.Client(timeout=20) as http:
+        answer = http.get(f"{service.url}/v1/sessions/{session_id}/events",
+                          headers={"Authorization": f"Bearer {token}"})
+    assert answer.status_code == 200, answer.text
+    ids = []
+    for block in answer.text.split("\n\n"):
+        fields = dict(line.split(": ", 1) for line in block.splitlines() if ": " in line and not line.startswith(":"))
+        if "id" in fields and "data" in fields and fields.get("event") != "end":
+            ids.append(fields["id"])
+    return ids
+
+
+def play_to_the_end(page: Page, moves: int = 0) -> int:
+    while wait_turn(page) == "you":
+        play_one(page)
+        moves += 1
+        assert moves < MAX_MOVES, "the game did not end"
+    return moves
+
+
+def screenshot(page: Page, name: str) -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / name
+    page.screenshot(path=str(path), full_page=True)
+    print(f"screenshot: {path}")
+    return path
+
+
+def test_a_whole_game_against_three_bots_played_by_clicking(page: Page, service: LiveService) -> None:
+    deal(page, service)
+    moves, seen_trick = 0, False
+    while wait_turn(page) == "you":
+        if not seen_trick and page.get_attribute("body", "data-phase") == "play" and page.locator("#trick li").count():
+            seen_trick = True  # mid-hand, a trick in progress: the artefacts, desktop then phone size
+            assert screenshot(page, "table-desktop.png").stat().st_size > 10_000
+            page.set_viewport_size({"width": 375, "height": 812})
+            assert page.evaluate("document.documentElement.scrollWidth") <= 375, "the table scrolls sideways at 375px"
+            assert screenshot(page, "table-phone.png").stat().st_size > 10_000
+            page.set_viewport_size({"width": 1280, "height": 900})
+        play_one(page)
+        moves += 1
+        assert moves < MAX_MOVES, "the game did not end"
+
+    assert seen_trick
+    assert page.inner_text("#status").startswith("Game over")
+    assert page.locator("#score-sheet tbody tr").count() >= 1
+    kept = saved(page)
+    ids = log_ids(page)
+    assert kept["events"][-1]["event"]["type"] == "game_over"
+    # The log holds every event of the seat's stream once, in order: what a plain reader gets.
+    assert ids == stream_ids(service, kept["sessionId"], kept["seatToken"])
+    # Only our own cards were ever shown: every card the page received is our seat's.
+    for item in kept["events"]:
+        event = item["event"]
+        if event["type"] == "cards_received" and event["seat"] != kept["seat"]:
+            assert event["cards"] is None
+
+
+def test_an_illegal_click_shows_the_refusal_reason(page: Page, service: LiveService) -> None:
+    # Seat 3 deals, so we bid first: misère before any seven bid is not legal.
+    deal(page, service, target=500, seed="7", first_dealer="3")
+    assert page.get_attribute("body", "data-phase") == "auction"
+    misere = page.locator('#bids [data-bid="MISERE"]')
+    assert misere.get_attribute("aria-disabled") == "true"
+    misere.hover()
+    page.wait_for_function("document.getElementById('bid-reason').textContent.includes('MISERE_NEEDS_SEVEN_BID')")
+    assert "MISERE_NEEDS_SEVEN_BID" in str(misere.get_attribute("title"))
+
+    # A card clicked during the auction: the service refuses it, and the page says why.
+    hand = page.eval_on_selector_all("#hand button", "b => b.map(e => e.dataset.card)")
+    page.locator("#hand button").first.click()
+    page.wait_for_selector("#problem[data-reason=WRONG_PHASE]")
+    assert "Refused" in page.inner_text("#problem")
+    assert wait_turn(page) == "you"
+    assert page.eval_on_selector_all("#hand button", "b => b.map(e => e.dataset.card)") == hand
+
+    # In the play, a card that does not follow suit: refused with the rule's reason, nothing played.
+    for _ in range(MAX_MOVES):
+        assert wait_turn(page) == "you", "the game ended before an illegal card could be clicked"
+        illegal = page.locator('#hand button[data-legal="false"]')
+        if page.get_attribute("body", "data-phase") == "play" and illegal.count():
+            card = illegal.first.get_attribute("data-card")
+            before = log_ids(page)
+            illegal.first.click()
+            page.wait_for_selector("#problem[data-reason]:not([data-reason=''])")
+            assert page.get_attribute("#problem", "data-reason") in {
+                "MUST_FOLLOW_SUIT", "JOKER_MUST_BE_PLAYED", "JOKER_SUIT_ALREADY_LED"}, page.inner_text("#problem")
+            assert wait_turn(page) == "you"
+            assert page.locator(f'#hand button[data-card="{card}"]').count() == 1
+            assert log_ids(page) == before
+            break
+        play_one(page)
+    else:
+        pytest.fail("no illegal card came up")
+
+
+def test_a_reload_mid_hand_resumes_without_losing_or_repeating_an_event(page: Page, service: LiveService) -> None:
+    deal(page, service)
+    plays = 0
+    while plays < 3:  # into the play, a few tricks' cards down
+        assert wait_turn(page) == "you"
+        if page.get_attribute("body", "data-phase") == "play":
+            plays += 1
+        play_one(page)
+    assert wait_turn(page) == "you"
+    before, hand = log_ids(page), page.eval_on_selector_all("#hand button", "b => b.map(e => e.dataset.card)")
+    kept = saved(page)
+
+    page.reload()
+    assert wait_turn(page) == "you"
+    assert saved(page)["sessionId"] == kept["sessionId"]
+    assert log_ids(page) == before, "the log changed across the reload"
+    assert page.eval_on_selector_all("#hand button", "b => b.map(e => e.dataset.card)") == hand
+
+    # Keyboard play: the focus is on the first legal control; Enter plays it.
+    focused = page.evaluate("document.activeElement.dataset.legal")
+    assert focused == "true"
+    page.keyboard.press("Enter")
+
+    # A lost connection: the next move is sent while offline, retried with its key, and the stream catches up.
+    assert wait_turn(page) == "you"
+    page.context.set_offline(True)
+    play_one(page)
+    page.wait_for_timeout(700)
+    page.context.set_offline(False)
+
+    play_to_the_end(page)
+    ids = log_ids(page)
+    assert ids[:len(before)] == before
+    assert len(ids) == len(set(ids)), "an event was shown twice"
+    assert ids == stream_ids(service, kept["sessionId"], kept["seatToken"])
