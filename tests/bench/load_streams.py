@@ -21,7 +21,8 @@ For each N of ``--streams``:
    errors: streams that failed to open or ended early, moves refused, deliveries missing two seconds after the
    last move.
 
-Bounded: at most max(N) + 16 client connections, every phase under a deadline, then everything is stopped.
+Bounded: at most max(N) + 16 client connections (64 opening at a time), every phase under a deadline, then
+everything is stopped.
 The process's open-files limit is raised to its hard limit (``resource.setrlimit``), which the service, a
 child, inherits: 5,000 streams need over 10,000 descriptors on this machine (both ends of each connection).
 """
@@ -189,8 +190,14 @@ class Run:
     delivered: dict[tuple[str, int], int] = field(default_factory=dict)
     ended_early: int = 0
     open_errors: int = 0
+    reasons: dict[str, int] = field(default_factory=dict)
     opened: int = 0
     measuring: bool = False
+
+
+def _fail(run: Run, reason: str) -> None:
+    run.open_errors += 1
+    run.reasons[reason] = run.reasons.get(reason, 0) + 1
 
 
 class SseReader:
@@ -205,8 +212,8 @@ class SseReader:
         run = self.run
         try:
             reader, writer = await asyncio.open_connection(HOST, self.port)
-        except OSError:
-            run.open_errors += 1
+        except OSError as exc:
+            _fail(run, type(exc).__name__)
             self.ready.set()
             return
         try:
@@ -214,8 +221,9 @@ class SseReader:
                           f"Authorization: Bearer {self.table.seats[self.seat]}\r\n"
                           "Accept: text/event-stream\r\n\r\n").encode())
             head = await reader.readuntil(b"\r\n\r\n")
-            if b" 200 " not in head.split(b"\r\n", 1)[0]:
-                run.open_errors += 1
+            status_line = head.split(b"\r\n", 1)[0]
+            if b" 200 " not in status_line:
+                _fail(run, status_line.decode(errors="replace")[9:12])
                 return
             buf = b""
             while True:
@@ -243,11 +251,11 @@ class SseReader:
                     if t0 is not None:
                         run.latencies.append(now - t0)
                         run.delivered[key] = run.delivered.get(key, 0) + 1
-        except (OSError, asyncio.IncompleteReadError, ValueError):
+        except (OSError, asyncio.IncompleteReadError, ValueError) as exc:
             if run.measuring:
                 run.ended_early += 1
             elif not self.ready.is_set():
-                run.open_errors += 1
+                _fail(run, type(exc).__name__)
         finally:
             self.ready.set()
             writer.close()
@@ -328,7 +336,7 @@ async def one_level(port: int, pid: int, redis: Redis | None, n: int, seconds: f
     before = rss(pid)
     run = Run()
     readers = [SseReader(port, t, seat, run) for t in tables for seat in range(STREAMS_PER_SESSION)]
-    opening = asyncio.Semaphore(200)
+    opening = asyncio.Semaphore(64)
 
     async def open_one(r: SseReader) -> None:
         async with opening:
@@ -360,7 +368,7 @@ async def one_level(port: int, pid: int, redis: Redis | None, n: int, seconds: f
         "open_seconds": open_seconds, "rss_before": before, "rss_after": after,
         "per_stream": (after - before) / max(1, run.opened), "redis_clients": redis_clients,
         "moves": applied, "refused": refused, "deliveries": got, "missing": expected - got,
-        "ended_early": run.ended_early,
+        "ended_early": run.ended_early, "reasons": run.reasons,
         "p50": pct(lat, 0.50), "p90": pct(lat, 0.90), "p99": pct(lat, 0.99), "max": max(lat) if lat else float("nan"),
         "mean": statistics.fmean(lat) if lat else float("nan"),
     }
@@ -407,7 +415,10 @@ def main() -> None:
                   f"{conns:>11} {r['moves']:>6} {r['p50'] * 1000:>7.1f} {r['p90'] * 1000:>7.1f} "
                   f"{r['p99'] * 1000:>7.1f} {r['max'] * 1000:>7.1f} {errors:>28}", flush=True)
             print(f"         service RSS {r['rss_before'] / 2**20:.1f} MiB before the streams, "
-                  f"{r['rss_after'] / 2**20:.1f} MiB with them open; {r['deliveries']} deliveries", flush=True)
+                  f"{r['rss_after'] / 2**20:.1f} MiB with them open; {r['deliveries']} deliveries"
+                  + (f"; failed opens: {r['reasons']}" if r["reasons"] else ""), flush=True)
+            print(f"         load average {' '.join(f'{x:.1f}' for x in os.getloadavg())} "
+                  f"({os.cpu_count()} CPUs)", flush=True)
     finally:
         service.terminate()
         try:
