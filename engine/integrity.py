@@ -45,8 +45,9 @@ from engine.model import (
     Play,
     ProposeRedeal,
 )
-from engine.options import RULES_VERSION, Options, OptionsError, validate_options
+from engine.options import RULES_VERSION, Options, OptionsError
 from engine.rules import ALL_BIDS, ladder, side_of, sides
+from engine.setup import validate_options
 
 #: The highest ``hand_number`` accepted (hands are counted from 0, throw-ins included).
 MAX_HAND_NUMBER = 1_000_000
@@ -453,7 +454,7 @@ def _deal_of(state: GameState) -> GameState | str:
 def _auction_moves(state: GameState) -> list[tuple[str, Move]] | str:
     """The auction's moves as the state records them: its calls, a no-ace-no-face proposal (just before the
     proposer's first call, as the rules require) and, in blind-misère games, the looks at hands."""
-    from engine.game import _first_partner
+    from engine.auction import first_partner
 
     opts = state.options
     n = opts.players
@@ -486,7 +487,7 @@ def _auction_moves(state: GameState) -> list[tuple[str, Move]] | str:
         moves.append(("the look before the redeal proposal", LookAtHand(seat=proposer)))
         moves.append(("the redeal proposal", ProposeRedeal(seat=proposer)))
         if not pending:
-            moves.append(("the refusal of the redeal", AnswerRedeal(seat=_first_partner(opts, proposer),
+            moves.append(("the refusal of the redeal", AnswerRedeal(seat=first_partner(opts, proposer),
                                                                      accept=False)))
 
     for i, call in enumerate(calls):
