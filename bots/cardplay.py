@@ -23,23 +23,7 @@ from collections.abc import Collection, Sequence
 from engine import Play
 from engine.cards import Strain
 from engine.rules import MISERE_BIDS
-
-
-def trick_winner_index(cards: Sequence[str], nominate: str | None, table: Strain) -> int:
-    """Index of the card winning the (partial) trick so far, by the strain table (RULES.md 1.10.3)."""
-    suit_of, power = table.suit, table.power
-    led = suit_of[cards[0]] or nominate
-    trump = table.trump
-    best_i, best_p = 0, -1000
-    for i, c in enumerate(cards):
-        s = suit_of[c]
-        if i == 0 or s == led or (trump is not None and s == trump) or (s is None and power[c] > 0):
-            p = power[c]
-            if s is None and i == 0 and p < 0:
-                p = -1000 + 1  # a low joker led: the lowest card of its nominated suit
-            if p > best_p:
-                best_i, best_p = i, p
-    return best_i
+from engine.tricks import high_free_joker, led_suit, trick_winner_index
 
 
 def _beats(card: str, winning: str, led: str | None, table: Strain) -> bool:
@@ -101,7 +85,7 @@ def choose_card(seat: int, hand: Sequence[str], cards: Sequence[str], leader: in
 
     if not trick_cards:  # leading
         if misere:
-            plain = [c for c in cards if not (suit_of[c] is None and power[c] > 0)] or cards
+            plain = [c for c in cards if not high_free_joker(c, table)] or cards
             if seat == contractor:
                 return min(plain, key=power.__getitem__)
             return min(plain, key=low_key)
@@ -139,7 +123,7 @@ def choose_card(seat: int, hand: Sequence[str], cards: Sequence[str], leader: in
     seats_played = [active[(start + i) % n_active] for i in range(len(trick_cards))]
     w = trick_winner_index(trick_cards, nominate, table)
     winning, winner_seat = trick_cards[w], seats_played[w]
-    led = suit_of[trick_cards[0]] or nominate
+    led = led_suit(trick_cards, nominate, table)
     winners = [c for c in cards if _beats(c, winning, led, table)]
     losers = [c for c in cards if c not in winners]
     last = len(trick_cards) == n_active - 1

@@ -63,6 +63,7 @@ from engine import (
 from engine.cards import Strain
 from engine.model import HandScored
 from engine.rules import MISERE_BIDS, bid_level, bid_strain, hand_strain
+from engine.tricks import led_suit, trick_winner_index
 
 replace = msgspec.structs.replace
 
@@ -159,8 +160,7 @@ def _fast_playout(state: GameState, seat: int, table: Strain, teams: dict[int, f
     or of trumps (the strain table's order). The score comes from the engine's :func:`engine.score_hand`.
     """
     opts = state.options
-    suit_of, power = table.suit, table.power
-    trump = table.trump
+    suit_of = table.suit
     active = state.active
     n_active = len(active)
     hands = {s: list(state.hands[s]) for s in active}
@@ -179,7 +179,7 @@ def _fast_playout(state: GameState, seat: int, table: Strain, teams: dict[int, f
     while True:
         hand = hands[actor]
         if cards:
-            led = suit_of[cards[0]] or nominate
+            led = led_suit(cards, nominate, table)
             legal = [x for x in hand if suit_of[x] == led] or hand
         else:
             legal = hand
@@ -194,13 +194,7 @@ def _fast_playout(state: GameState, seat: int, table: Strain, teams: dict[int, f
         if len(cards) < n_active:
             actor = active[(active.index(actor) + 1) % n_active]
             continue
-        led = suit_of[cards[0]] or nominate
-        best_i, best_p = 0, -1000
-        for i, x in enumerate(cards):
-            sx = suit_of[x]
-            if (i == 0 or sx == led or (trump is not None and sx == trump)) and power[x] > best_p:
-                best_i, best_p = i, power[x]
-        winner = active[(active.index(leader) + best_i) % n_active]
+        winner = active[(active.index(leader) + trick_winner_index(cards, nominate, table)) % n_active]
         won[winner] += 1
         tricks_done += 1
         if tricks_done == 10 or (misere and winner == contractor):

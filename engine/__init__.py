@@ -43,16 +43,10 @@ from engine.model import (
     ProposeRedeal,
     SeatView,
 )
-from engine.options import (
-    PRESET_DESCRIPTIONS,
-    PRESETS,
-    RULES_VERSION,
-    Options,
-    OptionsError,
-    option_catalogue,
-    resolve_options,
-)
+from engine.options import PRESET_DESCRIPTIONS, PRESETS, RULES_VERSION, Options, OptionsError, option_catalogue
+from engine.reasons import Reason
 from engine.rules import bid_value, ladder, score_table_rows, sides
+from engine.setup import resolve_options
 from engine.views import public_view, redact_events, seat_view, view
 
 __all__ = [
@@ -61,7 +55,7 @@ __all__ = [
     "SUITS",
     "AnswerRedeal", "Bid", "CallCard", "ChoosePartners", "Discard", "Event", "GameSetupError", "GameState",
     "GoAlone", "IllegalMove", "LookAtHand", "Move", "NominateJoker", "Options", "OptionsError", "Pass", "Play",
-    "ProposeRedeal", "Rejection", "SeatView", "apply_move", "bid_value", "check_move", "effective_suit",
+    "ProposeRedeal", "Reason", "Rejection", "SeatView", "apply_move", "bid_value", "check_move", "effective_suit",
     "integrity_problems", "judge_game", "kitty_size", "ladder", "legal_moves", "new_game", "option_catalogue",
     "pack_for", "parse_card", "partners", "public_view", "redact_events", "resolve_options", "score_hand",
     "score_table_rows", "seat_view", "sides", "to_act", "view",

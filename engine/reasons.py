@@ -71,6 +71,15 @@ class Reason(StrEnum):
     JOKER_MUST_BE_PLAYED = "JOKER_MUST_BE_PLAYED"
     JOKER_ONLY_WHEN_VOID = "JOKER_ONLY_WHEN_VOID"
 
+    def __repr__(self) -> str:
+        # A reason is the string it stands for, wherever it is shown (a Rejection's repr, a doctest).
+        return repr(self.value)
+
+    @property
+    def malformed(self) -> bool:
+        """Whether the reason means a token was not understood (answered 400) rather than a rule broken (422)."""
+        return REASON_INFO[self][0] == "malformed"
+
     @property
     def kind(self) -> ReasonKind:
         """``malformed`` (answered 400) or ``illegal`` (answered 422)."""

@@ -62,7 +62,9 @@ from engine.model import (
     ThrownIn,
     TrickWon,
 )
-from engine.options import RULES_VERSION, Options, OptionsError, validate_options
+from engine.options import RULES_VERSION, Options, OptionsError
+from engine.reasons import MALFORMED_REASONS as _MALFORMED_REASONS
+from engine.setup import validate_options
 
 RECORD_FORMAT: Literal["fivehundred-record/1"] = "fivehundred-record/1"
 
@@ -80,7 +82,7 @@ MAX_DECK_ORDERS = MAX_RECORD_HANDS
 _JSON = msgspec.json.Encoder()
 
 #: Engine reasons that mean a token was not understood rather than a rule was broken.
-MALFORMED_REASONS = frozenset({"UNKNOWN_CARD", "UNKNOWN_BID", "UNKNOWN_SUIT", "NO_SUCH_SEAT"})
+MALFORMED_REASONS = _MALFORMED_REASONS
 
 
 def _option_fields() -> list[tuple[str, Any]]:
@@ -543,50 +545,61 @@ def record_to_text(record: GameRecord) -> str:
                                                                            for h in record.hands):
         raise RecordTextError("the hands' move counts do not add up to the moves")
     for h in record.hands:
-        out += ["", f"Hand {h.hand_number}, dealer {h.dealer}"]
-        out += [f"Dealt {s}: {_cards(cards)}" for s, cards in enumerate(h.dealt)]
-        if h.dead_hand:
-            out.append(f"Dead hand: {_cards(h.dead_hand)}")
-        out.append(f"Kitty: {_cards(h.kitty)}")
-        moves = record.moves[pos:pos + h.move_count]
+        out += _hand_lines(h, record.moves[pos:pos + h.move_count])
         pos += h.move_count
-        plays = [m for m in moves if isinstance(m, Play)]
-        setup = [m for m in moves if not isinstance(m, Play)]
-        if moves[:len(setup)] != tuple(setup):
-            raise RecordTextError(f"hand {h.hand_number}: a play comes before a move of the setup")
-        line_kind, tokens = "", list[str]()
-        contract_written = False
-        for m in setup:
-            kind = _SETUP_LINES[type(m)]
-            if kind != line_kind and tokens:
-                out.append(f"{line_kind}: {', '.join(tokens)}")
-                tokens = []
-                if line_kind == "Auction" and not contract_written:
-                    out.append(f"Contract: {'none' if h.contract is None else _contract_line(h.contract)}")
-                    contract_written = True
-            line_kind = kind
-            tokens.append(_move_token(m))
-        if tokens:
-            out.append(f"{line_kind}: {', '.join(tokens)}")
-        if not contract_written:
-            out.append(f"Contract: {'none' if h.contract is None else _contract_line(h.contract)}")
-        i = 0
-        for n, t in enumerate(h.tricks, 1):
-            chunk = plays[i:i + len(t.cards)]
-            i += len(t.cards)
-            if [m.card for m in chunk] != list(t.cards) or not chunk or chunk[0].seat != t.leader or \
-                    chunk[0].nominate != t.nominate or any(m.nominate is not None for m in chunk[1:]):
-                raise RecordTextError(f"hand {h.hand_number}: trick {n} does not match the plays")
-            winner = "in progress" if t.winner is None else f"won by {t.winner}"
-            out.append(f"Trick {n}: {', '.join(_move_token(m) for m in chunk)}; {winner}")
-        if i != len(plays):
-            raise RecordTextError(f"hand {h.hand_number}: plays that belong to no trick")
-        if h.thrown_in is not None or h.outcome == "thrown_in":
-            out.append(f"Thrown in: {h.thrown_in or 'none'}")
-        if h.score is not None:
-            out.append(f"Score: {_score_line(h.score)}")
-        out.append(f"Outcome: {h.outcome}")
     return "\n".join(out) + "\n"
+
+
+def _hand_lines(h: HandRecord, moves: tuple[Move, ...]) -> list[str]:
+    """One hand's block of the plain-text form: the deal, the setup lines, the tricks and the outcome."""
+    out = ["", f"Hand {h.hand_number}, dealer {h.dealer}"]
+    out += [f"Dealt {s}: {_cards(cards)}" for s, cards in enumerate(h.dealt)]
+    if h.dead_hand:
+        out.append(f"Dead hand: {_cards(h.dead_hand)}")
+    out.append(f"Kitty: {_cards(h.kitty)}")
+    setup = [m for m in moves if not isinstance(m, Play)]
+    if moves[:len(setup)] != tuple(setup):
+        raise RecordTextError(f"hand {h.hand_number}: a play comes before a move of the setup")
+    line_kind, tokens = "", list[str]()
+    contract_written = False
+    for m in setup:
+        kind = _SETUP_LINES[type(m)]
+        if kind != line_kind and tokens:
+            out.append(f"{line_kind}: {', '.join(tokens)}")
+            tokens = []
+            if line_kind == "Auction" and not contract_written:
+                out.append(f"Contract: {'none' if h.contract is None else _contract_line(h.contract)}")
+                contract_written = True
+        line_kind = kind
+        tokens.append(_move_token(m))
+    if tokens:
+        out.append(f"{line_kind}: {', '.join(tokens)}")
+    if not contract_written:
+        out.append(f"Contract: {'none' if h.contract is None else _contract_line(h.contract)}")
+    out += _trick_lines(h, [m for m in moves if isinstance(m, Play)])
+    if h.thrown_in is not None or h.outcome == "thrown_in":
+        out.append(f"Thrown in: {h.thrown_in or 'none'}")
+    if h.score is not None:
+        out.append(f"Score: {_score_line(h.score)}")
+    out.append(f"Outcome: {h.outcome}")
+    return out
+
+
+def _trick_lines(h: HandRecord, plays: list[Play]) -> list[str]:
+    """The hand's ``Trick`` lines, checking that the plays split into the tricks the record lists."""
+    out: list[str] = []
+    i = 0
+    for n, t in enumerate(h.tricks, 1):
+        chunk = plays[i:i + len(t.cards)]
+        i += len(t.cards)
+        if [m.card for m in chunk] != list(t.cards) or not chunk or chunk[0].seat != t.leader or \
+                chunk[0].nominate != t.nominate or any(m.nominate is not None for m in chunk[1:]):
+            raise RecordTextError(f"hand {h.hand_number}: trick {n} does not match the plays")
+        winner = "in progress" if t.winner is None else f"won by {t.winner}"
+        out.append(f"Trick {n}: {', '.join(_move_token(m) for m in chunk)}; {winner}")
+    if i != len(plays):
+        raise RecordTextError(f"hand {h.hand_number}: plays that belong to no trick")
+    return out
 
 
 class _Lines:

@@ -74,7 +74,15 @@ def has_teams(opts: Options) -> bool:
 
 
 def misere_allowed(opts: Options) -> bool:
+    """Whether misère bids may be bid at all under these options (misère_enabled; six players only with
+    six_player_misere). Which misère bids, and when, is the ladder's and the auction's."""
     return opts.misere_enabled and (opts.players != 6 or opts.six_player_misere)
+
+
+def joker_low(opts: Options, bid: str | None) -> bool:
+    """Whether the free joker is the lowest card instead of the highest: a misère contract with
+    joker_low_in_misere (it then cannot be nominated before play, and its lead always names a suit)."""
+    return bid in MISERE_BIDS and opts.joker_low_in_misere
 
 
 @lru_cache(maxsize=64)
@@ -125,7 +133,7 @@ def score_table_rows(opts: Options) -> list[dict[str, object]]:
 
 def hand_strain(opts: Options, bid: str | None, nominations: tuple[tuple[str, str], ...]) -> Strain:
     """The one strain table (effective suits and powers) for the hand being played."""
-    low = bid in MISERE_BIDS and opts.joker_low_in_misere
+    low = joker_low(opts, bid)
     trump = trump_of(bid)
     low_trump = None
     if trump is not None and opts.players == 4 and opts.deck_4p == "43" and opts.fours_removed == "4S_4D":

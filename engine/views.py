@@ -14,8 +14,8 @@ from functools import lru_cache
 
 import msgspec
 
+from engine.contract import partners
 from engine.deal import kitty_size
-from engine.game import partners
 from engine.model import (
     Call,
     CallView,

@@ -23,6 +23,7 @@ from engine import (
     view,
 )
 from engine.reasons import Reason
+from engine.tokens import seat_rejection
 from service import examples
 from service.fastpath import ApplyFastPath
 from service.i18n import rejection_text, request_language
@@ -59,9 +60,9 @@ SNAPSHOT_READ_CODES = ("MALFORMED_REQUEST", "NO_SUCH_SEAT", *SNAPSHOT_CODES, "BO
 
 
 def _check_seat(seat: int | None, players: int) -> None:
-    if seat is not None and not 0 <= seat < players:
-        raise Problem(400, "NO_SUCH_SEAT", f"seat {seat} does not exist: seats are 0 to {players - 1}",
-                      message=("problem.NO_SUCH_SEAT.detail", {"seat": seat, "last_seat": players - 1}))
+    rejection = None if seat is None else seat_rejection(seat, players)
+    if rejection is not None:
+        raise Problem(400, "NO_SUCH_SEAT", rejection.detail, message=("problem.NO_SUCH_SEAT.detail", rejection.params))
 
 
 def _viewers(names: Sequence[ViewName] | None, players: int) -> list[int | None]:

@@ -15,26 +15,9 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from engine import (
-    SUITS,
-    Bid,
-    CallCard,
-    ChoosePartners,
-    Discard,
-    Event,
-    GameState,
-    IllegalMove,
-    Move,
-    NominateJoker,
-    Play,
-    Rejection,
-    apply_move,
-    check_move,
-    legal_moves,
-    pack_for,
-)
+from engine import Event, GameState, IllegalMove, Move, Rejection, apply_move, check_move, legal_moves
 from engine.reasons import MALFORMED_REASONS as MALFORMED_REASONS_ENUM
-from engine.rules import ALL_BIDS
+from engine.tokens import token_rejection
 from service.i18n.texts import rejection_key
 from service.problems import Problem
 
@@ -77,49 +60,10 @@ def rejection_message(rejection: Rejection) -> tuple[str, dict[str, Any]]:
     return rejection_key(rejection.reason, rejection.params), rejection.params
 
 
-def _card_problem(token: str, pack: tuple[str, ...]) -> Rejection | None:
-    if token in pack:
-        return None
-    return Rejection("UNKNOWN_CARD", f"{token!r} is not a card of this game's {len(pack)}-card pack",
-                     {"card": token})
-
-
 def syntax_rejection(state: GameState, move: Move) -> Rejection | None:
-    """A rejection if ``move`` names a seat, card, suit or bid this game does not have, else ``None``."""
-    players = state.options.players
-    if not 0 <= move.seat < players:
-        return Rejection("NO_SUCH_SEAT", f"seat {move.seat} does not exist: seats are 0 to {players - 1}",
-                         {"seat": move.seat, "last_seat": players - 1})
-    if isinstance(move, Play):
-        if move.nominate is not None and move.nominate not in SUITS:
-            return Rejection("UNKNOWN_SUIT", f"{move.nominate!r} is not a suit; suits are S, C, D, H",
-                             {"suit": move.nominate})
-        return _card_problem(move.card, pack_for(state.options))
-    if isinstance(move, Bid):
-        if move.bid not in ALL_BIDS:
-            return Rejection("UNKNOWN_BID", f"{move.bid!r} is not a bid; bids are 6S … 10NT, MISERE, "
-                             "OPEN_MISERE, BLIND_MISERE", {"bid": move.bid})
-        return None
-    if isinstance(move, Discard):
-        pack = pack_for(state.options)
-        for token in move.cards:
-            if (problem := _card_problem(token, pack)) is not None:
-                return problem
-        return None
-    if isinstance(move, NominateJoker):
-        if move.suit is not None and move.suit not in SUITS:
-            return Rejection("UNKNOWN_SUIT", f"{move.suit!r} is not a suit; suits are S, C, D, H",
-                             {"suit": move.suit})
-        return _card_problem(move.card, pack_for(state.options))
-    if isinstance(move, CallCard):
-        return _card_problem(move.card, pack_for(state.options))
-    if isinstance(move, ChoosePartners):
-        for p in move.partners:
-            if not 0 <= p < players:
-                return Rejection("NO_SUCH_SEAT",
-                                 f"partner seat {p} does not exist: seats are 0 to {players - 1}",
-                                 {"seat": p, "last_seat": players - 1})
-    return None
+    """A rejection if ``move`` names a seat, card, suit or bid this game does not have, else ``None``
+    (the engine's token layer, :func:`engine.tokens.token_rejection`)."""
+    return token_rejection(state.options, move)
 
 
 def rejection_of(state: GameState, move: Move) -> Rejection | None:

@@ -24,6 +24,7 @@ from msgspec import Meta
 from bots import LEVELS, MAX_BUDGET, BotError, Candidate, Level, decide
 from bots.expert import DEFAULT_BUDGET
 from engine import Move, Options, apply_move, legal_moves, new_game, view
+from engine.tokens import seat_rejection
 from service import examples
 from service.openapi import SNAPSHOT_CODES, problem_responses
 from service.problems import Problem
@@ -103,8 +104,8 @@ class SuggestController(Controller):
     def suggest(self, data: SuggestBody, sealer: NamedDependency[Sealer]) -> SuggestResponse:
         state = sealer.open(data.snapshot)
         players = state.options.players
-        if not 0 <= data.seat < players:
-            raise Problem(400, "NO_SUCH_SEAT", f"seat {data.seat} does not exist: seats are 0 to {players - 1}")
+        if (rejection := seat_rejection(data.seat, players)) is not None:
+            raise Problem(400, "NO_SUCH_SEAT", rejection.detail)
         if state.to_act != data.seat:
             who = "the game is over" if state.to_act is None else f"seat {state.to_act} is"
             raise Problem(422, "NOT_TO_ACT", f"seat {data.seat} is not to act; {who}")

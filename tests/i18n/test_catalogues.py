@@ -43,7 +43,7 @@ def _reason_codes() -> tuple[set[str], set[str]]:
     """Every refusal reason the engine and the service's syntax layer can give, and every text variant."""
     reasons: set[str] = set()
     cases: set[str] = set()
-    for path in (ROOT / "engine" / "game.py", ROOT / "service" / "moves.py"):
+    for path in (*sorted((ROOT / "engine").glob("*.py")), ROOT / "service" / "moves.py"):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Rejection" and node.args:
                 first = node.args[0]
@@ -55,7 +55,8 @@ def _reason_codes() -> tuple[set[str], set[str]]:
                     if isinstance(arg, ast.Dict):
                         for k, v in zip(arg.keys, arg.values, strict=True):
                             if isinstance(k, ast.Constant) and k.value == "case" and isinstance(v, ast.Constant):
-                                cases.add(f"{first.value if isinstance(first, ast.Constant) else ''}.{v.value}")
+                                code = first.value if isinstance(first, ast.Constant) else getattr(first, "attr", "")
+                                cases.add(f"{code}.{v.value}")
     try:  # the enumeration, when the engine has one
         from engine import reasons as reason_module  # type: ignore[attr-defined]
 

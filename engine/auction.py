@@ -1,0 +1,367 @@
+"""The auction: its legal calls, their checks and their application, to the contract or the throw-in.
+
+A seat to act may pass, bid (:func:`bid_rejection` says why a bid is refused), look at its hand (blind misère)
+or propose a no-ace-no-face redeal, which its partner answers (:func:`apply_redeal_answer`). The auction ends
+in a contract (:func:`end_auction` then hands over to :mod:`engine.contract`), a no-trump play-out or a
+throw-in and a new deal.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Final
+
+import msgspec
+
+from engine.cards import HONOURS, JOKERS, rank_of
+from engine.contract import next_setup_step, start_play
+from engine.model import (
+    AnswerRedeal,
+    AuctionReopened,
+    AuctionWon,
+    Bid,
+    BidMade,
+    Call,
+    Contract,
+    Event,
+    GameState,
+    LookAtHand,
+    LookedAtHand,
+    Move,
+    NoTrumpPlayOut,
+    Pass,
+    Passed,
+    ProposeRedeal,
+    RedealAnswered,
+    RedealProposed,
+    Rejection,
+    ThrownIn,
+)
+from engine.options import Options
+from engine.reasons import Reason
+from engine.rules import (
+    BLIND_MISERE,
+    MISERE,
+    MISERE_BIDS,
+    OPEN_MISERE,
+    bid_level,
+    bid_strain,
+    has_teams,
+    ladder,
+    misere_allowed,
+    side_of,
+    top_rung,
+)
+from engine.setup import deal_hand
+from engine.tokens import bid_rejection as unknown_bid
+
+replace: Final = msgspec.structs.replace
+
+
+# ------------------------------------------------------------------------------------------------ legal calls
+
+
+def _max_level(calls: tuple[Call, ...]) -> int:
+    best = 0
+    for c in calls:
+        if c.bid is not None:
+            best = max(best, bid_level(c.bid))
+    return best
+
+
+@lru_cache(maxsize=10_000)
+def _bid_move(seat: int, bid: str, sans_kitty: bool) -> Bid:
+    return Bid(seat=seat, bid=bid, sans_kitty=sans_kitty)
+
+
+@lru_cache(maxsize=64)
+def _pass_move(seat: int) -> Pass:
+    return Pass(seat=seat)
+
+
+@lru_cache(maxsize=50_000)
+def _legal_bid_list(opts: Options, high_bid: str | None, max_level: int, viewed: bool, barred: bool,
+                    early: bool) -> tuple[tuple[str, bool], ...]:
+    rungs = ladder(opts)
+    out: list[tuple[str, bool]] = []
+    for bid in sorted(rungs, key=lambda b: (rungs[b], b)):
+        if bid_rejection(opts, bid, False, high_bid, max_level, viewed, barred, early) is None:
+            out.append((bid, False))
+            if opts.sans_kitty_enabled and bid not in MISERE_BIDS:
+                out.append((bid, True))
+    return tuple(out)
+
+
+def bid_rejection(opts: Options, bid: str, sans: bool, high_bid: str | None, max_level: int, viewed: bool,
+                  barred: bool, early: bool) -> Rejection | None:
+    """Why ``bid`` may not be made in this auction situation (``None``: it may): the one rule for bids."""
+    rungs = ladder(opts)
+    if bid not in rungs:
+        return unknown_bid(bid) or _unavailable_bid(opts, bid)
+    if sans and not opts.sans_kitty_enabled:
+        return Rejection(Reason.SANS_KITTY_DISABLED, "sans-kitty bids are not enabled in this game")
+    if sans and bid in MISERE_BIDS:
+        return Rejection(Reason.SANS_KITTY_NOT_FOR_MISERE, "only suit and NT bids may be made sans kitty")
+    if high_bid is not None and rungs[bid] <= rungs[high_bid]:
+        return Rejection(Reason.BID_TOO_LOW, f"{bid} does not outrank the current bid {high_bid}",
+                         {"bid": bid, "high_bid": high_bid})
+    if bid in MISERE_BIDS:
+        return misere_rejection(opts, bid, max_level, viewed, barred)
+    if opts.inkle_mode == "signal_only" and bid_level(bid) == 6 and not early:
+        return Rejection(Reason.INKLE_TOO_LATE, "only the first two calls of the auction may be 6-level bids")
+    return None
+
+
+def _unavailable_bid(opts: Options, bid: str) -> Rejection:
+    """Why a bid of no rung of this rule set's ladder is refused."""
+    if bid in MISERE_BIDS:
+        if bid == BLIND_MISERE and opts.misere_enabled:
+            return Rejection(Reason.BLIND_MISERE_DISABLED, "blind misère is not enabled in this game")
+        if bid == OPEN_MISERE and misere_allowed(opts):
+            return Rejection(Reason.OPEN_MISERE_DISABLED, "open misère is not allowed in this game")
+        return Rejection(Reason.MISERE_DISABLED, "misère bids are not allowed in this game")
+    return Rejection(Reason.SIX_LEVEL_NOT_ALLOWED, "6-level bids are not allowed (inkle_mode=min_bid_seven)")
+
+
+def misere_rejection(opts: Options, bid: str, max_level: int, viewed: bool, barred: bool) -> Rejection | None:
+    """Whether a misère bid on this rule set's ladder, outranking the high bid, may be bid now: not blind after
+    looking, not by a side that proposed a redeal, and only after a 7 (an 8 for open misère) if the options say
+    so."""
+    if bid == BLIND_MISERE and viewed:
+        return Rejection(Reason.BLIND_MISERE_AFTER_LOOKING,
+                         "blind misère may be bid only before looking at the hand")
+    if barred:
+        return Rejection(Reason.MISERE_BARRED, "a side that proposed a no-ace-no-face redeal may not bid misère")
+    if bid == MISERE and opts.misere_requires_seven and max_level < 7:
+        return Rejection(Reason.MISERE_NEEDS_SEVEN_BID,
+                         "misère may be bid only after a bid at the 7 level or higher")
+    if bid == OPEN_MISERE and opts.open_misere_requires_eight and max_level < 8:
+        return Rejection(Reason.OPEN_MISERE_NEEDS_EIGHT_BID,
+                         "open misère may be bid only after a bid of 8 or more")
+    return None
+
+
+def _bid_context(state: GameState, seat: int) -> tuple[str | None, int, bool, bool, bool]:
+    high = state.high
+    return (high.bid if high else None, _max_level(state.calls), state.viewed[seat],
+            seat in state.misere_barred, len(state.calls) < 2)
+
+
+@lru_cache(maxsize=50_000)
+def _call_moves(opts: Options, seat: int, high_bid: str | None, max_level: int, viewed: bool, barred: bool,
+                early: bool) -> tuple[Move, ...]:
+    """Pass and every legal bid for one auction situation (memoised: auctions repeat these situations)."""
+    bids = _legal_bid_list(opts, high_bid, max_level, viewed, barred, early)
+    return (_pass_move(seat), *(_bid_move(seat, b, sk) for b, sk in bids))
+
+
+def legal_calls(state: GameState, seat: int) -> list[Move]:
+    """Every legal auction move of ``seat``, the seat to act: pass, the bids, looking and proposing a redeal."""
+    moves: list[Move] = list(_call_moves(state.options, seat, *_bid_context(state, seat)))
+    if not state.raising:
+        if not state.viewed[seat]:
+            moves.append(LookAtHand(seat=seat))
+        if may_propose_redeal(state, seat):
+            moves.append(ProposeRedeal(seat=seat))
+    return moves
+
+
+def legal_redeal_answers(state: GameState, seat: int) -> list[Move]:
+    """The proposer's partner accepts or refuses the redeal."""
+    return [AnswerRedeal(seat=seat, accept=True), AnswerRedeal(seat=seat, accept=False)]
+
+
+def may_propose_redeal(state: GameState, seat: int) -> bool:
+    """No-ace-no-face (RULES.md 3.1): before its first call, once per hand, a seat holding no A, K, Q, J or
+    joker may propose a redeal, in the games with partners."""
+    opts = state.options
+    return (opts.no_ace_no_face and has_teams(opts) and state.redeal_proposer is None
+            and not state.misere_barred and state.viewed[seat]
+            and all(c.seat != seat for c in state.calls)
+            and not any(c in JOKERS or rank_of(c) in HONOURS for c in state.hands[seat]))
+
+
+def first_partner(opts: Options, seat: int) -> int:
+    """The proposer's partner who answers a redeal proposal: the next team-mate clockwise."""
+    side = side_of(opts)
+    n = opts.players
+    return next(s for s in ((seat + i) % n for i in range(1, n)) if side[s] == side[seat])
+
+
+def check_call(state: GameState, move: Move) -> Rejection | None:
+    """Why an auction move (or a redeal answer) of the seat to act is refused, else ``None``."""
+    seat = move.seat
+    if isinstance(move, Bid):
+        if state.raising and state.high is not None and move.bid == state.high.bid:
+            return Rejection(Reason.BID_TOO_LOW, "a raise must outrank your own bid",
+                             {"bid": move.bid, "high_bid": state.high.bid})
+        rejection = unknown_bid(move.bid)
+        if rejection is not None:
+            return rejection
+        return bid_rejection(state.options, move.bid, bool(move.sans_kitty), *_bid_context(state, seat))
+    if isinstance(move, LookAtHand):
+        if state.raising or state.viewed[seat]:
+            return Rejection(Reason.ALREADY_LOOKED, "this seat has already looked at its hand")
+        return None
+    if isinstance(move, ProposeRedeal):
+        if state.raising or not may_propose_redeal(state, seat):
+            return Rejection(Reason.REDEAL_NOT_ALLOWED, "a redeal may be proposed only before a seat's first "
+                             "call, once per hand, by a seat holding no A, K, Q, J or joker, with no_ace_no_face on")
+        return None
+    return None  # Pass, AnswerRedeal
+
+
+# ------------------------------------------------------------------------------------------------ application
+
+
+def apply_call(state: GameState, move: Move, events: list[Event]) -> GameState:
+    """Apply a checked auction move: the next seat to call, or the end of the auction."""
+    seat = move.seat
+    if isinstance(move, LookAtHand):
+        events.append(LookedAtHand(seat=seat, cards=state.hands[seat]))
+        return replace(state, viewed=state.viewed[:seat] + (True,) + state.viewed[seat + 1:])
+    if isinstance(move, ProposeRedeal):
+        events.append(RedealProposed(seat=seat))
+        return replace(state, phase="redeal_answer", redeal_proposer=seat,
+                       to_act=first_partner(state.options, seat))
+    if isinstance(move, Bid):
+        return _apply_bid(state, move, events)
+    events.append(Passed(seat=seat))
+    call = Call(seat, None)
+    if state.raising:  # the high bidder stands on its bid
+        return end_auction(replace(state, calls=state.calls + (call,), raising=False), events)
+    passed = list(state.passed)
+    passed[seat] = True
+    st = replace(state, calls=state.calls + (call,), passed=tuple(passed), raising=False)
+    return _next_caller(st, seat, events)
+
+
+def _apply_bid(state: GameState, move: Bid, events: list[Event]) -> GameState:
+    opts = state.options
+    seat = move.seat
+    calls = state.calls
+    viewed = state.viewed
+    high = state.high
+    call = Call(seat, move.bid, move.sans_kitty)
+    events.append(BidMade(seat=seat, bid=move.bid, sans_kitty=move.sans_kitty))
+    if move.bid != BLIND_MISERE and not viewed[seat]:
+        viewed = viewed[:seat] + (True,) + viewed[seat + 1:]
+        events.append(LookedAtHand(seat=seat, cards=state.hands[seat]))
+    reopen = False
+    if opts.pass_is_final == "reopen_on_suit_change":
+        previous = next((c for c in reversed(calls) if c.seat == seat and c.bid is not None), None)
+        reopen = (previous is not None and previous.bid is not None
+                  and bid_strain(previous.bid) != bid_strain(move.bid))
+    if state.raising:
+        same = high is not None and high.bid is not None and bid_strain(high.bid) == bid_strain(move.bid)
+        reopen = not same and opts.raise_strain_change_reopens
+        if not reopen:
+            return end_auction(replace(state, calls=calls + (call,), high=call, viewed=viewed, raising=False),
+                               events)
+    passed = state.passed
+    if reopen:
+        passed = (False,) * opts.players
+        events.append(AuctionReopened(seat=seat))
+    if ladder(opts)[move.bid] == top_rung(opts):  # the top bid ends the auction (the passes stay as they were)
+        return end_auction(replace(state, calls=calls + (call,), high=call, viewed=viewed, raising=False), events)
+    st = replace(state, calls=calls + (call,), passed=passed, high=call, viewed=viewed, raising=False)
+    return _next_caller(st, seat, events)
+
+
+def _next_caller(st: GameState, seat: int, events: list[Event]) -> GameState:
+    """After ``seat``'s call: who calls next, or the end of the auction."""
+    opts = st.options
+    n = opts.players
+    calls, high, passed = st.calls, st.high, st.passed
+    if opts.bidding_style == "american_single_round":
+        if len(calls) >= n:
+            return end_auction(st, events)
+        return replace(st, to_act=(seat + 1) % n)
+    if opts.pass_is_final == "never":
+        trailing = 0
+        for c in reversed(calls):
+            if c.bid is not None:
+                break
+            trailing += 1
+        if (high is None and trailing >= n) or (high is not None and trailing >= n - 1):
+            return _maybe_raise(st, events)
+        return replace(st, to_act=(seat + 1) % n)
+    if high is None:
+        if all(passed):
+            return end_auction(st, events)
+    elif passed.count(False) == 1 and not passed[high.seat]:  # everyone but the high bidder has passed
+        return _maybe_raise(st, events)
+    nxt = seat
+    for _ in range(n):
+        nxt = nxt + 1 if nxt + 1 < n else 0
+        if not passed[nxt]:
+            return replace(st, to_act=nxt)
+    raise AssertionError("an auction in progress with nobody left to call")  # unreachable: see above
+
+
+def _maybe_raise(st: GameState, events: list[Event]) -> GameState:
+    if st.high is not None and st.options.final_bidder_may_raise:
+        return replace(st, raising=True, to_act=st.high.seat)
+    return end_auction(st, events)
+
+
+def apply_redeal_answer(state: GameState, move: AnswerRedeal, events: list[Event]) -> GameState:
+    """The partner's answer: a redeal by the same dealer, or the auction goes on with the side barred from misère."""
+    events.append(RedealAnswered(seat=move.seat, accept=move.accept))
+    proposer = state.redeal_proposer
+    assert proposer is not None
+    if move.accept:
+        events.append(ThrownIn(reason="no_ace_no_face", next_dealer=state.dealer))
+        return deal_hand(state, state.dealer, events)
+    side = side_of(state.options)
+    barred = tuple(s for s in range(state.options.players) if side[s] == side[proposer])
+    return replace(state, phase="auction", to_act=proposer, misere_barred=barred)
+
+
+def end_auction(st: GameState, events: list[Event]) -> GameState:
+    """The auction is over: the contract (then :func:`engine.contract.next_setup_step`), the no-trump play-out
+    of an all-pass, or a throw-in and the next deal."""
+    opts = st.options
+    n = opts.players
+    high = st.high
+    if high is None or high.bid is None:
+        policy = opts.three_player_all_pass if n == 3 else opts.all_pass
+        if policy == "play_no_trumps":
+            leader = (st.dealer + 1) % n
+            st = everyone_looks(st, events)
+            events.append(NoTrumpPlayOut(leader=leader))
+            return start_play(replace(st, contract=None), leader, events)
+        next_dealer = st.dealer if policy == "redeal_same_dealer" else (st.dealer + 1) % n
+        events.append(ThrownIn(reason="all_passed", next_dealer=next_dealer))
+        return deal_hand(st, next_dealer, events)
+    if opts.inkle_mode == "signal_only" and bid_level(high.bid) == 6:
+        events.append(ThrownIn(reason="inkle", next_dealer=st.dealer))
+        return deal_hand(st, st.dealer, events)
+    st = everyone_looks(st, events)
+    contractor = high.seat
+    sitting_out: tuple[int, ...] = ()
+    if high.bid in MISERE_BIDS and has_teams(opts):
+        side = side_of(opts)
+        sitting_out = tuple(s for s in range(n) if s != contractor and side[s] == side[contractor])
+    alone = opts.players == 5 and (high.bid in MISERE_BIDS or opts.five_player_partner_method == "alone_only")
+    contract = Contract(bid=high.bid, contractor=contractor, sans_kitty=high.sans_kitty, sitting_out=sitting_out,
+                        alone=alone, partner_settled=opts.players != 5 or alone)
+    events.append(AuctionWon(contractor=contractor, bid=high.bid, sans_kitty=high.sans_kitty,
+                             sitting_out=sitting_out))
+    return next_setup_step(replace(st, contract=contract), events)
+
+
+def everyone_looks(st: GameState, events: list[Event]) -> GameState:
+    """Blind misère: the hand goes on, so every seat that has not looked picks up its cards (each sees its own).
+
+    A hand thrown in is gathered unseen: a seat that passed without looking never learns those cards."""
+    if all(st.viewed):
+        return st
+    for s in range(st.options.players):
+        if not st.viewed[s]:
+            events.append(LookedAtHand(seat=s, cards=st.hands[s]))
+    return replace(st, viewed=(True,) * st.options.players)
+
+
+__all__ = ["apply_call", "apply_redeal_answer", "bid_rejection", "check_call", "end_auction", "everyone_looks",
+           "first_partner", "legal_calls", "legal_redeal_answers", "may_propose_redeal", "misere_rejection"]

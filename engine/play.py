@@ -1,0 +1,244 @@
+"""The play of the cards: the legal plays, their checks and their application, trick by trick.
+
+The rules of a trick (the led suit, the free joker, the misère-forced joker, the winner) are
+:mod:`engine.tricks`'s; this module applies them to the seat to act: :func:`follow_cards` (what a follower may
+play), :func:`joker_lead_suits` (what a free joker may be led as), :func:`check_play` and :func:`apply_play`.
+The hand ends after the tenth trick, or as soon as a misère contractor wins a trick (then
+:func:`engine.scoring.finish_hand`).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import msgspec
+
+from engine.cards import ALL_CARDS, JOKERS, SUITS, Strain
+from engine.deal import pack_for
+from engine.model import (
+    CardPlayed,
+    Event,
+    GameState,
+    HandExposed,
+    Move,
+    PartnerRevealed,
+    Play,
+    Rejection,
+    Trick,
+    TrickWon,
+)
+from engine.reasons import Reason
+from engine.rules import MISERE_BIDS, OPEN_MISERE
+from engine.scoring import TRICKS_PER_HAND, finish_hand
+from engine.tokens import card_rejection, suit_rejection
+from engine.tricks import (
+    free_joker,
+    high_free_joker,
+    joker_forced,
+    led_suit,
+    strain_of,
+    suits_led_before,
+    trick_led_suit,
+    trick_seat,
+    trick_winner_index,
+)
+
+replace: Final = msgspec.structs.replace
+
+#: Play moves are immutable, so each (seat, card, nomination) is built once and shared (a pure memo).
+_PLAYS: Final[dict[tuple[int, str, str | None], Play]] = {}
+#: The plays without a nomination, per seat then card, built once: the legal-move lists of the play share them.
+_SEAT_PLAYS: Final = tuple({c: Play(seat=s, card=c) for c in sorted(ALL_CARDS)} for s in range(6))
+
+
+def _play_move(seat: int, card: str, nominate: str | None) -> Play:
+    key = (seat, card, nominate)
+    move = _PLAYS.get(key)
+    if move is None:
+        if len(_PLAYS) > 50_000:
+            _PLAYS.clear()
+        move = _PLAYS[key] = Play(seat=seat, card=card, nominate=nominate)
+    return move
+
+
+# ------------------------------------------------------------------------------------------------ legal plays
+
+
+def legal_plays(state: GameState, seat: int) -> list[Move]:
+    """Every legal play of ``seat``, the seat to act: any card to lead (a free joker as each suit it may be led
+    as), else the cards :func:`follow_cards` allows."""
+    hand = state.hands[seat]
+    table = strain_of(state)
+    plays = _SEAT_PLAYS[seat]
+    trick = state.trick
+    if trick is not None:
+        return [plays[c] for c in follow_cards(state, hand, trick_led_suit(trick, table), table)]
+    suit_of = table.suit
+    out: list[Move] = []
+    for c in hand:
+        if suit_of[c] is None:
+            out.extend(_play_move(seat, c, x) for x in joker_lead_suits(state, seat, hand, table.power[c] < 0))
+        else:
+            out.append(plays[c])
+    return out
+
+
+def follow_cards(state: GameState, hand: tuple[str, ...], led: str | None, table: Strain) -> list[str]:
+    """The cards of ``hand`` that may follow to a trick led in ``led`` (RULES.md 1.10.2, 3.3): the led suit if
+    held (and the high free joker too on the suit's first round, with ``joker_follow_first_round``); void, any
+    card, except that in misère with ``joker_forced_in_misere`` the high free joker must be played."""
+    suit_of = table.suit
+    same = [c for c in hand if suit_of[c] == led]
+    if same:
+        if state.options.joker_follow_first_round and led not in suits_led_before(state, table):
+            same += [c for c in hand if high_free_joker(c, table)]
+        return same
+    if joker_forced(state.options, state.contract):
+        forced = [c for c in hand if high_free_joker(c, table)]
+        if forced:
+            return forced
+    return list(hand)
+
+
+def joker_lead_suits(state: GameState, seat: int, hand: tuple[str, ...], low: bool) -> tuple[str | None, ...]:
+    """Suits a free joker may be led as (``(None,)``: the last trick, no suit needed; empty: it may not be led
+    now). ``low``: the low joker of ``joker_low_in_misere``, whose lead always names a suit."""
+    opts = state.options
+    if len(hand) == 1 and not low:
+        return (None,)
+    if opts.joker_lead_timing == "last_trick_only" and len(hand) > 1:
+        return ()
+    rule = opts.joker_lead_restriction
+    if rule == "unled_suit":
+        allowed = tuple(s for s in SUITS if s not in state.suits_led)
+    elif rule == "not_shown_void":
+        allowed = tuple(s for s in SUITS if s not in state.shown_void[seat])
+    else:
+        allowed = SUITS
+    if not allowed and (len(hand) == 1 or all(x in JOKERS for x in hand)):
+        # Only jokers left (a two-joker pack, or the low joker on the last trick): any suit rather than deadlock.
+        allowed = SUITS
+    return allowed
+
+
+# ------------------------------------------------------------------------------------------------ checks
+
+
+def check_play(state: GameState, move: Play, table: Strain | None = None) -> Rejection | None:
+    """Why a play of the seat to act is refused, else ``None``."""
+    seat, card = move.seat, move.card
+    hand = state.hands[seat]
+    if card not in hand:
+        return card_rejection(card, pack_for(state.options)) or Rejection(
+            Reason.CARD_NOT_IN_HAND, f"seat {seat} does not hold {card}", {"seat": seat, "card": card})
+    nominate = move.nominate
+    if nominate is not None and (rejection := suit_rejection(nominate)) is not None:
+        return rejection
+    if table is None:
+        table = strain_of(state)
+    trick = state.trick
+    if trick is None:
+        return _check_lead(state, seat, hand, card, nominate, table)
+    if nominate is not None:
+        return Rejection(Reason.NOMINATION_NOT_ALLOWED, "only a lead of the un-nominated joker names a suit")
+    led = trick_led_suit(trick, table)
+    if table.suit[card] == led:
+        return None  # a card of the led suit may always follow
+    legal = follow_cards(state, hand, led, table)
+    if card in legal:
+        return None
+    joker = free_joker(card, table)
+    if len(legal) < len(hand) and all(free_joker(c, table) for c in legal) and not joker:
+        return Rejection(Reason.JOKER_MUST_BE_PLAYED, "in misère a player void in the led suit must play the joker")
+    if joker:
+        return Rejection(Reason.JOKER_ONLY_WHEN_VOID, "the un-nominated joker may be played only when void in the "
+                         "led suit")
+    return Rejection(Reason.MUST_FOLLOW_SUIT, f"seat {seat} must follow {led}: play one of {legal}",
+                     {"seat": seat, "suit": led, "cards": legal})
+
+
+def _check_lead(state: GameState, seat: int, hand: tuple[str, ...], card: str, nominate: str | None,
+                table: Strain) -> Rejection | None:
+    """Any card may be led; only a free joker's lead names a suit, one of :func:`joker_lead_suits`."""
+    if not free_joker(card, table):
+        if nominate is None:
+            return None
+        return Rejection(Reason.NOMINATION_NOT_ALLOWED, "only a lead of the un-nominated joker names a suit")
+    allowed = joker_lead_suits(state, seat, hand, table.power[card] < 0)
+    if nominate in allowed:
+        return None
+    if allowed == (None,):
+        return Rejection(Reason.NOMINATION_NOT_ALLOWED, "the joker led to the last trick needs no suit",
+                         {"case": "last_trick"})
+    if not allowed:
+        if state.options.joker_lead_timing == "last_trick_only":
+            return Rejection(Reason.JOKER_LEAD_LAST_TRICK_ONLY, "the joker may be led only to the last trick")
+        return Rejection(Reason.JOKER_LEAD_NOT_ALLOWED, "every suit has been led: the joker may be led only to "
+                         "the last trick")
+    if nominate is None:
+        return Rejection(Reason.JOKER_LEAD_NEEDS_SUIT, f"leading the joker needs a suit: one of {list(allowed)}",
+                         {"suits": list(allowed)})
+    if state.options.joker_lead_restriction == "not_shown_void":
+        return Rejection(Reason.JOKER_SUIT_SHOWN_VOID, f"seat {seat} has shown void in {nominate}",
+                         {"seat": seat, "suit": nominate})
+    return Rejection(Reason.JOKER_SUIT_ALREADY_LED, f"{nominate} has already been led this hand; "
+                     f"nominate one of {list(allowed)}", {"suit": nominate, "suits": list(allowed)})
+
+
+# ------------------------------------------------------------------------------------------------ application
+
+
+def apply_play(state: GameState, move: Play, events: list[Event], table: Strain) -> GameState:
+    """Apply a checked play: the next seat to play, or the completed trick (and perhaps the end of the hand)."""
+    seat, card = move.seat, move.card
+    hand = state.hands[seat]
+    i = hand.index(card)
+    hands_list = list(state.hands)
+    hands_list[seat] = hand[:i] + hand[i + 1:]
+    hands = tuple(hands_list)
+    events.append(CardPlayed(seat=seat, card=card, nominate=move.nominate))
+    trick = state.trick
+    suits_led = state.suits_led
+    shown_void = state.shown_void
+    cards: tuple[str, ...]
+    if trick is None:
+        leader, cards, nominate = seat, (card,), move.nominate
+        lead_suit = led_suit(cards, nominate, table)
+        if lead_suit and lead_suit not in suits_led:
+            suits_led += lead_suit
+    else:
+        leader, cards, nominate = trick.leader, trick.cards + (card,), trick.nominate
+        led = led_suit(cards, nominate, table)
+        if led is not None and table.suit[card] != led and led not in shown_void[seat]:
+            shown_void = shown_void[:seat] + (shown_void[seat] + led,) + shown_void[seat + 1:]
+    c = state.contract
+    if c is not None and c.called_card == card and seat != c.contractor:
+        events.append(PartnerRevealed(seat=seat, card=card))
+    active = state.active
+    if len(cards) < len(active):
+        nxt = active[(active.index(seat) + 1) % len(active)]
+        return replace(state, hands=hands, trick=Trick(leader, cards, nominate), to_act=nxt, suits_led=suits_led,
+                       shown_void=shown_void)
+    st = replace(state, hands=hands, suits_led=suits_led, shown_void=shown_void)
+    return _complete_trick(st, Trick(leader, cards, nominate), events, table)
+
+
+def _complete_trick(st: GameState, trick: Trick, events: list[Event], table: Strain) -> GameState:
+    """The last card of a trick is played: its winner leads next, or the hand is over."""
+    winner = trick_seat(st, trick, trick_winner_index(trick.cards, trick.nominate, table))
+    trick = Trick(trick.leader, trick.cards, trick.nominate, winner)
+    tricks = st.tricks + (trick,)
+    won = st.tricks_won
+    won = won[:winner] + (won[winner] + 1,) + won[winner + 1:]
+    events.append(TrickWon(seat=winner, trick_number=len(tricks), cards=trick.cards))
+    st = replace(st, tricks=tricks, trick=None, tricks_won=won, to_act=winner)
+    c = st.contract
+    if c is not None and c.bid == OPEN_MISERE and len(tricks) == 1 and \
+            st.options.open_misere_expose == "after_first_trick" and winner != c.contractor:
+        events.append(HandExposed(seat=c.contractor, cards=st.hands[c.contractor]))
+    if (c is not None and c.bid in MISERE_BIDS and winner == c.contractor) or len(tricks) == TRICKS_PER_HAND:
+        return finish_hand(st, events)
+    return st
+
+
+__all__ = ["apply_play", "check_play", "follow_cards", "joker_lead_suits", "legal_plays"]

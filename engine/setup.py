@@ -1,0 +1,154 @@
+"""Setting up: resolving and validating a rule set, starting a game, and dealing each hand.
+
+:func:`resolve_options` expands a preset and overrides into a checked :class:`engine.options.Options`;
+:func:`new_game` checks the seed, the deck orders and the first dealer and deals the first hand;
+:func:`deal_hand` deals every later hand (after a throw-in, a redeal or a scored hand). The shuffle and the
+packet deal themselves are :mod:`engine.deal`'s.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import msgspec
+
+from engine.deal import SeedStream, cut_for_dealer, deal, kitty_packets, pack_for, pack_index, shuffled
+from engine.model import CardsReceived, CutDraw, DealerCut, Event, GameState, HandDealt
+from engine.options import PRESETS, RULES_VERSION, Options, OptionsError, option_catalogue
+from engine.rules import sides
+
+
+class GameSetupError(ValueError):
+    """Creating a game failed: bad seed, deck orders or first dealer; ``code`` names which."""
+
+    def __init__(self, code: str, detail: str) -> None:
+        super().__init__(detail)
+        self.code = code
+
+
+def resolve_options(players: int = 4, preset: str | None = None,
+                    overrides: dict[str, Any] | None = None) -> Options:
+    """Expand a preset, apply overrides, and validate the result.
+
+    >>> resolve_options(4, "american").bidding_style
+    'american_single_round'
+    >>> resolve_options(4, None, {"misere_rank": "nowhere"})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    engine.options.OptionsError: Invalid enum value 'nowhere' - at `$.misere_rank` (allowed: above_7NT_below_8S, ...)
+    """
+    merged: dict[str, Any] = {}
+    if preset is not None:
+        if preset not in PRESETS:
+            raise OptionsError(f"unknown preset {preset!r}; known: {', '.join(PRESETS)}")
+        merged.update(PRESETS[preset])
+    merged.update(overrides or {})
+    if "players" in merged and merged["players"] != players:
+        raise OptionsError(f"options.players={merged['players']!r} contradicts players={players!r}")
+    merged["players"] = players
+    try:
+        opts = msgspec.convert(merged, Options)
+    except msgspec.ValidationError as exc:
+        message = str(exc)
+        name = message.rsplit("$.", 1)[-1].rstrip("`") if "$." in message else None
+        allowed = next((o.get("allowed") for o in option_catalogue() if o["name"] == name), None)
+        if name and allowed:
+            message += f" (allowed: {', '.join(map(str, allowed))})"
+        elif "$." not in message and "Object contains unknown field" in message:
+            message += f"; known options: {', '.join(Options.__struct_fields__)}"
+        raise OptionsError(message) from None
+    validate_options(opts)
+    return opts
+
+
+def validate_options(opts: Options) -> None:
+    """Raise :class:`OptionsError` for option values that are well-typed but cannot be played."""
+    if opts.target <= 0 or opts.target > 100_000 or opts.target % 10:
+        raise OptionsError("target must be a positive multiple of 10 up to 100000")
+    if opts.lose_at >= 0 or opts.lose_at < -100_000 or opts.lose_at % 10:
+        raise OptionsError("lose_at must be a negative multiple of 10 down to -100000")
+    kitty_packets(opts)  # raises OptionsError for a pattern that does not fit the pack
+
+
+def new_game(options: Options, *, seed: int, deck_orders: Sequence[Sequence[str]] = (),
+             first_dealer: int | None = None) -> tuple[GameState, list[Event]]:
+    """Start a game and deal its first hand.
+
+    ``seed`` (0 ≤ seed < 2**64) derives every deal not given in ``deck_orders`` (each a permutation of the pack,
+    ``deck[0]`` dealt first) and a random first dealer.
+
+    >>> from engine.options import Options
+    >>> state, events = new_game(Options(), seed=1, first_dealer=3)
+    >>> state.phase, state.to_act, len(state.hands[0]), len(state.kitty)
+    ('auction', 0, 10, 3)
+    """
+    validate_options(options)
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**64:
+        raise GameSetupError("INVALID_SEED", "seed must be an integer from 0 to 2**64-1")
+    decks = _checked_decks(options, deck_orders)
+    events: list[Event] = []
+    n = options.players
+    if first_dealer is not None:
+        if not isinstance(first_dealer, int) or not 0 <= first_dealer < n:
+            raise GameSetupError("INVALID_FIRST_DEALER", f"first_dealer must be a seat from 0 to {n - 1}")
+        dealer = first_dealer
+    elif options.first_dealer == "cut_low":
+        draws, dealer = cut_for_dealer(options, seed)
+        events.append(DealerCut(draws=tuple(CutDraw(seat=s, card=c) for s, c in draws), dealer=dealer))
+    else:
+        dealer = SeedStream(seed, "dealer").below(n)
+    blank = GameState(rules_version=RULES_VERSION, options=options, seed=seed, deck_orders=decks,
+                      hand_number=-1, dealer=dealer, phase="auction", to_act=None,
+                      scores=(0,) * len(sides(options)), hands=((),) * n, kitty=(), viewed=(True,) * n,
+                      passed=(False,) * n)
+    state = deal_hand(blank, dealer, events)
+    return state, events
+
+
+def _checked_decks(options: Options, deck_orders: Sequence[Sequence[str]]) -> tuple[tuple[str, ...], ...]:
+    """The explicit deck orders, each checked to be a permutation of the pack."""
+    pack = pack_for(options)
+    decks: list[tuple[str, ...]] = []
+    for i, d in enumerate(deck_orders):
+        deck = tuple(d)
+        if sorted(deck) != sorted(pack):
+            missing = sorted(set(pack) - set(deck))
+            extra = sorted(set(deck) - set(pack))
+            dupes = sorted({c for c in deck if deck.count(c) > 1})
+            raise GameSetupError("INVALID_DECK_ORDER",
+                                 f"deck_orders[{i}] is not a permutation of the {len(pack)}-card pack "
+                                 f"(missing {missing[:5]}, not in pack {extra[:5]}, repeated {dupes[:5]})")
+        decks.append(deck)
+    return tuple(decks)
+
+
+def deal_hand(st: GameState, dealer: int, events: list[Event]) -> GameState:
+    """Deal the next hand (hand_number + 1) by ``dealer`` and open its auction."""
+    opts = st.options
+    hand_number = st.hand_number + 1
+    deck_orders, dealt_decks = st.deck_orders, st.dealt_decks
+    if deck_orders:
+        deck, deck_orders = deck_orders[0], deck_orders[1:]
+        dealt_decks = (*dealt_decks, deck)  # kept, so that a host's record can list each hand's deck
+    else:
+        deck = shuffled(pack_for(opts), st.seed, f"deal/{hand_number}")
+    hands, dead, kitty = deal(opts, deck, dealer)
+    index = pack_index(opts)
+    n = opts.players
+    viewed = not opts.blind_misere_enabled
+    events.append(HandDealt(hand_number=hand_number, dealer=dealer))
+    sorted_hands = tuple(tuple(sorted(h, key=index.__getitem__)) for h in hands)
+    for s in range(n):
+        events.append(CardsReceived(seat=s, cards=sorted_hands[s] if viewed else None))
+    first = (dealer + 1) % n
+    return GameState(
+        rules_version=st.rules_version, options=opts, seed=st.seed, deck_orders=deck_orders,
+        dealt_decks=dealt_decks, hand_number=hand_number, dealer=dealer, phase="auction", to_act=first,
+        scores=st.scores,
+        hands=sorted_hands, dead_hand=tuple(sorted(dead, key=index.__getitem__)),
+        kitty=tuple(kitty), viewed=(viewed,) * n, passed=(False,) * n, last_hand=st.last_hand,
+    )
+
+
+__all__ = ["GameSetupError", "deal_hand", "new_game", "resolve_options", "validate_options"]

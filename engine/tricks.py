@@ -1,0 +1,112 @@
+"""The rules of a trick that every phase, the views and the bots share, each written once.
+
+Every suit or rank question is answered by the hand's :class:`engine.cards.Strain` table; this module holds the
+rules built on it: the led suit of a trick, the free (un-nominated) joker, the misère-forced joker, the trick's
+winner and whose card is whose.
+
+>>> from engine.cards import strain_table
+>>> t = strain_table(("AS", "KS", "AH", "JK"), None, None)
+>>> led_suit(("JK", "AS"), "H", t), free_joker("JK", t), high_free_joker("JK", t)
+('H', True, True)
+>>> trick_winner_index(("KS", "AH", "AS"), None, t)
+2
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+
+from engine.cards import Strain
+from engine.model import Contract, GameState, Trick
+from engine.options import Options
+from engine.rules import MISERE_BIDS, hand_strain
+
+
+def led_suit(cards: Sequence[str], nominate: str | None, table: Strain) -> str | None:
+    """The suit a trick was led in: the first card's effective suit, or the suit named by the leader of a free
+    joker (``None`` only for a free joker led to the last trick without a suit)."""
+    return table.suit[cards[0]] or nominate
+
+
+def trick_led_suit(trick: Trick, table: Strain) -> str | None:
+    """:func:`led_suit` of a trick of the state."""
+    return table.suit[trick.cards[0]] or trick.nominate
+
+
+def free_joker(card: str, table: Strain) -> bool:
+    """Whether ``card`` is a joker without a suit: un-nominated in a no-trump or misère contract (high or low)."""
+    return table.suit[card] is None
+
+
+def high_free_joker(card: str, table: Strain) -> bool:
+    """Whether ``card`` is a free joker that ranks above every card (not the low joker of ``joker_low_in_misere``)."""
+    return table.suit[card] is None and table.power[card] > 0
+
+
+def low_free_joker(card: str, table: Strain) -> bool:
+    """Whether ``card`` is the free joker that ranks below every card (``joker_low_in_misere``)."""
+    return table.suit[card] is None and table.power[card] < 0
+
+
+def joker_forced(opts: Options, contract: Contract | None) -> bool:
+    """Whether a seat void in the led suit must play its high free joker: misère with ``joker_forced_in_misere``."""
+    return contract is not None and contract.bid in MISERE_BIDS and opts.joker_forced_in_misere
+
+
+def trick_winner_index(cards: Sequence[str], nominate: str | None, table: Strain) -> int:
+    """Index of the card winning the (possibly partial) trick ``cards`` (RULES.md 1.10.3): the highest trump,
+    else the highest card of the led suit; a high free joker beats both; a low free joker led loses to any card
+    of the suit it was led as."""
+    suit_of, power = table.suit, table.power
+    led = suit_of[cards[0]] or nominate
+    trump = table.trump
+    best_i, best_p = 0, -1000
+    for i, c in enumerate(cards):
+        s = suit_of[c]
+        if i == 0 or s == led or (trump is not None and s == trump) or (s is None and power[c] > 0):
+            p = power[c]
+            if p > best_p:
+                best_i, best_p = i, p
+    return best_i
+
+
+def trick_seat(state: GameState, trick: Trick, i: int) -> int:
+    """The seat that played card ``i`` of ``trick`` (seats sitting the hand out are skipped)."""
+    active = state.active
+    return active[(active.index(trick.leader) + i) % len(active)]
+
+
+def suits_led_before(state: GameState, table: Strain) -> set[str | None]:
+    """Suits led to the completed tricks of this hand (not counting the trick in progress)."""
+    return {trick_led_suit(t, table) for t in state.tricks}
+
+
+_STRAINS: Final[dict[tuple[Options, str | None, tuple[tuple[str, str], ...]], Strain]] = {}
+#: The last table answered and the (options, contract, nominations) objects it was for: a hand's states share
+#: those objects, so consecutive calls for one game skip building and hashing the key.
+_LAST_STRAIN: Final[list[tuple[Options, Contract | None, tuple[tuple[str, str], ...], Strain]]] = []
+
+
+def strain_of(state: GameState) -> Strain:
+    """The strain table of the hand being played, memoised (Options caches its hash, so the lookup is cheap)."""
+    opts, c, nominations = state.options, state.contract, state.nominations
+    if _LAST_STRAIN:
+        last = _LAST_STRAIN[0]
+        if last[0] is opts and last[1] is c and last[2] is nominations:
+            return last[3]
+    key = (opts, c.bid if c else None, nominations)
+    table = _STRAINS.get(key)
+    if table is None:
+        if len(_STRAINS) > 4096:
+            _STRAINS.clear()
+        table = _STRAINS[key] = hand_strain(*key)
+    if _LAST_STRAIN:
+        _LAST_STRAIN[0] = (opts, c, nominations, table)
+    else:
+        _LAST_STRAIN.append((opts, c, nominations, table))
+    return table
+
+
+__all__ = ["free_joker", "high_free_joker", "joker_forced", "led_suit", "low_free_joker", "strain_of",
+           "suits_led_before", "trick_led_suit", "trick_seat", "trick_winner_index"]
