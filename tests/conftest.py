@@ -1,5 +1,6 @@
-"""Fixtures of every test package: throwaway ``redis-server`` processes (never the shared Redis on 6379), and
-the ``slow`` marker (``pytest -m "not slow"`` is the quick loop; CI runs everything)."""
+"""Fixtures shared by the test packages: throwaway ``redis-server`` processes and a throwaway Redis Cluster
+(started once, when a test first asks; never the shared Redis on 6379). The ``slow`` marker is registered in
+pyproject.toml: ``pytest -m "not slow"`` is the quick loop, CI runs everything."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.cluster_server import RedisClusterServer
 from tests.redis_server import RedisServer
 
 
@@ -26,3 +28,14 @@ def disposable_redis() -> Iterator[RedisServer]:
     server.start()
     yield server
     server.stop()
+
+
+@pytest.fixture(scope="session")
+def redis_cluster() -> Iterator[RedisClusterServer]:
+    """Three primaries and three replicas on free ports (tests keep apart by key prefix)."""
+    cluster = RedisClusterServer()
+    try:
+        cluster.start()
+        yield cluster
+    finally:
+        cluster.stop()

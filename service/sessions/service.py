@@ -268,6 +268,9 @@ class SessionService:
         auth = _hash(host_token) + b"".join(
             bot_slot(bots[s]) if token is None else _hash(token) for s, token in enumerate(seat_tokens))
         record = SessionRecord(1, state, auth, new_tag())
+        if not await self.store.has_room():
+            raise StoreUnavailable("the session store is nearly full: new sessions are refused for now, moves in "
+                                   "existing sessions go on; retry later")
         session_id = secrets.token_urlsafe(16)
         while not await self.store.create(session_id, record, events):  # 2**-128: belt and braces
             session_id = secrets.token_urlsafe(16)

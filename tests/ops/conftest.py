@@ -9,12 +9,19 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
 from tests.redis_server import RedisServer
 
 __all__ = ["RedisServer"]
+
+
+@pytest.fixture(params=["redis", "cluster"])
+def shared_redis(request: pytest.FixtureRequest) -> Any:
+    """One Redis, or a Redis Cluster (tests/conftest.py): what a limiter shared by replicas may run on."""
+    return request.getfixturevalue("redis_server" if request.param == "redis" else "redis_cluster")
 
 
 @pytest.fixture
