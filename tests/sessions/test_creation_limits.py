@@ -21,9 +21,10 @@ from service.config import (
     Settings,
     load_settings,
 )
+from tests.support import assert_problem, bearer
 
 from .conftest import RedisServer, serve_in_process, settings_for
-from .play import Game, assert_problem, bearer
+from .play import Game
 
 BODY = {"players": 4}
 
