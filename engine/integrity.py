@@ -127,9 +127,13 @@ def _problems(state: GameState) -> list[str]:
         return problems
     pack = pack_for(opts)
     sorted_pack = _sorted_pack(pack)
-    for i, d in enumerate(state.deck_orders):
-        if sorted(d) != sorted_pack:
-            problems.append(f"deck_orders[{i}] is not a permutation of the pack")
+    for name in ("deck_orders", "dealt_decks"):
+        for i, d in enumerate(getattr(state, name)):
+            if sorted(d) != sorted_pack:
+                problems.append(f"{name}[{i}] is not a permutation of the pack")
+    # At most one dealt deck per hand so far (a snapshot carries none: the sealer leaves them out).
+    if len(state.dealt_decks) > state.hand_number + 1:
+        problems.append(f"dealt_decks has {len(state.dealt_decks)} entries at hand {state.hand_number}")
     problems += _card_problems(state, pack, sorted_pack)
     problems += _history_problems(state)
     if problems:
@@ -444,7 +448,8 @@ def _deal_of(state: GameState) -> GameState | str:
         scores = tuple(a - d for a, d in zip(last.scores, last.deltas, strict=True))
         last = None
     return GameState(rules_version=state.rules_version, options=opts, seed=state.seed,
-                     deck_orders=state.deck_orders, hand_number=state.hand_number, dealer=state.dealer,
+                     deck_orders=state.deck_orders, dealt_decks=state.dealt_decks,
+                     hand_number=state.hand_number, dealer=state.dealer,
                      phase="auction", to_act=(state.dealer + 1) % n, scores=scores,
                      hands=tuple(tuple(sorted(h, key=index.__getitem__)) for h in hands),
                      dead_hand=tuple(sorted(state.dead_hand, key=index.__getitem__)), kitty=tuple(kitty),

@@ -311,6 +311,9 @@ class GameState(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     seed: int
     #: Explicit deck orders for the hands still to be dealt (consumed front first), then ``seed`` deals.
     deck_orders: tuple[tuple[str, ...], ...] = ()
+    #: The explicit deck orders already dealt from, in order (hand 0 first): kept so that a host's record of the
+    #: game can list each hand's deck (the seed rederives only its own deals).
+    dealt_decks: tuple[tuple[str, ...], ...] = ()
     hand_number: int
     dealer: Seat
     phase: Phase

@@ -127,9 +127,10 @@ def deal_hand(st: GameState, dealer: int, events: list[Event]) -> GameState:
     """Deal the next hand (hand_number + 1) by ``dealer`` and open its auction."""
     opts = st.options
     hand_number = st.hand_number + 1
-    deck_orders = st.deck_orders
+    deck_orders, dealt_decks = st.deck_orders, st.dealt_decks
     if deck_orders:
         deck, deck_orders = deck_orders[0], deck_orders[1:]
+        dealt_decks = (*dealt_decks, deck)  # kept, so that a host's record can list each hand's deck
     else:
         deck = shuffled(pack_for(opts), st.seed, f"deal/{hand_number}")
     hands, dead, kitty = deal(opts, deck, dealer)
@@ -143,7 +144,8 @@ def deal_hand(st: GameState, dealer: int, events: list[Event]) -> GameState:
     first = (dealer + 1) % n
     return GameState(
         rules_version=st.rules_version, options=opts, seed=st.seed, deck_orders=deck_orders,
-        hand_number=hand_number, dealer=dealer, phase="auction", to_act=first, scores=st.scores,
+        dealt_decks=dealt_decks, hand_number=hand_number, dealer=dealer, phase="auction", to_act=first,
+        scores=st.scores,
         hands=sorted_hands, dead_hand=tuple(sorted(dead, key=index.__getitem__)),
         kitty=tuple(kitty), viewed=(viewed,) * n, passed=(False,) * n, last_hand=st.last_hand,
     )

@@ -45,12 +45,14 @@ from service.ops.ratelimit import (
     RateLimitBackend,
     RateLimitMiddleware,
     RedisRateLimitBackend,
+    SessionCreationLimitMiddleware,
 )
 from service.ops.shutdown import InflightMiddleware, ShutdownCoordinator
 from service.problems import Problem, ProblemDetails
 from service.records import RecordsController
 from service.sessions import build_sessions
 from service.sessions.records import SessionRecordController
+from service.sessions.redis_store import is_cluster_url, redis_client
 from service.snapshots import Sealer
 from service.suggest import SuggestController
 
@@ -89,7 +91,9 @@ def _rate_limit_backend(settings: Settings, metrics: ServiceMetrics,
     if not settings.redis_url:
         return MemoryRateLimitBackend(), None
     # Each call is bounded by the backend's own timeout (0.5 s, then it fails open); no per-socket timeout.
-    client = Redis.from_url(settings.redis_url, socket_connect_timeout=0.5, retry=Retry(NoBackoff(), 0))
+    # A Redis Cluster URL gets the cluster client (each counter is one key, so one slot).
+    client: Any = (redis_client(settings.redis_url, connect_timeout=0.5) if is_cluster_url(settings.redis_url)
+                   else Redis.from_url(settings.redis_url, socket_connect_timeout=0.5, retry=Retry(NoBackoff(), 0)))
     return RedisRateLimitBackend(client, prefix=key_prefix + "ratelimit", on_error=metrics.redis_error), client
 
 
@@ -126,13 +130,21 @@ def create_app(settings: Settings | None = None, *, session_key_prefix: str = SE
     # Inside routing and Litestar's CORS layer, so that their 429 and 401 carry CORS headers. Each is left out
     # when it is off (RATE_LIMIT_PER_MINUTE=0, no API_KEYS): nothing to do on every request.
     middleware: list[Any] = []
-    if settings.rate_limit_per_minute > 0:
+    creation_bounded = settings.session_create_per_minute > 0 or settings.session_create_total_per_minute > 0
+    if settings.rate_limit_per_minute > 0 or creation_bounded:
         backend, limiter_client = _rate_limit_backend(settings, metrics, session_key_prefix)
         if limiter_client is not None:
             on_shutdown.append(limiter_client.aclose)
         # Before the key check, so that guessing keys is itself limited (by address).
-        middleware.append(DefineMiddleware(RateLimitMiddleware, backend=backend, limit=settings.rate_limit_per_minute,
-                                           window_seconds=60, known_api_keys=settings.api_keys))
+        if settings.rate_limit_per_minute > 0:
+            middleware.append(DefineMiddleware(RateLimitMiddleware, backend=backend,
+                                               limit=settings.rate_limit_per_minute, window_seconds=60,
+                                               known_api_keys=settings.api_keys))
+        if creation_bounded:  # sessions are cheap to create and kept for a day: budgets of their own
+            middleware.append(DefineMiddleware(SessionCreationLimitMiddleware, backend=backend,
+                                               per_client=settings.session_create_per_minute,
+                                               total=settings.session_create_total_per_minute,
+                                               known_api_keys=settings.api_keys))
     if settings.api_keys:
         middleware.append(DefineMiddleware(ApiKeyMiddleware, api_keys=settings.api_keys))
 

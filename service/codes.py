@@ -95,8 +95,8 @@ PROBLEM_CODE_INFO: dict[ProblemCode, tuple[int, str]] = {
     ProblemCode.BODY_TOO_LARGE: (413, "The request body is larger than the configured limit."),
     ProblemCode.RECORD_MISMATCH: (422, "A game record's derived fields disagree with its moves (`field` names the "
                                        "first that differs)."),
-    ProblemCode.RECORD_UNAVAILABLE: (409, "The session's log does not hold its whole game (restored from a snapshot "
-                                          "or dealt from explicit deck orders)."),
+    ProblemCode.RECORD_UNAVAILABLE: (409, "The session's log does not hold its whole game (it was restored from a "
+                                          "snapshot)."),
     ProblemCode.INVALID_IF_MATCH: (400, "If-Match is not a session version such as \"3\"."),
     ProblemCode.INVALID_IDEMPOTENCY_KEY: (400, "Idempotency-Key is not 1 to 128 printable ASCII characters."),
     ProblemCode.INVALID_LAST_EVENT_ID: (400, "Last-Event-ID is not an event id of this stream."),

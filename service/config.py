@@ -12,6 +12,33 @@
 | ``LOG_LEVEL`` | ``INFO`` | ``DEBUG``, ``INFO``, ``WARNING``, ``ERROR`` |
 | ``SHUTDOWN_GRACE_SECONDS`` | ``10`` | how long shutdown waits for requests in flight |
 | ``DEMO_ENABLED`` | ``true`` | serve the reference web table at ``/demo/`` (``false`` leaves it out) |
+| ``SESSION_CREATE_PER_MINUTE`` | ``30`` | sessions one client may create per minute (429 above); 0: unbounded |
+| ``SESSION_CREATE_TOTAL_PER_MINUTE`` | ``300`` | sessions all clients together may create per minute (503 above) |
+| ``SESSION_STORE_MAX_FILL`` | ``80`` | percent of Redis ``maxmemory`` above which no session is created (503) |
+| ``MEMORY_MAX_SESSIONS`` | ``10000`` | sessions the in-process store holds at most (503 on creating another) |
+
+``REDIS_URL`` names one Redis (``redis://``, ``rediss://``, ``unix://``) or a Redis Cluster:
+``redis+cluster://[user:password@]host:port[,host:port…]`` (``rediss+cluster://`` with TLS), any of its nodes
+(several, so that starting does not depend on one); the client finds the others and follows failovers.
+
+uvicorn itself reads ``FORWARDED_ALLOW_IPS`` (default ``127.0.0.1``): the proxies, by address or network,
+whose ``X-Forwarded-For`` it believes; rate limits and logs then see the client that proxy forwarded.
+
+The four bounds on session creation keep a flood of cheap creations (each session is kept for
+``SESSION_IDLE_SECONDS``) from filling the store: with the defaults a Redis of 400 MB (about 80,000 sessions
+of 5 KB) cannot be filled by creations faster than in four hours, and creation stops at 80 % of it anyway,
+while moves in existing sessions go on. Constructed in code, :class:`Settings` leaves them off (0), as tests
+and benchmarks want; the environment's defaults, which the served configuration reads, turn them on.
+
+The server's own limits (read by :mod:`service.ops.serving`, the protocol the served configuration runs;
+:func:`load_serving_limits`):
+
+| variable | default | meaning |
+|---|---|---|
+| ``HEADER_TIMEOUT_SECONDS`` | ``10`` | a request's line and headers must arrive within this (else 408, closed) |
+| ``BODY_TIMEOUT_SECONDS`` | ``30`` | its body must arrive within this once the headers did (else 408, closed) |
+| ``WRITE_STALL_SECONDS`` | ``30`` | a client that takes nothing of a full write buffer for this long is cut |
+| ``MAX_CONNECTIONS`` | ``10000`` | open connections per process; one more is answered 503 and closed |
 """
 
 from __future__ import annotations
@@ -22,6 +49,11 @@ import os
 import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+
+DEFAULT_SESSION_CREATE_PER_MINUTE = 30
+DEFAULT_SESSION_CREATE_TOTAL_PER_MINUTE = 300
+DEFAULT_SESSION_STORE_MAX_FILL = 80
+DEFAULT_MEMORY_MAX_SESSIONS = 10_000
 
 
 class ConfigError(ValueError):
@@ -40,6 +72,11 @@ class Settings:
     log_level: str = "INFO"
     shutdown_grace_seconds: float = 10.0
     demo_enabled: bool = True
+    #: Bounds on session creation (0: off). :func:`load_settings` defaults them to the ``DEFAULT_`` values.
+    session_create_per_minute: int = 0
+    session_create_total_per_minute: int = 0
+    session_store_max_fill: int = 0
+    memory_max_sessions: int = 0
     extra: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -111,12 +148,29 @@ def _api_keys(env: Mapping[str, str]) -> tuple[str, ...]:
     return keys
 
 
+def _cluster_url(url: str) -> None:
+    """A cluster URL names its nodes as ``host:port``, comma-separated, and no database but 0."""
+    parts = urllib.parse.urlsplit(url)
+    hosts = parts.netloc.rpartition("@")[2]
+    for item in hosts.split(","):
+        host, _, port = item.strip().rpartition(":")
+        if not host or not port.isdigit():
+            raise ConfigError(f"REDIS_URL: cluster node {item.strip()!r} is not host:port (e.g. "
+                              "redis+cluster://10.0.0.5:6379,10.0.0.6:6379)")
+    if parts.path not in ("", "/", "/0"):
+        raise ConfigError("REDIS_URL: a Redis Cluster has database 0 only")
+
+
 def load_settings(env: Mapping[str, str] | None = None) -> Settings:
     """Read and validate the configuration (``os.environ`` by default)."""
     env = os.environ if env is None else env
     redis_url = env.get("REDIS_URL") or None
-    if redis_url is not None and not redis_url.startswith(("redis://", "rediss://", "unix://")):
-        raise ConfigError(f"REDIS_URL must start with redis://, rediss:// or unix://, got {redis_url[:20]!r}…")
+    if redis_url is not None and not redis_url.startswith(("redis://", "rediss://", "unix://", "redis+cluster://",
+                                                           "rediss+cluster://")):
+        raise ConfigError("REDIS_URL must start with redis://, rediss:// or unix:// (one Redis), or "
+                          f"redis+cluster:// or rediss+cluster:// (a Redis Cluster), got {redis_url[:20]!r}…")
+    if redis_url is not None and redis_url.startswith(("redis+cluster://", "rediss+cluster://")):
+        _cluster_url(redis_url)
     keys = tuple(_key(k, i) for i, k in enumerate(_list(env, "SNAPSHOT_KEYS")))
     level = env.get("LOG_LEVEL", "INFO").upper()
     if level not in ("DEBUG", "INFO", "WARNING", "ERROR"):
@@ -139,4 +193,44 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         log_level=level,
         shutdown_grace_seconds=grace,
         demo_enabled=_flag(env, "DEMO_ENABLED", True),
+        session_create_per_minute=_int(env, "SESSION_CREATE_PER_MINUTE", DEFAULT_SESSION_CREATE_PER_MINUTE, 0,
+                                       1_000_000),
+        session_create_total_per_minute=_int(env, "SESSION_CREATE_TOTAL_PER_MINUTE",
+                                             DEFAULT_SESSION_CREATE_TOTAL_PER_MINUTE, 0, 10_000_000),
+        session_store_max_fill=_int(env, "SESSION_STORE_MAX_FILL", DEFAULT_SESSION_STORE_MAX_FILL, 0, 100),
+        memory_max_sessions=_int(env, "MEMORY_MAX_SESSIONS", DEFAULT_MEMORY_MAX_SESSIONS, 0, 100_000_000),
+    )
+
+
+@dataclass(frozen=True)
+class ServingLimits:
+    """What the server allows a connection (see :mod:`service.ops.serving`)."""
+
+    header_timeout_seconds: float = 10.0
+    body_timeout_seconds: float = 30.0
+    write_stall_seconds: float = 30.0
+    max_connections: int = 10_000
+
+
+def _seconds(env: Mapping[str, str], name: str, default: float, low: float, high: float) -> float:
+    raw = env.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ConfigError(f"{name} must be a number of seconds, got {raw!r}") from None
+    if not low <= value <= high:
+        raise ConfigError(f"{name} must be between {low:g} and {high:g}, got {value:g}")
+    return value
+
+
+def load_serving_limits(env: Mapping[str, str] | None = None) -> ServingLimits:
+    """The server's connection limits from the environment (``os.environ`` by default)."""
+    env = os.environ if env is None else env
+    return ServingLimits(
+        header_timeout_seconds=_seconds(env, "HEADER_TIMEOUT_SECONDS", 10.0, 0.1, 3600),
+        body_timeout_seconds=_seconds(env, "BODY_TIMEOUT_SECONDS", 30.0, 0.1, 3600),
+        write_stall_seconds=_seconds(env, "WRITE_STALL_SECONDS", 30.0, 0.1, 3600),
+        max_connections=_int(env, "MAX_CONNECTIONS", 10_000, 1, 1_000_000),
     )

@@ -3,8 +3,8 @@
 This is the call a host makes to validate a game played offline or sent by an untrusted client: the body is a
 record (JSON, or its plain-text form), or just the inputs of one (options, deal source, moves). The answer is
 the final state as a sealed snapshot (so play can continue), and the record as the moves derive it (its
-per-hand summary and result); or, refused (422), the first malformed or illegal move with its index, the
-engine's reason and the state before it as a snapshot, or the first derived field that differs.
+per-hand summary and result); or, refused, the first malformed (400) or illegal (422) move with its index, the
+engine's reason and the state before it as a snapshot, or the first derived field that differs (422).
 
 Bounds: the body may be up to :data:`MAX_RECORD_BODY_BYTES` (a full game is a few tens of kB; larger is 413
 before anything is decoded), and a record holds at most ``MAX_RECORD_MOVES`` moves (the schema's bound, 400
@@ -14,13 +14,17 @@ does not hold the event loop while other requests wait.
 Moves are screened exactly as ``/v1/games/apply`` screens them (:func:`service.moves.syntax_rejection` before
 the engine), so a move is ``MALFORMED_MOVE`` or ``ILLEGAL_MOVE`` here exactly when it would be there. A record
 without a seed (every deal in its deck orders) is replayed with a secret seed drawn for the deals after them,
-as a new game without a seed would be.
+as a new game without a seed would be. A move that is not a move object at all (an unknown ``type``, a field of
+the wrong type) is found while the body is decoded; :class:`RecordRequestDTO` then decodes the moves before it,
+so that it too is answered as ``MALFORMED_MOVE`` at its index with the state before it, as ``/v1/games/apply``
+would answer it (no ``reason``: the move has no card, bid, suit or seat to name).
 """
 
 from __future__ import annotations
 
+import re
 import secrets
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, cast
 
 import msgspec
 from litestar import Controller, post
@@ -38,6 +42,7 @@ from engine.records import (
     RecordTextError,
     Verified,
     build_record,
+    engine_options,
     record_from_text,
     record_to_text,
     replay_game,
@@ -49,7 +54,7 @@ from service.openapi import ExactExample, problem_responses
 from service.problems import Problem
 from service.schemas import SEED_MAX, OptionOverrides, PlayerCount, PresetName, Seat, Snapshot, overrides_dict
 from service.snapshots import Sealer
-from service.struct_dto import StructDTO
+from service.struct_dto import StructDTO, validation_exception
 
 #: The largest body ``/v1/records/verify`` reads (the app's MAX_BODY_BYTES is for single moves).
 MAX_RECORD_BODY_BYTES = 1 << 20
@@ -126,7 +131,7 @@ def _refused(exc: RecordRefused, sealer: Sealer) -> Problem:
     field that differs as 422 ``RECORD_MISMATCH``."""
     detail = _ascii(exc.detail)
     if exc.code in _SETUP_CODES:
-        return Problem(400, exc.code, detail)
+        return Problem(400, exc.code, detail, message=(f"problem.{exc.code}.detail", {"message": detail}))
     if exc.code == "RECORD_TOO_LONG":
         return Problem(400, "MALFORMED_REQUEST", detail)
     if exc.code in ("MALFORMED_MOVE", "ILLEGAL_MOVE") and exc.state is not None:
@@ -137,44 +142,117 @@ def _refused(exc: RecordRefused, sealer: Sealer) -> Problem:
     return Problem(422, "RECORD_MISMATCH", detail, field=exc.field)
 
 
-def _verify(data: VerifyRecordRequest) -> Verified:
+def _verify(data: VerifyRecordRequest, *, replay_seed: int | None = None) -> Verified:
     """Replay what the request holds (raises :class:`RecordRefused` or a 400 :class:`Problem`)."""
     given = [name for name, value in (("record", data.record), ("text", data.text), ("moves", data.moves))
              if value is not None]
     if len(given) != 1:
         raise Problem(400, "MALFORMED_REQUEST", "send exactly one of record, text, or moves (with the game's "
-                      "players, options and deal source)")
+                      "players, options and deal source)",
+                      message=("problem.MALFORMED_REQUEST.detail.verify_one_of", {}))
     inputs = (data.players, data.preset, data.options, data.seed, data.deck_orders, data.first_dealer)
     if data.moves is None and any(x is not None for x in inputs):
         raise Problem(400, "MALFORMED_REQUEST", "players, preset, options, seed, deck_orders and first_dealer "
-                      "go with moves; a record holds its own")
-    replay_seed = secrets.randbits(63)  # the deals after a seedless record's deck orders stay secret
+                      "go with moves; a record holds its own",
+                      message=("problem.MALFORMED_REQUEST.detail.verify_inputs", {}))
+    if replay_seed is None:
+        replay_seed = secrets.randbits(63)  # the deals after a seedless record's deck orders stay secret
     record = data.record
     if data.text is not None:
         try:
             record = record_from_text(data.text)
         except RecordTextError as exc:
-            raise Problem(400, "MALFORMED_REQUEST", _ascii(f"the text record does not parse: {exc}")) from None
+            error = _ascii(str(exc))
+            raise Problem(400, "MALFORMED_REQUEST", f"the text record does not parse: {error}",
+                          message=("problem.MALFORMED_REQUEST.detail.text_record", {"error": error})) from None
     if record is not None:
         return verify_record(record, screen=syntax_rejection, replay_seed=replay_seed)
     assert data.moves is not None
     if data.players is None:
-        raise Problem(400, "MALFORMED_REQUEST", "give players (2 to 6) with the moves")
+        raise Problem(400, "MALFORMED_REQUEST", "give players (2 to 6) with the moves",
+                      message=("problem.MALFORMED_REQUEST.detail.verify_players", {}))
     try:
         opts = resolve_options(data.players, data.preset, overrides_dict(data.options))
     except OptionsError as exc:
-        raise Problem(400, "INVALID_OPTIONS", _ascii(str(exc))) from None
+        raise Problem(400, "INVALID_OPTIONS", _ascii(str(exc)),
+                      message=("problem.INVALID_OPTIONS.detail", {"message": _ascii(str(exc))})) from None
     if data.seed is None and not data.deck_orders:
-        raise Problem(400, "INVALID_SEED", "give the seed the game was dealt from, or its deck orders")
+        raise Problem(400, "INVALID_SEED", "give the seed the game was dealt from, or its deck orders",
+                      message=("problem.INVALID_SEED.detail.verify", {}))
     return replay_game(opts, seed=data.seed, deck_orders=data.deck_orders or (), first_dealer=data.first_dealer,
                        moves=data.moves, screen=syntax_rejection, replay_seed=replay_seed)
+
+
+#: Where msgspec reports a move that does not decode: ``$.moves[3].type`` or ``$.record.moves[3]``.
+_MOVE_PATH = re.compile(r" - at `\$(?P<record>\.record)?\.moves\[(?P<index>\d+)\]")
+
+
+class UndecodableMove(msgspec.Struct, frozen=True, kw_only=True):
+    """A request whose move ``index`` does not decode: the request with the moves before it, and the error."""
+
+    request: VerifyRecordRequest
+    index: int
+    error: msgspec.ValidationError
+
+
+class RecordRequestDTO(StructDTO[VerifyRecordRequest]):
+    """Decodes a verify request strictly; a move that is not a move object becomes an :class:`UndecodableMove`
+    (the moves before it still strictly decoded), so the handler can answer it at its index."""
+
+    def decode_bytes(self, value: bytes) -> Any:
+        try:
+            return self._decoder.decode(value)
+        except msgspec.ValidationError as exc:
+            found = _MOVE_PATH.search(str(exc))
+            if found is not None:
+                index = int(found["index"])
+                partial = _before_move(value, index, in_record=found["record"] is not None)
+                if partial is not None:
+                    return UndecodableMove(request=partial, index=index, error=exc)
+            raise validation_exception(exc) from None
+        except msgspec.DecodeError:
+            return super().decode_bytes(value)
+
+
+def _before_move(body: bytes, index: int, *, in_record: bool) -> VerifyRecordRequest | None:
+    """The request with only the moves before ``index``, or ``None`` if anything else in it is wrong too."""
+    try:
+        raw = msgspec.json.decode(body)
+        holder = raw["record"] if in_record else raw
+        holder["moves"] = holder["moves"][:index]
+        if in_record:
+            holder["hands"], holder["scores"], holder["result"] = [], [], None  # re-derived by the replay
+            holder["status"] = "in_progress"
+        return msgspec.convert(raw, VerifyRecordRequest)
+    except (msgspec.DecodeError, msgspec.ValidationError, KeyError, TypeError, IndexError):
+        return None
+
+
+def _refuse_undecodable(bad: UndecodableMove, sealer: Sealer) -> Problem:
+    """``MALFORMED_MOVE`` at the move that did not decode, with the state before it; or the first problem of
+    the moves before it, if one of them is refused."""
+    data = bad.request
+    replay_seed = secrets.randbits(63)
+    if data.record is not None:
+        rec = data.record
+        verified = replay_game(engine_options(rec.options), seed=rec.seed, deck_orders=rec.deck_orders,
+                               first_dealer=rec.first_dealer, moves=rec.moves, screen=syntax_rejection,
+                               replay_seed=replay_seed)
+    else:
+        verified = _verify(data, replay_seed=replay_seed)
+    invalid = validation_exception(bad.error)
+    state = verified.state
+    return Problem(400, "MALFORMED_MOVE", _ascii(str(bad.error)), move_index=bad.index,
+                   snapshot=sealer.seal(state, remember=True), legal_moves=legal_moves(state),
+                   errors=[{"message": e["message"], "field": e["key"], "source": "body"}
+                           for e in cast(list[dict[str, str]], invalid.extra)])
 
 
 class RecordsController(Controller):
     path = "/v1/records"
     tags = ["records"]
 
-    @post("/verify", operation_id="verifyRecord", dto=StructDTO[VerifyRecordRequest], return_dto=None,
+    @post("/verify", operation_id="verifyRecord", dto=RecordRequestDTO, return_dto=None,
           summary="Verify a whole game", status_code=200, sync_to_thread=True,
           request_max_body_size=MAX_RECORD_BODY_BYTES,
           description="Replay a game record (JSON or text, docs/RECORDS.md) or a game's moves: the final state "
@@ -191,6 +269,8 @@ class RecordsController(Controller):
     def verify(self, data: Annotated[VerifyRecordRequest, Body(examples=REQUESTS)],
                sealer: NamedDependency[Sealer]) -> RecordVerified:
         try:
+            if isinstance(data, UndecodableMove):  # RecordRequestDTO's answer for a move that does not decode
+                raise _refuse_undecodable(data, sealer)
             verified = _verify(data)
         except RecordRefused as exc:
             raise _refused(exc, sealer) from None

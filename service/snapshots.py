@@ -128,11 +128,9 @@ def _canonical(state: GameState) -> tuple[GameState, int]:
     dead_hand = fill(state.dead_hand, True)
     discards = fill(state.discards, False)
     hands = tuple(fill(hand, True) for hand in state.hands)
-    orders = state.deck_orders
-    if orders:
-        orders = tuple(pack[:len(order)] for order in orders)
+    orders = tuple(pack[:len(order)] for order in state.deck_orders)
     replaced = msgspec.structs.replace(state, hands=hands, dead_hand=dead_hand, kitty=tuple(canonical[:len(kitty)]),
-                                       discards=discards, deck_orders=orders)
+                                       discards=discards, deck_orders=orders, dealt_decks=())
     return replaced, len(held) + sum(len(order) for order in orders)
 
 
@@ -214,6 +212,11 @@ class Sealer:
     def seal(self, state: GameState, *, remember: bool = False) -> str:
         """``state`` as a snapshot. ``remember``: the engine just produced ``state`` in this process (it is not
         outside input), so a later :meth:`open` of this exact snapshot may return it from the cache."""
+        if state.dealt_decks:
+            # The deck orders a game has dealt from stay out of snapshots: play continues without them, and a
+            # deck's order would make the sealed length depend on cards nobody saw. (Hosted sessions keep them
+            # in their store, for the host's record; a session restored from a snapshot has no record anyway.)
+            state = msgspec.structs.replace(state, dealt_decks=())
         nonce = os.urandom(12)
         aad = f"{VERSION}.{self._seal_id}".encode()
         frame = _compressor().compress(_ENCODER.encode(state))

@@ -28,10 +28,10 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-__all__ = ["StructDTO"]
+__all__ = ["StructDTO", "validation_exception"]
 
 
-def _validation_error(exc: msgspec.ValidationError) -> ValidationException:
+def validation_exception(exc: msgspec.ValidationError) -> ValidationException:
     message, _, path = str(exc).partition(" - at `")
     key = path.rstrip("`").removeprefix("$").removeprefix(".")
     return ValidationException(detail="Validation failed", extra=[{"message": message, "key": key or "data",
@@ -52,7 +52,7 @@ class StructDTO(AbstractDTO[T]):
         try:
             return self._decoder.decode(value)
         except msgspec.ValidationError as exc:
-            raise _validation_error(exc) from None
+            raise validation_exception(exc) from None
         except msgspec.DecodeError as exc:
             raise ClientException(detail=str(exc)) from None
 
@@ -60,7 +60,7 @@ class StructDTO(AbstractDTO[T]):
         try:
             return msgspec.convert(value, self.model_type)
         except msgspec.ValidationError as exc:
-            raise _validation_error(exc) from None
+            raise validation_exception(exc) from None
 
     def data_to_encodable_type(self, data: T | Collection[T]) -> LitestarEncodableType:
         return data  # Structs are encoded by Litestar's msgspec encoder as they are

@@ -35,6 +35,7 @@ PARAM_KINDS: dict[str, str] = {
     "bid": "bid", "high_bid": "bid",
     "move": "move", "moves": "moves",
     "phase": "phase",
+    "versions": "numbers",
 }
 
 
@@ -115,6 +116,8 @@ def word(cat: MessageCatalogue, name: str, value: Any) -> str:
         return bid_name(cat, value)
     if kind in ("move", "phase"):
         return _named(cat, kind, value)
+    if kind == "numbers" and isinstance(value, list | tuple):
+        return format_list([word(cat, "", item) for item in value], style="or", locale=cat.locale)
     if kind in ("cards", "suits", "moves") and isinstance(value, list | tuple):
         single = kind[:-1]
         items = [word(cat, single, item) for item in value]

@@ -49,11 +49,11 @@ import math
 import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Receive, Scope, Send
-from redis.asyncio import Redis
+from redis.asyncio import Redis, RedisCluster
 from redis.exceptions import RedisError
 
 from service.i18n import request_language
@@ -67,6 +67,7 @@ __all__ = [
     "RateLimitDecision",
     "RateLimitMiddleware",
     "RedisRateLimitBackend",
+    "SessionCreationLimitMiddleware",
 ]
 
 logger = logging.getLogger("fivehundred.ops.ratelimit")
@@ -147,10 +148,15 @@ return {count, ttl}
 """
 
 
+#: Seconds a cluster client may take to learn the cluster's nodes and slots before a count.
+CLUSTER_INITIALIZE_TIMEOUT = 5.0
+
+
 class RedisRateLimitBackend:
     """Fixed windows in Redis, shared by every replica that uses the same ``prefix``.
 
-    ``client`` is a ``redis.asyncio.Redis``; give it modest ``socket_timeout``/``socket_connect_timeout``.
+    ``client`` is a ``redis.asyncio.Redis`` or ``RedisCluster`` (each counter is one key, so one slot); give it
+    modest ``socket_timeout``/``socket_connect_timeout``.
     Each call is additionally bounded by ``timeout`` seconds; on any Redis error or timeout the request is
     allowed and ``on_error("ratelimit")`` is called.
     """
@@ -159,7 +165,7 @@ class RedisRateLimitBackend:
 
     def __init__(
         self,
-        client: Redis,
+        client: Redis | RedisCluster,
         *,
         prefix: str = "fh:ratelimit",
         timeout: float = 0.5,
@@ -174,6 +180,11 @@ class RedisRateLimitBackend:
     async def hit(self, key: str, limit: int, window_seconds: float) -> RateLimitDecision:
         window_ms = max(1, int(window_seconds * 1000))
         try:
+            if isinstance(self.client, RedisCluster) and self.client._initialize:
+                # A cluster client first learns the nodes and slots (a few round trips, once, and again after
+                # a node failed): not within the bound of one request's count.
+                async with asyncio.timeout(CLUSTER_INITIALIZE_TIMEOUT):
+                    await self.client.initialize()
             async with asyncio.timeout(self._timeout):
                 result = await self._script(keys=[f"{self._prefix}:{key}"], args=[window_ms])
             count, ttl_ms = int(result[0]), int(result[1])
@@ -245,3 +256,72 @@ class RateLimitMiddleware:
             params={"count": retry_after},
         )
         await send_problem(send, problem, headers=[(b"retry-after", str(retry_after).encode())])
+
+
+class SessionCreationLimitMiddleware:
+    """Bounds ``POST /v1/sessions`` per client and overall, each in fixed windows of ``window_seconds``.
+
+    A session is cheap to create and is kept for a day, so creations get budgets of their own, tighter than
+    the general request limit: ``per_client`` per client (its API key, or its address; over it ``429
+    RATE_LIMITED`` with ``Retry-After``) and ``total`` for all clients together (over it ``503
+    STORE_UNAVAILABLE`` with ``Retry-After``: the store takes no more new sessions for now; moves go on).
+    Either is off at ``0``. The counts live in the same backend as the general limit (Redis when configured,
+    so the budgets are shared by every replica; a failing backend lets creations through).
+    """
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        backend: RateLimitBackend,
+        per_client: int,
+        total: int,
+        window_seconds: float = 60.0,
+        path: str = "/v1/sessions",
+        api_key_header: str = API_KEY_HEADER,
+        known_api_keys: Collection[str] | None = None,
+    ) -> None:
+        self.app = app
+        self.backend = backend
+        self.per_client = per_client
+        self.total = total
+        self.window_seconds = window_seconds
+        self.paths = frozenset({path, path + "/"})
+        self.api_key_header = api_key_header
+        self.known_api_keys = None if known_api_keys is None else tuple(known_api_keys)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != ScopeType.HTTP or scope.get("method") != "POST" or scope["path"] not in self.paths:
+            await self.app(scope, receive, send)
+            return
+        try:
+            refusal = await self._refusal(scope)
+        except Exception:  # a limiter bug must not take creation down: fail open, loudly
+            logger.exception("session creation limiter failed, failing open")
+            refusal = None
+        if refusal is None:
+            await self.app(scope, receive, send)
+            return
+        problem, retry_after = refusal
+        await send_problem(send, problem, headers=[(b"retry-after", str(retry_after).encode())])
+
+    async def _refusal(self, scope: Scope) -> tuple[Any, int] | None:
+        if self.per_client > 0:
+            key = client_identity(scope, api_key_header=self.api_key_header, known_api_keys=self.known_api_keys)
+            mine = await self.backend.hit("create:" + key, self.per_client, self.window_seconds)
+            if not mine.allowed:
+                return make_problem(
+                    status=429, slug="rate-limited", title="Too many requests", code="RATE_LIMITED",
+                    detail=(f"This client may create {self.per_client} sessions per {self.window_seconds:g} s; "
+                            f"retry after {mine.retry_after} s."),
+                    language=request_language(scope), params={"count": mine.retry_after}), mine.retry_after
+        if self.total > 0:
+            everyone = await self.backend.hit("create:all", self.total, self.window_seconds)
+            if not everyone.allowed:
+                return make_problem(
+                    status=503, slug="store-unavailable", title="Session store unavailable",
+                    code="STORE_UNAVAILABLE",
+                    detail=(f"The service creates at most {self.total} sessions per {self.window_seconds:g} s "
+                            f"for all clients; retry after {everyone.retry_after} s."),
+                    language=request_language(scope)), everyone.retry_after
+        return None

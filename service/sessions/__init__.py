@@ -77,11 +77,13 @@ def build_sessions(settings: Settings, sealer: Sealer, *, shutdown: asyncio.Even
     remembered = 0  # the memory store is its own memory
     if settings.redis_url:
         store = RedisStore(settings.redis_url, settings.session_idle_seconds, prefix=key_prefix,
-                           max_wait=heartbeat_seconds, on_error=metrics.redis_error if metrics else None)
+                           max_wait=heartbeat_seconds, on_error=metrics.redis_error if metrics else None,
+                           max_fill=settings.session_store_max_fill)
         remembered = REMEMBERED_SESSIONS
     else:
         store = MemoryStore(settings.session_idle_seconds,
-                            on_expired=metrics.session_expired if metrics else None)
+                            on_expired=metrics.session_expired if metrics else None,
+                            max_sessions=settings.memory_max_sessions)
     stopping = shutdown if shutdown is not None else asyncio.Event()
     service = SessionService(store, sealer, stopping=stopping, heartbeat_seconds=heartbeat_seconds,
                              remembered_sessions=remembered, metrics=metrics, track_stream=track_stream)

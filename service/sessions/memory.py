@@ -54,11 +54,15 @@ class _Session:
 class MemoryStore:
     """Sessions in a dict, expired lazily on access (and swept now and then on creation).
 
-    ``on_expired(count)``, if given, is told of sessions dropped for idleness (not of deleted ones).
+    ``on_expired(count)``, if given, is told of sessions dropped for idleness (not of deleted ones). With
+``max_sessions``, creation is refused (:meth:`has_room`) once that many sessions are live.
     """
 
-    def __init__(self, idle_seconds: int, *, on_expired: Callable[[int], None] | None = None) -> None:
+    def __init__(self, idle_seconds: int, *, on_expired: Callable[[int], None] | None = None,
+                 max_sessions: int = 0) -> None:
         self.idle_seconds = idle_seconds
+        #: :meth:`has_room` is ``False`` at this many live sessions (0: no bound).
+        self.max_sessions = max_sessions
         self._sessions: dict[str, _Session] = {}
         self._next_sweep = 0.0
         self._on_expired = on_expired
@@ -171,6 +175,13 @@ class MemoryStore:
     def _after(s: _Session, after: Cursor) -> list[LoggedEvent]:
         start = bisect.bisect_right(s.log_keys, after)
         return s.log[start:start + EVENTS_PER_READ]
+
+    async def has_room(self) -> bool:
+        if not self.max_sessions or len(self._sessions) < self.max_sessions:
+            return True
+        self._next_sweep = 0.0  # full: drop what has expired, then look again
+        self._sweep()
+        return len(self._sessions) < self.max_sessions
 
     async def ping(self) -> bool:
         return True

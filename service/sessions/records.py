@@ -14,8 +14,9 @@ session's: a record that would not reproduce the session exactly is never answer
   shown, the cards played, the contracts and the scores; other seats' discards are ``null``.
 
 A finished game's record stays readable until the session expires (the log lives as long as the session).
-Not available (409 ``RECORD_UNAVAILABLE``): a session restored from a snapshot (its log starts there), and one
-created with explicit deck orders (the log does not hold every card of their deals: the dead hand, a
+Not available (409 ``RECORD_UNAVAILABLE``): a session restored from a snapshot (its log starts there). A
+session created with explicit deck orders has its record like any other: the state keeps the deck orders it
+dealt from (``dealt_decks``), since its log does not hold every card of their deals (the dead hand, a
 thrown-in hand's kitty).
 """
 
@@ -146,18 +147,24 @@ def host_record(state: GameState, log: Sequence[LoggedEvent]) -> GameRecord:
         moves.append(move)
     opts = state.options
     pack = pack_for(opts)
-    # The seed dealt every hand unless the session began with explicit deck orders; each hand's deck is then
-    # the seed's, and the record lists the decks rather than the seed (which would deal the hands to come).
-    decks = tuple(shuffled_deck(pack, state.seed, f"deal/{h}") for h in range(state.hand_number + 1))
+    # Each hand so far was dealt from an explicit deck order (the state keeps those it dealt) or else from the
+    # seed; the record lists every hand's deck rather than the seed (which would deal the hands to come).
+    decks = (*state.dealt_decks, *(shuffled_deck(pack, state.seed, f"deal/{h}")
+                                   for h in range(len(state.dealt_decks), state.hand_number + 1)))
     try:
         replayed = replay_game(opts, seed=None, deck_orders=decks, first_dealer=first_deal.dealer, moves=moves,
                                replay_seed=state.seed)
     except RecordRefused:
         replayed = None
-    if replayed is None or replayed.state != state:
-        raise RecordUnavailable("this session was created with explicit deck orders, whose every card its log "
-                                "does not hold; the host that chose them has the deals")
+    # The replay deals every hand from a deck order, the session perhaps from its seed: compare all but that.
+    if replayed is None or _without_decks(replayed.state) != _without_decks(state):
+        raise RecordUnavailable("this session's log does not reproduce its state (it was begun before the "
+                                "service kept the deck orders it deals from)")
     return replayed.record
+
+
+def _without_decks(state: GameState) -> GameState:
+    return msgspec.structs.replace(state, deck_orders=(), dealt_decks=())
 
 
 # ------------------------------------------------------------------------------------------- seat records
@@ -346,8 +353,7 @@ class SessionRecordController(Controller):
          description="The host token: the whole game so far as a record (docs/RECORDS.md), whose deal source "
                      "is the deck order of each hand dealt (never the seed). A seat token: that seat's record, "
                      "only what its view and event stream show. A finished game's record stays readable until "
-                     "the session expires. 409 `RECORD_UNAVAILABLE` for a session restored from a snapshot or "
-                     "created with explicit deck orders.",
+                     "the session expires. 409 `RECORD_UNAVAILABLE` for a session restored from a snapshot.",
          security=[{"sessionToken": []}],
          responses={200: response_spec(SessionRecordResponse, "The record.", ("The host's record", _example())),
                     **problem_responses("MALFORMED_REQUEST", "UNAUTHORIZED", "SESSION_NOT_FOUND",

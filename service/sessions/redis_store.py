@@ -15,8 +15,9 @@ them in one cluster slot so that one script may touch them all):
 Every key carries the idle TTL, renewed together by every change. Round trips: creating is one (a script);
 reading a session is one (``HMGET``, or a script that also fetches an idempotency record); a move is the
 compare-and-set script :data:`COMMIT_LUA`, preceded by that read unless the replica remembers the session's
-current record (so one or two; see :mod:`service.sessions.service`); a live SSE reader sits in ``XREAD BLOCK``
-on a separate connection pool so that it never holds up the short commands.
+current record (so one or two; see :mod:`service.sessions.service`). A live SSE reader costs no connection:
+it waits on the replica's one follower of the session logs (:mod:`.fanout`, one subscriber connection),
+which the compare-and-set script notifies through the session's change channel ``<p>ev:{<id>}``.
 
 Any Redis error becomes :class:`StoreUnavailable` (503 with ``Retry-After``: nothing was changed), and is
 reported to ``on_error`` with the store operation's name (``session_load``, ``session_commit`` …) when one is
@@ -38,18 +39,31 @@ broke while Redis was away are replaced by the pool on next use, so the service 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import time
+import urllib.parse
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, cast
 
-from redis.asyncio import Redis
-from redis.asyncio.connection import Connection
+from redis.asyncio import Redis, RedisCluster
+from redis.asyncio.cluster import ClusterNode
+from redis.asyncio.connection import Connection, SSLConnection
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.commands.core import AsyncScript
-from redis.exceptions import NoScriptError, RedisError
+from redis.exceptions import (
+    AskError,
+    ClusterDownError,
+    MovedError,
+    NoScriptError,
+    RedisError,
+    ResponseError,
+    TryAgainError,
+)
 
 from engine import Event, GameState
+from service.sessions.fanout import LogFollower
 from service.sessions.store import (
     EVENT_DECODER,
     EVENT_ENCODER,
@@ -108,13 +122,14 @@ return {v, redis.call('HGET', KEYS[1], 'tag'), redis.call('HGET', KEYS[1], 'st')
         redis.call('HGET', KEYS[1], 'auth'), first, string.format('%.0f', ago)}
 """
 
-#: The compare-and-set of a move. KEYS: hash, log, idem, idemq. ARGV: expected version, expected tag, ttl_ms,
-#: new state, new tag, idempotency field ('' for none), idempotency record, records kept, mover's seat ('' for
-#: none), event... → {1, new version} | {2, v, tag, st, auth, microseconds since the mover last moved or -1}
-#: (the session moved on: its current record) | {3, first record} (the idempotency key was used) | {0} (the
-#: session is gone). The new tag is also stored with the version's first event (field ``t``), so that a
-#: commit whose answer was lost can be recognised later (:data:`RESOLVE_LUA`); ``m<seat>`` is when (Redis's
-#: clock, microseconds) that seat last moved.
+#: The compare-and-set of a move. KEYS: hash, log, idem, idemq. ARGV: expected version, expected tag, ttl_ms, new state,
+#: new tag, idempotency field ('' for none), idempotency record, records kept, mover's seat ('' for none), the session's
+#: change channel, event... → {1, new version} | {2, v, tag, st, auth, microseconds since the mover last moved or -1}
+#: (the session moved on: its current record) | {3, first record} (the idempotency key was used) | {0} (the session is
+#: gone). The new tag is also stored with the version's first event (field ``t``), so that a commit whose answer was
+#: lost can be recognised later (:data:`RESOLVE_LUA`); ``m<seat>`` is when (Redis's clock, microseconds) that seat last
+#: moved. The new version is published on the change channel, which the event follower of every replica with a live
+#: stream of the session listens to (:mod:`.fanout`).
 COMMIT_LUA = """
 local v = redis.call('HGET', KEYS[1], 'v')
 if not v then return {0} end
@@ -136,11 +151,11 @@ end
 local nv = tonumber(v) + 1
 redis.call('HSET', KEYS[1], 'v', nv, 'tag', ARGV[5], 'st', ARGV[4])
 if ARGV[9] ~= '' then redis.call('HSET', KEYS[1], 'm' .. ARGV[9], string.format('%.0f', now_us)) end
-for i = 10, #ARGV do
-  if i == 10 then
+for i = 11, #ARGV do
+  if i == 11 then
     redis.call('XADD', KEYS[2], nv .. '-0', 'e', ARGV[i], 't', ARGV[5])
   else
-    redis.call('XADD', KEYS[2], nv .. '-' .. (i - 10), 'e', ARGV[i])
+    redis.call('XADD', KEYS[2], nv .. '-' .. (i - 11), 'e', ARGV[i])
   end
 end
 if ARGV[6] ~= '' then
@@ -150,6 +165,7 @@ if ARGV[6] ~= '' then
   end
 end
 for i = 1, 4 do redis.call('PEXPIRE', KEYS[i], ARGV[3]) end
+redis.call('PUBLISH', ARGV[10], nv)
 return {1, nv}
 """
 
@@ -193,6 +209,64 @@ CONNECT_TIMEOUT = 1.0
 #: A commit whose answer was lost (timed out or cut after it was sent) gets this much more to find out, on a
 #: fresh connection, whether it was applied (:data:`RESOLVE_LUA`).
 RESOLVE_TIMEOUT = 1.0
+#: Short commands in flight at once per replica, each on a connection of its own (more queue for a slot): a
+#: burst of thousands of streams opening at once costs this many connections, not thousands.
+HOT_CONNECTIONS = 32
+#: In a Redis Cluster, a change is acknowledged once this many replicas confirm it (``WAIT``), for at most
+#: this many milliseconds; then it is answered as of unknown outcome (see :meth:`RedisStore._replicated`).
+CLUSTER_WAIT_REPLICAS = 1
+CLUSTER_WAIT_MS = 500
+#: How long an answer of :meth:`RedisStore.has_room` (Redis's memory use) is reused.
+ROOM_CHECK_SECONDS = 1.0
+
+
+#: ``REDIS_URL`` schemes that name a Redis Cluster (any of its nodes; more, comma-separated, for a start that
+#: survives one being down): ``redis+cluster://[user:password@]host:port[,host:port...]``, ``rediss+cluster://``
+#: with TLS. The client discovers the other nodes and follows the slots.
+CLUSTER_SCHEMES = ("redis+cluster://", "rediss+cluster://")
+
+
+def is_cluster_url(url: str) -> bool:
+    return url.startswith(CLUSTER_SCHEMES)
+
+
+def cluster_nodes(url: str) -> tuple[list[tuple[str, int]], dict[str, Any]]:
+    """The start nodes of a cluster URL, and the connection options it gives (credentials, TLS)."""
+    parts = urllib.parse.urlsplit(url)
+    credentials, _, hosts = parts.netloc.rpartition("@")
+    nodes: list[tuple[str, int]] = []
+    for item in hosts.split(","):
+        host, _, port = item.strip().rpartition(":")
+        if not host or not port.isdigit():
+            raise ValueError(f"cluster node {item!r} is not host:port")
+        nodes.append((host.strip("[]"), int(port)))
+    if parts.path not in ("", "/", "/0"):
+        raise ValueError("a Redis Cluster has database 0 only")
+    options: dict[str, Any] = {}
+    if credentials:
+        user, _, password = credentials.partition(":")
+        if password:
+            options["username"] = urllib.parse.unquote(user) or None
+            options["password"] = urllib.parse.unquote(password)
+        else:
+            options["password"] = urllib.parse.unquote(user)
+    if parts.scheme == "rediss+cluster":
+        options["ssl"] = True
+    return nodes, options
+
+
+def redis_client(url: str, *, connect_timeout: float = CONNECT_TIMEOUT) -> Redis | RedisCluster:
+    """A client for ``url``: one Redis (``redis://``, ``rediss://``, ``unix://``) or a cluster
+    (:data:`CLUSTER_SCHEMES`). No retries, no per-socket timeout (callers bound each call themselves); a
+    cluster client follows ``MOVED``/``ASK`` redirections and, after a node failed, re-reads the slots before
+    its next command, but never sends a command twice."""
+    if is_cluster_url(url):
+        nodes, options = cluster_nodes(url)
+        return RedisCluster(startup_nodes=[ClusterNode(host, port) for host, port in nodes],
+                            socket_timeout=None, socket_connect_timeout=connect_timeout,
+                            retry=Retry(NoBackoff(), 0), protocol=2, decode_responses=False, **options)
+    return Redis.from_url(url, socket_timeout=None, socket_connect_timeout=connect_timeout,
+                          retry=Retry(NoBackoff(), 0), protocol=2, decode_responses=False)
 
 
 def _client(url: str) -> Redis:
@@ -217,12 +291,15 @@ class _Connections:
     own pool checks it (``ConnectionPool.ensure_connection``): connected, and neither closed by the server
     (a Redis that restarted) nor holding unread data; otherwise reconnected."""
 
-    def __init__(self, client: Redis) -> None:
+    def __init__(self, client: Redis, limit: int) -> None:
         self._make: Callable[[], Connection] = client.connection_pool.make_connection
         self._idle: list[Connection] = []
         self._all: set[Connection] = set()
+        #: At most ``limit`` commands in flight at once (so at most that many connections); the others queue.
+        self._slots = asyncio.Semaphore(limit)
 
     async def acquire(self) -> Connection:
+        await self._slots.acquire()
         conn = self._idle.pop() if self._idle else self._make()
         try:
             await self._connect(conn)  # nothing to do when connected
@@ -235,6 +312,7 @@ class _Connections:
                 await self._connect(conn)
         except BaseException:
             self._all.discard(conn)  # unusable now (Redis away): dropped, not kept
+            self._slots.release()
             raise
         self._all.add(conn)
         return conn
@@ -246,6 +324,7 @@ class _Connections:
 
     def release(self, conn: Connection) -> None:
         self._idle.append(conn)
+        self._slots.release()
 
     async def close(self) -> None:
         self._idle = []
@@ -276,33 +355,77 @@ class RedisStore:
 
     def __init__(self, url: str, idle_seconds: int, *, prefix: str = "fh:", max_wait: float = 30.0,
                  on_error: Callable[[str], None] | None = None, command_timeout: float = COMMAND_TIMEOUT,
-                 resolve_timeout: float = RESOLVE_TIMEOUT) -> None:
+                 resolve_timeout: float = RESOLVE_TIMEOUT, max_fill: int = 0,
+                 wait_replicas: int = CLUSTER_WAIT_REPLICAS, wait_ms: int = CLUSTER_WAIT_MS) -> None:
         self.idle_seconds = idle_seconds
+        #: In a cluster, a change is acknowledged once this many replicas have it (or every replica of its
+        #: slot, if fewer), waiting up to ``wait_ms`` (:meth:`_replicated`).
+        self.wait_replicas = wait_replicas
+        self.wait_ms = wait_ms
+        #: :meth:`has_room` is ``False`` once Redis uses this percentage of its ``maxmemory`` (0: no bound).
+        self.max_fill = max_fill
+        self._room: tuple[float, bool] = (0.0, True)  # (checked at, answer)
         self.command_timeout = command_timeout
         self.resolve_timeout = resolve_timeout
         self._on_error = on_error
         self.prefix = prefix
         self._ttl_ms = str(idle_seconds * 1000)
-        self.client = _client(url)
-        # Blocking reads get their own pool, so that they never hold up the short commands.
-        self.blocking_client = _client(url)
+        self.cluster = is_cluster_url(url)
+        self._url = url
+        self.client: Any
+        if self.cluster:
+            self.client = redis_client(url)
+        else:
+            single = _client(url)
+            self.client = single
+            self._hot = _Connections(single, HOT_CONNECTIONS)
+            self._fresh: Callable[[], Connection] = single.connection_pool.make_connection
         self._max_wait = max_wait
-        self._hot = _Connections(self.client)
         self._create = self.client.register_script(CREATE_LUA)
         self._load = self.client.register_script(LOAD_LUA)
         self._commit = self.client.register_script(COMMIT_LUA)
         self._resolve = self.client.register_script(RESOLVE_LUA)
-        self._fresh: Callable[[], Connection] = self.client.connection_pool.make_connection
+        self._next_node = 0
+        # Live streams wait on the replica's one follower of the session logs, not on a connection each.
+        self.follower = LogFollower(self._subscriber, self._read_now, self.channel)
 
     def keys(self, session_id: str) -> tuple[str, str, str, str]:
         base = f"{self.prefix}s:{{{session_id}}}"
         return base, base + ":log", base + ":idem", base + ":idemq"
+
+    def channel(self, session_id: str) -> str:
+        """The pub/sub channel on which every change of the session publishes its new version."""
+        return f"{self.prefix}ev:{{{session_id}}}"
+
+    async def _subscriber(self) -> Connection:
+        """A new connection for the follower: to the Redis, or to a node of the cluster (each time the next
+        one: a publish reaches every node, and a node that failed is passed over on the next try)."""
+        conn = self._cluster_node_connection() if self.cluster else self._fresh()
+        async with asyncio.timeout(CONNECT_TIMEOUT + self.command_timeout):
+            connect: Callable[[], Awaitable[None]] = conn.connect  # (untyped in redis-py)
+            await connect()
+        return conn
+
+    def _cluster_node_connection(self) -> Connection:
+        nodes, options = cluster_nodes(self._url)
+        known = [(n.host, n.port) for n in self.client.get_nodes()] or nodes
+        host, port = known[self._next_node % len(known)]
+        self._next_node += 1
+        kind = SSLConnection if options.pop("ssl", False) else Connection
+        return kind(host=host, port=port, socket_timeout=None, socket_connect_timeout=CONNECT_TIMEOUT,
+                    retry=Retry(NoBackoff(), 0), protocol=2, **options)
 
     async def create(self, session_id: str, record: SessionRecord, events: Sequence[Event]) -> bool:
         args: list[Any] = [self._ttl_ms, str(record.version), record.tag, STATE_ENCODER.encode(record.state),
                            record.auth]
         args.extend(EVENT_ENCODER.encode(e) for e in events)
         async with _guard("session_create", self._on_error, self.command_timeout):
+            if self.cluster:  # acknowledged once a replica has it (see _replicated)
+                try:
+                    return bool(await self._replicated(self._create, self.keys(session_id), args))
+                except CommitOutcomeUnknown:
+                    raise StoreUnavailable("the session store could not confirm the new session in time; "
+                                           "create it again") from None
             return bool(await self._create(keys=self.keys(session_id), args=args))
 
     async def load(self, session_id: str, idempotency_field: str | None = None, *,
@@ -311,7 +434,7 @@ class RedisStore:
         reply: Any
         async with _guard("session_load", self._on_error, self.command_timeout):
             if idempotency_field is None and seat is None:
-                reply = await self._send(_pack(b"HMGET", hash_key, b"v", b"tag", b"st", b"auth"))
+                reply = await self._call(b"HMGET", hash_key, b"v", b"tag", b"st", b"auth")
             else:
                 reply = await self._evalsha(self._load, [hash_key, idem_key],
                                             [idempotency_field or "", "" if seat is None else str(seat)])
@@ -328,14 +451,22 @@ class RedisStore:
             idempotency[0], IDEMPOTENCY_ENCODER.encode(idempotency[1]))
         tag = new_tag()
         args: list[Any] = [str(base.version), base.tag, self._ttl_ms, STATE_ENCODER.encode(state), tag, field,
-                           first, str(IDEMPOTENCY_RECORDS_KEPT), "" if seat is None else str(seat)]
+                           first, str(IDEMPOTENCY_RECORDS_KEPT), "" if seat is None else str(seat),
+                           self.channel(session_id)]
         args.extend(EVENT_ENCODER.encode(e) for e in events)
         keys = self.keys(session_id)
         reply: Any
         sent = [False]
         try:
             async with asyncio.timeout(self.command_timeout):
-                reply = await self._evalsha(self._commit, keys, args, sent)
+                if self.cluster:
+                    reply = await self._replicated(self._commit, keys, args, sent)
+                else:
+                    reply = await self._evalsha(self._commit, keys, args, sent)
+        except CommitOutcomeUnknown:
+            if self._on_error is not None:
+                self._on_error("session_commit")
+            raise
         except (RedisError, OSError) as exc:  # TimeoutError is an OSError
             if self._on_error is not None:
                 self._on_error("session_commit")
@@ -356,6 +487,8 @@ class RedisStore:
                             field: str) -> CommitOutcome:
         """A commit was sent and its answer lost: was it applied? Asked on a fresh connection, within
         :attr:`resolve_timeout`; a commit found not applied is also made unable to apply later."""
+        if self.cluster:
+            return await self._resolve_lost_in_cluster(keys, base, tag, field)
         conn = self._fresh()
         try:
             async with asyncio.timeout(self.resolve_timeout):
@@ -371,6 +504,10 @@ class RedisStore:
             raise CommitOutcomeUnknown() from exc
         finally:
             await conn.disconnect()
+        return self._resolved(reply, tag)
+
+    @staticmethod
+    def _resolved(reply: Any, tag: bytes) -> CommitOutcome:
         code = int(reply[0])
         if code == 1:
             return Committed(int(reply[1]), tag)
@@ -380,6 +517,21 @@ class RedisStore:
             return Gone()
         raise StoreUnavailable("the session store did not answer in time; the move was not applied: "
                                "retry shortly")
+
+    async def _resolve_lost_in_cluster(self, keys: Sequence[str], base: SessionRecord, tag: bytes,
+                                       field: str) -> CommitOutcome:
+        """:meth:`_resolve_lost` through the cluster client: the connection that failed was dropped, and the
+        client re-reads the slots first if a node failed (the session may now be on a promoted replica)."""
+        try:
+            async with asyncio.timeout(self.resolve_timeout):
+                reply: Any = await self.client.execute_command(
+                    "EVAL", RESOLVE_LUA, "3", keys[0], keys[1], keys[2], str(base.version), base.tag, tag,
+                    new_tag(), field)
+        except (RedisError, OSError) as exc:
+            if self._on_error is not None:
+                self._on_error("session_commit")
+            raise CommitOutcomeUnknown() from exc
+        return self._resolved(reply, tag)
 
     # The hot path (a move's read and compare-and-set) sends a command packed here, on a connection of its
     # own small pool (:class:`_Connections`): less than half the client CPU of ``Redis.execute_command``
@@ -399,15 +551,86 @@ class RedisStore:
         finally:
             self._hot.release(conn)
 
+    async def _replicated(self, script: AsyncScript, keys: Sequence[str], args: Sequence[Any],
+                          sent: list[bool] | None = None) -> Any:
+        """A change in a cluster: the script, then ``WAIT`` on the same connection to the primary that owns the
+        session's slot, so that a change is acknowledged only once a replica has it too (replication is
+        asynchronous: a primary that fails right after answering would otherwise take the change with it when
+        its replica takes over). If fewer than :attr:`wait_replicas` replicas confirm within :attr:`wait_ms`,
+        the change is in the primary but its survival is not known: :class:`CommitOutcomeUnknown`, and a
+        retry with the same ``Idempotency-Key`` is safe (it finds the change and answers it, or applies it
+        again if a failover lost it). So a primary left without a replica in sync (its replica was promoted
+        after it failed, and it is not back yet) takes no moves until one is; ``wait_replicas=0`` trades that
+        for the risk of losing acknowledged moves in a failover."""
+        client = self.client
+        use_eval = False
+        for _ in range(3):
+            if client._initialize:  # a node failed since: re-read the slots first (redis-py's own flag)
+                await client.initialize()
+            slot = client.keyslot(keys[0])
+            nodes = client.nodes_manager.slots_cache.get(slot) or []
+            if not nodes:
+                raise StoreUnavailable()
+            primary = nodes[0]
+            need = self.wait_replicas
+            conn = primary.acquire_connection()
+            head = (b"EVAL", script.script) if use_eval else (b"EVALSHA", script.sha)
+            commands: list[tuple[Any, ...]] = [(*head, str(len(keys)), *keys, *args)]
+            if need:
+                commands.append((b"WAIT", str(need), str(self.wait_ms)))
+            try:
+                if sent is not None:
+                    sent[0] = True
+                await conn.send_packed_command(conn.pack_commands(commands), check_health=False)
+                error: ResponseError | None = None
+                try:
+                    reply: Any = await conn.read_response()
+                except ResponseError as exc:  # an error reply: the WAIT's reply still follows
+                    error = exc
+                acked = int(await conn.read_response()) if need else 0
+            except BaseException:
+                await conn.disconnect()  # mid-command: never reused with a reply still on its way
+                client._initialize = True  # the node may have failed: re-read the slots before the next command
+                raise
+            finally:
+                primary.release(conn)
+            if error is None:
+                if acked < need:
+                    raise CommitOutcomeUnknown()
+                return reply
+            if sent is not None:
+                sent[0] = False  # an error reply: the script did not run
+            if isinstance(error, NoScriptError):  # a promoted replica, a restarted node: EVAL caches it there
+                use_eval = True
+            elif isinstance(error, (MovedError, AskError, TryAgainError, ClusterDownError)):
+                client._initialize = True  # the slot moved (a failover): follow it
+                await asyncio.sleep(0.05)
+            else:
+                raise error
+        raise StoreUnavailable()
+
+    async def _call(self, *parts: bytes | str, sent: list[bool] | None = None) -> Any:
+        """One command: on the hot path of one Redis, or through the cluster client to the node that owns its
+        keys' slot (one slot per session: the hash tag)."""
+        if not self.cluster:
+            return await self._send(_pack(*parts), sent)
+        if sent is not None:
+            sent[0] = True
+        name = parts[0].decode() if isinstance(parts[0], bytes) else parts[0]  # the cluster routes by str names
+        return await self.client.execute_command(name, *parts[1:])
+
     async def _evalsha(self, script: AsyncScript, keys: Sequence[str], args: Sequence[Any],
                        sent: list[bool] | None = None) -> Any:
         try:
-            return await self._send(_pack(b"EVALSHA", script.sha, str(len(keys)), *keys, *args), sent)
-        except NoScriptError:  # a Redis that restarted or was flushed: load the script, once, and go on
+            return await self._call(b"EVALSHA", script.sha, str(len(keys)), *keys, *args, sent=sent)
+        except NoScriptError:  # a Redis that restarted or was flushed, a promoted replica: load it and go on
             if sent is not None:
                 sent[0] = False  # Redis answered: nothing ran
+            if self.cluster:  # EVAL caches the script on the node that owns the keys
+                text = cast(str, script.script)
+                return await self._call(b"EVAL", text, str(len(keys)), *keys, *args, sent=sent)
             script.sha = await self.client.script_load(script.script)
-            return await self._send(_pack(b"EVALSHA", script.sha, str(len(keys)), *keys, *args), sent)
+            return await self._call(b"EVALSHA", script.sha, str(len(keys)), *keys, *args, sent=sent)
 
     async def delete(self, session_id: str) -> bool:
         async with _guard("session_delete", self._on_error, self.command_timeout):
@@ -415,34 +638,62 @@ class RedisStore:
 
     async def exists(self, session_id: str) -> bool:
         async with _guard("session_exists", self._on_error, self.command_timeout):
-            return bool(await self.client.exists(self.keys(session_id)[0]))
+            return bool(await self._call(b"EXISTS", self.keys(session_id)[0]))
 
     async def read_events(self, session_id: str, after: Cursor, wait: float) -> list[LoggedEvent]:
+        if wait <= 0:
+            return await self._read_now(session_id, after)
+        return await self.follower.wait(session_id, after, min(wait, self._max_wait))
+
+    async def _read_now(self, session_id: str, after: Cursor) -> list[LoggedEvent]:
+        """Up to :data:`EVENTS_PER_READ` events after ``after``, without waiting (one ``XREAD``)."""
         log_key = self.keys(session_id)[1]
-        streams: Any = {log_key: f"{after[0]}-{after[1]}"}
         reply: Any
-        async with _guard("session_events", self._on_error, min(wait, self._max_wait) + self.command_timeout):
-            if wait > 0:
-                block_ms = max(1, int(min(wait, self._max_wait) * 1000))
-                reply = await self.blocking_client.xread(streams, count=EVENTS_PER_READ, block=block_ms)
-            else:
-                reply = await self.client.xread(streams, count=EVENTS_PER_READ)
+        async with _guard("session_events", self._on_error, self.command_timeout):
+            reply = await self._call(b"XREAD", b"COUNT", str(EVENTS_PER_READ), b"STREAMS", log_key,
+                                     f"{after[0]}-{after[1]}")
         if not reply:
             return []
         out: list[LoggedEvent] = []
-        for entry_id, fields in reply[0][1]:
+        entries = reply[0][1] if isinstance(reply, list) else next(iter(reply.values()))[0]
+        for entry_id, fields in entries:
             version, index = _cursor(entry_id)
-            out.append(LoggedEvent(version, index, EVENT_DECODER.decode(fields[b"e"])))
+            event = fields[b"e"] if isinstance(fields, dict) else next(
+                fields[k + 1] for k in range(0, len(fields), 2) if fields[k] == b"e")
+            out.append(LoggedEvent(version, index, EVENT_DECODER.decode(event)))
         return out
+
+    async def has_room(self) -> bool:
+        """``used_memory`` below ``max_fill`` percent of ``maxmemory`` (``INFO memory``, asked at most once a
+        second). A Redis without ``maxmemory`` is not bounded here: give it one (deploy/SCALING.md)."""
+        if not self.max_fill:
+            return True
+        now = time.monotonic()
+        checked, answer = self._room
+        if now - checked < ROOM_CHECK_SECONDS:
+            return answer
+        async with _guard("session_create", self._on_error, self.command_timeout):
+            if self.cluster:  # every primary must have room: a new session may land on any of them
+                infos = list((await self.client.info("memory", target_nodes=RedisCluster.PRIMARIES)).values())
+            else:
+                infos = [await self.client.info("memory")]
+        answer = all(int(i.get("maxmemory", 0)) == 0
+                     or int(i.get("used_memory", 0)) < int(i["maxmemory"]) * self.max_fill / 100 for i in infos)
+        self._room = (now, answer)
+        return answer
 
     async def ping(self) -> bool:
         async with _guard("ping", self._on_error, self.command_timeout):
             return bool(await self.client.ping())
 
     async def open(self) -> None:
-        return None
+        if self.cluster:  # learn the nodes and slots now rather than within the first request's bound
+            with contextlib.suppress(RedisError, OSError):
+                async with asyncio.timeout(CONNECT_TIMEOUT * 5):
+                    await self.client.initialize()
 
     async def close(self) -> None:
-        await self._hot.close()
+        await self.follower.close()
+        if not self.cluster:
+            await self._hot.close()
         await self.client.aclose()
-        await self.blocking_client.aclose()

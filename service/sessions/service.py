@@ -232,12 +232,15 @@ def bearer_token(authorization: str | None, access_token: str | None = None) -> 
     raise _unauthorized("a session token is required: Authorization: Bearer <token>")
 
 
-def _unauthorized(detail: str) -> Problem:
-    return Problem(401, "UNAUTHORIZED", detail, headers={"WWW-Authenticate": "Bearer"})
+def _unauthorized(detail: str, case: str | None = None) -> Problem:
+    """401; ``case`` names the detail's text in the other languages (``problem.UNAUTHORIZED.detail.<case>``)."""
+    return Problem(401, "UNAUTHORIZED", detail, headers={"WWW-Authenticate": "Bearer"},
+                   message=(f"problem.UNAUTHORIZED.detail.{case}", {}) if case else None)
 
 
-def _forbidden(detail: str, code: str = "FORBIDDEN") -> Problem:
-    return Problem(403, code, detail)
+def _forbidden(detail: str, case: str, *, code: str = "FORBIDDEN", **params: Any) -> Problem:
+    """403; ``case`` and ``params`` word the detail in the other languages (``problem.<code>.detail.<case>``)."""
+    return Problem(403, code, detail, message=(f"problem.{code}.detail.{case}", params))
 
 
 def _not_found(session_id: str) -> Problem:
@@ -253,10 +256,13 @@ def _bot_levels(bots: dict[str, Level] | None, players: int) -> dict[int, Level]
     for name, level in bots.items():
         if not name.isdigit() or not 0 <= int(name) < players:
             raise Problem(400, "INVALID_BOTS", f"bots: {name[:8]!r} is not a seat of this {players}-player game "
-                                               f"(seats are 0 to {players - 1})")
+                                               f"(seats are 0 to {players - 1})",
+                          message=("problem.INVALID_BOTS.detail.not_a_seat",
+                                   {"name": repr(name[:8]), "players": players, "last_seat": players - 1}))
         out[int(name)] = level
     if len(out) >= players:
-        raise Problem(400, "INVALID_BOTS", "bots: at least one seat must be left to a human player")
+        raise Problem(400, "INVALID_BOTS", "bots: at least one seat must be left to a human player",
+                      message=("problem.INVALID_BOTS.detail.no_human", {}))
     return out
 
 
@@ -332,6 +338,9 @@ class SessionService:
         auth = _hash(host_token) + b"".join(
             bot_slot(bots[s]) if token is None else _hash(token) for s, token in enumerate(seat_tokens))
         record = SessionRecord(1, state, auth, new_tag())
+        if not await self.store.has_room():
+            raise StoreUnavailable("the session store is nearly full: new sessions are refused for now, moves in "
+                                   "existing sessions go on; retry later")
         session_id = secrets.token_urlsafe(16)
         while not await self.store.create(session_id, record, events):  # 2**-128: belt and braces
             session_id = secrets.token_urlsafe(16)
@@ -352,21 +361,25 @@ class SessionService:
             if any(x is not None for x in (req.players, req.preset, req.options, req.seed, req.deck_orders,
                                            req.first_dealer)):
                 raise Problem(400, "MALFORMED_REQUEST", "give either a snapshot or the new game's settings, "
-                                                      "not both")
+                                                      "not both",
+                              message=("problem.MALFORMED_REQUEST.detail.snapshot_or_settings", {}))
             # A restored session starts a fresh log: the events before the snapshot are not replayed.
             return self.sealer.open(req.snapshot), []
         if req.players is None:
-            raise Problem(400, "MALFORMED_REQUEST", "give players (2 to 6) for a new game, or a snapshot")
+            raise Problem(400, "MALFORMED_REQUEST", "give players (2 to 6) for a new game, or a snapshot",
+                          message=("problem.MALFORMED_REQUEST.detail.players_needed", {}))
         try:
             options = resolve_options(req.players, req.preset, overrides_dict(req.options))
         except OptionsError as exc:
-            raise Problem(400, "INVALID_OPTIONS", str(exc)) from None
+            raise Problem(400, "INVALID_OPTIONS", str(exc),
+                          message=("problem.INVALID_OPTIONS.detail", {"message": str(exc)})) from None
         seed = secrets.randbits(63) if req.seed is None else req.seed
         try:
             return new_game(options, seed=seed, deck_orders=req.deck_orders or (),
                             first_dealer=req.first_dealer)
         except GameSetupError as exc:
-            raise Problem(400, exc.code, str(exc)) from None
+            raise Problem(400, exc.code, str(exc),
+                          message=(f"problem.{exc.code}.detail", {"message": str(exc)})) from None
 
     # ------------------------------------------------------------------------------------------ callers
 
@@ -407,26 +420,27 @@ class SessionService:
             if hmac.compare_digest(digest, auth[i * _TOKEN_HASH:(i + 1) * _TOKEN_HASH]):
                 found = None if i == 0 else i - 1
         if found == -1:
-            raise _unauthorized("this token is not valid for this session")
+            raise _unauthorized("this token is not valid for this session", "invalid_token")
         return found
 
     @staticmethod
-    def _seat_only(caller: Caller, what: str) -> int:
+    def _seat_only(caller: Caller, what: str, case: str) -> int:
         if caller.seat is None:
-            raise _forbidden(f"the host token cannot {what}; use the seat's token")
+            raise _forbidden(f"the host token cannot {what}; use the seat's token", case)
         return caller.seat
 
     @staticmethod
-    def _host_only(caller: Caller, what: str) -> None:
+    def _host_only(caller: Caller, what: str, case: str) -> None:
         if caller.seat is not None:
-            raise _forbidden(f"only the host token can {what}")
+            raise _forbidden(f"only the host token can {what}", case)
 
     @staticmethod
     def _viewer(caller: Caller, seat: int | None) -> int | None:
         """The seat whose view the caller gets: its own (a seat may name only itself; the host none)."""
         if seat is not None and seat != caller.seat:
-            raise _forbidden("a token reads only its own seat's view" if caller.seat is not None
-                             else "the host token reads the public view only")
+            if caller.seat is not None:
+                raise _forbidden("a token reads only its own seat's view", "own_view")
+            raise _forbidden("the host token reads the public view only", "host_public_view")
         return caller.seat
 
     # -------------------------------------------------------------------------------------------- reads
@@ -439,20 +453,20 @@ class SessionService:
 
     async def legal_moves(self, session_id: str, token: str, seat: int | None = None) -> SessionLegalMoves:
         caller = await self._caller(session_id, token)
-        own = self._seat_only(caller, "list legal moves")
+        own = self._seat_only(caller, "list legal moves", "host_legal_moves")
         self._viewer(caller, seat)
         return SessionLegalMoves(session_id=session_id, version=caller.record.version, seat=own,
                                  legal_moves=legal_moves(caller.record.state, own))
 
     async def snapshot(self, session_id: str, token: str) -> SessionSnapshot:
         caller = await self._caller(session_id, token)
-        self._host_only(caller, "export the snapshot")
+        self._host_only(caller, "export the snapshot", "host_only_snapshot")
         return SessionSnapshot(session_id=session_id, version=caller.record.version,
                                snapshot=self.sealer.seal(caller.record.state))
 
     async def delete(self, session_id: str, token: str) -> None:
         caller = await self._caller(session_id, token)
-        self._host_only(caller, "delete the session")
+        self._host_only(caller, "delete the session", "host_only_delete")
         await self.store.delete(session_id)
 
     # -------------------------------------------------------------------------------------------- moves
@@ -522,7 +536,7 @@ class SessionService:
             record, fresh, replay = outcome.current, True, None
             self._remember(session_id, record)
         assert record is not None
-        raise self._conflict(record.version, "the session kept changing; read it and try again")
+        raise self._conflict(record.version, "the session kept changing; read it and try again", "busy")
 
     @staticmethod
     def _moved_since(seat_moved_ago: float | None, arrived: float) -> bool:
@@ -541,10 +555,10 @@ class SessionService:
         the stateless endpoints)."""
         seat = self._role(record.auth, token)
         if seat is None:
-            raise _forbidden("the host token cannot make moves; use the seat's token")
+            raise _forbidden("the host token cannot make moves; use the seat's token", "host_moves")
         if move.seat != seat:
             raise _forbidden(f"this token acts for seat {seat} only; the move names seat {move.seat}",
-                             "WRONG_SEAT")
+                             "seats", code="WRONG_SEAT", seat=seat, named=move.seat)
         if replay is not None:
             return self._replay(replay, fingerprint)
         malformed = syntax_rejection(record.state, move)
@@ -552,12 +566,13 @@ class SessionService:
             raise MalformedMove(malformed)
         if expected is not None and record.version not in expected:
             raise self._conflict(record.version, f"the session is at version {record.version}, not "
-                                                 f"{', '.join(map(str, sorted(expected)))}")
+                                                 f"{', '.join(map(str, sorted(expected)))}", "if_match",
+                                 versions=sorted(expected))
         if raced:
             raise self._conflict(record.version, f"seat {seat} moved while this move was on its way (the "
                                                  f"session is now at version {record.version}); nothing was "
                                                  "applied: read the session and send the move again if it is "
-                                                 "still meant")
+                                                 "still meant", "seat_moved", seat=seat)
         try:
             state, events = apply_move(record.state, move)
         except IllegalMove as exc:
@@ -647,9 +662,10 @@ class SessionService:
         return MoveOutcome(first.body, first.version, True)
 
     @staticmethod
-    def _conflict(current: int, detail: str) -> Problem:
-        return Problem(409, "VERSION_CONFLICT", detail, current_version=current,
-                       headers={"ETag": etag(current)})
+    def _conflict(current: int, detail: str, case: str, **params: Any) -> Problem:
+        """409 with the current version; ``case`` and ``params`` word it in the other languages."""
+        return Problem(409, "VERSION_CONFLICT", detail, current_version=current, headers={"ETag": etag(current)},
+                       message=(f"problem.VERSION_CONFLICT.detail.{case}", {"current_version": current, **params}))
 
     # ------------------------------------------------------------------------------------------- events
 

@@ -175,6 +175,11 @@ class SessionStore(Protocol):
         seconds for some (``0``: do not wait). An empty list means none arrived in time."""
         ...
 
+    async def has_room(self) -> bool:
+        """Whether a new session may be stored: ``False`` once the store is nearly full (by its own bound), so
+        that creation is refused before writes fail."""
+        ...
+
     async def ping(self) -> bool:
         ...
 

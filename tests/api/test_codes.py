@@ -74,7 +74,7 @@ def test_every_reason_the_engine_emits_is_enumerated() -> None:
 
 def test_every_problem_code_the_service_answers_is_enumerated() -> None:
     codes: dict[str, list[str]] = {}
-    for callee, position in (("Problem", 1), ("_forbidden", 1), ("SnapshotError", 0), ("GameSetupError", 0),
+    for callee, position in (("Problem", 1), ("_forbidden", 99), ("SnapshotError", 0), ("GameSetupError", 0),
                              ("make_problem", 99)):
         for code, where in _scan(callee, position, "code", "ProblemCode").items():
             codes.setdefault(code, []).extend(where)

@@ -14,8 +14,12 @@ Without Chromium the tests are skipped on a developer's machine and fail under C
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import socket
+import threading
+import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -42,6 +46,63 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveService]:
         yield live
     finally:
         live.stop()
+
+
+class Cable:
+    """A TCP proxy in front of the service, standing for the player's network: ``cut()`` drops every open
+    connection, and while ``down`` every new one is closed as soon as it is accepted."""
+
+    def __init__(self, upstream: int) -> None:
+        self.upstream = upstream
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.server.getsockname()[1]}"
+        self.down = False
+        self.open: set[socket.socket] = set()
+        self.lock = threading.Lock()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.server.accept()
+            except OSError:
+                return
+            if self.down:
+                client.close()
+                continue
+            upstream = socket.create_connection(("127.0.0.1", self.upstream))
+            with self.lock:
+                self.open |= {client, upstream}
+            for source, sink in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pump, args=(source, sink), daemon=True).start()
+
+    def _pump(self, source: socket.socket, sink: socket.socket) -> None:
+        with contextlib.suppress(OSError):
+            while data := source.recv(65536):
+                sink.sendall(data)
+        for end in (source, sink):
+            with contextlib.suppress(OSError):
+                end.shutdown(socket.SHUT_RDWR)
+
+    def cut(self) -> None:
+        with self.lock:
+            for end in self.open:
+                with contextlib.suppress(OSError):
+                    end.shutdown(socket.SHUT_RDWR)
+            self.open.clear()
+
+    def close(self) -> None:
+        self.cut()
+        self.server.close()
+
+
+@pytest.fixture
+def cable(service: LiveService) -> Iterator[Cable]:
+    proxy = Cable(int(urllib.parse.urlsplit(service.url).port or 0))
+    try:
+        yield proxy
+    finally:
+        proxy.close()
 
 
 @pytest.fixture(scope="module")
@@ -71,9 +132,9 @@ def page(browser: Browser) -> Iterator[Page]:
     assert not errors, f"JavaScript errors on the page: {errors}"
 
 
-def deal(page: Page, service: LiveService, *, target: int = 10, query: str = "", **fields: str) -> None:
+def deal(page: Page, service: LiveService | Cable, *, target: int = 10, **fields: str) -> None:
     """Open the table and start a four-player game against three ``basic`` bots, through the form."""
-    page.goto(f"{service.url}/demo/?step_ms={STEP_MS}{query}")
+    page.goto(f"{service.url}/demo/?step_ms={STEP_MS}")
     page.wait_for_selector("#setup:not([hidden])")
     page.select_option("select[name=players]", "4")
     page.select_option("select[name=level]", "basic")
@@ -90,9 +151,21 @@ def wait_turn(page: Page) -> str:
     return str(page.get_attribute("body", "data-turn"))
 
 
-def play_one(page: Page) -> None:
-    """One move by clicking: the exchange discards the hand's first cards; otherwise the first legal control."""
-    if page.get_attribute("body", "data-phase") == "exchange":
+def play_one(page: Page, *, hint: bool = False) -> None:
+    """One move by clicking: the hinted move (``h``, then the controls the hint marks), or else the first legal
+    control (in the exchange, the hand's first cards)."""
+    if hint:
+        page.keyboard.press("h")
+        page.wait_for_selector(".hinted")
+        hinted = page.locator(".hinted")
+        if page.get_attribute("body", "data-phase") == "exchange":
+            for i in range(hinted.count()):
+                hinted.nth(i).click()
+            page.click("#discard")
+        else:
+            assert hinted.first.get_attribute("data-legal") == "true"
+            hinted.first.click()
+    elif page.get_attribute("body", "data-phase") == "exchange":
         kitty = int(str(page.get_attribute("#discard", "data-count")))
         cards = page.locator("#hand button")
         for i in range(kitty):
@@ -142,9 +215,19 @@ def screenshot(page: Page, name: str) -> Path:
 
 
 def test_a_whole_game_against_three_bots_played_by_clicking(page: Page, service: LiveService) -> None:
-    deal(page, service)
-    moves, seen_trick = 0, False
+    """Every move is the hint's (the ``basic`` bot's choice for our seat), clicked."""
+    calls: list[tuple[str, str, str]] = []  # method, path, token of every API call the page makes
+
+    def token(url: str, headers: dict[str, str]) -> str:  # Authorization, or the event stream's access_token
+        query = urllib.parse.parse_qs(urllib.parse.urlsplit(url).query)
+        return headers.get("authorization", "").removeprefix("Bearer ") or query.get("access_token", [""])[0]
+
+    page.on("request", lambda r: calls.append((r.method, urllib.parse.urlsplit(r.url).path, token(r.url, r.headers)))
+            if "/v1/" in r.url else None)
+    deal(page, service, target=200)
+    moves, seen_trick, phases = 0, False, set()
     while wait_turn(page) == "you":
+        phases.add(page.get_attribute("body", "data-phase"))
         if not seen_trick and page.get_attribute("body", "data-phase") == "play" and page.locator("#trick li").count():
             seen_trick = True  # mid-hand, a trick in progress: the artefacts, desktop then phone size
             assert screenshot(page, "table-desktop.png").stat().st_size > 10_000
@@ -152,11 +235,11 @@ def test_a_whole_game_against_three_bots_played_by_clicking(page: Page, service:
             assert page.evaluate("document.documentElement.scrollWidth") <= 375, "the table scrolls sideways at 375px"
             assert screenshot(page, "table-phone.png").stat().st_size > 10_000
             page.set_viewport_size({"width": 1280, "height": 900})
-        play_one(page)
+        play_one(page, hint=True)
         moves += 1
         assert moves < MAX_MOVES, "the game did not end"
 
-    assert seen_trick
+    assert seen_trick and {"auction", "play"} <= phases, phases
     assert page.inner_text("#status").startswith("Game over")
     assert page.locator("#score-sheet tbody tr").count() >= 1
     kept = saved(page)
@@ -164,6 +247,13 @@ def test_a_whole_game_against_three_bots_played_by_clicking(page: Page, service:
     assert kept["events"][-1]["event"]["type"] == "game_over"
     # The log holds every event of the seat's stream once, in order: what a plain reader gets.
     assert ids == stream_ids(service, kept["sessionId"], kept["seatToken"])
+    # The page reads as our seat only: the host token serves only to export the sealed snapshot (for hints).
+    host = [(method, path) for method, path, used in calls if used == kept["hostToken"]]
+    assert host and all(method == "GET" and path.endswith("/snapshot") for method, path in host), host
+    sessions = [(method, path, used) for method, path, used in calls
+                if path.startswith("/v1/sessions/") and not path.endswith("/snapshot")]
+    assert {path.rsplit("/", 1)[-1] for _, path, _ in sessions} >= {"events", "legal-moves", "moves"}
+    assert all(used == kept["seatToken"] for _, _, used in sessions), "a session was read with another token"
     # Only our own cards were ever shown: every card the page received is our seat's.
     for item in kept["events"]:
         event = item["event"]
@@ -209,8 +299,9 @@ def test_an_illegal_click_shows_the_refusal_reason(page: Page, service: LiveServ
         pytest.fail("no illegal card came up")
 
 
-def test_a_reload_mid_hand_resumes_without_losing_or_repeating_an_event(page: Page, service: LiveService) -> None:
-    deal(page, service)
+def test_a_reload_mid_hand_resumes_without_losing_or_repeating_an_event(page: Page, service: LiveService,
+                                                                       cable: Cable) -> None:
+    deal(page, cable)  # through the proxy, so that the connection can be lost
     plays = 0
     while plays < 3:  # into the play, a few tricks' cards down
         assert wait_turn(page) == "you"
@@ -234,13 +325,89 @@ def test_a_reload_mid_hand_resumes_without_losing_or_repeating_an_event(page: Pa
 
     # A lost connection: the next move is sent while offline, retried with its key, and the stream catches up.
     assert wait_turn(page) == "you"
-    page.context.set_offline(True)
+    moves: list[tuple[str, bool]] = []  # (Idempotency-Key, answered) of every move request
+    streams: list[tuple[str, str | None]] = []  # every event stream request from here: query, Last-Event-ID
+    page.on("requestfailed", lambda r: moves.append((r.headers.get("idempotency-key", ""), False))
+            if r.url.endswith("/moves") else None)
+    page.on("requestfinished", lambda r: moves.append((r.headers.get("idempotency-key", ""), True))
+            if r.url.endswith("/moves") else None)
+    page.on("request", lambda r: streams.append((urllib.parse.urlsplit(r.url).query, r.headers.get("last-event-id")))
+            if "/events?" in r.url else None)
+    cable.down = True
+    cable.cut()
+    cut_after = saved(page)["lastEventId"]
     play_one(page)
-    page.wait_for_timeout(700)
-    page.context.set_offline(False)
+    page.wait_for_function("document.getElementById('connection').dataset.state === 'retrying'")
+    cable.down = False
+    assert wait_turn(page) == "you"
+    assert moves[0][1] is False and moves[-1][1] is True, moves
+    assert len({key for key, _ in moves}) == 1, f"a retry changed its Idempotency-Key: {moves}"
 
     play_to_the_end(page)
     ids = log_ids(page)
     assert ids[:len(before)] == before
     assert len(ids) == len(set(ids)), "an event was shown twice"
+    # The stream was reopened after the connection came back, resuming after the last event the page had.
+    resumed = [urllib.parse.parse_qs(query).get("last_event_id") for query, _ in streams]
+    assert [cut_after] in resumed, (cut_after, streams)
     assert ids == stream_ids(service, kept["sessionId"], kept["seatToken"])
+
+
+@pytest.mark.parametrize(("players", "preset"), [(2, ""), (3, ""), (5, ""), (6, ""), (4, "american"), (4, "beagle")])
+def test_every_player_count_and_preset_plays_to_game_over(page: Page, service: LiveService, players: int,
+                                                          preset: str) -> None:
+    page.goto(f"{service.url}/demo/?step_ms=0")
+    page.wait_for_selector("#setup:not([hidden])")
+    page.select_option("select[name=players]", str(players))
+    page.select_option("select[name=preset]", preset)
+    page.select_option("select[name=level]", "basic")
+    page.fill("input[name=target]", "10")
+    page.click("#deal")
+    play_to_the_end(page)
+    kept = saved(page)
+    assert kept["players"] == players and kept["preset"] == preset
+    assert len(page.locator("#seats > li").all()) == players - 1
+    assert log_ids(page) == stream_ids(service, kept["sessionId"], kept["seatToken"])
+
+
+def test_a_hint_marks_a_legal_move(page: Page, service: LiveService) -> None:
+    deal(page, service, target=500)
+    page.keyboard.press("h")
+    page.wait_for_selector(".hinted")
+    assert page.inner_text("#status").startswith("Hint: ")
+    hinted = page.locator(".hinted")
+    if page.get_attribute("body", "data-phase") != "exchange":
+        assert hinted.first.get_attribute("data-legal") == "true"
+        hinted.first.click()
+        assert wait_turn(page) in ("you", "over")
+        assert page.get_attribute("#problem", "data-reason") is None
+
+
+def test_the_contractor_takes_the_kitty_discards_and_nominates(page: Page, service: LiveService) -> None:
+    # We bid first and bid 10NT, which nothing outbids: the kitty is ours, then the no-trumps nomination step.
+    deal(page, service, target=500, first_dealer="3")
+    page.click('#bids [data-bid="10NT"]')
+    assert wait_turn(page) == "you"
+    assert page.get_attribute("body", "data-phase") == "exchange"
+    cards = page.locator("#hand button")
+    assert cards.count() == 13 and page.locator("#hand .from-kitty").count() == 3
+    assert "from the kitty" in str(page.locator("#hand .from-kitty").first.get_attribute("aria-label"))
+    discard = page.locator("#discard")
+    for i in range(3):
+        assert discard.get_attribute("aria-disabled") == "true"
+        cards.nth(i).click()
+        assert cards.nth(i).get_attribute("aria-pressed") == "true"
+    assert discard.get_attribute("aria-disabled") == "false"
+    discard.click()
+    assert wait_turn(page) == "you"
+    assert page.get_attribute("body", "data-phase") == "nominate"
+    assert page.locator("#hand button").count() == 10
+    choices = page.locator("#actions button")
+    assert "Do not nominate" in choices.all_inner_texts()
+    choices.first.click()
+    assert wait_turn(page) == "you"
+    assert page.get_attribute("body", "data-phase") == "play"
+    assert "Contract: 10NT by You" in page.inner_text("#contract")
+    play_to_the_end(page)
+    kept = saved(page)
+    assert log_ids(page) == stream_ids(service, kept["sessionId"], kept["seatToken"])

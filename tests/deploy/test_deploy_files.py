@@ -34,6 +34,15 @@ ALLOWED_ENV = {
     "MAX_BODY_BYTES",
     "LOG_LEVEL",
     "SHUTDOWN_GRACE_SECONDS",
+    "HEADER_TIMEOUT_SECONDS",
+    "BODY_TIMEOUT_SECONDS",
+    "WRITE_STALL_SECONDS",
+    "MAX_CONNECTIONS",
+    "SESSION_CREATE_PER_MINUTE",
+    "SESSION_CREATE_TOTAL_PER_MINUTE",
+    "SESSION_STORE_MAX_FILL",
+    "MEMORY_MAX_SESSIONS",
+    "FORWARDED_ALLOW_IPS",  # read by uvicorn itself: the proxies whose X-Forwarded-For is believed
 }
 UVICORN_COMMAND = "uvicorn --factory service.app:create_app"
 
@@ -377,3 +386,24 @@ def test_pip_install_dot_would_ship_every_package() -> None:
     missing = [name for name in on_disk if name not in installed]
     assert "service.ops" in on_disk
     assert not missing, f"pip install . would not install {missing}"
+
+
+def test_only_the_front_proxy_is_trusted_with_forwarded_addresses() -> None:
+    """Compose: the replicas believe X-Forwarded-For from nginx's fixed address only; Kubernetes: from the
+    networks the ConfigMap names, never from anyone (``*``)."""
+    import ipaddress
+
+    doc = compose()
+    api, lb = doc["services"]["api"], doc["services"]["lb"]
+    assert not any("forwarded-allow-ips" in arg for arg in api["command"])  # the variable decides
+    trusted = api["environment"]["FORWARDED_ALLOW_IPS"]
+    nginx = lb["networks"]["default"]["ipv4_address"]
+    assert trusted == nginx
+    subnet = ipaddress.ip_network(doc["networks"]["default"]["ipam"]["config"][0]["subnet"])
+    assert ipaddress.ip_address(nginx) in subnet
+    configured = only("ConfigMap", "fivehundred-config")["data"]["FORWARDED_ALLOW_IPS"]
+    assert "*" not in configured
+    for entry in configured.split(","):
+        ipaddress.ip_network(entry.strip())  # addresses or networks, each valid
+    image = exec_form(next(args for instruction, args in dockerfile_instructions() if instruction == "CMD"))
+    assert "--proxy-headers" in image and not any("forwarded-allow-ips" in arg for arg in image)

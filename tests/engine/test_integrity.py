@@ -81,6 +81,10 @@ MUTATIONS: list[tuple[str, str, Mutation]] = [
     ("seed", "a seed of 2**64", lambda s: replace(s, seed=2**64)),
     ("deck_orders", "a deck order missing a card", lambda s: replace(
         s, deck_orders=(*s.deck_orders, pack_for(s.options)[1:]))),
+    ("dealt_decks", "a dealt deck missing a card", lambda s: replace(
+        s, dealt_decks=(pack_for(s.options)[1:],) * (s.hand_number + 1))),
+    ("dealt_decks", "more dealt decks than hands", lambda s: replace(
+        s, dealt_decks=(pack_for(s.options),) * (s.hand_number + 2))),
     ("hand_number", "hand -1", lambda s: replace(s, hand_number=-1)),
     ("hand_number", "hand -2**63", lambda s: replace(s, hand_number=-2**63)),
     ("hand_number", "beyond the bound", lambda s: replace(s, hand_number=MAX_HAND_NUMBER + 1)),

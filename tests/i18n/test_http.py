@@ -219,3 +219,62 @@ def test_gateway_problems_are_worded_too() -> None:
         limited = statuses[-1]
         assert limited.status_code == 429 and limited.json()["code"] == "RATE_LIMITED"
         assert limited.json()["title"] == "Kaseueuran paménta" and "detik" in limited.json()["detail"]
+
+
+def _session_problems(client: TestClient[Litestar], headers: dict[str, str]) -> list[tuple[str, dict[str, Any]]]:
+    """Each kind of session and record problem that carries a specific detail, asked for in one language."""
+    created = client.post("/v1/sessions", json={"players": 4, "seed": 3, "first_dealer": 3}).json()
+    sid, host, seats = created["session_id"], created["host_token"], created["seat_tokens"]
+    path = f"/v1/sessions/{sid}"
+
+    def auth(token: str) -> dict[str, str]:
+        return {**headers, "Authorization": f"Bearer {token}"}
+
+    move = {"move": {"type": "pass", "seat": 0}}
+    out: list[tuple[str, Any]] = []
+    asked = [
+        ("if_match", client.post(f"{path}/moves", json=move, headers={**auth(seats[0]), "If-Match": '"7", "9"'})),
+        ("wrong_seat", client.post(f"{path}/moves", json=move, headers=auth(seats[1]))),
+        ("host_moves", client.post(f"{path}/moves", json=move, headers=auth(host))),
+        ("invalid_token", client.get(path, headers=auth("not-a-token"))),
+        ("own_view", client.get(f"{path}?seat=2", headers=auth(seats[1]))),
+        ("host_public_view", client.get(f"{path}?seat=2", headers=auth(host))),
+        ("host_legal_moves", client.get(f"{path}/legal-moves", headers=auth(host))),
+        ("host_only_snapshot", client.get(f"{path}/snapshot", headers=auth(seats[0]))),
+        ("host_only_delete", client.delete(path, headers=auth(seats[0]))),
+        ("bots_seat", client.post("/v1/sessions", json={"players": 4, "bots": {"7": "basic"}}, headers=headers)),
+        ("bots_human", client.post("/v1/sessions", json={"players": 2, "bots": {"0": "basic", "1": "basic"}},
+                                   headers=headers)),
+        ("options", client.post("/v1/sessions", json={"players": 4, "options": {"deal_pattern": "1-1"}},
+                                 headers=headers)),
+        ("deck", client.post("/v1/sessions", json={"players": 4, "deck_orders": [["AS"]]}, headers=headers)),
+        ("no_players", client.post("/v1/sessions", json={}, headers=headers)),
+        ("verify_one_of", client.post("/v1/records/verify", json={}, headers=headers)),
+        ("verify_players", client.post("/v1/records/verify", json={"moves": []}, headers=headers)),
+        ("verify_seed", client.post("/v1/records/verify", json={"moves": [], "players": 4}, headers=headers)),
+        ("verify_text", client.post("/v1/records/verify", json={"text": "nonsense"}, headers=headers)),
+        ("verify_options", client.post("/v1/records/verify", json={
+            "moves": [], "players": 4, "seed": 1, "options": {"deal_pattern": "1-1"}}, headers=headers)),
+    ]
+    for name, response in asked:
+        assert 400 <= response.status_code < 500, (name, response.text)
+        out.append((name, response.json()))
+    return out
+
+
+@pytest.mark.parametrize("language", OTHERS)
+def test_session_and_record_problems_are_worded_in_every_language(client: TestClient[Litestar],
+                                                                  language: str) -> None:
+    """No session or record problem answers a non-English client with the English detail, and the machine
+    fields (code, status, current_version) are the same in every language."""
+    english = dict(_session_problems(client, {}))
+    worded = dict(_session_problems(client, {"Accept-Language": language}))
+    for name, body in worded.items():
+        assert body["code"] == english[name]["code"] and body["status"] == english[name]["status"], name
+        assert body["detail"] != english[name]["detail"], (name, body["detail"])
+        assert body["title"] != english[name]["title"] or body["title"] in ("Bot", "Token"), name
+    conflict = worded["if_match"]
+    assert conflict["code"] == "VERSION_CONFLICT" and conflict["current_version"] == 1
+    assert all(number in conflict["detail"] for number in ("1", "7", "9")), conflict["detail"]
+    assert worded["wrong_seat"]["code"] == "WRONG_SEAT" and "0" in worded["wrong_seat"]["detail"]
+    assert "1" in worded["wrong_seat"]["detail"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -33,6 +34,12 @@ def disposable_redis() -> Iterator[RedisServer]:
     server.start()
     yield server
     server.stop()
+
+
+@pytest.fixture(params=["redis", "cluster"])
+def shared_redis(request: pytest.FixtureRequest) -> Any:
+    """One Redis, or a Redis Cluster (tests/conftest.py): what a limiter shared by replicas may run on."""
+    return request.getfixturevalue("redis_server" if request.param == "redis" else "redis_cluster")
 
 
 @pytest.fixture

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from litestar.testing import AsyncTestClient
@@ -23,20 +24,22 @@ from .conftest import RedisServer
 BackendFactory = Callable[[], RateLimitBackend]
 
 
-@pytest.fixture(params=["memory", "redis"])
+@pytest.fixture(params=["memory", "redis", "cluster"])
 def make_backend(request: pytest.FixtureRequest, key_prefix: str) -> BackendFactory:
     """Builds backends of one kind; Redis ones share this test's key prefix, as replicas would.
 
     A Redis backend's client is closed by the app's shutdown hook (see ``build_app``): the test client runs
     the app on an event loop of its own, and a connection must be closed on the loop that opened it.
     """
-    # Only the Redis kind starts a redis-server: the memory backend's tests need none.
-    redis_server: RedisServer | None = request.getfixturevalue("redis_server") if request.param == "redis" else None
+    # Only the Redis kinds start a redis-server (or a cluster): the memory backend's tests need none.
+    fixture = {"redis": "redis_server", "cluster": "redis_cluster"}.get(request.param)
+    redis_server: Any = request.getfixturevalue(fixture) if fixture is not None else None
 
     def factory() -> RateLimitBackend:
         if redis_server is None:
             return MemoryRateLimitBackend()
-        return RedisRateLimitBackend(redis_server.client(), prefix=key_prefix)
+        client = redis_server.client() if request.param == "redis" else redis_server.async_client()
+        return RedisRateLimitBackend(client, prefix=key_prefix)
 
     return factory
 
@@ -124,9 +127,13 @@ async def test_zero_limit_means_off(make_backend: BackendFactory) -> None:
             assert (await client.get("/v1/ping")).status_code == 200
 
 
-async def test_redis_limit_is_shared_by_two_app_instances(redis_server: RedisServer, key_prefix: str) -> None:
-    backend_a = RedisRateLimitBackend(redis_server.client(), prefix=key_prefix)
-    backend_b = RedisRateLimitBackend(redis_server.client(), prefix=key_prefix)
+def _async_client(redis: Any) -> Any:
+    return redis.async_client() if hasattr(redis, "async_client") else redis.client()
+
+
+async def test_redis_limit_is_shared_by_two_app_instances(shared_redis: Any, key_prefix: str) -> None:
+    backend_a = RedisRateLimitBackend(_async_client(shared_redis), prefix=key_prefix)
+    backend_b = RedisRateLimitBackend(_async_client(shared_redis), prefix=key_prefix)
     app_a = build_app(limiter=backend_a, limit=3, window_seconds=30)
     app_b = build_app(limiter=backend_b, limit=3, window_seconds=30)
     async with AsyncTestClient(app_a) as replica_a, AsyncTestClient(app_b) as replica_b:

@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
-from redis import Redis as SyncRedis
 
 from engine import Options, new_game
 from service.app import create_app
@@ -139,16 +138,16 @@ async def test_memory_rate_limit_and_cors_headers() -> None:
     assert limited.headers["access-control-allow-origin"] == origin  # a browser can read the 429
 
 
-async def test_redis_rate_limit_is_shared_by_replicas(redis_server: RedisServer) -> None:
+async def test_redis_rate_limit_is_shared_by_replicas(shared_redis: Any) -> None:
     prefix = f"shared{uuid.uuid4().hex[:8]}:"
-    settings = Settings(snapshot_keys=(KEY,), log_level="WARNING", redis_url=redis_server.url,
+    settings = Settings(snapshot_keys=(KEY,), log_level="WARNING", redis_url=shared_redis.url,
                         rate_limit_per_minute=3)
     a = create_app(settings, session_key_prefix=prefix)
     b = create_app(settings, session_key_prefix=prefix)
     async with AsyncTestClient(a) as via_a, AsyncTestClient(b) as via_b:
         statuses = [(await client.get("/v1/rules")).status_code for client in (via_a, via_b, via_a, via_b)]
     assert statuses == [200, 200, 200, 429]
-    with SyncRedis.from_url(redis_server.url) as redis:
+    with shared_redis.sync_client() as redis:
         assert redis.keys(f"{prefix}ratelimit:*")  # under the app's key prefix
 
 

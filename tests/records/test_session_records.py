@@ -17,6 +17,7 @@ from engine import (
     GameState,
     Move,
     Options,
+    Pass,
     Play,
     apply_move,
     legal_moves,
@@ -117,11 +118,48 @@ def test_the_host_record_is_the_whole_game_and_verifies(client: Client, players:
         verified = verify_record(record, replay_seed=123)
         assert verified.record == record
     assert final.record.moves == tuple(moves)
-    # Replayed with the session's own seed for the deals after the decks, it is exactly the session's state.
-    assert verify_record(final.record, replay_seed=players).state == _state(client, session)
+    # Replayed with the session's own seed for the deals after the decks, it is exactly the session's state
+    # (but for the bookkeeping of deck orders: the replay dealt every hand from one, the session from its seed).
+    replayed = verify_record(final.record, replay_seed=players).state
+    assert replayed.dealt_decks == final.record.deck_orders[:len(replayed.dealt_decks)]
+    assert _without_decks(replayed) == _without_decks(_state(client, session))
     assert final.record.status == "game_over" and final.record.result is not None
     # The game is over; the record stays readable (until the session expires).
     assert _record(client, session, session["host_token"]).record == final.record
+
+
+def _without_decks(state: GameState) -> GameState:
+    return msgspec.structs.replace(state, deck_orders=(), dealt_decks=())
+
+
+@pytest.mark.parametrize("players", [2, 4, 5])
+def test_a_session_dealt_from_explicit_deck_orders_has_its_host_record(client: Client, players: int) -> None:
+    """The host record of a session created with deck orders lists them (the dead hand and a thrown-in hand's
+    kitty included, which its log never shows), then the seed's decks for the hands after them."""
+    rng = random.Random(100 + players)
+    opts = resolve_options(players, None, {})
+    pack = list(pack_for(opts))
+    decks = [rng.sample(pack, len(pack)) for _ in range(2)]
+    session = _create(client, {"players": players, "seed": 9, "deck_orders": decks, "first_dealer": 0})
+    state, _ = new_game(opts, seed=9, deck_orders=decks, first_dealer=0)
+    moves: list[Move] = []
+    while state.to_act is not None and state.hand_number < 3:
+        legal = legal_moves(state)
+        passes = [m for m in legal if isinstance(m, Pass)]  # mostly all pass: thrown-in hands and redeals
+        move = passes[0] if passes and rng.random() < 0.9 else rng.choice(legal)
+        _move(client, session, move)
+        state, _ = apply_move(state, move)
+        moves.append(move)
+    record = _record(client, session, session["host_token"]).record
+    assert record is not None and record.seed is None and record.moves == tuple(moves)
+    assert [list(d) for d in record.deck_orders[:2]] == decks
+    assert len(record.deck_orders) == state.hand_number + 1
+    for hand, deck in zip(record.hands, record.deck_orders, strict=True):
+        hands, dead, kitty = deal(opts, list(deck), hand.dealer)
+        assert [sorted(h) for h in hand.dealt] == [sorted(h) for h in hands]
+        assert sorted(hand.kitty) == sorted(kitty) and sorted(hand.dead_hand) == sorted(dead)
+    assert verify_record(record, replay_seed=9).record == record
+    assert _without_decks(verify_record(record, replay_seed=9).state) == _without_decks(_state(client, session))
 
 
 def _cards_in(record: SeatRecord) -> set[str]:

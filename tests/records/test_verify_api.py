@@ -110,6 +110,51 @@ def test_a_malformed_move_is_refused_at_its_index(client: Client, sealer: Sealer
     assert sealer.open(body["snapshot"]) == game.states[k]
 
 
+@pytest.mark.parametrize("bad_move", [{"type": "bogus", "seat": 0}, {"type": "play", "seat": 0, "card": 5},
+                                      {"type": "play", "card": "AS"}, "AS"])
+def test_a_move_that_is_not_a_move_object_is_refused_at_its_index(client: Client, sealer: Sealer,
+                                                                  games: list[PlayedGame], bad_move: Any) -> None:
+    """A move the body cannot decode is MALFORMED_MOVE at its index with the state before it (as /v1/games/apply
+    answers it: no reason), in a record and in a list of moves alike."""
+    for game, k in ((games[1], 0), (games[2], len(games[2].moves) // 2), (games[4], 7)):
+        moves: list[Any] = list(msgspec.to_builtins(game.moves))
+        moves[k] = bad_move
+        record = {**_json(game.record), "moves": moves}
+        options = msgspec.to_builtins(game.record.options)
+        del options["players"]
+        inputs = {"players": game.options.players, "options": options, "seed": game.seed,
+                  "first_dealer": game.first_dealer, "moves": moves}
+        for body in ({"record": record}, inputs):
+            refused = _verify(client, body, 400)
+            assert (refused["code"], refused["move_index"]) == ("MALFORMED_MOVE", k), refused
+            assert "reason" not in refused and f"moves[{k}]" in refused["detail"]
+            assert refused["errors"][0]["field"].startswith(("record.moves", "moves"))
+            assert sealer.open(refused["snapshot"]) == game.states[k]
+            assert refused["legal_moves"] == msgspec.to_builtins(legal_moves(game.states[k]))
+
+
+def test_an_earlier_illegal_move_is_reported_before_a_later_undecodable_one(client: Client,
+                                                                            games: list[PlayedGame]) -> None:
+    game = games[3]
+    actor = game.states[2].to_act
+    assert actor is not None
+    moves: list[Any] = list(msgspec.to_builtins(game.moves))
+    moves[2] = {"type": "pass", "seat": (actor + 1) % game.options.players}
+    moves[5] = {"type": "bogus"}
+    refused = _verify(client, {"record": {**_json(game.record), "moves": moves}}, 422)
+    assert (refused["code"], refused["move_index"], refused["reason"]) == ("ILLEGAL_MOVE", 2, "NOT_YOUR_TURN")
+
+
+def test_an_undecodable_move_beside_another_error_is_a_malformed_request(client: Client,
+                                                                         games: list[PlayedGame]) -> None:
+    rec = _json(games[2].record)
+    moves: list[Any] = list(rec["moves"])
+    moves[3] = {"type": "bogus"}
+    broken = {**rec, "moves": moves, "options": {k: v for k, v in rec["options"].items() if k != "deck_4p"}}
+    assert _verify(client, {"record": broken}, 400)["code"] == "MALFORMED_REQUEST"
+    assert _verify(client, {"moves": moves, "seed": -1, "players": 4}, 400)["code"] == "MALFORMED_REQUEST"
+
+
 def test_a_derived_field_that_differs_is_refused_naming_it(client: Client, games: list[PlayedGame]) -> None:
     game = games[3]
     rec = game.record

@@ -2,8 +2,9 @@
 
 * ``redis_server``: one throwaway redis-server (free port, no persistence) for the whole run; tests keep apart
   by key prefix. Never the shared Redis on 6379.
-* ``service``: the service's app (``service.app.create_app``) served by uvicorn *in this process* (so both
-  stores can be tested the same way), parametrized over the memory store and the Redis store.
+* ``service``: the service's app (``service.app.create_app``) served by uvicorn *in this process* (so every
+  store is tested the same way), parametrized over the memory store, the Redis store on one Redis, and the
+  Redis store on a Redis Cluster (``redis_cluster``, tests/conftest.py).
 * ``replicas``: two uvicorn *processes* sharing ``redis_server`` (multi-replica tests), each the same app with
   the test knobs of :mod:`tests.sessions.app_factory`.
 """
@@ -88,22 +89,30 @@ def settings_for(redis: RedisServer | None, idle_seconds: int = 3600) -> Setting
 async def running_service(kind: str, redis: RedisServer | None, *, idle_seconds: int = 3600,
                           heartbeat_seconds: float = 1.0, prefix: str | None = None) -> AsyncIterator[Service]:
     prefix = prefix or f"t{uuid.uuid4().hex[:10]}:"
-    backing = redis if kind == "redis" else None
+    backing = redis if kind in REDIS_FIXTURES else None
     app = create_app(settings_for(backing, idle_seconds), session_key_prefix=prefix,
                      event_heartbeat_seconds=heartbeat_seconds)
     async with serve_in_process(app) as url:
         yield Service(url, kind, prefix, backing, app)
 
 
-@pytest.fixture(params=["memory", "redis"])
+#: The stores every session test runs on: in-process, one Redis, and a Redis Cluster (three primaries, three
+#: replicas: ``redis_cluster`` of tests/conftest.py).
+STORE_KINDS = ["memory", "redis", "cluster"]
+REDIS_FIXTURES = {"redis": "redis_server", "cluster": "redis_cluster"}
+
+
+@pytest.fixture(params=STORE_KINDS)
 def store_kind(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
 
 @pytest.fixture
 def store_redis(store_kind: str, request: pytest.FixtureRequest) -> RedisServer | None:
-    """The Redis of a ``redis`` store, None for the memory store (whose tests then need no redis-server)."""
-    return request.getfixturevalue("redis_server") if store_kind == "redis" else None  # type: ignore[no-any-return]
+    """The Redis (or cluster) of a ``redis`` or ``cluster`` store, None for the memory store (whose tests then
+    need no redis-server)."""
+    fixture = REDIS_FIXTURES.get(store_kind)
+    return None if fixture is None else request.getfixturevalue(fixture)  # type: ignore[no-any-return]
 
 
 @pytest.fixture
@@ -163,15 +172,27 @@ class ServiceProcess:
         self.process = None
 
 
-def service_env(redis: RedisServer, prefix: str, *, idle_seconds: int = 3600) -> dict[str, str]:
+def service_env(redis: Any, prefix: str, *, idle_seconds: int = 3600) -> dict[str, str]:
+    """The environment of a service process on ``redis`` (a RedisServer or a RedisClusterServer); the tests
+    create sessions faster than the served per-client default allows."""
     return {"REDIS_URL": redis.url, "SNAPSHOT_KEYS": SNAPSHOT_KEYS_ENV, "SESSION_KEY_PREFIX": prefix,
-            "SESSION_IDLE_SECONDS": str(idle_seconds), "SESSION_HEARTBEAT_SECONDS": "2"}
+            "SESSION_IDLE_SECONDS": str(idle_seconds), "SESSION_HEARTBEAT_SECONDS": "2",
+            "SESSION_CREATE_PER_MINUTE": "0", "SESSION_CREATE_TOTAL_PER_MINUTE": "0"}
 
 
 @pytest.fixture(scope="session")
 def replicas(redis_server: RedisServer) -> Iterator[tuple[ServiceProcess, ServiceProcess]]:
     """Two service processes sharing one Redis (same key prefix), as two replicas behind a load balancer."""
-    env = service_env(redis_server, "replicas:")
+    yield from _two_replicas(service_env(redis_server, "replicas:"))
+
+
+@pytest.fixture(scope="session")
+def cluster_replicas(redis_cluster: Any) -> Iterator[tuple[ServiceProcess, ServiceProcess]]:
+    """Two service processes sharing one Redis Cluster."""
+    yield from _two_replicas(service_env(redis_cluster, "creplicas:"))
+
+
+def _two_replicas(env: dict[str, str]) -> Iterator[tuple[ServiceProcess, ServiceProcess]]:
     a, b = ServiceProcess(env), ServiceProcess(env)
     try:
         a.launch()

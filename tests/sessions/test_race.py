@@ -1,7 +1,8 @@
 """Races: many clients moving at the same version; exactly one wins per version, nothing is applied twice.
 
-Memory store: the in-process app served by uvicorn. Redis store: two uvicorn *processes* sharing one Redis, the
-clients split between them (so the compare-and-set is tested across replicas, not just within one loop).
+Memory store: the in-process app served by uvicorn. Redis store: two uvicorn *processes* sharing one Redis (or
+one Redis Cluster), the clients split between them (so the compare-and-set is tested across replicas, not just
+within one loop).
 """
 
 from __future__ import annotations
@@ -15,17 +16,18 @@ import pytest
 
 from engine import Move, legal_moves
 
-from .conftest import SEALER, ServiceProcess, running_service
+from .conftest import SEALER, STORE_KINDS, ServiceProcess, running_service
 from .play import Game, Mirror, assert_problem, move_body, read_stream
 
 CLIENTS = 50
 ROUNDS = 8
 
 
-@pytest.fixture(params=["memory", "redis"])
+@pytest.fixture(params=STORE_KINDS)
 async def urls(request: pytest.FixtureRequest) -> AsyncIterator[list[str]]:
-    if request.param == "redis":
-        replicas: tuple[ServiceProcess, ServiceProcess] = request.getfixturevalue("replicas")
+    if request.param in ("redis", "cluster"):
+        fixture = "replicas" if request.param == "redis" else "cluster_replicas"
+        replicas: tuple[ServiceProcess, ServiceProcess] = request.getfixturevalue(fixture)
         yield [replicas[0].url, replicas[1].url]
         return
     async with running_service("memory", None) as svc:

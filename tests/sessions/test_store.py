@@ -28,19 +28,19 @@ from service.sessions.store import (
     new_tag,
 )
 
-from .conftest import RedisServer, running_service
+from .conftest import REDIS_FIXTURES, STORE_KINDS, RedisServer, running_service
 from .play import Game, move_body
 
 AUTH = bytes(32 * 5)
 
 
-@pytest.fixture(params=["memory", "redis"])
+@pytest.fixture(params=STORE_KINDS)
 async def store(request: pytest.FixtureRequest) -> AsyncIterator[SessionStore]:
     s: SessionStore
     if request.param == "memory":
         s = MemoryStore(idle_seconds=60)
-    else:  # only the Redis store's tests start a redis-server
-        redis_server: RedisServer = request.getfixturevalue("redis_server")
+    else:  # only the Redis store's tests start a redis-server (or a cluster)
+        redis_server: RedisServer = request.getfixturevalue(REDIS_FIXTURES[request.param])
         s = RedisStore(redis_server.url, 60, prefix=f"st{uuid.uuid4().hex[:8]}:", max_wait=5)
     await s.open()
     yield s

@@ -181,8 +181,8 @@ async function act(/** @type {any} */ move) {
 
 /**
  * Follow the seat's events. An EventSource cannot send headers, so the token goes in the query (the service
- * never logs query strings). After a reload we resume just after the last event we kept (`last_event_id`);
- * on its own reconnections the browser sends the `Last-Event-ID` header, which the service prefers.
+ * never logs query strings), and so does the id of the last event we kept (`last_event_id`): the stream
+ * resumes just after it, after a reload as after a lost connection.
  */
 function follow() {
   if (!saved) return;
@@ -203,8 +203,10 @@ function follow() {
   stream.onerror = () => {
     if (streamEnded || source !== stream || gameOver()) return; // after the end, the service answers 204
     connection("reconnecting");
-    // CONNECTING: the browser retries by itself. CLOSED: the service refused (e.g. 503), so retry ourselves.
-    if (stream.readyState === EventSource.CLOSED) setTimeout(() => source === stream && follow(), 2000);
+    // Reconnect ourselves, from our last event: the browser's own retry would stop at an error answer (a 503),
+    // and would reuse the first URL (its Last-Event-ID header, which the service prefers, would still be right).
+    stream.close();
+    setTimeout(() => source === stream && follow(), 1000);
   };
 }
 
@@ -252,6 +254,7 @@ async function animate(/** @type {any} */ event, /** @type {boolean} */ quick) {
     case "hand_dealt":
       trick = [];
       drawTrick();
+      document.querySelectorAll(".said").forEach((e) => { e.textContent = ""; });
       break;
     case "bid_made":
     case "passed":
@@ -295,7 +298,11 @@ function maybeDraw() {
   if (latest.version < shownVersion) { refresh().catch(problem); return; } // the stream is ahead: read the view
   const waiting = latest.version > shownVersion && !streamEnded && source?.readyState !== EventSource.CLOSED;
   const late = Date.now() - latest.at;
-  if (waiting && late < CATCH_UP_MS) { renderTimer = window.setTimeout(maybeDraw, CATCH_UP_MS - late); return; }
+  if (waiting && late < CATCH_UP_MS) {
+    if (!$("seats").childElementCount) drawSeats(latest.view); // somewhere to show the bots' calls meanwhile
+    renderTimer = window.setTimeout(maybeDraw, CATCH_UP_MS - late);
+    return;
+  }
   draw().catch(problem);
 }
 
@@ -320,7 +327,11 @@ async function draw() {
   $("hint").hidden = !mine;
   const over = view.phase === "game_over";
   document.body.dataset.turn = over ? "over" : mine ? "you" : "others";
-  if (over) status(gameOverText(view));
+  if (over) {
+    status(gameOverText(view));
+    $("contract").textContent = gameOverText(view);
+    $("new-game").focus();
+  }
   else if (mine) status(`Your turn: ${rules.names.phases[view.phase] ?? view.phase}.`);
   else status(`${seatName(view.to_act)} to play…`);
   // Keyboard players: keep the focus on something useful when what had it is gone.
@@ -355,7 +366,7 @@ function cardElement(/** @type {string} */ card, tag = "span") {
 
 function bidText(/** @type {string} */ bid, sansKitty = false) {
   const short = /^\d+[SCDH]$/.test(bid) ? bid.slice(0, -1) + SUITS[/** @type {keyof SUITS} */ (bid.slice(-1))]
-    : (rules?.names.bids[bid] ?? bid);
+    : /^\d+NT$/.test(bid) ? bid : (rules?.names.bids[bid] ?? bid); // 7♥, 7NT, Misère
   return sansKitty ? `${short} sans kitty` : short;
 }
 
@@ -390,6 +401,7 @@ function seatPanel(/** @type {any} */ view, /** @type {number} */ seat, /** @typ
   li.innerHTML = `<strong class="name"></strong> <span class="tags"></span>
     <span class="count"></span> <span class="said" aria-live="off"></span>`;
   /** @type {HTMLElement} */ (li.querySelector(".name")).textContent = seatName(seat) + (seat === saved?.seat ? ` (seat ${seat})` : "");
+  if (seat !== saved?.seat) tags.unshift(`${saved?.level} bot`);
   /** @type {HTMLElement} */ (li.querySelector(".tags")).textContent = tags.join(" · ");
   /** @type {HTMLElement} */ (li.querySelector(".count")).textContent =
     `${view.hand_sizes[seat]} cards` + (tricks !== undefined && view.phase === "play" ? ` · ${tricks} tricks` : "");

@@ -1,0 +1,102 @@
+"""Live streams on a Redis-backed replica wait on its one follower of the session logs, not on a Redis
+connection each: more streams than redis-py's default connection pool holds (100) all stay open and get every
+event of their session, redacted for their seat; and when the follower's connection is killed it reconnects
+and the streams lose and repeat nothing."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Callable
+
+import httpx
+
+from service.sessions.fanout import LogFollower
+
+from .conftest import RedisServer, Service, running_service
+from .play import Game, SseEvent, sse_events
+
+SESSIONS = 30
+SEATS = 4  # 120 streams
+
+
+async def _follow(client: httpx.AsyncClient, game: Game, seat: int, got: list[SseEvent],
+                  opened: asyncio.Event) -> None:
+    """Read one seat's stream (until cancelled)."""
+    async with client.stream("GET", game.url + "/events", headers=game.seats[seat]) as r:
+        assert r.status_code == 200, await r.aread()
+        opened.set()
+        async for item in sse_events(r):
+            if item is not None and item.event != "end":
+                got.append(item)
+
+
+async def _until(check: Callable[[], bool], seconds: float = 20) -> None:
+    deadline = asyncio.get_running_loop().time() + seconds
+    while not check() and asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(0.05)
+
+
+def _follower(svc: Service) -> LogFollower:
+    follower: LogFollower = svc.app.state.sessions.service.store.follower
+    return follower
+
+
+async def test_more_streams_than_a_connection_pool_share_one_follower(redis_server: RedisServer) -> None:
+    before = len(redis_server.sync_client().client_list())
+    rng = random.Random(5)
+    limits = httpx.Limits(max_connections=None, max_keepalive_connections=None)
+    async with running_service("redis", redis_server) as svc, \
+            httpx.AsyncClient(base_url=svc.url, timeout=30, limits=limits) as client:
+        games = [await Game.create(client, seed=i) for i in range(SESSIONS)]
+        streams: list[tuple[Game, int, list[SseEvent], asyncio.Task[None]]] = []
+        opened: list[asyncio.Event] = []
+        for g in games:
+            for seat in range(SEATS):
+                got: list[SseEvent] = []
+                ev = asyncio.Event()
+                opened.append(ev)
+                streams.append((g, seat, got, asyncio.create_task(_follow(client, g, seat, got, ev))))
+        await asyncio.wait_for(asyncio.gather(*(e.wait() for e in opened)), 60)
+        await _until(lambda: all(len(got) == len(g.mirror.log) for g, _, got, _ in streams))
+        # 120 open streams, and the replica holds no more Redis connections than its short commands need.
+        connections = len(redis_server.sync_client().client_list()) - before
+        assert connections <= 40, connections
+        follower = _follower(svc)
+        assert follower.followed == SESSIONS and follower.connections == 1
+        for _ in range(3):
+            for g in games:
+                await g.play(1, rng)
+        await _until(lambda: all(len(got) >= len(g.mirror.log) for g, _, got, _ in streams))
+        for *_, task in streams:
+            task.cancel()
+        await asyncio.gather(*(t for *_, t in streams), return_exceptions=True)
+        for g, seat, got, _ in streams:
+            assert [e.triple() for e in got] == g.mirror.seen_by(seat)  # in order, once, redacted for the seat
+
+
+async def test_a_follower_whose_connection_is_killed_reconnects_and_loses_nothing(
+        redis_server: RedisServer) -> None:
+    rng = random.Random(9)
+    async with running_service("redis", redis_server) as svc, \
+            httpx.AsyncClient(base_url=svc.url, timeout=30) as client:
+        g = await Game.create(client)
+        got: list[SseEvent] = []
+        opened = asyncio.Event()
+        total = len(g.mirror.log)
+        task = asyncio.create_task(_follow(client, g, 0, got, opened))
+        await asyncio.wait_for(opened.wait(), 10)
+        await g.play(2, rng)
+        follower = _follower(svc)
+        await _until(lambda: len(got) == len(g.mirror.log))
+        assert follower.connections == 1
+        killed = redis_server.sync_client().client_kill_filter(_type="pubsub")
+        assert killed >= 1
+        await g.play(3, rng)  # committed while the follower may still be reconnecting
+        await _until(lambda: len(got) >= len(g.mirror.log))
+        await g.play(1, rng)
+        await _until(lambda: len(got) >= len(g.mirror.log))
+        task.cancel()
+        assert [e.triple() for e in got] == g.mirror.seen_by(0)
+        assert len(got) > total
+        assert follower.connections >= 2  # it did reconnect
