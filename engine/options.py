@@ -13,6 +13,12 @@ import msgspec
 RULES_VERSION = "2026.11.1"
 
 
+def _about(description: str) -> msgspec.Meta:
+    """An option's one-line meaning, kept on its field: the catalogue (so docs/RULES.md section 3) and the
+    contract's option schemas all read it from there."""
+    return msgspec.Meta(description=description)
+
+
 class Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True, omit_defaults=True,
               cache_hash=True):
     """A complete, resolved rule set. Field names are RULES.md section 3's option names.
@@ -23,60 +29,137 @@ class Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=T
     ``true`` / ``false`` / ``reopen_on_suit_change``; ``defender_trick_cap``: ``none`` / ``490`` / ``480``).
     """
 
-    players: Literal[2, 3, 4, 5, 6] = 4
+    players: Annotated[Literal[2, 3, 4, 5, 6], _about(
+        "Number of players, 2 to 6 (RULES.md section 2).")] = 4
     # 3.1 auction
-    bidding_style: Literal["australian", "american_single_round"] = "australian"
-    pass_is_final: Literal["always", "never", "reopen_on_suit_change"] = "always"
-    final_bidder_may_raise: bool = False
-    raise_strain_change_reopens: bool = True
-    misere_enabled: bool = True
-    misere_requires_seven: bool = True
-    misere_rank: Literal["above_7NT_below_8S", "between_8S_8C"] = "above_7NT_below_8S"
-    open_misere_enabled: bool = True
-    open_misere_rank: Literal["above_10D_below_10H", "highest"] = "above_10D_below_10H"
-    open_misere_requires_eight: bool = False
-    blind_misere_enabled: bool = False
-    sans_kitty_enabled: bool = False
-    inkle_mode: Literal["off", "min_bid_seven", "signal_only"] = "off"
-    all_pass: Literal["redeal_next_dealer", "redeal_same_dealer", "play_no_trumps"] = "redeal_next_dealer"
-    no_ace_no_face: bool = False
+    bidding_style: Annotated[Literal["australian", "american_single_round"], _about(
+        "australian: repeated rounds until all but the high bidder have passed. american_single_round: each player "
+        "makes exactly one call, dealer's left first; the highest bid wins.")] = "australian"
+    pass_is_final: Annotated[Literal["always", "never", "reopen_on_suit_change"], _about(
+        "always (RULES.md `true`): a player who passed may not bid again. never (RULES.md `false`): a passed player "
+        "may bid at any later turn; the auction ends when all the others pass in a row after a bid. "
+        "reopen_on_suit_change: passes are final except that a player bidding a strain different from their own "
+        "previous bid reopens the auction to everyone.")] = "always"
+    final_bidder_may_raise: Annotated[bool, _about(
+        "When all others have passed, the high bidder gets one more call: pass (the contract stands) or any higher "
+        "bid.")] = False
+    raise_strain_change_reopens: Annotated[bool, _about(
+        "With final_bidder_may_raise: a raise that changes strain reopens the auction to every player; a raise in the "
+        "same strain becomes the contract at once. false: every raise is final.")] = True
+    misere_enabled: Annotated[bool, _about(
+        "false: misère, open misère and blind misère may never be bid.")] = True
+    misere_requires_seven: Annotated[bool, _about(
+        "true: misère may be bid only after some bid of level 7 or more has been made.")] = True
+    misere_rank: Annotated[Literal["above_7NT_below_8S", "between_8S_8C"], _about(
+        "above_7NT_below_8S: misère sits between 7NT and 8S. between_8S_8C: between 8S and 8C.")] = "above_7NT_below_8S"
+    open_misere_enabled: Annotated[bool, _about(
+        "false: open misère may not be bid.")] = True
+    open_misere_rank: Annotated[Literal["above_10D_below_10H", "highest"], _about(
+        "above_10D_below_10H: open misère sits between 10D and 10H. highest: above 10NT.")] = "above_10D_below_10H"
+    open_misere_requires_eight: Annotated[bool, _about(
+        "true: open misère may be bid only after some bid of level 8 or more.")] = False
+    blind_misere_enabled: Annotated[bool, _about(
+        "true: a seat that has not looked at its hand may bid blind misère (500), on the open-misère rung (neither "
+        "overcalls the other). Seats then start with their hand unseen and look with a look_at_hand move; any bid but "
+        "blind misère counts as looking.")] = False
+    sans_kitty_enabled: Annotated[bool, _about(
+        "true: a suit or NT bid may carry sans_kitty; same value and rung as the plain bid; the contractor does not "
+        "take the kitty.")] = False
+    inkle_mode: Annotated[Literal["off", "min_bid_seven", "signal_only"], _about(
+        "off. min_bid_seven: 6-level bids are illegal. signal_only: only the first two calls of the auction may be "
+        "6-level bids; an auction won at the 6 level is thrown in and the same dealer redeals.")] = "off"
+    all_pass: Annotated[Literal["redeal_next_dealer", "redeal_same_dealer", "play_no_trumps"], _about(
+        "What happens when everyone passes (games of 2, 4, 5 and 6 players): redeal_next_dealer, redeal_same_dealer, "
+        "or play_no_trumps (no kitty, dealer's left leads, every side +10 per trick, no "
+        "contract).")] = "redeal_next_dealer"
+    no_ace_no_face: Annotated[bool, _about(
+        "true (partnership games): before its first call, a seat holding no A, K, Q, J or joker may propose a redeal; "
+        "if its partner accepts, the same dealer redeals; if not, play goes on and the proposing side may not bid "
+        "misère this hand. No effect in games without partners.")] = False
     # 3.2 deck and deal
-    deck_4p: Literal["43", "45", "46"] = "43"
-    fours_removed: Literal["black", "4S_4D"] = "black"
-    first_dealer: Literal["random", "cut_low"] = "random"
-    deal_pattern: Annotated[str, msgspec.Meta(pattern=r"^[0-9]{1,2}(-[0-9]{1,2}){1,31}$")] = "3-1-4-1-3-1"
-    show_kitty: bool = False
+    deck_4p: Annotated[Literal["43", "45", "46"], _about(
+        "Four-player pack: 43 (kitty 3), 45 (adds 4S and 4C, kitty 5), 46 (45 plus the black joker JKB, which outranks "
+        "JK; kitty 6).")] = "43"
+    fours_removed: Annotated[Literal["black", "4S_4D"], _about(
+        "43-card pack: black removes 4S and 4C; 4S_4D removes 4S and 4D instead (the remaining 4 of the trump colour "
+        "that is not of the trump suit then also counts as the lowest trump).")] = "black"
+    first_dealer: Annotated[Literal["random", "cut_low"], _about(
+        "random: drawn from the seed. cut_low: each player cuts a card from the first shuffled pack; lowest deals (ace "
+        "low, joker lowest); ties cut again. An explicit first_dealer at creation wins.")] = "random"
+    deal_pattern: Annotated[str, msgspec.Meta(pattern=r"^[0-9]{1,2}(-[0-9]{1,2}){1,31}$", description=(
+        "Packets dealt to each player, alternating with packets to the kitty, e.g. 3-1-4-1-3-1. With the default "
+        "pattern the kitty packets scale with the kitty size (4: 1-2-1, 5: 2-2-1, 6: 2-2-2)."))] = "3-1-4-1-3-1"
+    show_kitty: Annotated[bool, _about(
+        "true: the kitty is shown to every seat before the contractor takes it.")] = False
     # 3.3 play
-    first_lead: Literal["contractor", "eldest"] = "contractor"
-    joker_prenomination: bool = True
-    joker_lead_restriction: Literal["unled_suit", "not_shown_void", "any_suit"] = "unled_suit"
-    joker_lead_timing: Literal["normal", "last_trick_only"] = "normal"
-    joker_forced_in_misere: bool = True
-    joker_follow_first_round: bool = False
-    joker_low_in_misere: bool = False
-    open_misere_expose: Literal["after_first_trick", "before_opening_lead"] = "after_first_trick"
+    first_lead: Annotated[Literal["contractor", "eldest"], _about(
+        "contractor, or eldest (the dealer's left; the next active seat if eldest sits out).")] = "contractor"
+    joker_prenomination: Annotated[bool, _about(
+        "false: the contractor may not nominate the joker's suit before play.")] = True
+    joker_lead_restriction: Annotated[Literal["unled_suit", "not_shown_void", "any_suit"], _about(
+        "Suits an un-nominated joker may be led as: unled_suit (not yet led this hand), not_shown_void (any suit the "
+        "leader has not shown void in), any_suit.")] = "unled_suit"
+    joker_lead_timing: Annotated[Literal["normal", "last_trick_only"], _about(
+        "last_trick_only: in NT-family contracts the un-nominated joker may be led only to the last trick.")] = "normal"
+    joker_forced_in_misere: Annotated[bool, _about(
+        "true: in misère contracts a holder of the un-nominated joker who is void in the led suit must play "
+        "it.")] = True
+    joker_follow_first_round: Annotated[bool, _about(
+        "true: in NT-family contracts the un-nominated joker may be played to the first lead of a suit even by a "
+        "holder who can follow; it wins.")] = False
+    joker_low_in_misere: Annotated[bool, _about(
+        "true: in misère contracts the joker is the lowest card: played only when void, led as the lowest card of a "
+        "nominated suit, never forced, and not pre-nominated.")] = False
+    open_misere_expose: Annotated[Literal["after_first_trick", "before_opening_lead"], _about(
+        "after_first_trick, or before_opening_lead.")] = "after_first_trick"
     # 3.4 scoring
-    score_table: Literal["avondale", "perfect"] = "avondale"
-    slam_rule: Literal["min_250", "none"] = "min_250"
-    defender_trick_points: Literal["always", "on_failure_only", "never"] = "always"
-    defender_trick_cap: Literal["none", "490", "480"] = "none"
-    defender_points_cutoff: Literal["none", "400"] = "none"
-    misere_values: Literal["250/500", "beagle"] = "250/500"
+    score_table: Annotated[Literal["avondale", "perfect"], _about(
+        "avondale: 6S=40 … 10NT=520. perfect: every suit/NT value 20 less (misère unchanged).")] = "avondale"
+    slam_rule: Annotated[Literal["min_250", "none"], _about(
+        "min_250: taking all tricks on a bid worth less than 250 scores 250. none: the bid value only.")] = "min_250"
+    defender_trick_points: Annotated[Literal["always", "on_failure_only", "never"], _about(
+        "always, on_failure_only, or never: when defenders score 10 per trick.")] = "always"
+    defender_trick_cap: Annotated[Literal["none", "490", "480"], _about(
+        "none, 490 or 480: defending trick points cannot raise a side's total above the cap.")] = "none"
+    defender_points_cutoff: Annotated[Literal["none", "400"], _about(
+        "none or 400: a side already over 400 before the hand scores no defending points.")] = "none"
+    misere_values: Annotated[Literal["250/500", "beagle"], _about(
+        "250/500: misère 250, open/blind misère 500. beagle: misère 130 (between 6NT and 7S), open/blind misère 230 "
+        "(between 7NT and 8S).")] = "250/500"
     # 3.5 game end
-    target: Annotated[int, msgspec.Meta(ge=10, le=100_000, multiple_of=10)] = 500
-    lose_at: Annotated[int, msgspec.Meta(ge=-100_000, le=-10, multiple_of=10)] = -500
-    win_requires_contract: bool = True
-    out_backwards_only_if_opponent_nonnegative: bool = False
+    target: Annotated[int, msgspec.Meta(ge=10, le=100_000, multiple_of=10, description=(
+        "Score that wins (inclusive)."))] = 500
+    lose_at: Annotated[int, msgspec.Meta(ge=-100_000, le=-10, multiple_of=10, description=(
+        "Score at or below which a side goes out backwards (inclusive)."))] = -500
+    win_requires_contract: Annotated[bool, _about(
+        "true: a side wins only by making its own contract at or above target. false: the contracting side wins at or "
+        "above target; otherwise the highest other side at or above target wins.")] = True
+    out_backwards_only_if_opponent_nonnegative: Annotated[bool, _about(
+        "true: a side at or below lose_at loses only if some other side's score is at least 0.")] = False
     # 3.6 by number of players
-    two_player_method: Literal["uspcc_dead_hand", "uspcc_24_card"] = "uspcc_dead_hand"
-    three_player_all_pass: Literal["redeal_next_dealer", "play_no_trumps"] = "redeal_next_dealer"
-    five_player_deck: Literal["52_plus_joker", "stripped_63"] = "52_plus_joker"
-    five_player_partner_method: Literal["called_card", "choose_player", "alone_only"] = "called_card"
-    five_player_call_timing: Literal["before_kitty", "after_kitty"] = "before_kitty"
-    five_player_partner_share: Literal["full", "half"] = "full"
-    six_player_teams: Literal["two_teams_of_three", "three_teams_of_two"] = "two_teams_of_three"
-    six_player_misere: bool = False
-    six_player_kitty: Literal[3, 5, 6] = 3
+    two_player_method: Annotated[Literal["uspcc_dead_hand", "uspcc_24_card"], _about(
+        "uspcc_dead_hand: 33 cards, a dead 10-card hand nobody sees. uspcc_24_card: A-9 in four suits, no joker, kitty "
+        "4. (The Australian ghost-partner method is not offered: its sources do not say who "
+        "plays the ghosts.)")] = "uspcc_dead_hand"
+    three_player_all_pass: Annotated[Literal["redeal_next_dealer", "play_no_trumps"], _about(
+        "Three players, everyone passes: redeal_next_dealer, or play_no_trumps (each player +10 per trick, no widow, "
+        "eldest leads). Replaces all_pass for three players.")] = "redeal_next_dealer"
+    five_player_deck: Annotated[Literal["52_plus_joker", "stripped_63"], _about(
+        "52_plus_joker, or stripped_63 (the six-player pack without 2s, 3s, 4S and 4C).")] = "52_plus_joker"
+    five_player_partner_method: Annotated[Literal["called_card", "choose_player", "alone_only"], _about(
+        "called_card (the contractor calls a card, not a joker, or goes alone), choose_player (names one partner, or "
+        "two for bids of 8 or more), alone_only.")] = "called_card"
+    five_player_call_timing: Annotated[Literal["before_kitty", "after_kitty"], _about(
+        "before_kitty or after_kitty: when the partner's card is called.")] = "before_kitty"
+    five_player_partner_share: Annotated[Literal["full", "half"], _about(
+        "full: contractor and partner each score the value. half: each scores half (rounded up to a "
+        "multiple of 10).")] = "full"
+    six_player_teams: Annotated[Literal["two_teams_of_three", "three_teams_of_two"], _about(
+        "two_teams_of_three (alternate seats) or three_teams_of_two (seats i and i+3).")] = "two_teams_of_three"
+    six_player_misere: Annotated[bool, _about(
+        "true: misère bids allowed with six players; all of the contractor's partners sit out.")] = False
+    six_player_kitty: Annotated[Literal[3, 5, 6], _about(
+        "3 (63 cards), 5 (adds 13S and 13C), 6 (also the black joker JKB).")] = 3
 
 
 class OptionsError(ValueError):
@@ -110,87 +193,6 @@ PRESET_DESCRIPTIONS: dict[str, str] = {
     "rungs with no 7-bid prerequisite, the joker may be led nominating any suit and is never forced.",
 }
 
-_DESCRIPTIONS: dict[str, str] = {
-    "players": "Number of players, 2 to 6 (RULES.md section 2).",
-    "bidding_style": "australian: repeated rounds until all but the high bidder have passed. "
-    "american_single_round: each player makes exactly one call, dealer's left first; the highest bid wins.",
-    "pass_is_final": "always (RULES.md `true`): a player who passed may not bid again. never (RULES.md `false`): a "
-    "passed player may bid at any later turn; the auction ends when all the others pass in a row after a bid. "
-    "reopen_on_suit_change: passes are final except that a player bidding a strain different from their own "
-    "previous bid reopens the auction to everyone.",
-    "final_bidder_may_raise": "When all others have passed, the high bidder gets one more call: pass (the "
-    "contract stands) or any higher bid.",
-    "raise_strain_change_reopens": "With final_bidder_may_raise: a raise that changes strain reopens the auction "
-    "to every player; a raise in the same strain becomes the contract at once. false: every raise is final.",
-    "misere_enabled": "false: misère, open misère and blind misère may never be bid.",
-    "misere_requires_seven": "true: misère may be bid only after some bid of level 7 or more has been made.",
-    "misere_rank": "above_7NT_below_8S: misère sits between 7NT and 8S. between_8S_8C: between 8S and 8C.",
-    "open_misere_enabled": "false: open misère may not be bid.",
-    "open_misere_rank": "above_10D_below_10H: open misère sits between 10D and 10H. highest: above 10NT.",
-    "open_misere_requires_eight": "true: open misère may be bid only after some bid of level 8 or more.",
-    "blind_misere_enabled": "true: a seat that has not looked at its hand may bid blind misère (500), on the "
-    "open-misère rung (neither overcalls the other). Seats then start with their hand unseen and look with a "
-    "look_at_hand move; any bid but blind misère counts as looking.",
-    "sans_kitty_enabled": "true: a suit or NT bid may carry sans_kitty; same value and rung as the plain bid; "
-    "the contractor does not take the kitty.",
-    "inkle_mode": "off. min_bid_seven: 6-level bids are illegal. signal_only: only the first two calls of the "
-    "auction may be 6-level bids; an auction won at the 6 level is thrown in and the same dealer redeals.",
-    "all_pass": "What happens when everyone passes (games of 2, 4, 5 and 6 players): redeal_next_dealer, "
-    "redeal_same_dealer, or play_no_trumps (no kitty, dealer's left leads, every side +10 per trick, no "
-    "contract).",
-    "no_ace_no_face": "true (partnership games): before its first call, a seat holding no A, K, Q, J or joker "
-    "may propose a redeal; if its partner accepts, the same dealer redeals; if not, play goes on and the "
-    "proposing side may not bid misère this hand. No effect in games without partners.",
-    "deck_4p": "Four-player pack: 43 (kitty 3), 45 (adds 4S and 4C, kitty 5), 46 (45 plus the black joker "
-    "JKB, which outranks JK; kitty 6).",
-    "fours_removed": "43-card pack: black removes 4S and 4C; 4S_4D removes 4S and 4D instead (the remaining "
-    "4 of the trump colour that is not of the trump suit then also counts as the lowest trump).",
-    "first_dealer": "random: drawn from the seed. cut_low: each player cuts a card from the first shuffled "
-    "pack; lowest deals (ace low, joker lowest); ties cut again. An explicit first_dealer at creation wins.",
-    "deal_pattern": "Packets dealt to each player, alternating with packets to the kitty, e.g. 3-1-4-1-3-1. "
-    "With the default pattern the kitty packets scale with the kitty size (4: 1-2-1, 5: 2-2-1, 6: 2-2-2).",
-    "show_kitty": "true: the kitty is shown to every seat before the contractor takes it.",
-    "first_lead": "contractor, or eldest (the dealer's left; the next active seat if eldest sits out).",
-    "joker_prenomination": "false: the contractor may not nominate the joker's suit before play.",
-    "joker_lead_restriction": "Suits an un-nominated joker may be led as: unled_suit (not yet led this hand), "
-    "not_shown_void (any suit the leader has not shown void in), any_suit.",
-    "joker_lead_timing": "last_trick_only: in NT-family contracts the un-nominated joker may be led only to the "
-    "last trick.",
-    "joker_forced_in_misere": "true: in misère contracts a holder of the un-nominated joker who is void in the "
-    "led suit must play it.",
-    "joker_follow_first_round": "true: in NT-family contracts the un-nominated joker may be played to the first "
-    "lead of a suit even by a holder who can follow; it wins.",
-    "joker_low_in_misere": "true: in misère contracts the joker is the lowest card: played only when void, led "
-    "as the lowest card of a nominated suit, never forced, and not pre-nominated.",
-    "open_misere_expose": "after_first_trick, or before_opening_lead.",
-    "score_table": "avondale: 6S=40 … 10NT=520. perfect: every suit/NT value 20 less (misère unchanged).",
-    "slam_rule": "min_250: taking all tricks on a bid worth less than 250 scores 250. none: the bid value only.",
-    "defender_trick_points": "always, on_failure_only, or never: when defenders score 10 per trick.",
-    "defender_trick_cap": "none, 490 or 480: defending trick points cannot raise a side's total above the cap.",
-    "defender_points_cutoff": "none or 400: a side already over 400 before the hand scores no defending points.",
-    "misere_values": "250/500: misère 250, open/blind misère 500. beagle: misère 130 (between 6NT and 7S), "
-    "open/blind misère 230 (between 7NT and 8S).",
-    "target": "Score that wins (inclusive).",
-    "lose_at": "Score at or below which a side goes out backwards (inclusive).",
-    "win_requires_contract": "true: a side wins only by making its own contract at or above target. false: the "
-    "contracting side wins at or above target; otherwise the highest other side at or above target wins.",
-    "out_backwards_only_if_opponent_nonnegative": "true: a side at or below lose_at loses only if some other "
-    "side's score is at least 0.",
-    "two_player_method": "uspcc_dead_hand: 33 cards, a dead 10-card hand nobody sees. uspcc_24_card: A-9 in "
-    "four suits, no joker, kitty 4. (The Australian ghost-partner method is not offered: its sources do not "
-    "say who plays the ghosts.)",
-    "three_player_all_pass": "Three players, everyone passes: redeal_next_dealer, or play_no_trumps (each "
-    "player +10 per trick, no widow, eldest leads). Replaces all_pass for three players.",
-    "five_player_deck": "52_plus_joker, or stripped_63 (the six-player pack without 2s, 3s, 4S and 4C).",
-    "five_player_partner_method": "called_card (the contractor calls a card, not a joker, or goes alone), "
-    "choose_player (names one partner, or two for bids of 8 or more), alone_only.",
-    "five_player_call_timing": "before_kitty or after_kitty: when the partner's card is called.",
-    "five_player_partner_share": "full: contractor and partner each score the value. half: each scores half "
-    "(rounded up to a multiple of 10).",
-    "six_player_teams": "two_teams_of_three (alternate seats) or three_teams_of_two (seats i and i+3).",
-    "six_player_misere": "true: misère bids allowed with six players; all of the contractor's partners sit out.",
-    "six_player_kitty": "3 (63 cards), 5 (adds 13S and 13C), 6 (also the black joker JKB).",
-}
 
 
 def option_catalogue() -> list[dict[str, Any]]:
@@ -219,6 +221,6 @@ def option_catalogue() -> list[dict[str, Any]]:
             entry.update(type="string", default=defaults[name], pattern=prop["pattern"])
         else:  # pragma: no cover - guards a new option of a second JSON type
             raise TypeError(f"option {name} must have one JSON type, has {prop}")
-        entry["description"] = _DESCRIPTIONS[name]
+        entry["description"] = prop["description"]
         out.append(entry)
     return out

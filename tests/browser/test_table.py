@@ -411,3 +411,19 @@ def test_the_contractor_takes_the_kitty_discards_and_nominates(page: Page, servi
     play_to_the_end(page)
     kept = saved(page)
     assert log_ids(page) == stream_ids(service, kept["sessionId"], kept["seatToken"])
+
+
+def test_a_reload_after_the_session_is_gone_offers_a_new_game(page: Page, service: LiveService) -> None:
+    deal(page, service, target=500)
+    kept = saved(page)
+    with httpx.Client(timeout=10) as http:
+        gone = http.delete(f"{service.url}/v1/sessions/{kept['sessionId']}",
+                           headers={"Authorization": f"Bearer {kept['hostToken']}"})
+    assert gone.status_code == 204
+    streams: list[str] = []
+    page.on("request", lambda r: streams.append(r.url) if "/events?" in r.url else None)
+    page.reload()
+    page.wait_for_selector("#setup:not([hidden])")
+    assert page.evaluate("localStorage['fivehundred.table']") is None
+    page.wait_for_timeout(2500)
+    assert len(streams) <= 1, f"the page kept reopening a gone session's stream: {streams}"

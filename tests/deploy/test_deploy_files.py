@@ -42,6 +42,7 @@ ALLOWED_ENV = {
     "SESSION_CREATE_TOTAL_PER_MINUTE",
     "SESSION_STORE_MAX_FILL",
     "MEMORY_MAX_SESSIONS",
+    "DEMO_ENABLED",
     "FORWARDED_ALLOW_IPS",  # read by uvicorn itself: the proxies whose X-Forwarded-For is believed
 }
 UVICORN_COMMAND = "uvicorn --factory service.app:create_app"

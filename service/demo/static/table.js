@@ -815,7 +815,9 @@ async function start() {
       return;
     } catch (error) {
       if (!(error instanceof ApiError && [401, 404].includes(error.status))) { problem(error); return; }
-      localStorage.removeItem(STORAGE_KEY); // the session is gone (expired or deleted): start again
+      source?.close(); // the session is gone (expired or deleted): start again
+      source = null;
+      localStorage.removeItem(STORAGE_KEY);
       saved = null;
     }
   }
