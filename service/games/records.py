@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 import secrets
-from typing import Annotated, Any, Literal, cast
+from typing import Annotated, Any, Literal
 
 import msgspec
 from litestar import Controller, post
@@ -52,6 +52,7 @@ from service.referee.errors import options_problem, record_problem
 from service.referee.moves import syntax_rejection
 from service.referee.schemas import SEED_MAX, OptionOverrides, PlayerCount, PresetName, Seat, Snapshot, overrides_dict
 from service.referee.snapshots import Sealer
+from service.web.exception_handlers import validation_errors
 from service.web.openapi import ExactExample, problem_responses, response_spec
 from service.web.problems import Problem
 from service.web.struct_dto import StructDTO, struct_decoder, validation_exception
@@ -134,7 +135,7 @@ def _refused(exc: RecordRefused, sealer: Sealer) -> Problem:
     return record_problem(exc, _ascii(exc.detail), snapshot)
 
 
-def _verify(data: VerifyRecordRequest, *, replay_seed: int | None = None) -> Verified:
+def _verify(data: VerifyRecordRequest) -> Verified:
     """Replay what the request holds (raises :class:`RecordRefused` or a 400 :class:`Problem`)."""
     given = [name for name, value in (("record", data.record), ("text", data.text), ("moves", data.moves))
              if value is not None]
@@ -147,8 +148,7 @@ def _verify(data: VerifyRecordRequest, *, replay_seed: int | None = None) -> Ver
         raise Problem(400, "MALFORMED_REQUEST", "players, preset, options, seed, deck_orders and first_dealer "
                       "go with moves; a record holds its own",
                       message=("problem.MALFORMED_REQUEST.detail.verify_inputs", {}))
-    if replay_seed is None:
-        replay_seed = secrets.randbits(63)  # the deals after a seedless record's deck orders stay secret
+    replay_seed = secrets.randbits(63)  # the deals after a seedless record's deck orders stay secret
     record = data.record
     if data.text is not None:
         try:
@@ -222,21 +222,17 @@ def _before_move(body: bytes, index: int, *, in_record: bool) -> VerifyRecordReq
 def _refuse_undecodable(bad: UndecodableMove, sealer: Sealer) -> Problem:
     """``MALFORMED_MOVE`` at the move that did not decode, with the state before it; or the first problem of
     the moves before it, if one of them is refused."""
-    data = bad.request
-    replay_seed = secrets.randbits(63)
-    if data.record is not None:
-        rec = data.record
+    rec = bad.request.record
+    if rec is not None:  # its derived fields are cut with its moves: replay the moves alone
         verified = replay_game(engine_options(rec.options), seed=rec.seed, deck_orders=rec.deck_orders,
                                first_dealer=rec.first_dealer, moves=rec.moves, screen=syntax_rejection,
-                               replay_seed=replay_seed)
+                               replay_seed=secrets.randbits(63))
     else:
-        verified = _verify(data, replay_seed=replay_seed)
-    invalid = validation_exception(bad.error)
+        verified = _verify(bad.request)
     state = verified.state
     return Problem(400, "MALFORMED_MOVE", _ascii(str(bad.error)), move_index=bad.index,
                    snapshot=sealer.seal(state, remember=True), legal_moves=legal_moves(state),
-                   errors=[{"message": e["message"], "field": e["key"], "source": "body"}
-                           for e in cast(list[dict[str, str]], invalid.extra)])
+                   errors=validation_errors(validation_exception(bad.error)))
 
 
 class RecordsController(Controller):

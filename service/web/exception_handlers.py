@@ -53,7 +53,8 @@ def problem_response(request: Request[Any, Any, Any], problem: Problem) -> Respo
                     headers=problem.headers or None)
 
 
-def _validation_problem(exc: ValidationException) -> Problem:
+def validation_errors(exc: ValidationException) -> list[dict[str, Any]]:
+    """The ``errors`` of a problem answering ``exc``: each ``{"message", "field", "source"}``."""
     errors: list[dict[str, Any]] = []
     for item in exc.extra if isinstance(exc.extra, list) else []:
         if not isinstance(item, dict):
@@ -67,6 +68,11 @@ def _validation_problem(exc: ValidationException) -> Problem:
             message = "the request body is empty: send a JSON object"
         field = "" if key == "data" else key
         errors.append({"message": message, "field": field, "source": source})
+    return errors
+
+
+def _validation_problem(exc: ValidationException) -> Problem:
+    errors = validation_errors(exc)
     if not errors:
         return Problem(400, "MALFORMED_REQUEST", exc.detail or "the request is malformed",
                        message=("problem.MALFORMED_REQUEST.detail", {}))
@@ -158,4 +164,4 @@ def exception_handlers(max_body_bytes: int) -> ExceptionHandlersMap:
     }
 
 
-__all__ = ["FIELD_CODES", "exception_handlers", "problem_response"]
+__all__ = ["FIELD_CODES", "exception_handlers", "problem_response", "validation_errors"]
