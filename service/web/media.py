@@ -37,8 +37,12 @@ def unsupported_media_type(value: str | None) -> Problem:
                    title="Unsupported media type", headers={"Accept-Post": "application/json"})
 
 
-def require_json(request: Request[Any, Any, Any]) -> None:
-    """``before_request`` hook: 415 for a body-taking operation called without ``application/json``."""
+async def require_json(request: Request[Any, Any, Any]) -> None:
+    """``before_request`` hook: 415 for a body-taking operation called without ``application/json``.
+
+    A coroutine function although it never waits: Litestar runs a plain function given as a hook in its thread
+    pool, a hop that cost every request (``GET /healthz`` served 38% fewer requests per second with it,
+    tests/bench/bench_http.py, side by side)."""
     if request.method in BODY_METHODS:
         value = request.headers.get("content-type")
         if not is_json_media_type(value):

@@ -137,6 +137,35 @@ def apply_bodies(sealer: Sealer, games: int, with_views: bool, copies: int = 1) 
     return bodies
 
 
+#: Builds a pool with another tree's own engine and sealer (run in that tree, with this script's
+#: :func:`apply_bodies` pasted in): the bodies, as msgpack on stdout.
+_TREE_POOL = """
+import base64, random, sys
+from typing import Any
+import msgspec
+from engine import Options, apply_move, legal_moves, new_game
+from pathlib import Path
+if Path("service/referee/snapshots.py").exists():
+    from service.referee.snapshots import Sealer
+else:  # trees from before the service layout
+    from service.snapshots import Sealer
+{source}
+bodies = apply_bodies(Sealer([base64.b64decode({key!r})]), {games}, {views}, copies={copies})
+sys.stdout.buffer.write(msgspec.msgpack.encode(bodies))
+"""
+
+
+def tree_bodies(tree: Path, key: bytes, games: int, views: bool, copies: int) -> list[bytes]:
+    """:func:`apply_bodies` computed by ``tree``'s own engine and sealer: the same games, states and moves."""
+    import inspect
+
+    code = _TREE_POOL.format(source=inspect.getsource(apply_bodies).replace("sealer: Sealer", "sealer: Any"),
+                             key=base64.b64encode(key).decode(), games=games, views=views, copies=copies)
+    env = dict(os.environ, PYTHONPATH=str(tree))
+    out = subprocess.run([sys.executable, "-c", code], cwd=tree, env=env, check=True, capture_output=True).stdout
+    return list(msgspec.msgpack.decode(out, type=list[bytes]))
+
+
 # ----------------------------------------------------------------------------------- load generators
 
 
@@ -266,8 +295,15 @@ def main() -> None:
 
     key = Sealer.generate_key()
     bodies = apply_bodies(Sealer([key]), args.games, args.views)
-    cold_bodies = apply_bodies(Sealer([key]), args.games, args.views,
-                               copies=2 * SNAPSHOT_CACHE_SIZE // len(bodies) + 1)
+    cold_copies = 2 * SNAPSHOT_CACHE_SIZE // len(bodies) + 1
+    cold_bodies = apply_bodies(Sealer([key]), args.games, args.views, copies=cold_copies)
+    # Each tree's server reads the snapshots its own code seals (the snapshot format may differ between trees),
+    # so with several trees each pool is built by that tree's code: the same games, states and moves.
+    pools: dict[Path, tuple[list[bytes], list[bytes]]] = {ROOT: (bodies, cold_bodies)}
+    for tree in trees:
+        if tree != ROOT:
+            pools[tree] = (tree_bodies(tree, key, args.games, args.views, 1),
+                           tree_bodies(tree, key, args.games, args.views, cold_copies))
     sizes = sorted(len(json.loads(b)["snapshot"]) for b in bodies)
     servers: dict[str, tuple[int, subprocess.Popen[bytes]]] = {}
     results: dict[str, tuple[dict[str, float], dict[str, float], dict[str, float]]] = {}
@@ -285,16 +321,19 @@ def main() -> None:
                 return run_wrk(f"http://127.0.0.1:{port}{path}", pool, seconds, args.connections)
             return run_python(port, path, pool, seconds, args.connections)
 
-        for port, _ in servers.values():
-            measure(port, "/v1/games/apply", bodies, 2)  # warm-up: first-request costs, caches
+        for protocol, (port, _) in servers.items():
+            measure(port, "/v1/games/apply", pools[setups[protocol][0]][0], 2)  # warm-up: first-request costs
         slice_seconds = max(1, round(args.seconds / args.rounds))
-        scenarios: dict[str, tuple[str, list[bytes] | None]] = {
-            "warm": ("/v1/games/apply", bodies), "cold": ("/v1/games/apply", cold_bodies), "plain": (trivial, None)}
+
+        def scenarios(protocol: str) -> dict[str, tuple[str, list[bytes] | None]]:
+            warm, cold = pools[setups[protocol][0]]
+            return {"warm": ("/v1/games/apply", warm), "cold": ("/v1/games/apply", cold), "plain": (trivial, None)}
+
         rounds: dict[tuple[str, str], list[dict[str, float]]] = {
-            (protocol, name): [] for protocol in protocols for name in scenarios}
+            (protocol, name): [] for protocol in protocols for name in ("warm", "cold", "plain")}
         for _ in range(args.rounds):
             for protocol, (port, _) in servers.items():
-                for name, (path, pool) in scenarios.items():
+                for name, (path, pool) in scenarios(protocol).items():
                     rounds[protocol, name].append(measure(port, path, pool, slice_seconds))
         for protocol in protocols:
             results[protocol] = (_combine(rounds[protocol, "warm"]), _combine(rounds[protocol, "cold"]),
