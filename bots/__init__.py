@@ -69,7 +69,7 @@ def legal_moves_from_view(view: SeatView, options: Options) -> list[Move]:
     knowledge = _knowledge(view, options)
     if view.phase == "exchange":
         return []
-    return legal_moves(determinize(knowledge, random.Random(0)))
+    return list(legal_moves(determinize(knowledge, random.Random(0))))
 
 
 def _knowledge(view: SeatView, options: Options) -> Knowledge:

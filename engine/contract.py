@@ -9,7 +9,6 @@ play (:func:`open_play`).
 from __future__ import annotations
 
 from functools import lru_cache
-from itertools import combinations
 from typing import Final
 
 import msgspec
@@ -21,6 +20,7 @@ from engine.model import (
     CardCalled,
     ChoosePartners,
     Discard,
+    DiscardChoices,
     Discarded,
     Event,
     GameState,
@@ -185,11 +185,10 @@ def partners(state: GameState) -> tuple[int, ...]:
 # ------------------------------------------------------------------------------------------------ exchange
 
 
-def legal_discards(state: GameState, seat: int) -> list[Move]:
-    """Every choice of discards is legal; listing all C(13,3) of them is the honest answer."""
-    k = len(state.kitty)
-    make = Discard  # a local: the compiled build would look the global up once per choice
-    return [make(seat=seat, cards=combo) for combo in combinations(state.hands[seat], k)]
+def legal_discards(state: GameState, seat: int) -> DiscardChoices:
+    """Every choice of discards is legal: all C(13, 3) of them, as a sequence that builds a move only when it is
+    read (:class:`engine.model.DiscardChoices`; listing all 286 took 27 µs of a four-player hand's 230)."""
+    return DiscardChoices(seat, state.hands[seat], len(state.kitty))
 
 
 def check_discard(state: GameState, move: Discard) -> Rejection | None:

@@ -13,6 +13,8 @@ state. The deals come from ``seed`` through the documented stream of :mod:`engin
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from engine.auction import apply_call, apply_redeal_answer, check_call, legal_calls, legal_redeal_answers
 from engine.contract import (
     apply_discard,
@@ -62,8 +64,11 @@ def to_act(state: GameState) -> int | None:
     return state.to_act
 
 
-def legal_moves(state: GameState, seat: int | None = None) -> list[Move]:
-    """Every legal move of ``seat`` (default: the seat to act); empty for a seat that may not act now."""
+def legal_moves(state: GameState, seat: int | None = None) -> Sequence[Move]:
+    """Every legal move of ``seat`` (default: the seat to act); empty for a seat that may not act now.
+
+    A list, except at the exchange: there the discards come as a :class:`engine.model.DiscardChoices`, a sequence
+    equal to the list of them that builds each move only when it is read (``list(...)`` gives the list)."""
     actor = state.to_act
     if actor is None or (seat is not None and seat != actor):
         return []

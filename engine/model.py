@@ -6,7 +6,10 @@ A :class:`GameState` round-trips exactly through msgspec encoding.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from collections.abc import Iterator, Sequence
+from itertools import combinations, islice
+from math import comb
+from typing import Any, Literal, overload
 
 import msgspec
 
@@ -64,6 +67,116 @@ class Discard(_Move, frozen=True, tag="discard"):
     """The contractor's discard after taking the kitty (as many cards as the kitty holds)."""
 
     cards: tuple[str, ...]
+
+
+class DiscardChoices(Sequence[Discard]):
+    """The legal discards of the exchange: every choice of ``k`` cards of ``hand``, as a sequence that builds each
+    :class:`Discard` only when it is read.
+
+    It holds exactly the moves ``[Discard(seat=seat, cards=c) for c in itertools.combinations(hand, k)]``, in
+    that order (C(13, 3) = 286 of them in the four-player game, up to C(16, 6) = 8,008), and compares equal to
+    that list; reading one by index takes a few steps instead of building them all, so a search that samples a
+    random legal move at the exchange pays for one move, not hundreds. ``list(...)`` gives the plain list.
+
+    >>> choices = DiscardChoices(0, ("AS", "KS", "QS", "JS"), 2)
+    >>> len(choices), choices[0].cards, choices[-1].cards, choices[4].cards
+    (6, ('AS', 'KS'), ('QS', 'JS'), ('KS', 'JS'))
+    >>> Discard(seat=0, cards=("KS", "JS")) in choices, Discard(seat=0, cards=("JS", "KS")) in choices
+    (True, False)
+    """
+
+    __slots__ = ("seat", "hand", "k", "_positions", "_size")
+
+    def __init__(self, seat: int, hand: tuple[str, ...], k: int) -> None:
+        self.seat = seat
+        self.hand = hand
+        self.k = k
+        self._positions: dict[str, int] | None = None
+        self._size = comb(len(hand), k)
+
+    def __len__(self) -> int:
+        return self._size
+
+    @overload
+    def __getitem__(self, index: int) -> Discard: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Discard]: ...
+
+    def __getitem__(self, index: int | slice) -> Discard | list[Discard]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self._size))]
+        size = self._size
+        if index < 0:
+            index += size
+        if not 0 <= index < size:
+            raise IndexError("DiscardChoices index out of range")
+        # Unrank: the index-th k-subset of the hand's positions in lexicographic order (itertools' order).
+        hand, k = self.hand, self.k
+        n = len(hand)
+        cards: list[str] = []
+        first = 0
+        for left in range(k, 0, -1):
+            for x in range(first, n):
+                block = comb(n - x - 1, left - 1)  # the choices that take position x next
+                if index < block:
+                    cards.append(hand[x])
+                    first = x + 1
+                    break
+                index -= block
+        return Discard(seat=self.seat, cards=tuple(cards))
+
+    def __iter__(self) -> Iterator[Discard]:
+        seat = self.seat
+        for cards in combinations(self.hand, self.k):
+            yield Discard(seat=seat, cards=cards)
+
+    def __contains__(self, move: object) -> bool:
+        if type(move) is not Discard or move.seat != self.seat:
+            return False
+        cards = move.cards
+        if type(cards) is not tuple or len(cards) != self.k:
+            return False
+        positions = self._positions
+        if positions is None:
+            positions = self._positions = {c: i for i, c in enumerate(self.hand)}
+        last = -1
+        for c in cards:
+            i = positions.get(c, -1)
+            if i <= last:
+                return False
+            last = i
+        return True
+
+    def index(self, value: object, start: int = 0, stop: int | None = None) -> int:
+        if value in self:
+            assert isinstance(value, Discard)
+            positions = self._positions
+            assert positions is not None
+            n, k, rank, first = len(self.hand), self.k, 0, 0
+            for left, c in zip(range(k, 0, -1), value.cards, strict=True):
+                i = positions[c]
+                rank += sum(comb(n - x - 1, left - 1) for x in range(first, i))
+                first = i + 1
+            if start <= rank and (stop is None or rank < stop):
+                return rank
+        raise ValueError(f"{value!r} is not a legal discard")
+
+    def count(self, value: object) -> int:
+        return 1 if value in self else 0
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, DiscardChoices):
+            return (self.seat, self.hand, self.k) == (other.seat, other.hand, other.k)
+        if isinstance(other, list | tuple):
+            return len(other) == self._size and all(a == b for a, b in zip(self, other, strict=False))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # equal to a list, so unhashable like one
+
+    def __repr__(self) -> str:
+        shown = ", ".join(repr(m) for m in islice(self, 3))
+        return f"DiscardChoices(seat={self.seat}, k={self.k}, {self._size} moves: [{shown}, ...])"
 
 
 class NominateJoker(_Move, frozen=True, tag="nominate_joker"):

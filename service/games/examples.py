@@ -131,7 +131,7 @@ VALIDATE_RESPONSES = (
     ("Legal", _json(ValidateResponse(legal=True))),
     ("Illegal", _json(ValidateResponse(legal=False, reason=_G["rejection"].reason,
                                        detail=_G["rejection"].detail,
-                                       legal_moves=legal_moves(_STATE, _G["illegal"].seat)))),
+                                       legal_moves=list(legal_moves(_STATE, _G["illegal"].seat))))),
 )
 
 APPLY_REQUESTS = [

@@ -231,7 +231,7 @@ def _refuse_undecodable(bad: UndecodableMove, sealer: Sealer) -> Problem:
         verified = _verify(bad.request)
     state = verified.state
     return Problem(400, "MALFORMED_MOVE", _ascii(str(bad.error)), move_index=bad.index,
-                   snapshot=sealer.seal(state, remember=True), legal_moves=legal_moves(state),
+                   snapshot=sealer.seal(state, remember=True), legal_moves=list(legal_moves(state)),
                    errors=validation_errors(validation_exception(bad.error)))
 
 

@@ -44,7 +44,7 @@ def malformed_move(rejection: Rejection) -> Problem:
 def illegal_move(state: GameState, rejection: Rejection, seat: int) -> Problem:
     """A well-formed move of ``seat`` that the rules do not allow now, with that seat's own legal moves."""
     return Problem(422, "ILLEGAL_MOVE", rejection.detail, title="Illegal move", reason=rejection.reason,
-                   legal_moves=legal_moves(state, seat), message=rejection_message(rejection))
+                   legal_moves=list(legal_moves(state, seat)), message=rejection_message(rejection))
 
 
 def refusal_problem(state: GameState, rejection: Rejection, seat: int) -> Problem:
@@ -81,7 +81,7 @@ def record_problem(exc: RecordRefused, detail: str, snapshot: str | None) -> Pro
     if exc.code in ("MALFORMED_MOVE", "ILLEGAL_MOVE") and exc.state is not None:
         return Problem(400 if exc.code == "MALFORMED_MOVE" else 422, exc.code, detail,
                        title="Illegal move" if exc.code == "ILLEGAL_MOVE" else None, reason=exc.reason,
-                       move_index=exc.index, snapshot=snapshot, legal_moves=legal_moves(exc.state))
+                       move_index=exc.index, snapshot=snapshot, legal_moves=list(legal_moves(exc.state)))
     return Problem(422, "RECORD_MISMATCH", detail, field=exc.field)
 
 

@@ -123,13 +123,13 @@ def legal_moves_of(state: GameState, seat: int | None) -> tuple[int | None, list
     """The seat asked about (``None``: the seat to act) and its legal moves (none when it may not act now)."""
     check_seat(seat, state.options.players)
     seat = state.to_act if seat is None else seat
-    return seat, legal_moves(state, seat)
+    return seat, list(legal_moves(state, seat))
 
 
 def movers_legal_moves(state: GameState, seat: int) -> list[Move]:
     """The legal moves a refusal of ``seat``'s move lists: that seat's own (none unless it is to act), never the
     seat to act's, which would show another seat's cards to the player who sent the move."""
-    return legal_moves(state, seat)
+    return list(legal_moves(state, seat))
 
 
 def screen(state: GameState, move: Move) -> None:
