@@ -73,8 +73,12 @@ def trick_winner_index(cards: Sequence[str], nominate: str | None, table: Strain
 
 def trick_seat(state: GameState, trick: Trick, i: int) -> int:
     """The seat that played card ``i`` of ``trick`` (seats sitting the hand out are skipped)."""
-    active = state.active
-    return active[(active.index(trick.leader) + i) % len(active)]
+    return seat_after(state.active, trick.leader, i)
+
+
+def seat_after(active: tuple[int, ...], leader: int, i: int) -> int:
+    """The seat ``i`` places after ``leader`` among the seats playing the hand (``active``)."""
+    return active[(active.index(leader) + i) % len(active)]
 
 
 def suits_led_before(state: GameState, table: Strain) -> set[str | None]:
@@ -109,4 +113,4 @@ def strain_of(state: GameState) -> Strain:
 
 
 __all__ = ["free_joker", "high_free_joker", "joker_forced", "led_suit", "low_free_joker", "strain_of",
-           "suits_led_before", "trick_led_suit", "trick_seat", "trick_winner_index"]
+           "seat_after", "suits_led_before", "trick_led_suit", "trick_seat", "trick_winner_index"]
