@@ -36,10 +36,10 @@ from engine.tricks import (
     high_free_joker,
     joker_forced,
     led_suit,
+    seat_after,
     strain_of,
     suits_led_before,
     trick_led_suit,
-    seat_after,
     trick_winner_index,
 )
 
