@@ -37,6 +37,7 @@ from engine import (
 from engine.cards import Strain
 from engine.deal import pack_for
 from engine.rules import MISERE, MISERE_BIDS, OPEN_MISERE, bid_level, bid_strain, bid_value, hand_strain
+from engine.tricks import free_joker, high_free_joker
 
 STRAINS = ("S", "C", "D", "H", "NT")
 
@@ -114,7 +115,7 @@ def misere_danger(hand: Sequence[str], opts: Options, open_hand: bool = False) -
     table = _strain_table(opts, MISERE)
     danger = 0
     for c in hand:
-        if table.suit[c] is None and table.power[c] > 0:
+        if high_free_joker(c, table):
             danger += 3  # an un-nominated joker always wins in the end
     for s in SUITS:
         order = _suit_order(opts, MISERE, s)[::-1]  # low to high
@@ -204,8 +205,8 @@ def choose_discard(knowledge: Knowledge, legal: Sequence[Move]) -> Move:
 
 
 def misere_risk(card: str, table: Strain, opts: Options) -> float:
-    if table.suit[card] is None:
-        return 1000.0 if table.power[card] > 0 else -1000.0
+    if free_joker(card, table):
+        return 1000.0 if high_free_joker(card, table) else -1000.0
     order = _suit_order(opts, MISERE, table.suit[card])
     return float(len(order) - order.index(card)) if card in order else 0.0
 

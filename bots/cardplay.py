@@ -23,19 +23,7 @@ from collections.abc import Collection, Sequence
 from engine import Play
 from engine.cards import Strain
 from engine.rules import MISERE_BIDS
-from engine.tricks import high_free_joker, led_suit, trick_winner_index
-
-
-def _beats(card: str, winning: str, led: str | None, table: Strain) -> bool:
-    suit_of, power = table.suit, table.power
-    s, ws = suit_of[card], suit_of[winning]
-    if s is None:
-        return power[card] > 0 and (ws is not None or power[card] > power[winning])
-    if ws is None:
-        return power[winning] < 0 and s == led  # a led low joker loses to any card of its suit
-    if s == ws:
-        return power[card] > power[winning]
-    return table.trump is not None and s == table.trump
+from engine.tricks import beats, high_free_joker, led_suit, low_free_joker, seat_after, trick_winner_index
 
 
 def choose_play(seat: int, hand: Sequence[str], legal: Sequence[Play], leader: int | None,
@@ -74,13 +62,13 @@ def choose_card(seat: int, hand: Sequence[str], cards: Sequence[str], leader: in
 
     def master(c: str) -> bool:
         s = suit_of[c]
-        return power[c] > max_out.get(s, -1000) and (s is not None or power[c] > 0)
+        return power[c] > max_out.get(s, -1000) and not low_free_joker(c, table)
 
     misere = bid in MISERE_BIDS
 
     def low_key(c: str) -> tuple[int, int, int]:
         s = suit_of[c]
-        free = 1 if s is None and power[c] > 0 else 0
+        free = 1 if high_free_joker(c, table) else 0
         return (free, 1 if trump is not None and s == trump else 0, power[c])
 
     if not trick_cards:  # leading
@@ -119,12 +107,11 @@ def choose_card(seat: int, hand: Sequence[str], cards: Sequence[str], leader: in
 
     assert leader is not None
     n_active = len(active)
-    start = active.index(leader)
-    seats_played = [active[(start + i) % n_active] for i in range(len(trick_cards))]
+    seats_played = [seat_after(tuple(active), leader, i) for i in range(len(trick_cards))]
     w = trick_winner_index(trick_cards, nominate, table)
     winning, winner_seat = trick_cards[w], seats_played[w]
     led = led_suit(trick_cards, nominate, table)
-    winners = [c for c in cards if _beats(c, winning, led, table)]
+    winners = [c for c in cards if beats(c, winning, led, table)]
     losers = [c for c in cards if c not in winners]
     last = len(trick_cards) == n_active - 1
     if misere:

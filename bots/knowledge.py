@@ -31,6 +31,7 @@ from engine.cards import Strain
 from engine.deal import has_dead_hand, pack_for, pack_index
 from engine.model import Call, CallView, Contract, Trick
 from engine.rules import MISERE_BIDS, hand_strain
+from engine.tricks import joker_may_follow
 
 #: Names of the places unseen cards can be.
 KITTY = -1
@@ -149,7 +150,7 @@ def _voids(view: SeatView, options: Options, table: Strain) -> dict[int, set[str
             s = table.suit[p.card]
             if led is None or s == led:
                 continue
-            if s is None and options.joker_follow_first_round and led not in led_before and table.power[p.card] > 0:
+            if joker_may_follow(options, p.card, led, led_before, table):
                 continue
             voids.setdefault(p.seat, set()).add(led)
         led_before.add(led)

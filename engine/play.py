@@ -35,6 +35,7 @@ from engine.tricks import (
     free_joker,
     high_free_joker,
     joker_forced,
+    joker_may_follow,
     led_suit,
     seat_after,
     strain_of,
@@ -98,8 +99,10 @@ def follow_cards(state: GameState, hand: tuple[str, ...], led: str | None, table
     suit_of = table.suit
     same = [c for c in hand if suit_of[c] == led]
     if same:
-        if state.options.joker_follow_first_round and led not in suits_led_before(state, table):
-            same += [c for c in hand if high_free_joker(c, table)]
+        opts = state.options
+        if opts.joker_follow_first_round:  # (the suits led before are gathered only when they can matter)
+            before = suits_led_before(state, table)
+            same += [c for c in hand if joker_may_follow(opts, c, led, before, table)]
         return same
     if joker_forced(state.options, state.contract):
         forced = [c for c in hand if high_free_joker(c, table)]

@@ -14,7 +14,7 @@ winner and whose card is whose.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Final
 
 from engine.cards import Strain
@@ -71,6 +71,30 @@ def trick_winner_index(cards: Sequence[str], nominate: str | None, table: Strain
     return best_i
 
 
+def beats(card: str, winning: str, led: str | None, table: Strain) -> bool:
+    """Whether ``card``, played now to a trick led in ``led`` that ``winning`` is winning, would win it: the same
+    rule as :func:`trick_winner_index` (tests/engine/test_tricks.py checks that they agree), one card at a time,
+    for the players that weigh each candidate card (bots/cardplay.py)."""
+    suit_of, power = table.suit, table.power
+    s, ws = suit_of[card], suit_of[winning]
+    if s is None:
+        return power[card] > 0 and (ws is not None or power[card] > power[winning])
+    trump = table.trump
+    if ws is None:  # a led low joker loses to any card of the suit it was led as, and to a trump
+        return power[winning] < 0 and (s == led or (trump is not None and s == trump))
+    if s == ws:
+        return power[card] > power[winning]
+    return trump is not None and s == trump
+
+
+def joker_may_follow(opts: Options, card: str, led: str | None, led_before: Collection[str | None],
+                     table: Strain) -> bool:
+    """Whether ``card``, not of the led suit, may follow although its player holds that suit: the high free joker
+    on the suit's first round (``led`` not among ``led_before``, the suits led to the completed tricks), with
+    ``joker_follow_first_round`` (RULES.md 3.3). So such a play shows no void."""
+    return opts.joker_follow_first_round and led not in led_before and high_free_joker(card, table)
+
+
 def trick_seat(state: GameState, trick: Trick, i: int) -> int:
     """The seat that played card ``i`` of ``trick`` (seats sitting the hand out are skipped)."""
     return seat_after(state.active, trick.leader, i)
@@ -112,5 +136,5 @@ def strain_of(state: GameState) -> Strain:
     return table
 
 
-__all__ = ["free_joker", "high_free_joker", "joker_forced", "led_suit", "low_free_joker", "strain_of",
-           "seat_after", "suits_led_before", "trick_led_suit", "trick_seat", "trick_winner_index"]
+__all__ = ["beats", "free_joker", "high_free_joker", "joker_forced", "joker_may_follow", "led_suit", "low_free_joker",
+           "seat_after", "strain_of", "suits_led_before", "trick_led_suit", "trick_seat", "trick_winner_index"]

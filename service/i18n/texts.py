@@ -20,13 +20,10 @@ from typing import Any
 from babel.lists import format_list
 from babel.numbers import format_decimal
 
+from engine.cards import ALL_CARDS, HONOURS, JOKERS, SUITS, rank_of, suit_of
+from engine.rules import ALL_BIDS, MISERE_BIDS, bid_level, bid_strain
 from service.i18n.catalogues import CATALOGUES, MessageCatalogue
 from service.i18n.negotiation import DEFAULT_LANGUAGE
-
-SUITS = ("S", "C", "D", "H")
-JOKER_TOKENS = ("JK", "JKB")
-HONOUR_RANKS = ("A", "K", "Q", "J")
-MISERE_BIDS = ("MISERE", "OPEN_MISERE", "BLIND_MISERE")
 
 #: How each parameter of a refusal or problem is worded (anything not listed: numbers as numbers, else as is).
 PARAM_KINDS: dict[str, str] = {
@@ -75,12 +72,13 @@ def card_name(cat: MessageCatalogue, card: object) -> str:
 
 @lru_cache(maxsize=4096)
 def _card_name(cat: MessageCatalogue, card: str) -> str:
-    if card in JOKER_TOKENS:
-        return cat.template(f"card.{card}")
-    rank, suit = card[:-1], card[-1:]
-    if suit not in SUITS or not (rank in HONOUR_RANKS or (rank.isdigit() and 2 <= int(rank) <= 13)):
+    """A card token's words; which tokens are cards, and their rank and suit, are the engine's (engine.cards)."""
+    if card not in ALL_CARDS:
         return repr(card)
-    rank_word = cat.template(f"rank.{rank}") if rank in HONOUR_RANKS else rank
+    if card in JOKERS:
+        return cat.template(f"card.{card}")
+    rank, suit = rank_of(card), suit_of(card)
+    rank_word = cat.template(f"rank.{rank}") if rank in HONOURS else rank
     return cat.template("card.pattern").format(rank=rank_word, suit=cat.template(f"card.suit.{suit}"))
 
 
@@ -91,13 +89,13 @@ def bid_name(cat: MessageCatalogue, bid: object) -> str:
 
 @lru_cache(maxsize=4096)
 def _bid_name(cat: MessageCatalogue, bid: str) -> str:
+    """A bid token's words; which tokens are bids, and their level and strain, are the engine's (engine.rules)."""
+    if bid not in ALL_BIDS:
+        return repr(bid)
     if bid in MISERE_BIDS:
         return cat.template(f"bid.{bid}")
-    level, strain = bid[:-2] if bid.endswith("NT") else bid[:-1], bid[-2:] if bid.endswith("NT") else bid[-1:]
-    if level not in ("6", "7", "8", "9", "10") or strain not in (*SUITS, "NT"):
-        return repr(bid)
-    return cat.template("bid.pattern").format(level=format_decimal(int(level), locale=cat.locale),
-                                              strain=strain_name(cat, strain))
+    return cat.template("bid.pattern").format(level=format_decimal(bid_level(bid), locale=cat.locale),
+                                              strain=strain_name(cat, bid_strain(bid)))
 
 
 def _named(cat: MessageCatalogue, prefix: str, value: object) -> str:
