@@ -2,7 +2,8 @@
 
 The rules of a trick (the led suit, the free joker, the misère-forced joker, the winner) are
 :mod:`engine.tricks`'s; this module applies them to the seat to act: :func:`follow_cards` (what a follower may
-play), :func:`joker_lead_suits` (what a free joker may be led as), :func:`check_play` and :func:`apply_play`.
+play), :func:`joker_lead_suits` (what a free joker may be led as), :func:`check_play` and :func:`play` (which
+checks and applies).
 The hand ends after the tenth trick, or as soon as a misère contractor wins a trick (then
 :func:`engine.scoring.finish_hand`).
 """
@@ -137,17 +138,20 @@ def joker_lead_suits(state: GameState, seat: int, hand: tuple[str, ...], low: bo
 
 def check_play(state: GameState, move: Play, table: Strain | None = None) -> Rejection | None:
     """Why a play of the seat to act is refused, else ``None``."""
-    seat, card = move.seat, move.card
-    hand = state.hands[seat]
+    seat = move.seat
+    trick = state.trick
+    return _play_rejection(state, seat, move.card, move.nominate, state.hands[seat], trick,
+                           table if table is not None else strain_of(state))
+
+
+def _play_rejection(state: GameState, seat: int, card: str, nominate: str | None, hand: tuple[str, ...],
+                    trick: Trick | None, table: Strain) -> Rejection | None:
+    """:func:`check_play` on the move's and the state's values, read once by the caller (see :func:`play`)."""
     if card not in hand:
         return card_rejection(card, pack_for(state.options)) or Rejection(
             Reason.CARD_NOT_IN_HAND, f"seat {seat} does not hold {card}", {"seat": seat, "card": card})
-    nominate = move.nominate
     if nominate is not None and (rejection := suit_rejection(nominate)) is not None:
         return rejection
-    if table is None:
-        table = strain_of(state)
-    trick = state.trick
     if trick is None:
         return _check_lead(state, seat, hand, card, nominate, table)
     if nominate is not None:
@@ -201,21 +205,39 @@ def _check_lead(state: GameState, seat: int, hand: tuple[str, ...], card: str, n
 # ------------------------------------------------------------------------------------------------ application
 
 
-def apply_play(state: GameState, move: Play, events: list[Event], table: Strain) -> GameState:
-    """Apply a checked play: the next seat to play, or the completed trick (and perhaps the end of the hand)."""
-    seat, card = move.seat, move.card
-    hand = state.hands[seat]
-    i = hand.index(card)
-    hands_list = list(state.hands)
-    hands_list[seat] = hand[:i] + hand[i + 1:]
-    hands = tuple(hands_list)
-    events.append(CardPlayed(seat=seat, card=card, nominate=move.nominate))
+def play(state: GameState, move: Play, events: list[Event]) -> GameState | Rejection:
+    """Check a play of the seat to act and, if legal, apply it: the next state, else why not. The move's and the
+    state's fields are read once for both (from compiled code each read is a generic attribute lookup: this
+    saves about 1% of the instructions of a random game, compiled, counted by callgrind)."""
+    seat, card, nominate = move.seat, move.card, move.nominate
+    hands = state.hands
+    hand = hands[seat]
     trick = state.trick
+    table = strain_of(state)
+    rejection = _play_rejection(state, seat, card, nominate, hand, trick, table)
+    if rejection is not None:
+        return rejection
+    return _apply_play(state, seat, card, nominate, hands, hand, trick, events, table)
+
+
+def _apply_play(state: GameState, seat: int, card: str, move_nominate: str | None,
+                hands: tuple[tuple[str, ...], ...], hand: tuple[str, ...], trick: Trick | None, events: list[Event],
+                table: Strain) -> GameState:
+    """Apply a checked play: the next seat to play, or the completed trick (and perhaps the end of the hand)."""
+    i = 0
+    for held in hand:  # hand.index(card), which the compiled build calls as a method by name, costlier than this
+        if held == card:
+            break
+        i += 1
+    hands_list = list(hands)
+    hands_list[seat] = hand[:i] + hand[i + 1:]
+    new_hands = tuple(hands_list)
+    events.append(CardPlayed(seat=seat, card=card, nominate=move_nominate))
     suits_led = state.suits_led
     shown_void = state.shown_void
     cards: tuple[str, ...]
     if trick is None:
-        leader, cards, nominate = seat, (card,), move.nominate
+        leader, cards, nominate = seat, (card,), move_nominate
         lead_suit = led_suit(cards, nominate, table)
         if lead_suit and lead_suit not in suits_led:
             suits_led += lead_suit
@@ -229,9 +251,9 @@ def apply_play(state: GameState, move: Play, events: list[Event], table: Strain)
         events.append(PartnerRevealed(seat=seat, card=card))
     active = state.active
     if len(cards) < len(active):
-        return replace(state, hands=hands, trick=Trick(leader, cards, nominate), to_act=seat_after(active, seat, 1),
-                       suits_led=suits_led, shown_void=shown_void)
-    return _complete_trick(state, hands, leader, cards, nominate, suits_led, shown_void, events, table)
+        return replace(state, hands=new_hands, trick=Trick(leader, cards, nominate),
+                       to_act=seat_after(active, seat, 1), suits_led=suits_led, shown_void=shown_void)
+    return _complete_trick(state, new_hands, leader, cards, nominate, suits_led, shown_void, events, table)
 
 
 def _complete_trick(state: GameState, hands: tuple[tuple[str, ...], ...], leader: int, cards: tuple[str, ...],
@@ -257,4 +279,4 @@ def _complete_trick(state: GameState, hands: tuple[tuple[str, ...], ...], leader
     return st
 
 
-__all__ = ["apply_play", "check_play", "follow_cards", "joker_lead_suits", "legal_plays"]
+__all__ = ["check_play", "follow_cards", "joker_lead_suits", "legal_plays", "play"]
