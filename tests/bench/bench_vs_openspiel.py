@@ -12,8 +12,8 @@ OpenSpiel deals through chance nodes (a card at a time); the loop drives those s
 but they are not counted as actions, because our engine deals inside the ``apply_move`` that ends a hand (the
 figure with chance steps counted is printed too).
 
-Prints per player count: our actions per second, OpenSpiel Euchre's beside it, the ratio (total over total) with
-the range of the per-round ratios, and the ratio relative to the four-player one.
+Prints per player count: our actions per second, OpenSpiel Euchre's beside it, the ratio (total over total), the
+median and the range of the per-round ratios, and the ratio relative to the four-player one.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -126,12 +127,14 @@ def main() -> None:
             theirs[p].append(decisions)
             steps.append(all_steps)
     ratio = {p: sum(ours[p]) / sum(theirs[p]) for p in counts}
-    print(f"{'players':>7} {'ours/s':>9} {'euchre/s':>9} {'ratio':>6} {'ratio range':>13}  against 4 players")
+    print(f"{'players':>7} {'ours/s':>9} {'euchre/s':>9} {'ratio':>6} {'median':>6} {'ratio range':>13}  "
+          f"against 4 players")
     for p in counts:
         per_round = sorted(a / b for a, b in zip(ours[p], theirs[p], strict=True))
         rel = f"{ratio[p] / ratio[4] - 1:+.1%}" if 4 in ratio and p != 4 else ""
         print(f"{p:>7} {sum(ours[p]) / len(ours[p]):>9,.0f} {sum(theirs[p]) / len(theirs[p]):>9,.0f} "
-              f"{ratio[p]:>6.3f} {per_round[0]:>6.3f}-{per_round[-1]:<6.3f}  {rel}")
+              f"{ratio[p]:>6.3f} {statistics.median(per_round):>6.3f} {per_round[0]:>6.3f}-{per_round[-1]:<6.3f}  "
+              f"{rel}")
     print(f"(OpenSpiel Euchre with its chance steps, the deal, counted as actions: {sum(steps) / len(steps):,.0f}/s)")
     deep, packed = mid_game_state_size()
     print(f"a mid-game four-player state: {deep:,} bytes of objects (each counted once), {packed} bytes as msgpack")
