@@ -36,9 +36,19 @@ def app_with_key(**settings: Any) -> Any:
     return create_app(Settings(snapshot_keys=(KEY,), **settings))
 
 
+def move_lists(value: Any) -> Any:
+    """``enc_hook`` for msgspec: the engine's lazy move sequences (the exchange's ``DiscardChoices``) as the lists
+    they equal, which is how the service sends them."""
+    from engine.model import DiscardChoices
+
+    if isinstance(value, DiscardChoices):
+        return list(value)
+    raise NotImplementedError(f"cannot encode {type(value).__name__}")
+
+
 def jsonable(value: Any) -> Any:
     """``value`` as it looks after a JSON round trip (lists, not tuples)."""
-    return msgspec.json.decode(msgspec.json.encode(value))
+    return msgspec.json.decode(msgspec.json.encode(value, enc_hook=move_lists))
 
 
 #: What ``obj`` looks like on the wire (the same as :func:`jsonable`).

@@ -33,7 +33,7 @@ _ENC = msgspec.json.Encoder()
 
 def received(state: GameState, events: Sequence[Event], viewer: int | None) -> bytes:
     """Everything ``viewer`` is sent after a move, as bytes: its view, its redacted events, its legal moves."""
-    moves = legal_moves(state, viewer) if viewer is not None else []
+    moves = list(legal_moves(state, viewer)) if viewer is not None else []
     return _ENC.encode([view(state, viewer), redact_events(events, viewer), moves])
 
 

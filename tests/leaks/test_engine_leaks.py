@@ -56,6 +56,7 @@ from engine import (
 )
 from engine.model import CardCalled, CardsReceived, DealerCut, Discarded, JokerNominated, KittyTaken, LookedAtHand
 from tests.engine.randomplay import junk_moves, random_options
+from tests.support import move_lists
 
 PLAYER_COUNTS = (2, 3, 4, 5, 6)
 GAMES_PER_COUNT = 16
@@ -64,7 +65,7 @@ MAX_DEALS = 4
 #: The share of moves at which the swap property is tried, for every viewer.
 SWAP_RATE = 0.25
 
-_ENC = msgspec.json.Encoder()
+_ENC = msgspec.json.Encoder(enc_hook=move_lists)
 _AUCTION = ("auction", "redeal_answer")
 _PRIVATE = (CardsReceived, KittyTaken, Discarded, LookedAtHand)
 #: Fields that hold a bid or a card *name* rather than where a card is (a bid "7S" is not the seven of spades).
