@@ -30,6 +30,9 @@ from playwright.sync_api import Browser, Page, sync_playwright
 
 from tests.clients.tooling import LiveService
 
+#: A real browser playing whole hands: part of CI's run, not of the quick loop (pytest -m 'not slow').
+pytestmark = pytest.mark.slow
+
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
