@@ -39,7 +39,7 @@ def app_with_key(**settings: Any) -> Any:
 def move_lists(value: Any) -> Any:
     """``enc_hook`` for msgspec: the engine's lazy move sequences (the exchange's ``DiscardChoices``) as the lists
     they equal, which is how the service sends them."""
-    from engine.model import DiscardChoices
+    from engine import DiscardChoices
 
     if isinstance(value, DiscardChoices):
         return list(value)

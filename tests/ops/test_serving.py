@@ -17,6 +17,9 @@ from service.config import ConfigError, load_serving_limits
 
 from .served import Server
 
+#: Real connections held open against the served protocol's timeouts: in CI's run, not in the quick loop.
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def timed() -> Iterator[Server]:

@@ -30,6 +30,9 @@ from tests.cluster_server import RedisClusterServer
 from .conftest import SEALER, running_service
 from .play import Game, move_body, read_stream
 
+#: A real six-node Redis Cluster: part of CI's run, not of the quick loop (pytest -m 'not slow').
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture
 def own_cluster() -> Iterator[RedisClusterServer]:

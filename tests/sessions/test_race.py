@@ -20,6 +20,9 @@ from tests.support import assert_problem
 from .conftest import SEALER, STORE_KINDS, ServiceProcess, running_service
 from .play import Game, Mirror, move_body, read_stream
 
+#: Several uvicorn processes and real Redis servers racing: in CI's run, not in the quick loop (-m 'not slow').
+pytestmark = pytest.mark.slow
+
 CLIENTS = 50
 ROUNDS = 8
 
