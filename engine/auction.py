@@ -147,17 +147,28 @@ def _bid_context(state: GameState, seat: int) -> tuple[str | None, int, bool, bo
             seat in state.misere_barred, len(state.calls) < 2)
 
 
-@lru_cache(maxsize=50_000)
+#: Pass and every legal bid per auction situation, memoised in a plain dict (auctions repeat these situations; the
+#: compiled build calls an ``lru_cache`` wrapper as a generic Python call, which cost more than the lookup).
+_CALL_MOVES: Final[dict[tuple[Options, int, str | None, int, bool, bool, bool], tuple[Move, ...]]] = {}
+
+
 def _call_moves(opts: Options, seat: int, high_bid: str | None, max_level: int, viewed: bool, barred: bool,
                 early: bool) -> tuple[Move, ...]:
-    """Pass and every legal bid for one auction situation (memoised: auctions repeat these situations)."""
-    bids = _legal_bid_list(opts, high_bid, max_level, viewed, barred, early)
-    return (_pass_move(seat), *(_bid_move(seat, b, sk) for b, sk in bids))
+    """Pass and every legal bid for one auction situation."""
+    key = (opts, seat, high_bid, max_level, viewed, barred, early)
+    moves = _CALL_MOVES.get(key)
+    if moves is None:
+        if len(_CALL_MOVES) >= 50_000:
+            _CALL_MOVES.clear()
+        bids = _legal_bid_list(opts, high_bid, max_level, viewed, barred, early)
+        moves = _CALL_MOVES[key] = (_pass_move(seat), *(_bid_move(seat, b, sk) for b, sk in bids))
+    return moves
 
 
 def legal_calls(state: GameState, seat: int) -> list[Move]:
     """Every legal auction move of ``seat``, the seat to act: pass, the bids, looking and proposing a redeal."""
-    moves: list[Move] = list(_call_moves(state.options, seat, *_bid_context(state, seat)))
+    high_bid, max_level, viewed, barred, early = _bid_context(state, seat)
+    moves: list[Move] = list(_call_moves(state.options, seat, high_bid, max_level, viewed, barred, early))
     if not state.raising:
         if not state.viewed[seat]:
             moves.append(LookAtHand(seat=seat))
@@ -191,14 +202,18 @@ def first_partner(opts: Options, seat: int) -> int:
 def check_call(state: GameState, move: Move) -> Rejection | None:
     """Why an auction move (or a redeal answer) of the seat to act is refused, else ``None``."""
     seat = move.seat
-    if isinstance(move, Bid):
-        if state.raising and state.high is not None and move.bid == state.high.bid:
+    kind = type(move)  # exact types, not isinstance: the compiled build answers it without a generic call
+    if kind is Bid:
+        assert isinstance(move, Bid)
+        bid = move.bid
+        if state.raising and state.high is not None and bid == state.high.bid:
             return Rejection(Reason.BID_TOO_LOW, "a raise must outrank your own bid",
-                             {"bid": move.bid, "high_bid": state.high.bid})
-        rejection = unknown_bid(move.bid)
+                             {"bid": bid, "high_bid": state.high.bid})
+        rejection = unknown_bid(bid)
         if rejection is not None:
             return rejection
-        return bid_rejection(state.options, move.bid, bool(move.sans_kitty), *_bid_context(state, seat))
+        high_bid, max_level, viewed, barred, early = _bid_context(state, seat)
+        return bid_rejection(state.options, bid, bool(move.sans_kitty), high_bid, max_level, viewed, barred, early)
     if isinstance(move, LookAtHand):
         if state.raising or state.viewed[seat]:
             return Rejection(Reason.ALREADY_LOOKED, "this seat has already looked at its hand")
@@ -217,15 +232,17 @@ def check_call(state: GameState, move: Move) -> Rejection | None:
 def apply_call(state: GameState, move: Move, events: list[Event]) -> GameState:
     """Apply a checked auction move: the next seat to call, or the end of the auction."""
     seat = move.seat
-    if isinstance(move, LookAtHand):
+    kind = type(move)  # exact types, not isinstance: the compiled build answers it without a generic call
+    if kind is Bid:
+        assert isinstance(move, Bid)
+        return _apply_bid(state, move, events)
+    if kind is LookAtHand:
         events.append(LookedAtHand(seat=seat, cards=state.hands[seat]))
         return replace(state, viewed=state.viewed[:seat] + (True,) + state.viewed[seat + 1:])
-    if isinstance(move, ProposeRedeal):
+    if kind is ProposeRedeal:
         events.append(RedealProposed(seat=seat))
         return replace(state, phase="redeal_answer", redeal_proposer=seat,
                        to_act=first_partner(state.options, seat))
-    if isinstance(move, Bid):
-        return _apply_bid(state, move, events)
     events.append(Passed(seat=seat))
     call = Call(seat, None)
     if state.raising:  # the high bidder stands on its bid
