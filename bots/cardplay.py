@@ -107,7 +107,8 @@ def choose_card(seat: int, hand: Sequence[str], cards: Sequence[str], leader: in
 
     assert leader is not None
     n_active = len(active)
-    seats_played = [seat_after(tuple(active), leader, i) for i in range(len(trick_cards))]
+    order = tuple(active)
+    seats_played = [seat_after(order, leader, i) for i in range(len(trick_cards))]
     w = trick_winner_index(trick_cards, nominate, table)
     winning, winner_seat = trick_cards[w], seats_played[w]
     led = led_suit(trick_cards, nominate, table)

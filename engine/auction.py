@@ -214,11 +214,11 @@ def check_call(state: GameState, move: Move) -> Rejection | None:
             return rejection
         high_bid, max_level, viewed, barred, early = _bid_context(state, seat)
         return bid_rejection(state.options, bid, bool(move.sans_kitty), high_bid, max_level, viewed, barred, early)
-    if isinstance(move, LookAtHand):
+    if kind is LookAtHand:
         if state.raising or state.viewed[seat]:
             return Rejection(Reason.ALREADY_LOOKED, "this seat has already looked at its hand")
         return None
-    if isinstance(move, ProposeRedeal):
+    if kind is ProposeRedeal:
         if state.raising or not may_propose_redeal(state, seat):
             return Rejection(Reason.REDEAL_NOT_ALLOWED, "a redeal may be proposed only before a seat's first "
                              "call, once per hand, by a seat holding no A, K, Q, J or joker, with no_ace_no_face on")

@@ -139,8 +139,7 @@ def joker_lead_suits(state: GameState, seat: int, hand: tuple[str, ...], low: bo
 def check_play(state: GameState, move: Play, table: Strain | None = None) -> Rejection | None:
     """Why a play of the seat to act is refused, else ``None``."""
     seat = move.seat
-    trick = state.trick
-    return _play_rejection(state, seat, move.card, move.nominate, state.hands[seat], trick,
+    return _play_rejection(state, seat, move.card, move.nominate, state.hands[seat], state.trick,
                            table if table is not None else strain_of(state))
 
 
