@@ -28,7 +28,7 @@ import msgspec
 from bots.basic import decide_basic
 from bots.expert import DEFAULT_BUDGET, search
 from bots.knowledge import Knowledge, determinize
-from engine import Discard, Move, Options, SeatView, legal_moves
+from engine import Discard, Move, Options, SeatView, canonical_move, legal_moves
 from engine.deal import pack_index
 
 Level = Literal["random", "basic", "expert"]
@@ -102,15 +102,18 @@ def decide(view: SeatView, options: Options, *, level: Level = "basic", seed: in
         legal = []
     if view.phase != "exchange" and not legal:
         raise BotError(f"seat {view.seat} has no legal move")
+    # Every move a bot answers is in the engine's canonical form (engine.game.canonical_move): the form the
+    # legal moves, events and records use, so a suggestion is found in the legal-move list as it is.
     if level == "random":
-        return Decision(move=_random_move(knowledge, legal, rng), level=level)
+        return Decision(move=canonical_move(_random_move(knowledge, legal, rng), options), level=level)
     if level == "basic":
-        return Decision(move=decide_basic(knowledge, legal), level=level)
+        return Decision(move=canonical_move(decide_basic(knowledge, legal), options), level=level)
     spend = DEFAULT_BUDGET if budget is None else budget
     move, values, playouts, deals = search(knowledge, legal, rng, spend)
     ranked = sorted(values, key=lambda v: -v[1])
-    return Decision(move=move, level=level, budget=spend, playouts=playouts, deals=deals,
-                    candidates=tuple(Candidate(move=m, value=round(v, 2), playouts=p) for m, v, p in ranked))
+    return Decision(move=canonical_move(move, options), level=level, budget=spend, playouts=playouts, deals=deals,
+                    candidates=tuple(Candidate(move=canonical_move(m, options), value=round(v, 2), playouts=p)
+                                     for m, v, p in ranked))
 
 
 def _random_move(knowledge: Knowledge, legal: Sequence[Move], rng: random.Random) -> Move:

@@ -45,6 +45,8 @@ from engine.model import (
     ProposeRedeal,
     Rejection,
 )
+from engine.deal import pack_index
+from engine.options import Options
 from engine.play import check_play, legal_plays, play
 from engine.reasons import Reason
 from engine.scoring import judge_game, score_hand
@@ -151,6 +153,34 @@ def check_move(state: GameState, move: Move) -> Rejection | None:
     return check_partner_call(state, move)
 
 
+def canonical_move(move: Move, options: Options) -> Move:
+    """The one form of ``move`` that the engine (and so every API) writes: a discard's cards in pack order (the
+    order of the hand, and of :func:`legal_moves`), chosen partners in seat order; any other move as it is.
+
+    A move and its canonical form are the same move: checking or applying either gives the same answer. Cards
+    the pack does not have keep their place after the pack's own, so a malformed move stays as malformed.
+
+    >>> from engine.options import Options
+    >>> canonical_move(Discard(seat=0, cards=("7D", "9D", "8S")), Options()).cards
+    ('8S', '9D', '7D')
+    >>> canonical_move(ChoosePartners(seat=1, partners=(4, 2)), Options(players=5)).partners
+    (2, 4)
+    """
+    kind = type(move)
+    if kind is Discard:
+        assert isinstance(move, Discard)
+        index = pack_index(options)
+        last = len(index)
+        cards = tuple(sorted(move.cards, key=lambda c: index.get(c, last) if isinstance(c, str) else last))
+        return move if cards == move.cards else Discard(seat=move.seat, cards=cards)
+    if kind is ChoosePartners:
+        assert isinstance(move, ChoosePartners)
+        if all(type(s) is int for s in move.partners):
+            chosen = tuple(sorted(move.partners))
+            return move if chosen == move.partners else ChoosePartners(seat=move.seat, partners=chosen)
+    return move
+
+
 def apply_move(state: GameState, move: Move) -> tuple[GameState, list[Event]]:
     """Apply a legal move: the new state and the events it caused. Raises :class:`IllegalMove` otherwise;
     the given state is never changed (it is immutable)."""
@@ -172,12 +202,12 @@ def apply_move(state: GameState, move: Move) -> tuple[GameState, list[Event]]:
         return apply_call(state, move, events), events
     if phase == "exchange":
         assert isinstance(move, Discard)
-        return apply_discard(state, move, events), events
+        return apply_discard(state, canonical_move(move, state.options), events), events
     if phase == "nominate":
         assert isinstance(move, NominateJoker)
         return apply_nomination(state, move, events), events
     if phase == "call":
-        return apply_partner_call(state, move, events), events
+        return apply_partner_call(state, canonical_move(move, state.options), events), events
     assert isinstance(move, AnswerRedeal)
     return apply_redeal_answer(state, move, events), events
 

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 
-from engine.game import GameSetupError, IllegalMove, Rejection, apply_move, new_game
+from engine.game import GameSetupError, IllegalMove, Rejection, apply_move, canonical_move, new_game
 from engine.model import (
     AnswerRedeal,
     Bid,
@@ -351,7 +351,7 @@ def _record(options: Options, seed: int | None, deck_orders: Sequence[Sequence[s
     return GameRecord(
         format=RECORD_FORMAT, rules_version=state.rules_version, players=options.players,
         options=record_options(options), seed=seed, deck_orders=tuple(tuple(d) for d in deck_orders),
-        first_dealer=first_dealer, moves=tuple(moves), hands=tuple(built),
+        first_dealer=first_dealer, moves=tuple(canonical_move(m, options) for m in moves), hands=tuple(built),
         status="game_over" if state.phase == "game_over" else "in_progress", scores=state.scores,
         result=None if result is None else _result(result))
 

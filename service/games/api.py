@@ -16,7 +16,7 @@ from litestar.di import NamedDependency
 from litestar.params import Body, SkipValidation
 from litestar.types import Scope
 
-from engine import Event, GameState, SeatView, redact_events
+from engine import Event, GameState, redact_events
 from engine.reasons import Reason
 from service.games import examples
 from service.games.schemas import (
@@ -24,6 +24,7 @@ from service.games.schemas import (
     ApplyResponse,
     CreateGameRequest,
     CreateGameResponse,
+    GameView,
     LegalMovesRequest,
     LegalMovesResponse,
     ValidateRequest,
@@ -55,11 +56,10 @@ SNAPSHOT_READ_CODES = ("MALFORMED_REQUEST", "NO_SUCH_SEAT", *SNAPSHOT_CODES, "BO
 _ENCODER = msgspec.json.Encoder()
 
 
-def views_of(state: GameState, events: list[Event], viewers: list[int | None]) -> dict[str, ViewWithEvents]:
-    """Each viewer's view of ``state`` and the ``events`` as that viewer may see them, keyed as asked."""
-    return {("public" if seat is None else str(seat)): ViewWithEvents(view=operations.seat_view(state, seat),
-                                                                      events=redact_events(events, seat))
-            for seat in viewers}
+def views_of(state: GameState, events: list[Event], viewers: list[int | None]) -> list[ViewWithEvents]:
+    """Each viewer's view of ``state`` and the ``events`` as that viewer may see them, in the order asked."""
+    return [ViewWithEvents(seat=seat, view=operations.seat_view(state, seat), events=redact_events(events, seat))
+            for seat in viewers]
 
 
 def answer_create(data: CreateGameRequest, sealer: Sealer) -> CreateGameResponse:
@@ -69,14 +69,14 @@ def answer_create(data: CreateGameRequest, sealer: Sealer) -> CreateGameResponse
                               events=redact_events(events, None), views=views_of(state, events, viewers))
 
 
-def answer_view(data: ViewRequest, sealer: Sealer) -> SeatView:
-    return operations.seat_view(sealer.open(data.snapshot), data.seat)
+def answer_view(data: ViewRequest, sealer: Sealer) -> GameView:
+    return GameView(seat=data.seat, view=operations.seat_view(sealer.open(data.snapshot), data.seat))
 
 
 def answer_legal_moves(data: LegalMovesRequest, sealer: Sealer) -> LegalMovesResponse:
     state = sealer.open(data.snapshot)
-    seat, moves = operations.legal_moves_of(state, data.seat)
-    return LegalMovesResponse(seat=seat, to_act=state.to_act, moves=moves)
+    seat, moves, choice = operations.legal_listing(state, data.seat, list_discards=data.list_discards)
+    return LegalMovesResponse(seat=seat, to_act=state.to_act, legal_moves=moves, discard_choice=choice)
 
 
 def answer_validate(data: ValidateRequest, sealer: Sealer, language: str) -> ValidateResponse:
@@ -85,8 +85,9 @@ def answer_validate(data: ValidateRequest, sealer: Sealer, language: str) -> Val
     if rejection is None:
         return ValidateResponse(legal=True)
     detail = rejection_text(language, rejection.reason, rejection.detail, rejection.params)
-    return ValidateResponse(legal=False, reason=Reason(rejection.reason), detail=detail,
-                            legal_moves=operations.movers_legal_moves(state, data.move.seat))
+    moves, choice = operations.movers_legal_moves(state, data.move.seat)
+    return ValidateResponse(legal=False, reason=Reason(rejection.reason), detail=detail, legal_moves=moves,
+                            discard_choice=choice)
 
 
 def answer_apply(data: ApplyRequest, sealer: Sealer, metrics: MoveCounter | None) -> ApplyResponse:
@@ -124,18 +125,19 @@ class GamesController(Controller):
           sync_to_thread=False,
           description="What one seat may know (its own hand, the auction, the tricks …); `seat: null` or "
           "omitted: the public view every spectator may see.",
-          responses={200: response_spec(SeatView, "The view.", examples.VIEW_RESPONSE),
+          responses={200: response_spec(GameView, "The seat and its view.", examples.VIEW_RESPONSE),
                      **problem_responses(*SNAPSHOT_READ_CODES)})
-    def view(self, data: ViewBody, sealer: NamedDependency[Sealer]) -> SeatView:
+    def view(self, data: ViewBody, sealer: NamedDependency[Sealer]) -> GameView:
         return answer_view(data, sealer)
 
     @post("/legal-moves", operation_id="legalMoves", dto=StructDTO[LegalMovesRequest], return_dto=None,
           summary="Legal moves", status_code=200,
           sync_to_thread=False,
           description="Every legal move of `seat` (omitted: of the seat to act); empty when that seat may "
-          "not act now.",
+          "not act now. At the exchange also `discard_choice`: the same discards in a compact form (choose "
+          "`count` of `cards`); `list_discards: false` answers that form alone (`legal_moves` empty).",
           responses={200: response_spec(LegalMovesResponse, "The legal moves.",
-                                                 examples.LEGAL_MOVES_RESPONSE),
+                                                 *examples.LEGAL_MOVES_RESPONSES),
                      **problem_responses(*SNAPSHOT_READ_CODES)})
     def legal_moves(self, data: LegalMovesBody, sealer: NamedDependency[Sealer]) -> LegalMovesResponse:
         return answer_legal_moves(data, sealer)

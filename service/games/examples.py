@@ -33,11 +33,12 @@ from engine import (
 from service.games.schemas import (
     ApplyResponse,
     CreateGameResponse,
+    GameView,
     LegalMovesResponse,
     ValidateResponse,
     ViewWithEvents,
 )
-from service.referee.schemas import resolved
+from service.referee.schemas import discard_choice, resolved
 
 _DOC_KEY_ID = "d0c5e3a1"
 
@@ -53,8 +54,8 @@ def _json(obj: Any) -> Any:
     return msgspec.to_builtins(obj)
 
 
-def _views(state: GameState, events: list[Event], seat: int) -> dict[str, ViewWithEvents]:
-    return {str(seat): ViewWithEvents(view=view(state, seat), events=redact_events(events, seat))}
+def _views(state: GameState, events: list[Event], seat: int) -> list[ViewWithEvents]:
+    return [ViewWithEvents(seat=seat, view=view(state, seat), events=redact_events(events, seat))]
 
 
 def _game() -> dict[str, Any]:
@@ -65,6 +66,7 @@ def _game() -> dict[str, Any]:
     for move in script:
         state, _ = apply_move(state, move)
     applied = len(script)
+    exchange = state
     while state.phase != "play":  # the contractor's exchange (and nomination, if any): the first legal choice
         state, _ = apply_move(state, legal_moves(state)[0])
         applied += 1
@@ -84,7 +86,7 @@ def _game() -> dict[str, Any]:
     rejection = check_move(state, illegal)
     assert rejection is not None
     after, after_events = apply_move(state, legal[0])
-    return {"opts": opts, "start": start, "start_events": start_events, "state": state, "legal": legal,
+    return {"opts": opts, "start": start, "exchange": exchange, "start_events": start_events, "state": state, "legal": legal,
             "illegal": illegal, "rejection": rejection, "after": after, "after_events": after_events,
             "seat": seat, "version": 1 + applied}
 
@@ -100,10 +102,10 @@ _LEGAL: list[Move] = _G["legal"]
 CREATE_REQUESTS = [
     Example(summary="Seeded four-player game",
             description="Standard Australian rules, dealer seat 3; also return seat 0's view.",
-            value={"players": 4, "preset": "australian", "seed": 42, "first_dealer": 3, "views": ["0"]}),
+            value={"players": 4, "preset": "australian", "seed": 42, "first_dealer": 3, "views": [0]}),
     Example(summary="House rules",
             description="Five players, a preset plus option overrides; the service draws the seed.",
-            value={"players": 5, "preset": "beagle", "views": ["public"],
+            value={"players": 5, "preset": "beagle", "views": [None],
                    "options": {"five_player_partner_method": "choose_player", "target": 300}}),
 ]
 CREATE_RESPONSE = ("Seeded four-player game", _json(CreateGameResponse(
@@ -115,13 +117,21 @@ VIEW_REQUESTS = [
     Example(summary="Seat view", value={"snapshot": snapshot_placeholder(_STATE), "seat": _SEAT}),
     Example(summary="Public view", value={"snapshot": snapshot_placeholder(_STATE), "seat": None}),
 ]
-VIEW_RESPONSE = (f"Seat {_SEAT} during play", _json(view(_STATE, _SEAT)))
+VIEW_RESPONSE = (f"Seat {_SEAT} during play", _json(GameView(seat=_SEAT, view=view(_STATE, _SEAT))))
 
+_EXCHANGE: GameState = _G["exchange"]
 LEGAL_MOVES_REQUESTS = [
     Example(summary="Moves of the seat to act", value={"snapshot": snapshot_placeholder(_STATE)}),
+    Example(summary="The exchange, compactly",
+            description="The contractor's discards as the cards and how many to choose, not every choice.",
+            value={"snapshot": snapshot_placeholder(_EXCHANGE), "list_discards": False}),
 ]
-LEGAL_MOVES_RESPONSE = ("During play",
-                        _json(LegalMovesResponse(seat=_SEAT, to_act=_STATE.to_act, moves=_LEGAL)))
+LEGAL_MOVES_RESPONSES = (
+    ("During play", _json(LegalMovesResponse(seat=_SEAT, to_act=_STATE.to_act, legal_moves=list(_LEGAL)))),
+    ("The exchange, compactly", _json(LegalMovesResponse(
+        seat=_EXCHANGE.to_act, to_act=_EXCHANGE.to_act, legal_moves=[],
+        discard_choice=discard_choice(legal_moves(_EXCHANGE))))),
+)
 
 VALIDATE_REQUESTS = [
     Example(summary="A legal move", value={"snapshot": snapshot_placeholder(_STATE), "move": _json(_LEGAL[0])}),
@@ -136,7 +146,7 @@ VALIDATE_RESPONSES = (
 
 APPLY_REQUESTS = [
     Example(summary="Play a card", value={"snapshot": snapshot_placeholder(_STATE), "move": _json(_LEGAL[0]),
-                                          "views": [str(_SEAT)]}),
+                                          "views": [_SEAT]}),
 ]
 APPLY_RESPONSE = ("Card played", _json(ApplyResponse(
     snapshot=snapshot_placeholder(_G["after"]), phase=_G["after"].phase, to_act=_G["after"].to_act,

@@ -50,7 +50,7 @@ from engine.records import (
 )
 from service.referee.errors import options_problem, record_problem
 from service.referee.moves import syntax_rejection
-from service.referee.schemas import SEED_MAX, OptionOverrides, PlayerCount, PresetName, Seat, Snapshot, overrides_dict
+from service.referee.schemas import SEED_BITS, SEED_MAX, OptionOverrides, PlayerCount, PresetName, Seat, Snapshot, overrides_dict
 from service.referee.snapshots import Sealer
 from service.web.exception_handlers import validation_errors
 from service.web.openapi import ExactExample, problem_responses, response_spec
@@ -148,7 +148,7 @@ def _verify(data: VerifyRecordRequest) -> Verified:
         raise Problem(400, "MALFORMED_REQUEST", "players, preset, options, seed, deck_orders and first_dealer "
                       "go with moves; a record holds its own",
                       message=("problem.MALFORMED_REQUEST.detail.verify_inputs", {}))
-    replay_seed = secrets.randbits(63)  # the deals after a seedless record's deck orders stay secret
+    replay_seed = secrets.randbits(SEED_BITS)  # the deals after a seedless record's deck orders stay secret
     record = data.record
     if data.text is not None:
         try:
@@ -158,6 +158,9 @@ def _verify(data: VerifyRecordRequest) -> Verified:
             raise Problem(400, "MALFORMED_REQUEST", f"the text record does not parse: {error}",
                           message=("problem.MALFORMED_REQUEST.detail.text_record", {"error": error})) from None
     if record is not None:
+        if record.seed is not None and not 0 <= record.seed <= SEED_MAX:  # read exactly by every client, or not at all
+            raise Problem(400, "INVALID_SEED", f"the record's seed must be an integer from 0 to {SEED_MAX}",
+                          message=("problem.INVALID_SEED.detail", {}))
         return verify_record(record, screen=syntax_rejection, replay_seed=replay_seed)
     assert data.moves is not None
     if data.players is None:
@@ -226,7 +229,7 @@ def _refuse_undecodable(bad: UndecodableMove, sealer: Sealer) -> Problem:
     if rec is not None:  # its derived fields are cut with its moves: replay the moves alone
         verified = replay_game(engine_options(rec.options), seed=rec.seed, deck_orders=rec.deck_orders,
                                first_dealer=rec.first_dealer, moves=rec.moves, screen=syntax_rejection,
-                               replay_seed=secrets.randbits(63))
+                               replay_seed=secrets.randbits(SEED_BITS))
     else:
         verified = _verify(bad.request)
     state = verified.state

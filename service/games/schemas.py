@@ -16,6 +16,7 @@ from engine.reasons import Reason, ReasonKind
 from service.referee.codes import ProblemCode
 from service.referee.schemas import (
     DeckOrders,
+    DiscardChoice,
     OptionOverrides,
     PlayerCount,
     PresetName,
@@ -25,12 +26,14 @@ from service.referee.schemas import (
     Snapshot,
 )
 
-#: The view names a request may ask for: ``"public"`` (what every spectator may know) or a seat number as a
-#: string, exactly the keys of the ``views`` answered (one JSON type, so every client generator maps it).
-ViewName = Literal["public", "0", "1", "2", "3", "4", "5"]
+#: A view a request may ask for: a seat number (an integer, as seats are everywhere) or ``null``, the public view
+#: (what every spectator may know), as ``seat: null`` is everywhere else. One JSON type (or null), so that every
+#: client generator maps it.
+ViewName = Seat | None
 ViewNames = Annotated[list[ViewName], Meta(max_length=7, description=(
-    "Views to return with the new state: \"public\" and/or seat numbers as strings (\"0\" … \"5\"), the keys "
-    "of `views` in the answer; each comes with the events of this call as that viewer may see them."
+    "Views to return with the new state: seat numbers (0 … players-1) and/or null for the public view; each "
+    "comes back in `views` as `{seat, view, events}`, in the order asked (a repeat once), with the events of "
+    "this call as that viewer may see them."
 ))]
 
 
@@ -61,6 +64,9 @@ class LegalMovesRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknow
 
     snapshot: Snapshot
     seat: Seat | None = None
+    #: At the exchange: ``false`` answers the discards only in their compact form (``discard_choice``: the
+    #: cards and how many to choose) and leaves ``legal_moves`` empty, instead of listing every choice.
+    list_discards: bool = True
 
 
 class ValidateRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -81,15 +87,24 @@ class ApplyRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
 # ----------------------------------------------------------------------------------------------- responses
 
 
-class ViewWithEvents(msgspec.Struct, frozen=True, kw_only=True):
-    """One viewer's picture of the state, and the events of this call as that viewer may see them."""
+class GameView(msgspec.Struct, frozen=True, kw_only=True):
+    """One seat's picture of the state (``seat: null``: the public view every spectator may see)."""
 
+    seat: int | None
+    view: SeatView
+
+
+class ViewWithEvents(msgspec.Struct, frozen=True, kw_only=True):
+    """One viewer's picture of the state (``seat: null``: the public view), and the events of this call as that
+    viewer may see them."""
+
+    seat: int | None
     view: SeatView
     events: list[Event]
 
 
-Views = Annotated[dict[str, ViewWithEvents], Meta(description=(
-    "The views asked for, keyed by \"public\" or the seat number as a string."
+Views = Annotated[list[ViewWithEvents], Meta(description=(
+    "The views asked for, in the order asked (a view asked twice comes once)."
 ))]
 
 
@@ -105,21 +120,25 @@ class CreateGameResponse(msgspec.Struct, frozen=True, kw_only=True):
     views: Views
 
 
-class LegalMovesResponse(msgspec.Struct, frozen=True, kw_only=True):
-    """The legal moves of ``seat`` (empty when that seat may not act now)."""
+class LegalMovesResponse(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """The legal moves of ``seat`` (empty when that seat may not act now); at the exchange also
+    ``discard_choice``, the same discards in a compact form."""
 
     seat: int | None
     to_act: int | None
-    moves: list[Move]
+    legal_moves: list[Move]
+    discard_choice: DiscardChoice | None = None
 
 
 class ValidateResponse(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
-    """Whether the move is legal now; if not, why not (a stable reason code) and what is legal instead."""
+    """Whether the move is legal now; if not, why not (a stable reason code) and what is legal instead (at the
+    exchange: ``discard_choice``, with ``legal_moves`` empty)."""
 
     legal: bool
     reason: Reason | None = None
     detail: str | None = None
     legal_moves: list[Move] | None = None
+    discard_choice: DiscardChoice | None = None
 
 
 class ApplyResponse(msgspec.Struct, frozen=True, kw_only=True):

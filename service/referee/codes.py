@@ -75,7 +75,8 @@ PROBLEM_CODE_INFO: dict[ProblemCode, tuple[int, str]] = {
                                       "not a move object (see `reason`)."),
     ProblemCode.INVALID_OPTIONS: (400, "The preset or an option value is unknown, or the rule set cannot be "
                                        "played."),
-    ProblemCode.INVALID_SEED: (400, "The seed is not an integer from 0 to 2**63-1."),
+    ProblemCode.INVALID_SEED: (400, "The seed is not an integer from 0 to 2**53-1 (the largest every JSON "
+                                    "parser reads exactly)."),
     ProblemCode.INVALID_DECK_ORDER: (400, "A deck order is not a permutation of this game's pack."),
     ProblemCode.INVALID_FIRST_DEALER: (400, "The first dealer is not a seat of this game."),
     ProblemCode.INVALID_BOTS: (400, "The bot seats asked for are not seats of this game, name an unknown level, "

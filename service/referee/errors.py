@@ -24,6 +24,7 @@ from engine import GameSetupError, GameState, OptionsError, Rejection, legal_mov
 from engine.reasons import MALFORMED_REASONS
 from engine.records import RecordRefused
 from service.i18n.texts import rejection_key
+from service.referee.schemas import discard_choice
 from service.web.problems import Problem
 
 __all__ = ["bot_problem", "engine_errors", "illegal_move", "malformed_move", "options_problem", "record_problem",
@@ -43,8 +44,11 @@ def malformed_move(rejection: Rejection) -> Problem:
 
 def illegal_move(state: GameState, rejection: Rejection, seat: int) -> Problem:
     """A well-formed move of ``seat`` that the rules do not allow now, with that seat's own legal moves."""
+    moves = legal_moves(state, seat)
+    choice = discard_choice(moves)  # the exchange: the compact form, not hundreds of discards
     return Problem(422, "ILLEGAL_MOVE", rejection.detail, title="Illegal move", reason=rejection.reason,
-                   legal_moves=list(legal_moves(state, seat)), message=rejection_message(rejection))
+                   legal_moves=[] if choice is not None else list(moves), discard_choice=choice,
+                   message=rejection_message(rejection))
 
 
 def refusal_problem(state: GameState, rejection: Rejection, seat: int) -> Problem:

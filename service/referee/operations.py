@@ -37,9 +37,10 @@ from engine.reasons import MALFORMED_REASONS
 from engine.tokens import seat_rejection
 from service.referee.errors import engine_errors, malformed_move, refusal_problem
 from service.referee.moves import syntax_rejection
+from service.referee.schemas import SEED_BITS, DiscardChoice, discard_choice
 from service.web.problems import Problem
 
-__all__ = ["SEAT_NAMES", "GameSetup", "MoveCounter", "apply", "check_seat", "create_game", "legal_moves_of",
+__all__ = ["SEAT_NAMES", "GameSetup", "MoveCounter", "apply", "check_seat", "create_game", "legal_listing", "legal_moves_of",
            "movers_legal_moves", "screen", "seat_named", "seat_view", "suggest", "validate", "viewers"]
 
 #: The seat names a request may use where a JSON object key or a string stands for a seat.
@@ -68,14 +69,14 @@ class MoveCounter(Protocol):
 
 
 def create_game(players: int, setup: GameSetup, overrides: dict[str, Any],
-                views: Iterable[str] | None = None) -> tuple[GameState, list[Event], list[int | None]]:
+                views: Iterable[int | None] | None = None) -> tuple[GameState, list[Event], list[int | None]]:
     """A new game of ``players`` from ``setup`` (its options resolved over ``overrides``): the state, the events
     of the deal, and the :func:`viewers` that ``views`` name (checked once the rules say how many seats there
     are). Without a seed the service draws one and never reveals it: it decides every future deal."""
     with engine_errors():
         options = resolve_options(players, setup.preset, overrides)
     chosen = viewers(views, options.players)
-    seed = secrets.randbits(63) if setup.seed is None else setup.seed
+    seed = secrets.randbits(SEED_BITS) if setup.seed is None else setup.seed
     with engine_errors():
         state, events = new_game(options, seed=seed, deck_orders=setup.deck_orders or (),
                                  first_dealer=setup.first_dealer)
@@ -100,14 +101,12 @@ def seat_named(name: str, players: int) -> int | None:
     return int(name) if name in SEAT_NAMES[:players] else None
 
 
-def viewers(names: Iterable[str] | None, players: int) -> list[int | None]:
-    """The distinct viewers a request's ``views`` ask for (``None`` is the public view), checked against the
-    game's seats."""
+def viewers(names: Iterable[int | None] | None, players: int) -> list[int | None]:
+    """The distinct viewers a request's ``views`` ask for, in the order asked (``None`` is the public view, a
+    seat is its number), checked against the game's seats."""
     out: list[int | None] = []
-    for name in names or ():
-        seat = None if name == "public" else seat_named(name, players)
-        if seat is None and name != "public":
-            check_seat(int(name), players)
+    for seat in names or ():
+        check_seat(seat, players)
         if seat not in out:
             out.append(seat)
     return out
@@ -126,10 +125,24 @@ def legal_moves_of(state: GameState, seat: int | None) -> tuple[int | None, list
     return seat, list(legal_moves(state, seat))
 
 
-def movers_legal_moves(state: GameState, seat: int) -> list[Move]:
+def legal_listing(state: GameState, seat: int | None, *,
+                  list_discards: bool = True) -> tuple[int | None, list[Move], DiscardChoice | None]:
+    """:func:`legal_moves_of`, and at the exchange also the discards' compact form; ``list_discards=False``
+    leaves the exchange's listing empty (the compact form says it all)."""
+    check_seat(seat, state.options.players)
+    seat = state.to_act if seat is None else seat
+    moves = legal_moves(state, seat)
+    choice = discard_choice(moves)
+    return seat, [] if choice is not None and not list_discards else list(moves), choice
+
+
+def movers_legal_moves(state: GameState, seat: int) -> tuple[list[Move], DiscardChoice | None]:
     """The legal moves a refusal of ``seat``'s move lists: that seat's own (none unless it is to act), never the
-    seat to act's, which would show another seat's cards to the player who sent the move."""
-    return list(legal_moves(state, seat))
+    seat to act's, which would show another seat's cards to the player who sent the move. At the exchange the
+    list is empty and the discards come in their compact form, so that a refusal stays small."""
+    moves = legal_moves(state, seat)
+    choice = discard_choice(moves)
+    return ([] if choice is not None else list(moves)), choice
 
 
 def screen(state: GameState, move: Move) -> None:
@@ -177,7 +190,7 @@ def suggest(state: GameState, seat: int, level: Level, seed: int | None, budget:
     if state.to_act != seat:
         who = "the game is over" if state.to_act is None else f"seat {state.to_act} is"
         raise Problem(422, "NOT_TO_ACT", f"seat {seat} is not to act; {who}")
-    seed = secrets.randbits(63) if seed is None else seed
+    seed = secrets.randbits(SEED_BITS) if seed is None else seed
     with engine_errors():  # BotError: unreachable after the checks above; a 422 rather than a 500
         return seed, decide(view(state, seat), state.options, level=level, seed=seed,
                             budget=budget if level == "expert" else None, legal=legal_moves(state, seat))

@@ -8,13 +8,17 @@ The stateless API's bodies are in :mod:`service.games.schemas`, the sessions' in
 
 from __future__ import annotations
 
+import inspect
+import itertools
 import typing
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import msgspec
 from msgspec import Meta
 
-from engine import PRESETS, Options
+from engine import PRESETS, DiscardChoices, Move, Options
+from engine.cards import build_pack
 
 # Litestar drops a ``minimum`` of 0 from the document (it tests bounds for truthiness); ``extra`` restores it.
 _MINIMUM_ZERO = {"extra": {"minimum": 0}}
@@ -31,7 +35,11 @@ Snapshot = Annotated[str, Meta(
     description="An opaque, versioned, sealed game state, as returned by the last create or apply call.",
     examples=["v2.8c1e52ab.Wm9vX2V4YW1wbGVfb25seV9ub3RfYV9yZWFsX3NuYXBzaG90X2J1dF9iYXNlNjR1cmw"],
 )]
-SEED_MAX = 2**63 - 1
+#: The largest seed: 2**53 - 1, the largest integer a JSON number keeps exactly in every client (JavaScript's
+#: ``JSON.parse``, jq and other IEEE-754 double readers round anything larger, to a *different* seed).
+SEED_MAX = 2**53 - 1
+#: Bits of a seed the service draws itself (``secrets.randbits(SEED_BITS)`` is at most :data:`SEED_MAX`).
+SEED_BITS = 53
 
 
 def _option_field_types() -> list[tuple[str, Any]]:
@@ -72,15 +80,50 @@ def resolved(opts: Options) -> ResolvedOptions:
 
 
 Seed = Annotated[int, Meta(ge=0, le=SEED_MAX, extra_json_schema=_MINIMUM_ZERO, description=(
-    "Derives every deal not given in deck_orders, reproducibly. Omitted: the service draws a secret one."
+    "Derives every deal not given in deck_orders, reproducibly; at most 2**53-1, so that every JSON parser reads it "
+    "exactly. Omitted: the service draws a secret one."
 ))]
 Card = Annotated[str, Meta(min_length=2, max_length=3, pattern=r"^(?:[2-9]|1[0-3]|[JQKA])[SCDH]$|^JKB?$",
                            description="A card token: rank then suit (4H, 10D, 13S, JK, JKB).")]
-DeckOrders = Annotated[list[Annotated[list[Card], Meta(max_length=64)]], Meta(max_length=64, description=(
-    "Explicit deck orders for the first hands (each a permutation of the game's pack, the first card "
-    "dealt first), for duplicate tournaments, puzzles and tests; later hands are dealt from the seed."
-))]
 
 
-__all__ = ["SEED_MAX", "Card", "DeckOrders", "OptionOverrides", "PlayerCount", "PresetName", "ResolvedOptions", "Seat",
-           "Seed", "Snapshot", "overrides_dict", "resolved"]
+def _largest_pack() -> int:
+    """The most cards any rule set's pack holds, over every value of the options that shape the pack (the
+    six-player game with a six-card kitty: 66), so that a deck order's bound follows from the rules."""
+    hints = typing.get_type_hints(Options, include_extras=True)
+    names = [name for name in inspect.signature(build_pack).parameters if name != "players"]
+    choices = [typing.get_args(typing.get_args(hints[name])[0]) for name in ["players", *names]]
+    return max(len(build_pack(players, **dict(zip(names, rest, strict=True))))
+               for players, *rest in itertools.product(*choices))
+
+
+#: The most cards of any pack (a deck order's length bound).
+LARGEST_PACK = _largest_pack()
+#: The most deck orders a create request may give: the hands a snapshot carries ahead of play (a bound of
+#: the service, keeping snapshots small; records verify any number of hands).
+MAX_DECK_ORDERS = 64
+DeckOrders = Annotated[list[Annotated[list[Card], Meta(max_length=LARGEST_PACK)]], Meta(
+    max_length=MAX_DECK_ORDERS, description=(
+        f"Explicit deck orders for the first hands (at most {MAX_DECK_ORDERS}; each a permutation of the game's "
+        f"pack, the first card dealt first, so at most {LARGEST_PACK} cards, the largest pack: six players "
+        "with a six-card kitty), for duplicate tournaments, puzzles and tests; later hands are dealt from "
+        "the seed."))]
+
+
+class DiscardChoice(msgspec.Struct, frozen=True, kw_only=True):
+    """The exchange's legal discards in a compact form: choose any ``count`` of ``cards`` (the seat's hand, in
+    pack order). Every such choice is legal, listed in pack order it is exactly a move of ``legal_moves``."""
+
+    cards: list[str]
+    count: int
+
+
+def discard_choice(moves: Sequence[Move]) -> DiscardChoice | None:
+    """The compact form of ``moves`` when they are the exchange's discards (else ``None``)."""
+    if isinstance(moves, DiscardChoices):
+        return DiscardChoice(cards=list(moves.hand), count=moves.k)
+    return None
+
+
+__all__ = ["LARGEST_PACK", "MAX_DECK_ORDERS", "SEED_BITS", "SEED_MAX", "Card", "DeckOrders", "DiscardChoice", "OptionOverrides", "PlayerCount", "PresetName", "ResolvedOptions", "Seat",
+           "Seed", "Snapshot", "discard_choice", "overrides_dict", "resolved"]

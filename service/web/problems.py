@@ -18,6 +18,7 @@ from engine import Move
 from engine.reasons import Reason
 from service.i18n import problem_texts
 from service.referee.codes import ProblemCode
+from service.referee.schemas import DiscardChoice
 
 __all__ = ["PROBLEM_BASE", "PROBLEM_MEDIA_TYPE", "Problem", "ProblemDetails", "make_problem", "problem_type",
            "send_problem"]
@@ -42,8 +43,12 @@ class ProblemDetails(msgspec.Struct, kw_only=True, omit_defaults=True):
     instance: str | None = None
     #: Refused moves: the engine's stable reason (``GET /v1/rules`` lists them with their meanings).
     reason: Reason | None = None
-    #: Illegal moves: the legal moves of the seat that made the move (empty when it is not that seat's turn).
+    #: Illegal moves: the legal moves of the seat that made the move (empty when it is not that seat's turn,
+    #: and at the exchange, whose discards come as ``discard_choice``).
     legal_moves: list[Move] | None = None
+    #: A refused move at the exchange: the seat's legal discards in their compact form (choose ``count`` of
+    #: ``cards``).
+    discard_choice: DiscardChoice | None = None
     current_version: int | None = None
     #: Records: the index of the refused move, the first derived field that differs, and the state before the
     #: refused move as a snapshot.

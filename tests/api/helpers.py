@@ -26,6 +26,11 @@ from engine import (
 Client = TestClient[Litestar]
 
 
+def by_viewer(body: dict[str, Any]) -> dict[int | None, dict[str, Any]]:
+    """The ``views`` of a create or apply answer by viewer: its seat, or ``None`` for the public view."""
+    return {v["seat"]: v for v in body["views"]}
+
+
 def create(client: Client, **body: Any) -> dict[str, Any]:
     response = client.post("/v1/games", json=body)
     assert response.status_code == 201, response.text

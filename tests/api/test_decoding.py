@@ -99,16 +99,16 @@ def test_deeply_nested_json_is_a_400_everywhere(client: Client, depth: int) -> N
 
 @pytest.mark.parametrize("name", ["01", "1 ", " 1", "+1", "1.0", "\u0661", "\uff11", "6"])
 def test_a_seat_named_by_a_string_is_read_alike_by_both_apis(client: Client, name: str) -> None:
-    """A seat named by a string (``views`` of a stateless game, ``bots`` of a session) is exactly "0" … "5":
-    neither API reads "01", " 1" or another script's digit one as seat 1."""
+    """A seat named by a string (``bots`` of a session; ``views`` takes seats as integers) is exactly "0" …
+    "5": no API reads "01", " 1" or another script's digit one as seat 1."""
     assert client.post("/v1/games", json={"players": 4, "views": [name]}).status_code == 400
     assert_problem(client.post("/v1/sessions", json={"players": 4, "bots": {name: "basic"}}), 400, "INVALID_BOTS")
 
 
 def test_a_seat_named_exactly_is_read_alike_by_both_apis(client: Client) -> None:
-    game = client.post("/v1/games", json={"players": 4, "seed": 42, "first_dealer": 3, "views": ["1"]})
+    game = client.post("/v1/games", json={"players": 4, "seed": 42, "first_dealer": 3, "views": [1]})
     session = client.post("/v1/sessions", json={"players": 4, "seed": 42, "first_dealer": 3, "bots": {"1": "basic"}})
-    assert game.status_code == 201 and list(game.json()["views"]) == ["1"]
+    assert game.status_code == 201 and [v["seat"] for v in game.json()["views"]] == [1]
     assert session.status_code == 201, session.text
     assert session.json()["bots"] == {"1": "basic"} and session.json()["seat_tokens"][1] is None
 

@@ -72,14 +72,15 @@ def test_http_game_equals_engine_game(client: Client, sealer: Sealer, game: int,
     rng = random.Random(game)
     seed = 10_000 + game
     created = client.post("/v1/games", json={"players": players, "preset": preset, "options": overrides,
-                                             "seed": seed, "views": ["0", "public"]})
+                                             "seed": seed, "views": [0, None]})
     assert created.status_code == 201, created.text
     body = created.json()
     opts = resolve_options(players, preset, overrides)
     state, events = new_game(opts, seed=seed)
     assert sealer.open(body["snapshot"]) == state
     assert body["events"] == as_json(redact_events(events, None))
-    assert body["views"]["0"] == {"view": as_json(view(state, 0)), "events": as_json(redact_events(events, 0))}
+    assert body["views"][0] == {"seat": 0, "view": as_json(view(state, 0)),
+                                "events": as_json(redact_events(events, 0))}
     snapshot = body["snapshot"]
 
     for step in range(MAX_MOVES):
@@ -87,10 +88,10 @@ def test_http_game_equals_engine_game(client: Client, sealer: Sealer, game: int,
             break
         listed = client.post("/v1/games/legal-moves", json={"snapshot": snapshot}).json()
         moves = legal_moves(state)
-        assert listed["moves"] == as_json(moves), f"legal moves differ at step {step}"
+        assert listed["legal_moves"] == as_json(moves), f"legal moves differ at step {step}"
         assert listed["to_act"] == state.to_act == listed["seat"]
         choice = _choose(rng, state, moves)
-        move_json = listed["moves"][choice]
+        move_json = listed["legal_moves"][choice]
 
         if step % 6 == 0:
             verdict = client.post("/v1/games/validate", json={"snapshot": snapshot, "move": move_json}).json()
@@ -106,7 +107,7 @@ def test_http_game_equals_engine_game(client: Client, sealer: Sealer, game: int,
                                          reason=rejection.reason)
                 assert problem["detail"] == verdict["detail"] == rejection.detail
 
-        viewers: list[str] = [str(state.to_act), "public"] if step % 3 == 0 and state.to_act is not None else []
+        viewers: list[int | None] = [state.to_act, None] if step % 3 == 0 and state.to_act is not None else []
         applied = client.post("/v1/games/apply", json={"snapshot": snapshot, "move": move_json,
                                                        "views": viewers})
         assert applied.status_code == 200, applied.text
@@ -115,13 +116,13 @@ def test_http_game_equals_engine_game(client: Client, sealer: Sealer, game: int,
         assert sealer.open(result["snapshot"]) == state, f"states differ after step {step}"
         assert result["phase"] == state.phase and result["to_act"] == state.to_act
         assert result["events"] == as_json(redact_events(events, None)), f"events differ at step {step}"
-        for name in viewers:
-            seat = None if name == "public" else int(name)
-            assert result["views"][str(name)] == {"view": as_json(view(state, seat)),
-                                                  "events": as_json(redact_events(events, seat))}
+        for name, answered in zip(viewers, result["views"], strict=True):
+            seat = name
+            assert answered == {"seat": seat, "view": as_json(view(state, seat)),
+                                "events": as_json(redact_events(events, seat))}
         snapshot = result["snapshot"]
 
-    final = client.post("/v1/games/view", json={"snapshot": snapshot}).json()
+    final = client.post("/v1/games/view", json={"snapshot": snapshot}).json()["view"]
     assert final["scores"] == list(state.scores) and final["result"] == as_json(state.result)
     assert final == as_json(view(state, None))
 

@@ -36,7 +36,9 @@ def snapshot(sealer: Sealer) -> str:
     (b'{"players": "four"}', "Expected `int`, got `str` - at `$.players`"),
     (b'{"players": 7}', "Expected `int` <= 6 - at `$.players`"),
     (b'{"players": 4, "colour": "red"}', "unknown field `colour`"),
-    (b'{"views": ["0", "everyone"]}', "at `$.views[1]`"),
+    (b'{"views": [0, "everyone"]}', "at `$.views[1]`"),
+    (b'{"views": ["public"]}', "at `$.views[0]`"),
+    (b'{"views": ["0"]}', "at `$.views[0]`"),
 ])
 def test_malformed_create_body(client: Client, body: bytes, needle: str) -> None:
     response = client.post("/v1/games", content=body, headers={"content-type": "application/json"})
@@ -127,9 +129,9 @@ def test_invalid_first_dealer(client: Client, players: int, dealer: int) -> None
 
 
 def test_views_of_seats_that_do_not_exist(client: Client, snapshot: str) -> None:
-    assert_problem(client.post("/v1/games", json={"players": 3, "views": ["3"]}), 400, "NO_SUCH_SEAT")
+    assert_problem(client.post("/v1/games", json={"players": 3, "views": [3]}), 400, "NO_SUCH_SEAT")
     response = client.post("/v1/games/apply", json={"snapshot": snapshot, "move": {"type": "pass", "seat": 0},
-                                                    "views": ["public", "4"]})
+                                                    "views": [None, 4]})
     assert_problem(response, 400, "NO_SUCH_SEAT")
     assert_problem(client.post("/v1/games/view", json={"snapshot": snapshot, "seat": 4}), 400, "NO_SUCH_SEAT")
     response = client.post("/v1/games/legal-moves", json={"snapshot": snapshot, "seat": 5})

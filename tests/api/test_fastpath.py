@@ -63,7 +63,7 @@ def test_hot_path_and_handler_give_the_same_answers(client: TestClient) -> None:
                       {"type": "play", "seat": state.to_act, "card": "ZZ"},
                       {"type": "pass", "seat": (state.to_act + 1) % state.options.players}]
         for move in candidates:
-            for views in (None, ["public", "0"], ["9"], [0]):
+            for views in (None, [None, 0], [9], ["public"], ["0"], [5]):
                 body = {"snapshot": snapshot, "move": move}
                 if views is not None:
                     body["views"] = views

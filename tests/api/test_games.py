@@ -11,6 +11,7 @@ import pytest
 from engine import (
     RULES_VERSION,
     Bid,
+    DiscardChoices,
     GameState,
     Options,
     Pass,
@@ -22,10 +23,11 @@ from engine import (
     resolve_options,
     view,
 )
+from service.i18n import rejection_text
 from service.referee.snapshots import Sealer
 from tests.support import as_json, assert_problem
 
-from .helpers import Client, an_illegal_move, create, states_by_phase
+from .helpers import Client, an_illegal_move, by_viewer, create, states_by_phase
 
 STATES = states_by_phase()
 
@@ -38,16 +40,16 @@ def test_every_phase_is_covered() -> None:
 
 
 def test_create_with_seed_is_reproducible_and_matches_the_engine(client: Client, sealer: Sealer) -> None:
-    body = create(client, players=4, preset="australian", seed=42, first_dealer=3, views=["0", "public", "0"])
+    body = create(client, players=4, preset="australian", seed=42, first_dealer=3, views=[0, None, 0])
     state, events = new_game(Options(), seed=42, first_dealer=3)
     assert sealer.open(body["snapshot"]) == state
     assert body["rules_version"] == RULES_VERSION
     assert body["phase"] == "auction" and body["to_act"] == 0
     assert body["events"] == as_json(redact_events(events, None))
-    assert set(body["views"]) == {"0", "public"}
-    assert body["views"]["0"]["view"] == as_json(view(state, 0))
-    assert body["views"]["0"]["events"] == as_json(redact_events(events, 0))
-    assert body["views"]["public"]["view"] == as_json(view(state, None))
+    assert [v["seat"] for v in body["views"]] == [0, None]  # in the order asked, a repeat once
+    assert by_viewer(body)[0] == {"seat": 0, "view": as_json(view(state, 0)),
+                                  "events": as_json(redact_events(events, 0))}
+    assert by_viewer(body)[None]["view"] == as_json(view(state, None))
     again = create(client, players=4, preset="australian", seed=42, first_dealer=3)
     assert again["snapshot"] != body["snapshot"]  # fresh nonce …
     assert sealer.open(again["snapshot"]) == state  # … same game
@@ -65,8 +67,8 @@ def test_create_echoes_every_resolved_option(client: Client) -> None:
 def test_create_without_seed_draws_a_secret_one(client: Client, sealer: Sealer) -> None:
     first = sealer.open(create(client)["snapshot"])
     second = sealer.open(create(client)["snapshot"])
-    assert first.seed != second.seed and 0 <= first.seed < 2**63
-    assert "seed" not in str(create(client, views=["0", "public"])["views"])  # never revealed
+    assert first.seed != second.seed and 0 <= first.seed <= 2**53 - 1
+    assert "seed" not in str(create(client, views=[0, None])["views"])  # never revealed
 
 
 def test_create_with_deck_orders(client: Client, sealer: Sealer) -> None:
@@ -82,7 +84,7 @@ def test_create_with_deck_orders(client: Client, sealer: Sealer) -> None:
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
 def test_create_every_player_count(client: Client, sealer: Sealer, players: int) -> None:
-    body = create(client, players=players, seed=players, views=[str(s) for s in range(players)])
+    body = create(client, players=players, seed=players, views=list(range(players)))
     state = sealer.open(body["snapshot"])
     assert state.options.players == players and len(body["views"]) == players
 
@@ -91,10 +93,10 @@ def test_create_every_player_count(client: Client, sealer: Sealer, players: int)
 
 
 def test_views_show_exactly_the_own_hand(client: Client, sealer: Sealer) -> None:
-    body = create(client, players=4, seed=5, views=["0", "1", "2", "3", "public"])
+    body = create(client, players=4, seed=5, views=[0, 1, 2, 3, None])
     state = sealer.open(body["snapshot"])
     for seat in range(4):
-        seen = body["views"][str(seat)]
+        seen = by_viewer(body)[seat]
         assert seen["view"]["hand"] == list(state.hands[seat])
         received = {e["seat"]: e["cards"] for e in seen["events"] if e["type"] == "cards_received"}
         assert received[seat] == list(state.hands[seat])
@@ -102,7 +104,7 @@ def test_views_show_exactly_the_own_hand(client: Client, sealer: Sealer) -> None
         others = [c for s in range(4) if s != seat for c in state.hands[s]] + list(state.kitty)
         text = str(seen)
         assert not any(f"'{c}'" in text for c in others), f"seat {seat}'s view shows another seat's card"
-    public = body["views"]["public"]
+    public = by_viewer(body)[None]
     assert public["view"]["hand"] is None and public["view"]["kitty"] is None
     assert all(e.get("cards") is None for e in public["events"] if e["type"] == "cards_received")
     assert body["events"] == public["events"]
@@ -115,8 +117,9 @@ def test_view_endpoint_matches_engine(client: Client, sealer: Sealer, phase: str
     for seat in [None, *range(state.options.players)]:
         response = client.post("/v1/games/view", json={"snapshot": snapshot, "seat": seat})
         assert response.status_code == 200, response.text
-        assert response.json() == as_json(view(state, seat))
-    assert client.post("/v1/games/view", json={"snapshot": snapshot}).json() == as_json(view(state, None))
+        assert response.json() == {"seat": seat, "view": as_json(view(state, seat))}
+    assert client.post("/v1/games/view", json={"snapshot": snapshot}).json() == {"seat": None,
+                                                                                 "view": as_json(view(state, None))}
 
 
 @pytest.mark.parametrize("phase", sorted(STATES))
@@ -124,10 +127,14 @@ def test_legal_moves_endpoint_matches_engine(client: Client, sealer: Sealer, pha
     state = STATES[phase]
     snapshot = sealer.seal(state)
     body = client.post("/v1/games/legal-moves", json={"snapshot": snapshot}).json()
-    assert body == {"seat": state.to_act, "to_act": state.to_act, "moves": as_json(legal_moves(state))}
+    expected = {"seat": state.to_act, "to_act": state.to_act, "legal_moves": as_json(legal_moves(state))}
+    if state.phase == "exchange":
+        assert state.to_act is not None
+        expected["discard_choice"] = {"cards": list(state.hands[state.to_act]), "count": len(state.kitty)}
+    assert body == expected
     for seat in range(state.options.players):
         body = client.post("/v1/games/legal-moves", json={"snapshot": snapshot, "seat": seat}).json()
-        assert body["seat"] == seat and body["moves"] == as_json(legal_moves(state, seat))
+        assert body["seat"] == seat and body["legal_moves"] == as_json(legal_moves(state, seat))
 
 
 # -------------------------------------------------------------------------------------- validate, apply
@@ -154,25 +161,29 @@ def test_validate_and_apply_agree(client: Client, sealer: Sealer, phase: str) ->
         body = response.json()
         assert sealer.open(body["snapshot"]) == new
         assert body["phase"] == new.phase and body["to_act"] == new.to_act
-        assert body["events"] == as_json(redact_events(events, None)) and body["views"] == {}
+        assert body["events"] == as_json(redact_events(events, None)) and body["views"] == []
     illegal = an_illegal_move(state)
     assert illegal is not None
     rejection = check_move(state, illegal)
     assert rejection is not None
     verdict = _legal(client, snapshot, as_json(illegal))
     movers = legal_moves(state, illegal.seat)  # the mover's own moves only (none when not its turn)
-    assert verdict == {"legal": False, "reason": rejection.reason, "detail": rejection.detail,
-                       "legal_moves": as_json(movers)}
+    listed: dict[str, Any] = {"legal_moves": as_json(movers)}
+    if isinstance(movers, DiscardChoices):  # the exchange: the compact form alone, however many discards
+        listed = {"legal_moves": [], "discard_choice": {"cards": list(movers.hand), "count": movers.k}}
+    detail = rejection_text("en", rejection.reason, rejection.detail, rejection.params)
+    assert verdict == {"legal": False, "reason": rejection.reason, "detail": detail, **listed}
     response = client.post("/v1/games/apply", json={"snapshot": snapshot, "move": as_json(illegal)})
     problem = assert_problem(response, 422, "ILLEGAL_MOVE", reason=rejection.reason)
-    assert problem["detail"] == rejection.detail and problem["legal_moves"] == as_json(movers)
+    assert problem["detail"] == detail
+    assert {k: problem.get(k) for k in listed} == listed
 
 
 def test_game_over_refuses_every_move(client: Client, sealer: Sealer) -> None:
     state = STATES["game_over"]
     snapshot = sealer.seal(state)
     assert client.post("/v1/games/legal-moves", json={"snapshot": snapshot}).json() == {
-        "seat": None, "to_act": None, "moves": []}
+        "seat": None, "to_act": None, "legal_moves": []}
     move = {"type": "pass", "seat": 0}
     assert _legal(client, snapshot, move)["reason"] == "GAME_OVER"
     response = client.post("/v1/games/apply", json={"snapshot": snapshot, "move": move})
@@ -208,28 +219,28 @@ def test_apply_returns_views_with_redacted_events(client: Client, sealer: Sealer
     # Seat 3 passes: the auction ends and seat 0 takes the kitty (a private event).
     response = client.post("/v1/games/apply", json={"snapshot": sealer.seal(state), "move": {"type": "pass",
                                                                                           "seat": 3},
-                                                    "views": ["public", "0", "1"]})
+                                                    "views": [None, 0, 1]})
     assert response.status_code == 200, response.text
     body = response.json()
     new, events = apply_move(state, Pass(seat=3))
     kitty_public = [e for e in body["events"] if e["type"] == "kitty_taken"]
     assert kitty_public == [{"type": "kitty_taken", "seat": 0, "cards": None}]
-    kitty_0 = [e for e in body["views"]["0"]["events"] if e["type"] == "kitty_taken"]
+    kitty_0 = [e for e in by_viewer(body)[0]["events"] if e["type"] == "kitty_taken"]
     assert kitty_0 == [{"type": "kitty_taken", "seat": 0, "cards": list(new.kitty)}]
-    assert body["views"]["0"]["view"]["kitty"] == list(new.kitty)
-    assert body["views"]["1"]["view"]["kitty"] is None and body["views"]["1"]["view"]["hand"] == list(new.hands[1])
-    assert body["views"]["1"]["events"] == as_json(redact_events(events, 1))
+    assert by_viewer(body)[0]["view"]["kitty"] == list(new.kitty)
+    assert by_viewer(body)[1]["view"]["kitty"] is None and by_viewer(body)[1]["view"]["hand"] == list(new.hands[1])
+    assert by_viewer(body)[1]["events"] == as_json(redact_events(events, 1))
 
 
 def test_blind_misere_hides_an_unlooked_hand(client: Client, sealer: Sealer) -> None:
-    body = create(client, seed=3, options={"blind_misere_enabled": True}, views=["0", "1"])
-    assert body["views"]["0"]["view"]["hand"] is None and body["views"]["1"]["view"]["hand"] is None
+    body = create(client, seed=3, options={"blind_misere_enabled": True}, views=[0, 1])
+    assert by_viewer(body)[0]["view"]["hand"] is None and by_viewer(body)[1]["view"]["hand"] is None
     state = sealer.open(body["snapshot"])
     actor = state.to_act
     assert actor is not None
-    response = client.post("/v1/games/apply", json={"snapshot": body["snapshot"], "views": [str(actor)],
+    response = client.post("/v1/games/apply", json={"snapshot": body["snapshot"], "views": [actor],
                                                     "move": {"type": "look_at_hand", "seat": actor}})
-    assert response.json()["views"][str(actor)]["view"]["hand"] == list(state.hands[actor])
+    assert by_viewer(response.json())[actor]["view"]["hand"] == list(state.hands[actor])
 
 
 def test_snapshot_state_round_trips_unchanged(sealer: Sealer) -> None:
