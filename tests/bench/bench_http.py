@@ -132,7 +132,7 @@ def apply_bodies(sealer: Sealer, games: int, with_views: bool, copies: int = 1) 
         for state, move in pairs:
             body: dict[str, Any] = {"snapshot": sealer.seal(state), "move": msgspec.to_builtins(move)}
             if with_views:
-                body["views"] = [str(state.to_act), "public"]
+                body["views"] = [state.to_act, None]
             bodies.append(msgspec.json.encode(body))
     return bodies
 

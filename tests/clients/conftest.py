@@ -47,7 +47,7 @@ def reference(live_service: LiveService) -> dict[str, Any]:
         game = created.json()
         ref["game"] = {"phase": game["phase"], "to_act": game["to_act"], "options": game["options"]}
         listed = http.post("/v1/games/legal-moves", json={"snapshot": game["snapshot"]}).json()
-        ref["legal"] = {"count": len(listed["moves"]), "first": listed["moves"][0]}
+        ref["legal"] = {"count": len(listed["legal_moves"]), "first": listed["legal_moves"][0]}
         applied = http.post("/v1/games/apply", json={"snapshot": game["snapshot"], "move": SCENARIO["legal_move"]})
         assert applied.status_code == 200, applied.text
         ref["applied"] = {"to_act": applied.json()["to_act"], "events": [e["type"] for e in applied.json()["events"]]}
@@ -61,7 +61,7 @@ def reference(live_service: LiveService) -> dict[str, Any]:
         events = [e["type"] for e in state["events"]]
         moves = 0
         while state["to_act"] is not None:
-            legal = http.post("/v1/games/legal-moves", json={"snapshot": state["snapshot"]}).json()["moves"]
+            legal = http.post("/v1/games/legal-moves", json={"snapshot": state["snapshot"]}).json()["legal_moves"]
             state = http.post("/v1/games/apply", json={"snapshot": state["snapshot"], "move": legal[0]}).json()
             events += [e["type"] for e in state["events"]]
             moves += 1

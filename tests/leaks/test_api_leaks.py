@@ -337,15 +337,14 @@ class Stateless:
         self.snapshot = ""
 
     async def start(self, body: dict[str, Any]) -> Any:
-        r = await self.client.post("/v1/games", json={**body, "views": [self._name()]})
+        r = await self.client.post("/v1/games", json={**body, "views": [self.viewer]})
         assert r.status_code == 201, r.text
         created = r.json()
         self.snapshot = created["snapshot"]
-        return {"view": created["views"][str(self._name())], "snapshot": created["snapshot"],
+        (view,) = created["views"]
+        assert view["seat"] == self.viewer
+        return {"view": view, "snapshot": created["snapshot"],
                 "events": created["events"] if self.viewer is None else None}
-
-    def _name(self) -> str:
-        return "public" if self.viewer is None else str(self.viewer)
 
     async def look(self) -> list[tuple[str, Any]]:
         out: list[tuple[str, Any]] = []
@@ -358,11 +357,11 @@ class Stateless:
 
     async def move(self, move: Move) -> list[tuple[str, Any]]:
         r = await self.client.post("/v1/games/apply", json={"snapshot": self.snapshot, "move": jsonable(move),
-                                                            "views": [self._name()]})
+                                                            "views": [self.viewer]})
         assert r.status_code == 200, r.text
         body = r.json()
         self.snapshot = body["snapshot"]
-        mine = body["views"][str(self._name())]
+        (mine,) = body["views"]
         # The host holds the snapshot and the public events; the viewer gets its view and events (and, if the
         # host forwards it, the snapshot: its length must say nothing either).
         return [("events", mine["events"]), ("view after", mine["view"]), ("snapshot", len(body["snapshot"]))]

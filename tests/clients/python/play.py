@@ -62,7 +62,7 @@ def main() -> None:
                       "options": created.options.to_dict()}
     listed = legal_moves.sync(client=client, body=LegalMovesRequest.from_dict({"snapshot": created.snapshot}))
     assert isinstance(listed, LegalMovesResponse), listed
-    report["legal"] = {"count": len(listed.moves), "first": listed.moves[0].to_dict()}
+    report["legal"] = {"count": len(listed.legal_moves), "first": listed.legal_moves[0].to_dict()}
     body = ApplyRequest.from_dict({"snapshot": created.snapshot, "move": scenario["legal_move"]})
     applied = apply_move.sync(client=client, body=body)
     assert not isinstance(applied, ProblemDetails) and applied is not None, applied

@@ -6,7 +6,7 @@ import createClient from "openapi-fetch";
 import type { components, paths } from "./api.js";
 
 type Schemas = components["schemas"];
-type Move = Schemas["LegalMovesResponse"]["moves"][number];
+type Move = Schemas["LegalMovesResponse"]["legal_moves"][number];
 interface Scenario {
   game: Schemas["CreateGameRequest"];
   legal_move: Schemas["ApplyRequest"]["move"];
@@ -48,7 +48,7 @@ async function main(): Promise<void> {
   report.game = { phase: game.phase, to_act: game.to_act, snapshot_chars: game.snapshot.length,
                   options: game.options };
   const listed = await client.POST("/v1/games/legal-moves", { body: { snapshot: game.snapshot } });
-  const moves = must(listed.data, "legalMoves", listed.error).moves;
+  const moves = must(listed.data, "legalMoves", listed.error).legal_moves;
   report.legal = { count: moves.length, first: moves[0] };
   const applied = await client.POST("/v1/games/apply",
                                     { body: { snapshot: game.snapshot, move: scenario.legal_move } });

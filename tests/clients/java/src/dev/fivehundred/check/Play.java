@@ -92,8 +92,8 @@ public final class Play {
         listRequest.setSnapshot(game.getSnapshot());
         LegalMovesResponse listed = games.legalMoves(GamesApi.APILegalMovesRequest.newBuilder()
                 .legalMovesRequest(listRequest).build());
-        report.put("legal", Map.of("count", listed.getMoves().size(), "first",
-                mapper.convertValue(listed.getMoves().get(0), new TypeReference<Map<String, Object>>() {})));
+        report.put("legal", Map.of("count", listed.getLegalMoves().size(), "first",
+                mapper.convertValue(listed.getLegalMoves().get(0), new TypeReference<Map<String, Object>>() {})));
         Map<String, Object> apply = new LinkedHashMap<>();
         apply.put("snapshot", game.getSnapshot());
         apply.put("move", scenario.get("legal_move"));
