@@ -12,7 +12,6 @@ from litestar.params import Parameter
 
 from engine import (
     DECISIONS,
-    PRESET_DESCRIPTIONS,
     PRESETS,
     RULES_VERSION,
     Move,
@@ -48,16 +47,13 @@ from service.web.openapi import problem_responses, response_spec
 
 
 def move_types(language: str = "en") -> list[MoveTypeInfo]:
-    """Every kind of move, from the engine's tagged union itself (tag, fields, docstring, or its translation)."""
+    """Every kind of move, from the engine's tagged union itself (tag, fields), described in ``language``."""
     out = []
     for struct in typing.get_args(Move):
         info = msgspec.inspect.type_info(struct)
         assert isinstance(info, msgspec.inspect.StructType)
-        doc = " ".join((struct.__doc__ or "").split())
-        if language != "en":
-            doc = text(language, f"move.{info.tag}.description")
         out.append(MoveTypeInfo(type=str(info.tag), fields=[f.encode_name for f in info.fields],
-                                description=doc))
+                                description=text(language, f"move.{info.tag}.description")))
     return out
 
 
@@ -94,9 +90,8 @@ def rules_catalogue(players: int, preset: str | None, language: str = "en") -> R
     with engine_errors():
         opts = resolve_options(players, preset, {})
     table = msgspec.convert(score_table_rows(opts), list[ScoreTableRow])  # in ladder order
-    options = msgspec.convert(option_catalogue(), list[OptionInfo])
-    if language != "en":
-        options = [msgspec.structs.replace(o, description=text(language, f"option.{o.name}")) for o in options]
+    options = [msgspec.structs.replace(o, description=text(language, f"option.{o.name}"))
+               for o in msgspec.convert(option_catalogue(), list[OptionInfo])]
     cards = list(pack_for(opts))
     return RulesCatalogue(
         rules_version=RULES_VERSION,
@@ -105,8 +100,7 @@ def rules_catalogue(players: int, preset: str | None, language: str = "en") -> R
         resolved_options=resolved(opts),
         options=options,
         presets=[PresetInfo(name=typing.cast("PresetName", name), options=msgspec.convert(overrides, OptionOverrides),
-                            description=PRESET_DESCRIPTIONS[name] if language == "en"
-                            else text(language, f"preset.{name}"))
+                            description=text(language, f"preset.{name}"))
                  for name, overrides in PRESETS.items()],
         ladder=[LadderRung(bid=row.bid, rung=row.rung, value=row.value) for row in table],
         score_table=table,

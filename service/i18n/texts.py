@@ -6,9 +6,11 @@ the language's catalogue, lists with Babel's list patterns. A token the game doe
 named by a client) is quoted as sent. Machine fields (codes, reasons, tokens, option names) are never
 translated: only the human sentences around them.
 
-English answers keep the service's own English sentences (the engine's ``detail`` for a refusal, the
-problem's ``detail``): ``en.po`` holds the same texts as the source for translators, and is what other
-languages are checked against.
+English is worded like every other language, from its catalogue ``en.po`` (the source text for translators,
+and what other languages are checked against): a refusal reads "Seat 1 must follow Clubs: play one of 10 of
+clubs, 8 of clubs, 7 of clubs, or 5 of clubs.", never the engine's terse ``detail`` (a log line for
+developers), and every problem's title is the catalogue's. Other English problem details are the service's own
+sentences, which name the exact field, value or limit.
 """
 
 from __future__ import annotations
@@ -138,35 +140,45 @@ def rejection_key(reason: str, params: Mapping[str, Any]) -> str:
 
 
 def rejection_text(language: str, reason: str, detail: str, params: Mapping[str, Any]) -> str:
-    """A refusal's explanation in ``language`` (the engine's own English ``detail`` for English)."""
+    """A refusal's explanation in ``language``, English included (the engine's ``detail`` only for a reason
+    without a text)."""
     key = rejection_key(reason, params)
-    if language == DEFAULT_LANGUAGE or not has_text(key):
+    if not has_text(key):
         return detail
     return text(language, key, **{k: v for k, v in params.items() if k != "case"})
 
 
+#: Problems whose English detail stays the service's own: a request that does not decode, in the decoder's exact
+#: words (``Expected `int` <= 6 - at `$.players```).
+EXACT_ENGLISH_KEYS = frozenset({"problem.detail.invalid_field", "problem.detail.invalid_parameter",
+                                "problem.MALFORMED_REQUEST.detail"})
+
+
 def problem_texts(language: str, code: str, title: str, detail: str,
-                  message: tuple[str, Mapping[str, Any]] | None) -> tuple[str, str]:
+                 message: tuple[str, Mapping[str, Any]] | None) -> tuple[str, str]:
     """``(title, detail)`` of a problem in ``language``.
 
-    English keeps the problem's own title and detail. Other languages get the code's title, and for the
-    detail the problem's own message (``message``: a key and its parameters) when it has one, else the code's
-    general explanation; a code without texts keeps the English ones.
+    Every language, English included, gets the code's title from its catalogue, and the detail from the
+    problem's own message (``message``: a key and its parameters) when it has one. Without one, English keeps
+    the problem's own detail, and so it does for a body that does not decode (:data:`EXACT_ENGLISH_KEYS`: the
+    decoder's own words name the field and what was expected more exactly); other languages get the code's
+    general explanation. A code without texts keeps the English ones.
     """
-    if language == DEFAULT_LANGUAGE:
-        return title, detail
     title_key = f"problem.{code}.title"
     localized_title = text(language, title_key) if has_text(title_key) else title
     if message is not None and has_text(message[0]):
         key, params = message
         if key.startswith("reason."):
             return localized_title, text(language, key, **{k: v for k, v in params.items() if k != "case"})
-        return localized_title, text(language, key, **params)
+        if language != DEFAULT_LANGUAGE or key not in EXACT_ENGLISH_KEYS:
+            return localized_title, text(language, key, **params)
+    if language == DEFAULT_LANGUAGE:
+        return localized_title, detail
     detail_key = f"problem.{code}.detail"
     if has_text(detail_key) and "{" not in catalogue(DEFAULT_LANGUAGE).template(detail_key):
         return localized_title, text(language, detail_key)
     return localized_title, detail
 
 
-__all__ = ["PARAM_KINDS", "bid_name", "card_name", "catalogue", "has_text", "problem_texts", "rejection_key",
-           "rejection_text", "strain_name", "suit_name", "text", "word"]
+__all__ = ["EXACT_ENGLISH_KEYS", "PARAM_KINDS", "bid_name", "card_name", "catalogue", "has_text", "problem_texts",
+           "rejection_key", "rejection_text", "strain_name", "suit_name", "text", "word"]

@@ -26,6 +26,7 @@ from engine import (
     resolve_options,
     view,
 )
+from service.i18n import rejection_text
 from service.referee.snapshots import Sealer
 from tests.support import as_json, assert_problem
 
@@ -105,7 +106,8 @@ def test_http_game_equals_engine_game(client: Client, sealer: Sealer, game: int,
                 assert verdict["legal"] is False and verdict["reason"] == rejection.reason
                 problem = assert_problem(client.post("/v1/games/apply", json=request), 422, "ILLEGAL_MOVE",
                                          reason=rejection.reason)
-                assert problem["detail"] == verdict["detail"] == rejection.detail
+                worded = rejection_text("en", rejection.reason, rejection.detail, rejection.params)
+                assert problem["detail"] == verdict["detail"] == worded
 
         viewers: list[int | None] = [state.to_act, None] if step % 3 == 0 and state.to_act is not None else []
         applied = client.post("/v1/games/apply", json={"snapshot": snapshot, "move": move_json,

@@ -70,7 +70,7 @@ def test_malformed_move_shapes(client: Client, snapshot: str, move: Any, code: s
 
 @pytest.mark.parametrize(("move", "reason", "token"), [
     ({"type": "play", "seat": 0, "card": "1H"}, "UNKNOWN_CARD", "1H"),
-    ({"type": "play", "seat": 2, "card": "2H"}, "UNKNOWN_CARD", "2H"),  # a real card, not in this pack
+    ({"type": "play", "seat": 2, "card": "2H"}, "UNKNOWN_CARD", "2 of hearts"),  # a real card, not in this pack: named
     ({"type": "play", "seat": 0, "card": "AH", "nominate": "X"}, "UNKNOWN_SUIT", "X"),
     ({"type": "discard", "seat": 0, "cards": ["AH", "ZZ", "KH"]}, "UNKNOWN_CARD", "ZZ"),
     ({"type": "bid", "seat": 0, "bid": "11S"}, "UNKNOWN_BID", "11S"),
@@ -167,7 +167,7 @@ def test_body_too_large() -> None:
     with TestClient(app) as small:
         body = {"players": 4, "options": {"deal_pattern": "3-1-4-1-3-1" + " " * 2000}}
         problem = assert_problem(small.post("/v1/games", json=body), 413, "BODY_TOO_LARGE")
-        assert "1024" in problem["detail"]
+        assert "1,024 bytes" in problem["detail"]
         assert small.post("/v1/games", json={"seed": 1}).status_code == 201
 
         def chunks() -> Any:

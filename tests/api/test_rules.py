@@ -8,7 +8,6 @@ import msgspec
 import pytest
 
 from engine import (
-    PRESET_DESCRIPTIONS,
     PRESETS,
     RULES_VERSION,
     Move,
@@ -20,6 +19,7 @@ from engine import (
     score_table_rows,
     sides,
 )
+from service.i18n import text
 from tests.support import as_json
 
 from .helpers import Client
@@ -35,8 +35,10 @@ def test_catalogue_is_the_engines(client: Client, players: int, preset: str | No
     opts = resolve_options(players, preset, {})
     assert body["rules_version"] == RULES_VERSION and body["players"] == players and body["preset"] == preset
     assert body["resolved_options"] == as_json(msgspec.structs.asdict(opts))
-    assert body["options"] == as_json(option_catalogue())
-    assert body["presets"] == [{"name": n, "description": PRESET_DESCRIPTIONS[n], "options": as_json(o)}
+    # The engine's options, each described in English from en.po (service/i18n), as in every other language.
+    assert body["options"] == [{**o, "description": text("en", f"option.{o['name']}")}
+                               for o in as_json(option_catalogue())]
+    assert body["presets"] == [{"name": n, "description": text("en", f"preset.{n}"), "options": as_json(o)}
                                for n, o in PRESETS.items()]
     rungs = ladder(opts)
     assert [(r["bid"], r["rung"]) for r in body["ladder"]] == sorted(rungs.items(), key=lambda kv: (kv[1], kv[0]))

@@ -89,7 +89,9 @@ def test_every_refusal_met_in_play_is_worded_in_every_language() -> None:
             for language in OTHERS:
                 worded = rejection_text(language, rejection.reason, rejection.detail, rejection.params)
                 assert worded and "{" not in worded and worded != rejection.detail, (language, key, worded)
-            assert rejection_text("en", rejection.reason, rejection.detail, rejection.params) == rejection.detail
+            english_text = rejection_text("en", rejection.reason, rejection.detail, rejection.params)
+            assert not english_text[0].islower() and english_text.endswith(".") and "[" not in english_text, \
+                (key, english_text)  # a sentence, not a log line with a Python list in it
     assert len(seen) >= 12, sorted(seen)
 
 
