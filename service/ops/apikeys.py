@@ -72,7 +72,7 @@ class ApiKeyMiddleware:
                 title="API key required",
                 code="API_KEY_REQUIRED",
                 detail=f"Send your API key in the {self.header_display} header.",
-                language=request_language(scope),
+                language=request_language(scope), instance=scope["path"],
                 params={"header": self.header_display},
             )
         else:
@@ -82,7 +82,7 @@ class ApiKeyMiddleware:
                 title="API key invalid",
                 code="API_KEY_INVALID",
                 detail=f"The {self.header_display} header does not hold a valid API key.",
-                language=request_language(scope),
+                language=request_language(scope), instance=scope["path"],
                 params={"header": self.header_display},
             )
         challenge = f'APIKey header="{self.header_display}"'.encode("latin-1")

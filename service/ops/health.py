@@ -166,7 +166,7 @@ def health_route_handlers(
             title="Service not ready",
             code="NOT_READY",
             detail="Failed checks: " + ", ".join(f"{k}={v}" for k, v in sorted(failed.items())) + ".",
-            language=request_language(request.scope),
+            language=request_language(request.scope), instance=request.url.path,
             params={"checks": ", ".join(f"{k}={v}" for k, v in sorted(failed.items()))},
         )
         return Response(

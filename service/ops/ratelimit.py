@@ -252,7 +252,7 @@ class RateLimitMiddleware:
                 f"This client may make {self.limit} requests per {self.window_seconds:g} s; "
                 f"retry after {retry_after} s."
             ),
-            language=request_language(scope),
+            language=request_language(scope), instance=scope["path"],
             params={"count": retry_after},
         )
         await send_problem(send, problem, headers=[(b"retry-after", str(retry_after).encode())])
@@ -314,7 +314,8 @@ class SessionCreationLimitMiddleware:
                     status=429, slug="rate-limited", title="Too many requests", code="RATE_LIMITED",
                     detail=(f"This client may create {self.per_client} sessions per {self.window_seconds:g} s; "
                             f"retry after {mine.retry_after} s."),
-                    language=request_language(scope), params={"count": mine.retry_after}), mine.retry_after
+                    language=request_language(scope), instance=scope["path"],
+                    params={"count": mine.retry_after}), mine.retry_after
         if self.total > 0:
             everyone = await self.backend.hit("create:all", self.total, self.window_seconds)
             if not everyone.allowed:
@@ -323,5 +324,5 @@ class SessionCreationLimitMiddleware:
                     code="STORE_UNAVAILABLE",
                     detail=(f"The service creates at most {self.total} sessions per {self.window_seconds:g} s "
                             f"for all clients; retry after {everyone.retry_after} s."),
-                    language=request_language(scope)), everyone.retry_after
+                    language=request_language(scope), instance=scope["path"]), everyone.retry_after
         return None

@@ -97,6 +97,21 @@ def _validation_problem(exc: ValidationException) -> Problem:
     return Problem(400, code, first["message"] + where, errors=errors, message=wording)
 
 
+#: The order ``Allow`` lists methods in, on every path (the router's own order follows a set's).
+METHOD_ORDER = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
+
+
+def canonical_allow(allow: str) -> str:
+    """``allow`` with its methods in one fixed order (:data:`METHOD_ORDER`; others after, alphabetically).
+
+    >>> canonical_allow("OPTIONS, POST"), canonical_allow("POST, OPTIONS, GET")
+    ('POST, OPTIONS', 'GET, POST, OPTIONS')
+    """
+    methods = {m.strip().upper() for m in allow.split(",") if m.strip()}
+    rank = {m: i for i, m in enumerate(METHOD_ORDER)}
+    return ", ".join(sorted(methods, key=lambda m: (rank.get(m, len(rank)), m)))
+
+
 def _http_problem(exc: HTTPException) -> Problem:
     status = exc.status_code
     headers = {k: v for k, v in (exc.headers or {}).items()}
@@ -105,7 +120,9 @@ def _http_problem(exc: HTTPException) -> Problem:
     if isinstance(exc, NotFoundException):
         return Problem(404, "NOT_FOUND", "no such resource: see the OpenAPI document at /schema/openapi.json")
     if isinstance(exc, MethodNotAllowedException):
-        allow = headers.get("allow", "")
+        allow = canonical_allow(headers.get("allow", ""))
+        if allow:
+            headers["allow"] = allow
         return Problem(405, "METHOD_NOT_ALLOWED", f"this path allows {allow or 'other methods'}",
                        headers=headers, message=("problem.METHOD_NOT_ALLOWED.detail", {"allow": allow or "—"}))
     if isinstance(exc, RequestEntityTooLarge) or status == 413:
@@ -164,4 +181,5 @@ def exception_handlers(max_body_bytes: int) -> ExceptionHandlersMap:
     }
 
 
-__all__ = ["FIELD_CODES", "exception_handlers", "problem_response", "validation_errors"]
+__all__ = ["FIELD_CODES", "METHOD_ORDER", "canonical_allow", "exception_handlers", "problem_response",
+           "validation_errors"]

@@ -100,13 +100,14 @@ def problem_type(slug: str) -> str:
 
 
 def make_problem(*, status: int, slug: str, title: str, code: str, detail: str, language: str = "en",
-                 params: dict[str, Any] | None = None) -> ProblemDetails:
+                 params: dict[str, Any] | None = None, instance: str | None = None) -> ProblemDetails:
     """Build a :class:`ProblemDetails` whose ``type`` URI is derived from ``slug``; ``title`` and ``detail`` are
-    worded in ``language`` (the code's texts in service/i18n, with ``params``) unless it is English."""
+    worded in ``language`` (the code's texts in service/i18n, with ``params``). ``instance`` is the request's
+    path, as in every other problem."""
     message = None if params is None else (f"problem.{code}.detail", params)
     title, detail = problem_texts(language, code, title, detail, message)
     return ProblemDetails(type=problem_type(slug), title=title, status=status, code=ProblemCode(code),
-                          detail=detail)
+                          detail=detail, instance=instance)
 
 
 async def send_problem(send: Send, problem: ProblemDetails, *, headers: Iterable[tuple[bytes, bytes]] = ()) -> None:
