@@ -51,6 +51,7 @@ from service.referee.snapshots import Sealer
 from service.sessions import build_sessions
 from service.sessions.records import SessionRecordController
 from service.sessions.redis_store import is_cluster_url, redis_client
+from service.web.encoding import ResponseEncodingMiddleware
 from service.web.exception_handlers import exception_handlers
 from service.web.media import require_json
 from service.web.openapi import ExactStructSchemaPlugin, install_document_hook, openapi_config, swagger_assets_router
@@ -187,6 +188,7 @@ def create_app(settings: Settings | None = None, *, session_key_prefix: str = SE
         DefineMiddleware(RequestLoggingMiddleware),
         DefineMiddleware(MetricsMiddleware, metrics=metrics),
         DefineMiddleware(InflightMiddleware, coordinator=shutdown),
+        DefineMiddleware(ResponseEncodingMiddleware),  # innermost: validators and compression of every answer
     )
     if settings.keys_generated:
         logger.warning(GENERATED_KEY_WARNING)
