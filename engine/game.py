@@ -28,6 +28,7 @@ from engine.contract import (
     legal_partner_calls,
     partners,
 )
+from engine.deal import pack_index
 from engine.model import (
     AnswerRedeal,
     Bid,
@@ -45,7 +46,6 @@ from engine.model import (
     ProposeRedeal,
     Rejection,
 )
-from engine.deal import pack_index
 from engine.options import Options
 from engine.play import check_play, legal_plays, play
 from engine.reasons import Reason
@@ -201,8 +201,9 @@ def apply_move(state: GameState, move: Move) -> tuple[GameState, list[Event]]:
     if phase == "auction":
         return apply_call(state, move, events), events
     if phase == "exchange":
-        assert isinstance(move, Discard)
-        return apply_discard(state, canonical_move(move, state.options), events), events
+        discard = canonical_move(move, state.options)
+        assert isinstance(discard, Discard)
+        return apply_discard(state, discard, events), events
     if phase == "nominate":
         assert isinstance(move, NominateJoker)
         return apply_nomination(state, move, events), events

@@ -86,8 +86,8 @@ def _game() -> dict[str, Any]:
     rejection = check_move(state, illegal)
     assert rejection is not None
     after, after_events = apply_move(state, legal[0])
-    return {"opts": opts, "start": start, "exchange": exchange, "start_events": start_events, "state": state, "legal": legal,
-            "illegal": illegal, "rejection": rejection, "after": after, "after_events": after_events,
+    return {"opts": opts, "start": start, "exchange": exchange, "start_events": start_events, "state": state,
+            "legal": legal, "illegal": illegal, "rejection": rejection, "after": after, "after_events": after_events,
             "seat": seat, "version": 1 + applied}
 
 

@@ -50,7 +50,16 @@ from engine.records import (
 )
 from service.referee.errors import options_problem, record_problem
 from service.referee.moves import syntax_rejection
-from service.referee.schemas import SEED_BITS, SEED_MAX, OptionOverrides, PlayerCount, PresetName, Seat, Snapshot, overrides_dict
+from service.referee.schemas import (
+    SEED_BITS,
+    SEED_MAX,
+    OptionOverrides,
+    PlayerCount,
+    PresetName,
+    Seat,
+    Snapshot,
+    overrides_dict,
+)
 from service.referee.snapshots import Sealer
 from service.web.exception_handlers import validation_errors
 from service.web.openapi import ExactExample, problem_responses, response_spec

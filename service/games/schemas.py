@@ -5,7 +5,7 @@ envelopes around them, in the shared vocabulary of :mod:`service.referee.schemas
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated
 
 import msgspec
 from msgspec import Meta

@@ -125,5 +125,6 @@ def discard_choice(moves: Sequence[Move]) -> DiscardChoice | None:
     return None
 
 
-__all__ = ["LARGEST_PACK", "MAX_DECK_ORDERS", "SEED_BITS", "SEED_MAX", "Card", "DeckOrders", "DiscardChoice", "OptionOverrides", "PlayerCount", "PresetName", "ResolvedOptions", "Seat",
-           "Seed", "Snapshot", "discard_choice", "overrides_dict", "resolved"]
+__all__ = ["LARGEST_PACK", "MAX_DECK_ORDERS", "SEED_BITS", "SEED_MAX", "Card", "DeckOrders", "DiscardChoice",
+           "OptionOverrides", "PlayerCount", "PresetName", "ResolvedOptions", "Seat", "Seed", "Snapshot",
+           "discard_choice", "overrides_dict", "resolved"]
