@@ -48,7 +48,7 @@ from engine.records import (
     replay_game,
     verify_record,
 )
-from service.referee.errors import options_problem, record_problem
+from service.referee.errors import options_problem, record_problem, refusal_listing
 from service.referee.moves import syntax_rejection
 from service.referee.schemas import (
     SEED_BITS,
@@ -242,8 +242,9 @@ def _refuse_undecodable(bad: UndecodableMove, sealer: Sealer) -> Problem:
     else:
         verified = _verify(bad.request)
     state = verified.state
+    listed, choice = refusal_listing(legal_moves(state))
     return Problem(400, "MALFORMED_MOVE", _ascii(str(bad.error)), move_index=bad.index,
-                   snapshot=sealer.seal(state, remember=True), legal_moves=list(legal_moves(state)),
+                   snapshot=sealer.seal(state, remember=True), legal_moves=listed, discard_choice=choice,
                    errors=validation_errors(validation_exception(bad.error)))
 
 

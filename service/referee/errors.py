@@ -15,20 +15,20 @@ problem, with the same code, status, detail and message key (for the other langu
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
 from bots import BotError
-from engine import GameSetupError, GameState, OptionsError, Rejection, legal_moves
+from engine import GameSetupError, GameState, Move, OptionsError, Rejection, legal_moves
 from engine.reasons import MALFORMED_REASONS
 from engine.records import RecordRefused
 from service.i18n.texts import rejection_key
-from service.referee.schemas import discard_choice
+from service.referee.schemas import DiscardChoice, discard_choice
 from service.web.problems import Problem
 
 __all__ = ["bot_problem", "engine_errors", "illegal_move", "malformed_move", "options_problem", "record_problem",
-           "refusal_problem", "rejection_message", "setup_problem"]
+           "refusal_listing", "refusal_problem", "rejection_message", "setup_problem"]
 
 
 def rejection_message(rejection: Rejection) -> tuple[str, dict[str, Any]]:
@@ -42,13 +42,23 @@ def malformed_move(rejection: Rejection) -> Problem:
                    message=rejection_message(rejection))
 
 
+def refusal_listing(moves: Sequence[Move]) -> tuple[list[Move], DiscardChoice | None]:
+    """The legal moves a refusal lists: ``moves``, except at the exchange, where the list is empty and the
+    discards come in their compact form (hundreds of discards would make every refused discard's body ~15 KB)."""
+    choice = discard_choice(moves)
+    return ([] if choice is not None else list(moves)), choice
+
+
 def illegal_move(state: GameState, rejection: Rejection, seat: int) -> Problem:
     """A well-formed move of ``seat`` that the rules do not allow now, with that seat's own legal moves."""
-    moves = legal_moves(state, seat)
-    choice = discard_choice(moves)  # the exchange: the compact form, not hundreds of discards
+    moves, choice = refusal_listing(legal_moves(state, seat))
     return Problem(422, "ILLEGAL_MOVE", rejection.detail, title="Illegal move", reason=rejection.reason,
-                   legal_moves=[] if choice is not None else list(moves), discard_choice=choice,
-                   message=rejection_message(rejection))
+                   legal_moves=moves, discard_choice=choice, message=rejection_message(rejection))
+
+
+def _listing(state: GameState) -> dict[str, Any]:
+    moves, choice = refusal_listing(legal_moves(state))
+    return {"legal_moves": moves, "discard_choice": choice}
 
 
 def refusal_problem(state: GameState, rejection: Rejection, seat: int) -> Problem:
@@ -85,7 +95,7 @@ def record_problem(exc: RecordRefused, detail: str, snapshot: str | None) -> Pro
     if exc.code in ("MALFORMED_MOVE", "ILLEGAL_MOVE") and exc.state is not None:
         return Problem(400 if exc.code == "MALFORMED_MOVE" else 422, exc.code, detail,
                        title="Illegal move" if exc.code == "ILLEGAL_MOVE" else None, reason=exc.reason,
-                       move_index=exc.index, snapshot=snapshot, legal_moves=list(legal_moves(exc.state)))
+                       move_index=exc.index, snapshot=snapshot, **_listing(exc.state))
     return Problem(422, "RECORD_MISMATCH", detail, field=exc.field)
 
 

@@ -35,7 +35,7 @@ from engine import (
 )
 from engine.reasons import MALFORMED_REASONS
 from engine.tokens import seat_rejection
-from service.referee.errors import engine_errors, malformed_move, refusal_problem
+from service.referee.errors import engine_errors, malformed_move, refusal_listing, refusal_problem
 from service.referee.moves import syntax_rejection
 from service.referee.schemas import SEED_BITS, DiscardChoice, discard_choice
 from service.web.problems import Problem
@@ -141,9 +141,7 @@ def movers_legal_moves(state: GameState, seat: int) -> tuple[list[Move], Discard
     """The legal moves a refusal of ``seat``'s move lists: that seat's own (none unless it is to act), never the
     seat to act's, which would show another seat's cards to the player who sent the move. At the exchange the
     list is empty and the discards come in their compact form, so that a refusal stays small."""
-    moves = legal_moves(state, seat)
-    choice = discard_choice(moves)
-    return ([] if choice is not None else list(moves)), choice
+    return refusal_listing(legal_moves(state, seat))
 
 
 def screen(state: GameState, move: Move) -> None:

@@ -25,7 +25,6 @@ import gzip
 import hashlib
 from collections import OrderedDict
 from collections.abc import Iterable
-
 from typing import Any, cast
 
 import brotli  # type: ignore[import-untyped]
