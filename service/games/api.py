@@ -75,7 +75,7 @@ def answer_view(data: ViewRequest, sealer: Sealer) -> GameView:
 
 def answer_legal_moves(data: LegalMovesRequest, sealer: Sealer) -> LegalMovesResponse:
     state = sealer.open(data.snapshot)
-    seat, moves, choice = operations.legal_listing(state, data.seat, list_discards=data.list_discards)
+    seat, moves, choice = operations.legal_listing(state, data.seat, list_discards=data.list_discards is not False)
     return LegalMovesResponse(seat=seat, to_act=state.to_act, legal_moves=moves, discard_choice=choice)
 
 

@@ -65,8 +65,11 @@ class LegalMovesRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknow
     snapshot: Snapshot
     seat: Seat | None = None
     #: At the exchange: ``false`` answers the discards only in their compact form (``discard_choice``: the
-    #: cards and how many to choose) and leaves ``legal_moves`` empty, instead of listing every choice.
-    list_discards: bool = True
+    #: cards and how many to choose) and leaves ``legal_moves`` empty, instead of listing every choice; omitted
+    #: or ``null``: listed. (No schema default, so that no generated client makes the field required.)
+    list_discards: Annotated[bool, Meta(description=(
+        "At the exchange: false answers the discards only as `discard_choice` (the cards and how many to "
+        "choose), with `legal_moves` empty; omitted or null: every discard is listed too."))] | None = None
 
 
 class ValidateRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
