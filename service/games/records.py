@@ -1,4 +1,4 @@
-"""``POST /v1/records/verify``: replay a whole game in one request (engine/records.py, docs/RECORDS.md).
+"""``POST /v1/records/verify``: replay a whole game in one request (engine/replay.py, docs/RECORDS.md).
 
 This is the call a host makes to validate a game played offline or sent by an untrusted client: the body is a
 record (JSON, or its plain-text form), or just the inputs of one (options, deal source, moves). The answer is
@@ -34,20 +34,9 @@ from msgspec import Meta
 
 from engine import Bid, Move, OptionsError, Pass, legal_moves, new_game, resolve_options
 from engine.model import Phase
-from engine.records import (
-    MAX_DECK_ORDERS,
-    MAX_RECORD_MOVES,
-    GameRecord,
-    RecordRefused,
-    RecordTextError,
-    Verified,
-    build_record,
-    engine_options,
-    record_from_text,
-    record_to_text,
-    replay_game,
-    verify_record,
-)
+from engine.record_text import RecordTextError, record_from_text, record_to_text
+from engine.records import MAX_DECK_ORDERS, MAX_RECORD_MOVES, GameRecord, RecordRefused, Verified, engine_options
+from engine.replay import build_record, replay_game, verify_record
 from service.referee.errors import options_problem, record_problem
 from service.referee.moves import syntax_rejection
 from service.referee.schemas import SEED_MAX, OptionOverrides, PlayerCount, PresetName, Seat, Snapshot, overrides_dict

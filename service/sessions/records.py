@@ -76,8 +76,8 @@ from engine.records import (
     RecordResult,
     RecordTrick,
     record_options,
-    replay_game,
 )
+from engine.replay import replay_game
 from engine.rules import MISERE_BIDS
 from service.sessions.service import SessionService, bearer_token, etag
 from service.sessions.store import EVENTS_PER_READ, LOG_START, LoggedEvent

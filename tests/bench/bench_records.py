@@ -32,14 +32,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import msgspec  # noqa: E402
 
 from engine import Bid, Options, Pass, apply_move, legal_moves, new_game, resolve_options  # noqa: E402
-from engine.records import (  # noqa: E402
-    MAX_RECORD_MOVES,
-    GameRecord,
-    build_record,
-    record_from_text,
-    record_to_text,
-    verify_record,
-)
+from engine.record_text import record_from_text, record_to_text  # noqa: E402
+from engine.records import MAX_RECORD_MOVES, GameRecord  # noqa: E402
+from engine.replay import build_record, verify_record  # noqa: E402
 
 
 def play(rng: random.Random, opts: Options, seed: int, max_moves: int = 100_000) -> GameRecord:

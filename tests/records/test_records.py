@@ -8,18 +8,9 @@ import msgspec
 import pytest
 
 from engine import Bid, Options, Pass, Play, apply_move, legal_moves, new_game, resolve_options
-from engine.records import (
-    MAX_RECORD_MOVES,
-    RECORD_FORMAT,
-    GameRecord,
-    RecordRefused,
-    RecordTextError,
-    build_record,
-    record_from_text,
-    record_to_text,
-    replay_states,
-    verify_record,
-)
+from engine.record_text import RecordTextError, record_from_text, record_to_text
+from engine.records import MAX_RECORD_MOVES, RECORD_FORMAT, GameRecord, RecordRefused
+from engine.replay import build_record, replay_states, verify_record
 from tests.records.games import PlayedGame, play_game
 
 replace = msgspec.structs.replace

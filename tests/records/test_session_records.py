@@ -26,7 +26,7 @@ from engine import (
     resolve_options,
 )
 from engine.deal import deal
-from engine.records import verify_record
+from engine.replay import verify_record
 from service.app import create_app
 from service.config import Settings
 from service.referee.snapshots import Sealer
