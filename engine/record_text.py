@@ -110,7 +110,7 @@ def _contract_line(c: RecordContract) -> str:
 def _score_line(sc: HandScore) -> str:
     made = {True: "made", False: "failed", None: "no contract"}[sc.made]
     return (f"{made}; contracting {_ints(sc.contracting_seats)}; tricks won {_ints(sc.tricks_won)}; "
-            f"changes {_signed(sc.changes)}; scores {_ints(sc.scores)}")
+            f"deltas {_signed(sc.deltas)}; scores {_ints(sc.scores)}")
 
 
 def record_to_text(record: GameRecord) -> str:
@@ -293,15 +293,15 @@ def _parse_contract(text: str, lines: _Lines) -> RecordContract | None:
 
 def _parse_score(text: str, lines: _Lines) -> HandScore:
     parts = text.split("; ")
-    labels = ("contracting ", "tricks won ", "changes ", "scores ")
+    labels = ("contracting ", "tricks won ", "deltas ", "scores ")
     made_words = {"made": True, "failed": False, "no contract": None}
     if len(parts) != 5 or parts[0] not in made_words or any(
             not p.startswith(label) for p, label in zip(parts[1:], labels, strict=True)):
-        raise lines.error("a score reads 'made|failed|no contract; contracting …; tricks won …; changes …; "
+        raise lines.error("a score reads 'made|failed|no contract; contracting …; tricks won …; deltas …; "
                           "scores …'")
     values = [p[len(label):] for p, label in zip(parts[1:], labels, strict=True)]
     return HandScore(made=made_words[parts[0]], contracting_seats=_int_list(values[0], lines),
-                     tricks_won=_int_list(values[1], lines), changes=_int_list(values[2], lines),
+                     tricks_won=_int_list(values[1], lines), deltas=_int_list(values[2], lines),
                      scores=_int_list(values[3], lines))
 
 

@@ -90,12 +90,12 @@ class RecordTrick(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
 
 
 class HandScore(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """How a played-out hand scored: ``changes`` and ``scores`` are per side (``sides(options)``)."""
+    """How a played-out hand scored: ``deltas`` and ``scores`` are per side (``sides(options)``)."""
 
     made: bool | None
     contracting_seats: tuple[int, ...]
     tricks_won: tuple[int, ...]
-    changes: tuple[int, ...]
+    deltas: tuple[int, ...]
     scores: tuple[int, ...]
 
 

@@ -101,7 +101,7 @@ class _HandBuilder:
         elif isinstance(e, HandScored):
             self.outcome = "scored"
             self.score = HandScore(made=e.made, contracting_seats=e.contracting_seats, tricks_won=e.tricks_won,
-                                   changes=e.deltas, scores=e.scores)
+                                   deltas=e.deltas, scores=e.scores)
 
     def build(self) -> HandRecord:
         contract = self.contract
@@ -235,18 +235,18 @@ def replay_states(record: GameRecord, *, replay_seed: int = 0) -> Iterator[GameS
     yield from states
 
 
-def _first_difference(given: Any, derived: Any, path: str) -> str | None:
+def first_difference(given: Any, derived: Any, path: str) -> str | None:
     """The path of the first field (in document order) where two plain values differ."""
     if isinstance(given, dict) and isinstance(derived, dict):
         for key in derived:
-            found = _first_difference(given.get(key), derived[key], f"{path}.{key}" if path else key)
+            found = first_difference(given.get(key), derived[key], f"{path}.{key}" if path else key)
             if found is not None:
                 return found
         extra = [k for k in given if k not in derived]
         return f"{path}.{extra[0]}" if extra else None
     if isinstance(given, list | tuple) and isinstance(derived, list | tuple):
         for i, (a, b) in enumerate(zip(given, derived, strict=False)):
-            found = _first_difference(a, b, f"{path}[{i}]")
+            found = first_difference(a, b, f"{path}[{i}]")
             if found is not None:
                 return found
         if len(given) != len(derived):
@@ -279,11 +279,11 @@ def verify_record(record: GameRecord, *, screen: MoveScreen | None = None, repla
     # Equal encodings are equal records (one encoding per record): walk the fields only to name a difference.
     if _JSON.encode(record) == _JSON.encode(verified.record):
         return verified
-    field = _first_difference(msgspec.to_builtins(record), msgspec.to_builtins(verified.record), "")
+    field = first_difference(msgspec.to_builtins(record), msgspec.to_builtins(verified.record), "")
     if field is not None:
         raise RecordRefused("RECORD_MISMATCH", f"{field} does not match what the moves derive", field=field,
                             state=verified.state)
     return verified
 
 
-__all__ = ["MoveScreen", "build_record", "replay_game", "replay_states", "verify_record"]
+__all__ = ["MoveScreen", "build_record", "first_difference", "replay_game", "replay_states", "verify_record"]

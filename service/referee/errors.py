@@ -71,17 +71,21 @@ RECORD_SETUP_CODES = ("INVALID_SEED", "INVALID_DECK_ORDER", "INVALID_FIRST_DEALE
 def record_problem(exc: RecordRefused, detail: str, snapshot: str | None) -> Problem:
     """A refused game record (``POST /v1/records/verify``): setup problems as creating a game answers them
     (400), a bad move as applying it would (400 malformed, 422 illegal) with its index, the state before it as
-    ``snapshot`` and the legal moves there, a derived field that differs as 422 ``RECORD_MISMATCH``."""
+    ``snapshot`` and the legal moves there (neither for a seat's record), a derived field that differs as 422
+    ``RECORD_MISMATCH``."""
     if exc.code == "INVALID_OPTIONS":
         return options_problem(detail)
     if exc.code in RECORD_SETUP_CODES:
         return setup_problem(exc.code, detail)
     if exc.code == "RECORD_TOO_LONG":
         return Problem(400, "MALFORMED_REQUEST", detail)
-    if exc.code in ("MALFORMED_MOVE", "ILLEGAL_MOVE") and exc.state is not None:
+    if exc.code in ("MALFORMED_MOVE", "ILLEGAL_MOVE"):
+        # A seat's record has no state to show (the game that fits it is not the game played): index and reason.
+        state = exc.state
         return Problem(400 if exc.code == "MALFORMED_MOVE" else 422, exc.code, detail,
                        title="Illegal move" if exc.code == "ILLEGAL_MOVE" else None, reason=exc.reason,
-                       move_index=exc.index, snapshot=snapshot, legal_moves=list(legal_moves(exc.state)))
+                       move_index=exc.index, snapshot=snapshot if state is not None else None,
+                       legal_moves=list(legal_moves(state)) if state is not None else None)
     return Problem(422, "RECORD_MISMATCH", detail, field=exc.field)
 
 
