@@ -13,7 +13,7 @@ from typing import Final
 
 import msgspec
 
-from engine.cards import JOKER, JOKERS, SUITS
+from engine.cards import JOKER, JOKERS, SUITS, sort_hand
 from engine.deal import kitty_size, pack_for, pack_index
 from engine.model import (
     CallCard,
@@ -58,7 +58,7 @@ def next_setup_step(st: GameState, events: list[Event]) -> GameState:
         events.append(KittyTaken(seat=c.contractor, cards=st.kitty))
         hands = list(st.hands)
         index = pack_index(opts)
-        hands[c.contractor] = tuple(sorted(hands[c.contractor] + st.kitty, key=index.__getitem__))
+        hands[c.contractor] = sort_hand(hands[c.contractor] + st.kitty, index)
         return replace(st, phase="exchange", to_act=c.contractor, hands=tuple(hands),
                        kitty_shown=opts.show_kitty)
     if may_nominate(st):

@@ -36,7 +36,8 @@ from typing import Any, Literal
 
 import msgspec
 
-from engine.deal import deal, has_dead_hand, kitty_size, pack_for
+from engine.cards import sort_hand
+from engine.deal import deal, has_dead_hand, kitty_size, pack_for, pack_index
 from engine.game import IllegalMove, apply_move, check_move, new_game
 from engine.model import (
     AnswerRedeal,
@@ -294,7 +295,7 @@ def _mismatch(field: str, detail: str, index: int | None = None) -> RecordRefuse
 def _fit_deal(opts: Options, hand: SeatHand, moves: Sequence[Move | RedactedDiscard], seat: int,
               kept_from: dict[int, set[str]], where: str) -> _Deal:
     """A deal of the hand that fits what ``seat`` saw, no seat given an unseen card ``kept_from`` it."""
-    pack = pack_for(opts)
+    pack, index = pack_for(opts), pack_index(opts)
     n, k = opts.players, kitty_size(opts)
     in_pack = set(pack)
     held: list[set[str]] = [set() for _ in range(n)]  # each seat's cards after the exchange, as far as seen
@@ -348,7 +349,7 @@ def _fit_deal(opts: Options, hand: SeatHand, moves: Sequence[Move | RedactedDisc
     after = [held[s] | unseen[s] for s in range(n)]
     discard |= set(rest[-1])
     # The kitty keeps the order it was dealt in (a seat that saw it saw that order).
-    the_kitty = list(kitty) if kitty is not None else sorted(discard if hidden_discard else rest[-2], key=pack.index)
+    the_kitty = list(kitty) if kitty is not None else list(sort_hand(discard if hidden_discard else rest[-2], index))
     dealt = [set(h) for h in after]
     if taker is not None and 0 <= taker < n:
         dealt[taker] = (after[taker] | discard) - set(the_kitty)
@@ -358,11 +359,11 @@ def _fit_deal(opts: Options, hand: SeatHand, moves: Sequence[Move | RedactedDisc
     positions = tuple(str(i) for i in range(len(pack)))
     by_seat, dead_positions, kitty_positions = deal(opts, positions, hand.dealer % n)
     deck = [""] * len(pack)
-    for cards, where_to in [*((sorted(h, key=pack.index), p) for h, p in zip(dealt, by_seat, strict=True)),
+    for cards, where_to in [*((sort_hand(h, index), p) for h, p in zip(dealt, by_seat, strict=True)),
                             (the_kitty, kitty_positions), (rest[-3], dead_positions)]:
         for card, pos in zip(cards, where_to, strict=True):
             deck[int(pos)] = card
-    hidden = tuple(sorted(discard, key=pack.index)) if hidden_discard else None
+    hidden = sort_hand(discard, index) if hidden_discard else None
     return _Deal(tuple(deck), hidden, {s: frozenset(c) for s, c in unseen.items()})
 
 

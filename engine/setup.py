@@ -13,6 +13,7 @@ from typing import Any
 
 import msgspec
 
+from engine.cards import sort_hand
 from engine.deal import SeedStream, cut_for_dealer, deal, kitty_packets, pack_for, pack_index, shuffled
 from engine.model import CardsReceived, CutDraw, DealerCut, Event, GameState, HandDealt
 from engine.options import PRESETS, RULES_VERSION, Options, OptionsError, option_catalogue
@@ -138,7 +139,7 @@ def deal_hand(st: GameState, dealer: int, events: list[Event]) -> GameState:
     n = opts.players
     viewed = not opts.blind_misere_enabled
     events.append(HandDealt(hand_number=hand_number, dealer=dealer))
-    sorted_hands = tuple(tuple(sorted(h, key=index.__getitem__)) for h in hands)
+    sorted_hands = tuple(sort_hand(h, index) for h in hands)
     for s in range(n):
         events.append(CardsReceived(seat=s, cards=sorted_hands[s] if viewed else None))
     first = (dealer + 1) % n
@@ -146,7 +147,7 @@ def deal_hand(st: GameState, dealer: int, events: list[Event]) -> GameState:
         rules_version=st.rules_version, options=opts, seed=st.seed, deck_orders=deck_orders,
         dealt_decks=dealt_decks, hand_number=hand_number, dealer=dealer, phase="auction", to_act=first,
         scores=st.scores,
-        hands=sorted_hands, dead_hand=tuple(sorted(dead, key=index.__getitem__)),
+        hands=sorted_hands, dead_hand=sort_hand(dead, index),
         kitty=tuple(kitty), viewed=(viewed,) * n, passed=(False,) * n, last_hand=st.last_hand,
     )
 
