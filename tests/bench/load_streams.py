@@ -50,21 +50,16 @@ import argparse
 import asyncio
 import base64
 import contextlib
-import ctypes
 import json
 import os
 import random
 import resource
-import shutil
-import signal
-import socket
 import statistics
 import subprocess
 import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -77,29 +72,12 @@ from redis import Redis  # noqa: E402
 
 from engine import Bid, GameState, Move, Pass, apply_move, legal_moves, new_game, resolve_options  # noqa: E402
 from service.referee.snapshots import Sealer  # noqa: E402
+from tests.bench.processes import free_port, pin, start_redis  # noqa: E402
 
 HOST = "127.0.0.1"
 SERVER_CPU = 0
 CLIENT_CPU = 1
-SCRIPT_PID = os.getpid()
 STREAMS_PER_SESSION = 4
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return int(s.getsockname()[1])
-
-
-def _pin(cpu: int) -> Callable[[], None]:
-    def pin() -> None:
-        if hasattr(os, "sched_setaffinity") and cpu < (os.cpu_count() or 1):
-            os.sched_setaffinity(0, {cpu})
-        if os.getpid() != SCRIPT_PID:
-            with contextlib.suppress(OSError):
-                ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-
-    return pin
 
 
 def raise_open_files_limit() -> int:
@@ -109,34 +87,13 @@ def raise_open_files_limit() -> int:
     return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
 
 
-def start_redis() -> tuple[subprocess.Popen[bytes], int]:
-    binary = shutil.which("redis-server")
-    if binary is None:
-        raise SystemExit("redis-server is not on PATH")
-    port = _free_port()
-    proc = subprocess.Popen([binary, "--port", str(port), "--bind", HOST, "--save", "", "--appendonly", "no",
-                             "--maxclients", "20000"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=_pin(CLIENT_CPU))
-    probe = Redis(host=HOST, port=port, socket_connect_timeout=0.2)
-    deadline = time.monotonic() + 10
-    while True:
-        try:
-            probe.ping()
-            return proc, port
-        except Exception:
-            if time.monotonic() > deadline or proc.poll() is not None:
-                proc.kill()
-                raise SystemExit("redis-server did not start") from None
-            time.sleep(0.02)
-
-
 def start_service(env: dict[str, str]) -> tuple[subprocess.Popen[bytes], int]:
-    port = _free_port()
+    port = free_port()
     cmd = [sys.executable, "-m", "uvicorn", "--factory", "service.app:create_app", "--host", HOST, "--port",
            str(port), "--http", "service.ops.serving:GuardedH11Protocol", "--no-access-log", "--log-level",
            "warning"]
     full_env = {**os.environ, **env, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=full_env, preexec_fn=_pin(SERVER_CPU))
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=full_env, preexec_fn=pin(SERVER_CPU))
     deadline = time.monotonic() + 30
     while True:
         try:
@@ -404,7 +361,7 @@ def main() -> None:
     need = 2 * max(levels) + 200
     if limit < need:
         raise SystemExit(f"need an open-files limit of at least {need} for {max(levels)} streams; have {limit}")
-    _pin(CLIENT_CPU)()
+    pin(CLIENT_CPU)()
     redis_proc = None
     env = {"SNAPSHOT_KEYS": base64.urlsafe_b64encode(Sealer.generate_key()).rstrip(b"=").decode(),
            "LOG_LEVEL": "WARNING", "SESSION_IDLE_SECONDS": "600", "MAX_CONNECTIONS": str(max(levels) + 1000),
@@ -412,7 +369,7 @@ def main() -> None:
            "SESSION_CREATE_PER_MINUTE": "0", "SESSION_CREATE_TOTAL_PER_MINUTE": "0"}
     probe = None
     if args.store == "redis":
-        redis_proc, redis_port = start_redis()
+        redis_proc, redis_port = start_redis(CLIENT_CPU, "--maxclients", "20000")
         env["REDIS_URL"] = f"redis://{HOST}:{redis_port}/0"
         probe = Redis(host=HOST, port=redis_port, client_name="load-probe")
     service, port = start_service(env)
