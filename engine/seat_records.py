@@ -292,6 +292,7 @@ def _mismatch(field: str, detail: str, index: int | None = None) -> RecordRefuse
     return RecordRefused("RECORD_MISMATCH", f"{field}: {detail}", field=field, index=index)
 
 
+# long: one deal, built in the order its parts constrain each other (seen cards, the matching, the deck)
 def _fit_deal(opts: Options, hand: SeatHand, moves: Sequence[Move | RedactedDiscard], seat: int,
               kept_from: dict[int, set[str]], where: str) -> _Deal:
     """A deal of the hand that fits what ``seat`` saw, no seat given an unseen card ``kept_from`` it."""
@@ -359,9 +360,11 @@ def _fit_deal(opts: Options, hand: SeatHand, moves: Sequence[Move | RedactedDisc
     positions = tuple(str(i) for i in range(len(pack)))
     by_seat, dead_positions, kitty_positions = deal(opts, positions, hand.dealer % n)
     deck = [""] * len(pack)
-    for cards, where_to in [*((sort_hand(h, index), p) for h, p in zip(dealt, by_seat, strict=True)),
-                            (the_kitty, kitty_positions), (rest[-3], dead_positions)]:
-        for card, pos in zip(cards, where_to, strict=True):
+    placements: list[tuple[Sequence[str], Sequence[str]]] = [
+        *((sort_hand(h, index), p) for h, p in zip(dealt, by_seat, strict=True)),
+        (the_kitty, kitty_positions), (rest[-3], dead_positions)]
+    for placing, where_to in placements:
+        for card, pos in zip(placing, where_to, strict=True):
             deck[int(pos)] = card
     hidden = sort_hand(discard, index) if hidden_discard else None
     return _Deal(tuple(deck), hidden, {s: frozenset(c) for s, c in unseen.items()})
@@ -422,12 +425,8 @@ def _refuse(index: int, reason: str, detail: str) -> RecordRefused:
     return RecordRefused(code, f"move {index}: {detail}", index=index, reason=reason)
 
 
-def verify_seat_record(record: SeatRecord, *, screen: MoveScreen | None = None) -> SeatVerified:
-    """Check a seat's record as far as that seat's knowledge goes (the module doc): :class:`SeatVerified`, or
-    raises :class:`RecordRefused` (no ``state``: the game found is not the game played).
-
-    A move no deal makes legal is ``ILLEGAL_MOVE`` (or ``MALFORMED_MOVE``) at its index; a record no deal fits,
-    or whose derived fields differ from the game found, is ``RECORD_MISMATCH`` naming the first field."""
+def _setup(record: SeatRecord) -> Options:
+    """The record's options, once its version, player count, seat, first dealer and move counts are sound."""
     if len(record.hands) > MAX_RECORD_HANDS or len(record.moves) > MAX_RECORD_MOVES:
         raise RecordRefused("RECORD_TOO_LONG", f"a record holds at most {MAX_RECORD_MOVES} moves and "
                             f"{MAX_RECORD_HANDS} hands", field="moves")
@@ -447,6 +446,44 @@ def verify_seat_record(record: SeatRecord, *, screen: MoveScreen | None = None) 
     if not record.hands or sum(h.move_count for h in record.hands) != len(record.moves) or any(
             h.move_count < 0 for h in record.hands):
         raise _mismatch("hands", "the hands' move counts do not add up to the moves")
+    return opts
+
+
+def _play_hand(state: GameState, given: Sequence[Move | RedactedDiscard], first: int, fit: _Deal,
+               screen: MoveScreen | None) -> tuple[list[list[Event]], tuple[GameState, Move] | None,
+                                                   tuple[int, set[str]] | None]:
+    """Play one hand's moves on the deal found: each move's events, the state before the last move and that move,
+    and ``None``; or, where a move is illegal only with unseen cards its seat was given, that seat and those cards
+    (raises :class:`RecordRefused` where no deal could make the move legal)."""
+    done: list[list[Event]] = []
+    last: tuple[GameState, Move] | None = None
+    for offset, m in enumerate(given):
+        index = first + offset
+        move: Move = Discard(seat=m.seat, cards=fit.discard or ()) if isinstance(m, RedactedDiscard) else m
+        rejection = screen(state, move) if screen is not None else None
+        if rejection is not None:
+            raise _refuse(index, rejection.reason, rejection.detail)
+        try:
+            new, events = apply_move(state, move)
+        except IllegalMove as exc:
+            kept = _kept_unseen(state, move, fit.unseen.get(move.seat, frozenset()))
+            if not kept:
+                raise _refuse(index, exc.rejection.reason, "no deal of the cards this seat did not see makes it "
+                              f"legal ({exc.rejection.reason})") from None
+            return done, last, (move.seat, kept)
+        last = (state, move)
+        done.append(events)
+        state = new
+    return done, last, None
+
+
+def verify_seat_record(record: SeatRecord, *, screen: MoveScreen | None = None) -> SeatVerified:
+    """Check a seat's record as far as that seat's knowledge goes (the module doc): :class:`SeatVerified`, or
+    raises :class:`RecordRefused` (no ``state``: the game found is not the game played).
+
+    A move no deal makes legal is ``ILLEGAL_MOVE`` (or ``MALFORMED_MOVE``) at its index; a record no deal fits,
+    or whose derived fields differ from the game found, is ``RECORD_MISMATCH`` naming the first field."""
+    opts = _setup(record)
     seat = record.seat
     start: list[Event] = []
     steps: list[list[Event]] = []
@@ -471,29 +508,10 @@ def verify_seat_record(record: SeatRecord, *, screen: MoveScreen | None = None) 
                 steps[first - 1] = dealt_events
             if state.hand_number != number or state.dealer != hand.dealer:
                 raise _mismatch(f"{where}.dealer", "the moves before it deal this hand otherwise")
-            done: list[list[Event]] = []
-            last: tuple[GameState, Move] | None = None
-            kept: set[str] = set()
-            for offset, m in enumerate(given):
-                index = first + offset
-                move: Move = Discard(seat=m.seat, cards=fit.discard or ()) if isinstance(m, RedactedDiscard) else m
-                rejection = screen(state, move) if screen is not None else None
-                if rejection is not None:
-                    raise _refuse(index, rejection.reason, rejection.detail)
-                try:
-                    new, events = apply_move(state, move)
-                except IllegalMove as exc:
-                    kept = _kept_unseen(state, move, fit.unseen.get(move.seat, frozenset()))
-                    if not kept:
-                        raise _refuse(index, exc.rejection.reason, "no deal of the cards this seat did not see "
-                                      f"makes it legal ({exc.rejection.reason})") from None
-                    kept_from.setdefault(move.seat, set()).update(kept)
-                    break
-                last = (state, move)
-                done.append(events)
-                state = new
-            if not kept:
+            done, last, kept = _play_hand(state, given, first, fit, screen)
+            if kept is None:
                 break
+            kept_from.setdefault(kept[0], set()).update(kept[1])
         else:
             raise _mismatch(where, "no deal of the pack fits the moves seen")
         steps += done

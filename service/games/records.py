@@ -144,7 +144,7 @@ def _refused(exc: RecordRefused, sealer: Sealer) -> Problem:
 def _verify_seat(data: VerifyRecordRequest, record: SeatRecord) -> SeatRecordVerified:
     """Check a seat's own record (raises :class:`RecordRefused`, without a state, or a 400 :class:`Problem`)."""
     if data.as_text:
-        raise Problem(400, "MALFORMED_REQUEST", "as_text is for a whole game's record: a seat's record has no text "
+        raise Problem("MALFORMED_REQUEST", "as_text is for a whole game's record: a seat's record has no text "
                       "form", message=("problem.MALFORMED_REQUEST.detail.verify_seat_text", {}))
     checked = verify_seat_record(record, screen=syntax_rejection)
     return SeatRecordVerified(valid=True, seat=checked.record.seat, checked=checked.checked,
@@ -156,12 +156,12 @@ def _verify(data: VerifyRecordRequest) -> Verified:
     given = [name for name, value in (("record", data.record), ("seat_record", data.seat_record),
                                       ("text", data.text), ("moves", data.moves)) if value is not None]
     if len(given) != 1:
-        raise Problem(400, "MALFORMED_REQUEST", "send exactly one of record, seat_record, text, or moves (with the "
+        raise Problem("MALFORMED_REQUEST", "send exactly one of record, seat_record, text, or moves (with the "
                       "game's players, options and deal source)",
                       message=("problem.MALFORMED_REQUEST.detail.verify_one_of", {}))
     inputs = (data.players, data.preset, data.options, data.seed, data.deck_orders, data.first_dealer)
     if data.moves is None and any(x is not None for x in inputs):
-        raise Problem(400, "MALFORMED_REQUEST", "players, preset, options, seed, deck_orders and first_dealer "
+        raise Problem("MALFORMED_REQUEST", "players, preset, options, seed, deck_orders and first_dealer "
                       "go with moves; a record holds its own",
                       message=("problem.MALFORMED_REQUEST.detail.verify_inputs", {}))
     replay_seed = secrets.randbits(63)  # the deals after a seedless record's deck orders stay secret
@@ -171,20 +171,20 @@ def _verify(data: VerifyRecordRequest) -> Verified:
             record = record_from_text(data.text)
         except RecordTextError as exc:
             error = _ascii(str(exc))
-            raise Problem(400, "MALFORMED_REQUEST", f"the text record does not parse: {error}",
+            raise Problem("MALFORMED_REQUEST", f"the text record does not parse: {error}",
                           message=("problem.MALFORMED_REQUEST.detail.text_record", {"error": error})) from None
     if record is not None:
         return verify_record(record, screen=syntax_rejection, replay_seed=replay_seed)
     assert data.moves is not None
     if data.players is None:
-        raise Problem(400, "MALFORMED_REQUEST", "give players (2 to 6) with the moves",
+        raise Problem("MALFORMED_REQUEST", "give players (2 to 6) with the moves",
                       message=("problem.MALFORMED_REQUEST.detail.verify_players", {}))
     try:
         opts = resolve_options(data.players, data.preset, overrides_dict(data.options))
     except OptionsError as exc:
         raise options_problem(_ascii(str(exc))) from None
     if data.seed is None and not data.deck_orders:
-        raise Problem(400, "INVALID_SEED", "give the seed the game was dealt from, or its deck orders",
+        raise Problem("INVALID_SEED", "give the seed the game was dealt from, or its deck orders",
                       message=("problem.INVALID_SEED.detail.verify", {}))
     return replay_game(opts, seed=data.seed, deck_orders=data.deck_orders or (), first_dealer=data.first_dealer,
                        moves=data.moves, screen=syntax_rejection, replay_seed=replay_seed)
@@ -246,7 +246,7 @@ def _refuse_undecodable(bad: UndecodableMove, sealer: Sealer) -> Problem:
     else:
         verified = _verify(bad.request)
     state = verified.state
-    return Problem(400, "MALFORMED_MOVE", _ascii(str(bad.error)), move_index=bad.index,
+    return Problem("MALFORMED_MOVE", _ascii(str(bad.error)), move_index=bad.index,
                    snapshot=sealer.seal(state, remember=True), legal_moves=list(legal_moves(state)),
                    errors=validation_errors(validation_exception(bad.error)))
 

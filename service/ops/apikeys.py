@@ -67,7 +67,6 @@ class ApiKeyMiddleware:
             return
         if not presented:
             problem = make_problem(
-                status=401,
                 slug="api-key-required",
                 title="API key required",
                 code="API_KEY_REQUIRED",
@@ -77,7 +76,6 @@ class ApiKeyMiddleware:
             )
         else:
             problem = make_problem(
-                status=401,
                 slug="api-key-invalid",
                 title="API key invalid",
                 code="API_KEY_INVALID",

@@ -161,7 +161,6 @@ def health_route_handlers(
         if not failed:
             return Response(ReadyStatus(status="ready", checks=outcome))
         problem = make_problem(
-            status=503,
             slug="not-ready",
             title="Service not ready",
             code="NOT_READY",

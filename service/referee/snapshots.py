@@ -175,7 +175,7 @@ def key_id(key: bytes) -> str:
 
 class SnapshotError(Problem):
     def __init__(self, code: str, detail: str) -> None:
-        super().__init__(400 if code != "SNAPSHOT_CORRUPT" else 422, code, detail)
+        super().__init__(code, detail)
 
 
 class Sealer:

@@ -59,7 +59,7 @@ _UNAVAILABLE_RESTORED = ("this session was restored from a snapshot: its log, an
 
 class RecordUnavailable(Problem):
     def __init__(self, detail: str) -> None:
-        super().__init__(409, "RECORD_UNAVAILABLE", detail)
+        super().__init__("RECORD_UNAVAILABLE", detail)
 
 
 def host_record(state: GameState, log: Sequence[LoggedEvent]) -> GameRecord:

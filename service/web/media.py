@@ -32,7 +32,7 @@ def is_json_media_type(value: str | bytes | None) -> bool:
 
 def unsupported_media_type(value: str | None) -> Problem:
     shown = "no Content-Type" if not value else repr(value[:60])
-    return Problem(415, "UNSUPPORTED_MEDIA_TYPE",
+    return Problem("UNSUPPORTED_MEDIA_TYPE",
                    f"send the request body as Content-Type: application/json (got {shown})",
                    title="Unsupported media type", headers={"Accept-Post": "application/json"})
 
