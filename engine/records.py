@@ -27,10 +27,9 @@ from engine.setup import validate_options
 
 RECORD_FORMAT: Literal["fivehundred-record/1"] = "fivehundred-record/1"
 
-#: The most moves a record may hold. Real games are far shorter: 200 random four-player games to 500 (bids kept
-#: low, so that they last as many hands as real ones) took 384 moves at the median and 2,144 at most (49 hands);
-#: a six-player hand takes about 90 moves. Replay is linear in the moves (one engine check and apply each), so
-#: this bounds the work of one record (docs/RECORDS.md and tests/bench/bench_records.py have the figures).
+#: The most moves a record may hold, far more than a real game takes (random four-player games to 500 take a few
+#: hundred moves, a six-player hand about 90: docs/BENCHMARKS.md). Replay is linear in the moves (one engine
+#: check and apply each), so this bounds the work of one record.
 MAX_RECORD_MOVES = 5_000
 #: The most hands (deals, redeals included) a record may hold: every hand but the last takes two moves or more
 #: (a two-player hand thrown in after two passes), so this follows from the move bound.

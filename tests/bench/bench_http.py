@@ -29,6 +29,8 @@ unpacked beside a branch's checkout), so a change's cost or gain is measured in 
 deploy/Dockerfile.) The load generator is ``wrk`` when it is installed (this script installs nothing), else a
 small asyncio keep-alive generator in Python (which can itself be the bottleneck on very fast endpoints: prefer
 wrk).
+
+Current figures, each with its command, machine and engine: docs/BENCHMARKS.md.
 """
 
 from __future__ import annotations

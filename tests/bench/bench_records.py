@@ -15,6 +15,8 @@ that games last as many hands as real ones), builds their records, then times, p
 
 Prints the median and the 99th percentile of each (each game timed ``--repeat`` times, the best kept), per move
 too, the games' lengths, and the ratio of the HTTP call to the bare replay (the machine's load cancels out).
+
+Current figures, each with its command, machine and engine: docs/BENCHMARKS.md.
 """
 
 from __future__ import annotations

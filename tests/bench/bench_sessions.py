@@ -21,6 +21,8 @@ from ``INFO commandstats`` deltas over the measured window: top-level ``HMGET`` 
 (a move's read, which also asks when the mover last moved, and the compare-and-set; creations subtracted), plus
 ``EVAL`` (the follow-up of a commit whose answer was lost, should there be one). The store's scripts never call
 ``HMGET`` themselves, so these counts are exactly the commands the service sent.
+
+Current figures, each with its command, machine and engine: docs/BENCHMARKS.md.
 """
 
 from __future__ import annotations

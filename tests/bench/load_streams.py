@@ -21,22 +21,9 @@ For each N of ``--streams``:
    errors: streams that failed to open or ended early, moves refused, deliveries missing two seconds after the
    last move.
 
-Measured (``--streams 100,1000,5000 --seconds 10 --rate 20``, Redis store, on this 2-core machine shared with
-other work, load average 5 to 6 during the run):
-
-=======  ======  ==========  ===========  ======  ======  ======  ======
-streams  opened  KiB/stream  Redis conns  p50 ms  p90 ms  p99 ms  errors
-=======  ======  ==========  ===========  ======  ======  ======  ======
-100      100     34.6        49           21.4    190.1   707.9   0
-1,000    1,000   33.1        49           18.2    42.8    68.5    0
-5,000    5,000   28.0        49           36.9    696.3   900.4   0
-=======  ======  ==========  ===========  ======  ======  ======  ======
-
-An earlier run at 5,000 streams on a less loaded machine: 33.8 KiB per stream, p50 9.8 ms, p99 372 ms, no
-errors; under a load average of 11 to 12 (CPU 0 shared with other processes), opens queued past the store's
-2 s bound and 10 % of them were answered 503. The service's Redis connections (49 at every N: at most 32 for
-its short commands, one for its follower, and 16 in redis-py's pool from the 16 concurrent creations) do not
-grow with the streams.
+The service's Redis connections do not grow with the streams (at most 32 for its short commands, one for its
+follower, and redis-py's pool for concurrent creations). Current figures, and the command behind them:
+docs/BENCHMARKS.md.
 
 Bounded: at most max(N) + 16 client connections (64 opening at a time), every phase under a deadline, then
 everything is stopped.
