@@ -124,6 +124,17 @@ def _checked_decks(options: Options, deck_orders: Sequence[Sequence[str]]) -> tu
     return tuple(decks)
 
 
+def seed_deck(opts: Options, seed: int, hand_number: int) -> tuple[str, ...]:
+    """The deck the seed deals hand ``hand_number`` from (every deal counts, redeals included)."""
+    return shuffled(pack_for(opts), seed, f"deal/{hand_number}")
+
+
+def decks_so_far(state: GameState) -> tuple[tuple[str, ...], ...]:
+    """The deck of every hand dealt so far, in order: the explicit deck orders it dealt, then the seed's."""
+    return (*state.dealt_decks, *(seed_deck(state.options, state.seed, h)
+                                  for h in range(len(state.dealt_decks), state.hand_number + 1)))
+
+
 def deal_hand(st: GameState, dealer: int, events: list[Event]) -> GameState:
     """Deal the next hand (hand_number + 1) by ``dealer`` and open its auction."""
     opts = st.options
@@ -133,7 +144,7 @@ def deal_hand(st: GameState, dealer: int, events: list[Event]) -> GameState:
         deck, deck_orders = deck_orders[0], deck_orders[1:]
         dealt_decks = (*dealt_decks, deck)  # kept, so that a host's record can list each hand's deck
     else:
-        deck = shuffled(pack_for(opts), st.seed, f"deal/{hand_number}")
+        deck = seed_deck(opts, st.seed, hand_number)
     hands, dead, kitty = deal(opts, deck, dealer)
     index = pack_index(opts)
     n = opts.players
@@ -152,4 +163,5 @@ def deal_hand(st: GameState, dealer: int, events: list[Event]) -> GameState:
     )
 
 
-__all__ = ["GameSetupError", "deal_hand", "new_game", "resolve_options", "validate_options"]
+__all__ = ["GameSetupError", "deal_hand", "decks_so_far", "new_game", "resolve_options", "seed_deck",
+           "validate_options"]

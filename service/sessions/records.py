@@ -2,8 +2,8 @@
 
 A session keeps its state and the append-only log of the engine's events, every move's events logged under the
 version it made. That is enough for a record, so the stores are not changed: the first event of each version
-names the move that made it (``bid_made`` a bid, ``card_played`` a play, …), and the deals come from the state's
-seed (the engine's documented shuffle). The record is then replayed and its final state compared with the
+names the move that made it (:func:`engine.seat_records.move_of`), and the deals are the decks the state dealt
+(:func:`engine.setup.decks_so_far`). The record is then replayed and its final state compared with the
 session's: a record that would not reproduce the session exactly is never answered.
 
 - The **host** gets the whole game so far (:class:`engine.records.GameRecord`): every hand as dealt, every
@@ -29,13 +29,13 @@ from litestar import Controller, Request, Response, get
 from litestar.di import NamedDependency
 from litestar.params import FromPath
 
-from engine import GameState, Move, Options, pack_for
-from engine.deal import shuffled as shuffled_deck
+from engine import GameState, Move, Options
 from engine.model import Bid, Event, HandDealt, Pass
 from engine.records import GameRecord, RecordRefused
 from engine.replay import replay_game
 from engine.seat_records import SeatRecord, move_of
 from engine.seat_records import seat_record as derive_seat_record
+from engine.setup import decks_so_far, seed_deck
 from service.sessions.service import SessionService, bearer_token, etag
 from service.sessions.store import EVENTS_PER_READ, LOG_START, LoggedEvent
 from service.web.openapi import problem_responses, response_spec
@@ -74,14 +74,10 @@ def host_record(state: GameState, log: Sequence[LoggedEvent]) -> GameRecord:
         if move is None:
             raise RecordUnavailable("the session's log does not name every move")
         moves.append(move)
-    opts = state.options
-    pack = pack_for(opts)
-    # Each hand so far was dealt from an explicit deck order (the state keeps those it dealt) or else from the
-    # seed; the record lists every hand's deck rather than the seed (which would deal the hands to come).
-    decks = (*state.dealt_decks, *(shuffled_deck(pack, state.seed, f"deal/{h}")
-                                   for h in range(len(state.dealt_decks), state.hand_number + 1)))
+    # The record lists every hand's deck rather than the seed (which would deal the hands to come).
+    decks = decks_so_far(state)
     try:
-        replayed = replay_game(opts, seed=None, deck_orders=decks, first_dealer=first_deal.dealer, moves=moves,
+        replayed = replay_game(state.options, seed=None, deck_orders=decks, first_dealer=first_deal.dealer, moves=moves,
                                replay_seed=state.seed)
     except RecordRefused:
         replayed = None
@@ -146,7 +142,7 @@ async def session_record(service: SessionService, session_id: str, token: str) -
 
 def _example() -> Any:
     opts = Options()
-    deck = shuffled_deck(pack_for(opts), 42, "deal/0")
+    deck = seed_deck(opts, 42, 0)
     moves: list[Move] = [Bid(seat=0, bid="7H"), Pass(seat=1), Pass(seat=2), Pass(seat=3)]
     record = replay_game(opts, seed=None, deck_orders=(deck,), first_dealer=3, moves=moves).record
     return msgspec.to_builtins(SessionRecordResponse(session_id="q0Jd3rXyFh2mJZ9KkQ7aLw", version=5, seat=None,

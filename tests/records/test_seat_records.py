@@ -9,9 +9,22 @@ from typing import Any
 import msgspec
 import pytest
 
-from engine import Bid, Event, Options, Play, apply_move, legal_moves, new_game, pack_for, resolve_options
+from engine import (
+    Bid,
+    Discard,
+    Event,
+    Options,
+    Play,
+    apply_move,
+    legal_moves,
+    new_game,
+    pack_for,
+    redact_events,
+    resolve_options,
+)
 from engine.records import RecordRefused
-from engine.seat_records import SEAT_CHECKS, SeatRecord, seat_record, verify_seat_record
+from engine.seat_records import SEAT_CHECKS, SeatRecord, move_of, seat_record, verify_seat_record
+from engine.setup import decks_so_far, seed_deck
 
 VARIANTS: list[dict[str, Any]] = [
     {},
@@ -93,3 +106,39 @@ def test_a_seat_playing_a_card_it_never_held_is_refused() -> None:
     with pytest.raises(RecordRefused) as refused:
         verify_seat_record(msgspec.convert(raw, SeatRecord))
     assert refused.value.code in ("ILLEGAL_MOVE", "RECORD_MISMATCH") and refused.value.state is None
+
+
+def test_every_move_is_named_by_its_first_event() -> None:
+    """move_of gives back each move from the first event it makes (a hidden discard: None), in every kind of
+    game the random games reach."""
+    kinds: set[str] = set()
+    for players in (2, 3, 4, 5, 6):
+        opts = resolve_options(players, None, VARIANTS[players % len(VARIANTS)])
+        rng = random.Random(players)
+        state, _ = new_game(opts, seed=players, first_dealer=0)
+        for _ in range(300):
+            if state.to_act is None:
+                break
+            legal = legal_moves(state)
+            move = legal[rng.randrange(len(legal))]
+            state, events = apply_move(state, move)
+            assert move_of(events[0]) == move
+            kinds.add(type(move).__name__)
+            hidden = redact_events(events, (move.seat + 1) % players)[0]
+            assert move_of(hidden) == (None if isinstance(move, Discard) else move)
+    assert {"Bid", "Pass", "Discard", "Play"} <= kinds
+
+
+def test_decks_so_far_are_the_decks_each_hand_was_dealt_from() -> None:
+    opts = resolve_options(4, None, {})
+    rng = random.Random(2)
+    explicit = [tuple(rng.sample(list(pack_for(opts)), len(pack_for(opts))))]
+    state, _ = new_game(opts, seed=11, deck_orders=explicit, first_dealer=0)
+    while state.hand_number < 3:
+        state, _ = apply_move(state, legal_moves(state)[0])
+    decks = decks_so_far(state)
+    assert len(decks) == 4 and decks[0] == explicit[0]
+    assert decks[1:] == tuple(seed_deck(opts, 11, h) for h in (1, 2, 3))
+    # Replayed from those decks alone, the game is the same.
+    replayed, _ = new_game(opts, seed=0, deck_orders=decks, first_dealer=0)
+    assert replayed.hands == new_game(opts, seed=11, deck_orders=explicit, first_dealer=0)[0].hands
