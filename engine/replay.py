@@ -50,6 +50,7 @@ from engine.records import (
     HandRecord,
     HandScore,
     RecordContract,
+    RecordOptions,
     RecordRefused,
     RecordResult,
     RecordTrick,
@@ -255,24 +256,31 @@ def first_difference(given: Any, derived: Any, path: str) -> str | None:
     return None if given == derived and type(given) is type(derived) else path
 
 
+def checked_options(rules_version: str, options: RecordOptions, players: int, hands: int) -> Options:
+    """The engine's options of a record (a whole game's or a seat's), once its hand count is within the bound,
+    its rules version is this engine's and its player count is its options' (raises :class:`RecordRefused`)."""
+    if hands > MAX_RECORD_HANDS:
+        raise RecordRefused("RECORD_TOO_LONG", f"a record holds at most {MAX_RECORD_HANDS} hands", field="hands")
+    if rules_version != RULES_VERSION:
+        raise RecordRefused("RECORD_MISMATCH", f"the record is of rules version {rules_version!r}; "
+                            f"this engine plays {RULES_VERSION}", field="rules_version")
+    try:
+        opts = engine_options(options)
+    except (OptionsError, TypeError, msgspec.ValidationError) as exc:
+        raise RecordRefused("INVALID_OPTIONS", str(exc), field="options") from None
+    if players != opts.players:
+        raise RecordRefused("RECORD_MISMATCH", f"players is {players} but options.players is {opts.players}",
+                            field="players")
+    return opts
+
+
 def verify_record(record: GameRecord, *, screen: MoveScreen | None = None, replay_seed: int = 0) -> Verified:
     """Replay ``record`` and check every derived field: :class:`Verified`, or raises :class:`RecordRefused`.
 
     Checked in order: the rules version, the player count against the options, the setup (options, seed,
     deck orders, first dealer), each move in turn, then every derived field in document order.
     """
-    if len(record.hands) > MAX_RECORD_HANDS:
-        raise RecordRefused("RECORD_TOO_LONG", f"a record holds at most {MAX_RECORD_HANDS} hands", field="hands")
-    if record.rules_version != RULES_VERSION:
-        raise RecordRefused("RECORD_MISMATCH", f"the record is of rules version {record.rules_version!r}; "
-                            f"this engine plays {RULES_VERSION}", field="rules_version")
-    try:
-        options = engine_options(record.options)
-    except (OptionsError, TypeError, msgspec.ValidationError) as exc:
-        raise RecordRefused("INVALID_OPTIONS", str(exc), field="options") from None
-    if record.players != options.players:
-        raise RecordRefused("RECORD_MISMATCH", f"players is {record.players} but options.players is "
-                            f"{options.players}", field="players")
+    options = checked_options(record.rules_version, record.options, record.players, len(record.hands))
     verified = replay_game(options, seed=record.seed, deck_orders=record.deck_orders,
                            first_dealer=record.first_dealer, moves=record.moves, screen=screen,
                            replay_seed=replay_seed)
@@ -286,4 +294,5 @@ def verify_record(record: GameRecord, *, screen: MoveScreen | None = None, repla
     return verified
 
 
-__all__ = ["MoveScreen", "build_record", "first_difference", "replay_game", "replay_states", "verify_record"]
+__all__ = ["MoveScreen", "build_record", "checked_options", "first_difference", "replay_game", "replay_states",
+           "verify_record"]

@@ -76,10 +76,9 @@ from engine.model import (
     TrickWon,
     WentAlone,
 )
-from engine.options import RULES_VERSION, Options, OptionsError
+from engine.options import RULES_VERSION, Options
 from engine.reasons import MALFORMED_REASONS
 from engine.records import (
-    MAX_RECORD_HANDS,
     MAX_RECORD_MOVES,
     HandOutcome,
     HandScore,
@@ -89,10 +88,9 @@ from engine.records import (
     RecordResult,
     RecordTrick,
     ThrowInReason,
-    engine_options,
     record_options,
 )
-from engine.replay import MoveScreen, first_difference
+from engine.replay import MoveScreen, checked_options, first_difference
 from engine.rules import plays_alone, sides
 from engine.views import redact_events
 
@@ -427,18 +425,9 @@ def _refuse(index: int, reason: str, detail: str) -> RecordRefused:
 
 def _setup(record: SeatRecord) -> Options:
     """The record's options, once its version, player count, seat, first dealer and move counts are sound."""
-    if len(record.hands) > MAX_RECORD_HANDS or len(record.moves) > MAX_RECORD_MOVES:
-        raise RecordRefused("RECORD_TOO_LONG", f"a record holds at most {MAX_RECORD_MOVES} moves and "
-                            f"{MAX_RECORD_HANDS} hands", field="moves")
-    if record.rules_version != RULES_VERSION:
-        raise RecordRefused("RECORD_MISMATCH", f"the record is of rules version {record.rules_version!r}; "
-                            f"this engine plays {RULES_VERSION}", field="rules_version")
-    try:
-        opts = engine_options(record.options)
-    except (OptionsError, TypeError, msgspec.ValidationError) as exc:
-        raise RecordRefused("INVALID_OPTIONS", str(exc), field="options") from None
-    if record.players != opts.players:
-        raise _mismatch("players", f"players is {record.players} but options.players is {opts.players}")
+    if len(record.moves) > MAX_RECORD_MOVES:
+        raise RecordRefused("RECORD_TOO_LONG", f"a record holds at most {MAX_RECORD_MOVES} moves", field="moves")
+    opts = checked_options(record.rules_version, record.options, record.players, len(record.hands))
     if not 0 <= record.seat < opts.players:
         raise _mismatch("seat", f"seat {record.seat} does not exist: seats are 0 to {opts.players - 1}")
     if record.first_dealer is None or not 0 <= record.first_dealer < opts.players:
