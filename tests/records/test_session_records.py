@@ -3,7 +3,9 @@ hidden-card swap property (a seat's record does not change when cards it cannot 
 
 from __future__ import annotations
 
+import json
 import random
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -307,12 +309,14 @@ def test_a_tampered_seat_record_is_refused_without_a_state(client: Client) -> No
     state, _ = new_game(opts, seed=5, first_dealer=0)
     _play(client, session, state, rng, 70)
     seat = 1
+    problems: list[Any] = []
     mine = client.get(f"/v1/sessions/{session['session_id']}/record",
                       headers=bearer(session["seat_tokens"][seat])).json()["seat_record"]
     scored = next(i for i, h in enumerate(mine["hands"]) if h["score"] is not None)
     changed = msgspec.json.decode(msgspec.json.encode(mine))
     changed["hands"][scored]["score"]["deltas"][0] += 10
     refused = _verify_seat(client, changed)
+    problems.append(refused.json())
     assert refused.status_code == 422 and refused.json()["code"] == "RECORD_MISMATCH"
     assert refused.json()["field"] == f"hands[{scored}].score.deltas[0]"
     # Another seat plays a card this seat holds: no deal of the pack fits it.
@@ -321,14 +325,20 @@ def test_a_tampered_seat_record_is_refused_without_a_state(client: Client) -> No
     changed = msgspec.json.decode(msgspec.json.encode(mine))
     changed["moves"][at]["card"] = sorted(own - {m.get("card") for m in mine["moves"]})[0]
     refused = _verify_seat(client, changed)
+    problems.append(refused.json())
     assert refused.status_code == 422 and refused.json()["code"] == "RECORD_MISMATCH", refused.text
     # The seat plays out of turn: an illegal move at its index, with no snapshot and no legal moves.
     changed = msgspec.json.decode(msgspec.json.encode(mine))
     changed["moves"][0]["seat"] = (changed["moves"][0]["seat"] + 1) % 4
     refused = _verify_seat(client, changed)
+    problems.append(refused.json())
     problem = refused.json()
     assert refused.status_code == 422 and problem["code"] == "ILLEGAL_MOVE" and problem["move_index"] == 0
     assert "snapshot" not in problem and "legal_moves" not in problem
+    # No refusal names a card the record does not hold (the game found to fit it is not the game played).
+    shown = {c for c in re.findall(r"\b(?:10|[2-9AKQJ])[SCDH]\b|\bJK\b", json.dumps(mine))}
+    for body in problems:
+        assert set(re.findall(r"\b(?:10|[2-9AKQJ])[SCDH]\b|\bJK\b", json.dumps(body))) <= shown, body
     # A seat's record has no text form; one record at a time.
     assert _verify_seat(client, mine, as_text=True).status_code == 400
     host = client.get(f"/v1/sessions/{session['session_id']}/record",
