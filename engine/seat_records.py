@@ -37,7 +37,7 @@ from typing import Any, Literal
 import msgspec
 
 from engine.cards import sort_hand
-from engine.deal import deal, has_dead_hand, kitty_size, pack_for, pack_index
+from engine.deal import HAND_SIZE, deal, has_dead_hand, kitty_size, pack_for, pack_index
 from engine.game import IllegalMove, apply_move, check_move, new_game
 from engine.model import (
     AnswerRedeal,
@@ -322,7 +322,7 @@ def _fit_deal(opts: Options, hand: SeatHand, moves: Sequence[Move | RedactedDisc
         if seen & cards or not cards <= in_pack:
             raise _mismatch(where, "no deal of the pack gives every card seen where it was seen")
         seen |= cards
-    if not set(kitty or ()) <= in_pack or len(kitty or ()) not in (0, k) or any(len(h) > 10 for h in held):
+    if not set(kitty or ()) <= in_pack or len(kitty or ()) not in (0, k) or any(len(h) > HAND_SIZE for h in held):
         raise _mismatch(where, "no deal of the pack gives every card seen where it was seen")
     # The kitty another seat took and did not play from: it kept those cards or discarded them.
     hidden_discard = taker is not None and taker != seat
@@ -331,11 +331,11 @@ def _fit_deal(opts: Options, hand: SeatHand, moves: Sequence[Move | RedactedDisc
         only = {c: (taker, -1) for c in kitty if c not in held[taker]}
     pool = [c for c in pack if c not in seen and (c not in set(kitty or ()) or c in only)]
     # The places still to fill: each seat's unseen cards, the hidden discard, the kitty, the dead hand.
-    slots: list[int] = [s for s in range(n) for _ in range(10 - len(held[s]))]
+    slots: list[int] = [s for s in range(n) for _ in range(HAND_SIZE - len(held[s]))]
     slots += [-1] * (k if hidden_discard else 0)
     kitty_unseen = kitty is None and not hidden_discard
     slots += [-2] * (k if kitty_unseen else 0)
-    slots += [-3] * (10 if has_dead_hand(opts) else 0)
+    slots += [-3] * (HAND_SIZE if has_dead_hand(opts) else 0)
     if len(slots) != len(pool):
         raise _mismatch(where, "the cards seen do not leave the right number unseen")
     given = _match(slots, pool, kept_from, only)
@@ -352,7 +352,7 @@ def _fit_deal(opts: Options, hand: SeatHand, moves: Sequence[Move | RedactedDisc
     dealt = [set(h) for h in after]
     if taker is not None and 0 <= taker < n:
         dealt[taker] = (after[taker] | discard) - set(the_kitty)
-    if any(len(h) != 10 for h in dealt) or len(the_kitty) != k:
+    if any(len(h) != HAND_SIZE for h in dealt) or len(the_kitty) != k:
         raise _mismatch(where, "no deal of the pack fits the moves seen")
     # Where the deal puts each position of the deck: deal the positions themselves.
     positions = tuple(str(i) for i in range(len(pack)))
