@@ -168,6 +168,34 @@ def test_the_install_step_keeps_a_current_build_and_skips_when_told_pure(tmp_pat
     assert not (tmp_path / "pure").exists()
 
 
+@pytest.mark.slow
+def test_a_regular_install_carries_its_build_steps_answer_inside_the_package(tmp_path: Path) -> None:
+    """The wheel that ``pip install .`` (and the image) installs, built by pip from a copy of the project with a
+    failing ``CC``: the build step still lets it build, the package carries the reason in
+    ``engine/_compiled/manifest.json``, and the wheel is tagged for this platform, never ``py3-none-any``."""
+    import zipfile
+
+    src = tmp_path / "src"
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "_compiled")
+    src.mkdir()
+    for name in ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md"):
+        shutil.copy2(ROOT / name, src / name)
+    for name in ("engine", "bots", "service"):
+        shutil.copytree(ROOT / name, src / name, ignore=ignore)
+    (src / "tools").mkdir()
+    shutil.copy2(BUILD_TOOL, src / "tools" / BUILD_TOOL.name)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("FIVE_HUNDRED_ENGINE")} | {"CC": "/bin/false"}
+    result = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path / "dist"),
+                             str(src)], env=env, capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    (wheel,) = (tmp_path / "dist").glob("*.whl")
+    assert not wheel.name.endswith("py3-none-any.whl"), wheel.name
+    with zipfile.ZipFile(wheel) as archive:
+        manifest = json.loads(archive.read(f"engine/{_native.INSTALLED_BUILD}/{_native.MANIFEST}"))
+        assert "engine/game.py" in archive.namelist()
+    assert manifest["failed"].startswith("the C compiler (/bin/false) cannot compile"), manifest
+
+
 def test_an_installed_package_finds_its_own_build(tmp_path: Path) -> None:
     """A regular install carries its build inside the package (``engine/_compiled``); a checkout's is beside it."""
     package = _copy_sources(tmp_path)
