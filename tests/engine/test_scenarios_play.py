@@ -324,3 +324,32 @@ def test_T43_A9_void_follower_may_still_play_the_joker_after_all_suits_led():
     assert "JK" in legal_cards(state) and play_reason(state, "JK") is None
     state, events = play(state, "JK", None, None)
     assert of_type(events, TrickWon)[0].seat == E
+
+
+# ------------------------------------------------------------------------------ the legal-plays memo
+
+
+def test_a_play_is_checked_unless_it_is_one_of_the_legal_plays_just_answered_for_that_very_state():
+    """apply_move skips the check only for a move equal to one of the legal plays answered for the same state
+    object (engine/play.py's memo): a move added to the returned list is still refused, an equal state from
+    the wire is checked in full, and both give the same answers."""
+    import msgspec
+
+    from engine import IllegalMove, apply_move
+
+    hands = {N: ["9D"], E: ["7D", "AS", "KC"]}
+    state = setup(opts(), hands, "6H", N, voids={E: "D"})
+    state, _ = play(state, "9D")
+    moves = legal_moves(state)
+    assert [m.card for m in moves if isinstance(m, Play)] == ["7D"]
+    moves.append(Play(seat=E, card="AS"))  # the caller's list is its own: the memo kept a copy
+    with pytest.raises(IllegalMove) as refused:
+        apply_move(state, moves[-1])
+    assert refused.value.rejection.reason == "MUST_FOLLOW_SUIT"
+    with pytest.raises(IllegalMove):
+        apply_move(state, Play(seat=E, card="KC"))
+    wire = msgspec.msgpack.decode(msgspec.msgpack.encode(state), type=GameState)
+    assert wire == state and wire is not state
+    assert apply_move(wire, Play(seat=E, card="7D")) == apply_move(state, moves[0])
+    with pytest.raises(IllegalMove):
+        apply_move(wire, Play(seat=E, card="AS"))
