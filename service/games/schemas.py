@@ -13,7 +13,6 @@ from msgspec import Meta
 from engine import Event, Move, SeatView
 from engine.model import Phase
 from engine.reasons import Reason, ReasonKind
-from service.referee.codes import ProblemCode
 from service.referee.schemas import (
     DeckOrders,
     DiscardChoice,
@@ -25,6 +24,7 @@ from service.referee.schemas import (
     Seed,
     Snapshot,
 )
+from service.web.codes import ProblemCode
 
 #: A view a request may ask for: a seat number (an integer, as seats are everywhere) or ``null``, the public view
 #: (what every spectator may know), as ``seat: null`` is everywhere else. One JSON type (or null), so that every
@@ -304,7 +304,7 @@ class RulesCatalogue(msgspec.Struct, frozen=True, kw_only=True):
     decisions: list[Decision]
     #: Every reason a move may be refused for, from engine/reasons.py.
     reasons: list[ReasonInfo]
-    #: Every problem code an error response may carry, from service/referee/codes.py.
+    #: Every problem code an error response may carry, from service/web/codes.py.
     problem_codes: list[ProblemCodeInfo]
     language: str
     languages: list[LanguageInfo]
