@@ -19,6 +19,7 @@ from msgspec import Meta
 
 from engine import PRESETS, DiscardChoices, Move, Options
 from engine.cards import build_pack
+from service.web.problems import DiscardChoice
 
 # Litestar drops a ``minimum`` of 0 from the document (it tests bounds for truthiness); ``extra`` restores it.
 _MINIMUM_ZERO = {"extra": {"minimum": 0}}
@@ -108,14 +109,6 @@ DeckOrders = Annotated[list[Annotated[list[Card], Meta(max_length=LARGEST_PACK)]
         f"pack, the first card dealt first, so at most {LARGEST_PACK} cards, the largest pack: six players "
         "with a six-card kitty), for duplicate tournaments, puzzles and tests; later hands are dealt from "
         "the seed."))]
-
-
-class DiscardChoice(msgspec.Struct, frozen=True, kw_only=True):
-    """The exchange's legal discards in a compact form: choose any ``count`` of ``cards`` (the seat's hand, in
-    pack order). Every such choice is legal, listed in pack order it is exactly a move of ``legal_moves``."""
-
-    cards: list[str]
-    count: int
 
 
 def discard_choice(moves: Sequence[Move]) -> DiscardChoice | None:

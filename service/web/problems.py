@@ -17,14 +17,21 @@ from litestar.types import HTTPResponseBodyEvent, HTTPResponseStartEvent, Send
 from engine import Move
 from engine.reasons import Reason
 from service.i18n import problem_texts
-from service.referee.schemas import DiscardChoice
 from service.web.codes import ProblemCode
 
-__all__ = ["PROBLEM_BASE", "PROBLEM_MEDIA_TYPE", "Problem", "ProblemDetails", "make_problem", "problem_type",
-           "send_problem"]
+__all__ = ["PROBLEM_BASE", "PROBLEM_MEDIA_TYPE", "DiscardChoice", "Problem", "ProblemDetails", "make_problem",
+           "problem_type", "send_problem"]
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
 PROBLEM_BASE = "https://fivehundred.dev/problems/"
+
+
+class DiscardChoice(msgspec.Struct, frozen=True, kw_only=True):
+    """The exchange's legal discards in a compact form: choose any ``count`` of ``cards`` (the seat's hand, in
+    pack order). Every such choice is legal, listed in pack order it is exactly a move of ``legal_moves``."""
+
+    cards: list[str]
+    count: int
 
 
 class ProblemDetails(msgspec.Struct, kw_only=True, omit_defaults=True):
