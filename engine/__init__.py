@@ -25,7 +25,7 @@ from engine.game import (
     score_hand,
     to_act,
 )
-from engine.integrity import integrity_problems
+from engine.integrity import integrity_problems, structure_problems
 from engine.model import (
     AnswerRedeal,
     Bid,
@@ -60,5 +60,5 @@ __all__ = [
     "ProposeRedeal", "Reason", "Rejection", "SeatView", "apply_move", "bid_value", "check_move", "effective_suit",
     "integrity_problems", "judge_game", "kitty_size", "ladder", "legal_moves", "new_game", "option_catalogue",
     "pack_for", "parse_card", "partners", "public_view", "redact_events", "resolve_options", "score_hand",
-    "score_table_rows", "seat_view", "sides", "to_act", "view",
+    "score_table_rows", "seat_view", "sides", "structure_problems", "to_act", "view",
 ]
