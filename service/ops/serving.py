@@ -27,7 +27,10 @@ environment variables in brackets):
   (``Retry-After: 1``, no body) and closed before any of it is read.
 
 Behind a proxy that already enforces timeouts (deploy/nginx.conf) these are a backstop; on their own they are
-the protection. Everything else is uvicorn's protocol unchanged.
+the protection. Everything else is uvicorn's protocol unchanged. Both classes build on uvicorn's protocols'
+internals (the request cycle, the parser, the keep-alive timer, the upgrade checks), so a uvicorn upgrade may
+change what they rely on: tests/ops/test_serving.py and tests/api/test_h2c.py run them in real uvicorn
+processes and fail if it does.
 """
 
 from __future__ import annotations
