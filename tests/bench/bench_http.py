@@ -37,6 +37,9 @@ sitting, side by side. (``--http`` takes uvicorn's names, ``h11`` and ``httptool
 server when it is installed, or a protocol class: the served ``service.ops.serving:GuardedHttpToolsProtocol`` and
 ``service.ops.serving:GuardedH11Protocol``; uvicorn's own ``httptools`` loses the body of requests offering
 ``Upgrade: h2c``, see service/ops/serving.py.)
+Each figure comes with the server process's CPU time per request (user + system, from /proc): on a machine
+shared with other work the throughput follows the CPU the server is given, the CPU per request much less, so
+the ratios are printed both ways (by CPU: the inverse ratio of the CPU each request costs).
 The load generator is ``wrk`` when it is installed (this script installs nothing), else a
 small asyncio keep-alive generator in Python (which can itself be the bottleneck on very fast endpoints: prefer
 wrk).
@@ -221,7 +224,8 @@ def run_wrk(url: str, bodies: list[bytes] | None, seconds: float, connections: i
         assert m is not None, out
         return float(m.group(1)) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[m.group(2)]
 
-    return {"rps": rps, "p50_ms": pct("50"), "p99_ms": pct("99")}
+    count = int(re.search(r"(\d+) requests in", out).group(1))  # type: ignore[union-attr]
+    return {"rps": rps, "p50_ms": pct("50"), "p99_ms": pct("99"), "count": count}
 
 
 async def _python_load(host: str, port: int, requests: list[bytes], seconds: float,
@@ -255,7 +259,7 @@ async def _python_load(host: str, port: int, requests: list[bytes], seconds: flo
         raise SystemExit(f"{bad} responses were not 2xx: the benchmark is not measuring what it claims")
     latencies.sort()
     return {"rps": len(latencies) / elapsed, "p50_ms": latencies[len(latencies) // 2] * 1000,
-            "p99_ms": latencies[int(len(latencies) * 0.99)] * 1000}
+            "p99_ms": latencies[int(len(latencies) * 0.99)] * 1000, "count": len(latencies)}
 
 
 def run_python(port: int, path: str, bodies: list[bytes] | None, seconds: float,
@@ -279,7 +283,29 @@ def _combine(rounds: list[dict[str, float]]) -> dict[str, float]:
         return values[len(values) // 2]
 
     return {"rps": sum(r["rps"] for r in rounds) / len(rounds), "p50_ms": median("p50_ms"),
-            "p99_ms": median("p99_ms")}
+            "p99_ms": median("p99_ms"),
+            "cpu_us": sum(r["cpu_s"] for r in rounds) / max(1, sum(r["count"] for r in rounds)) * 1e6}
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time so far of process ``pid`` and its descendants (granian serves from a child
+    process), all threads included (Linux)."""
+    parents: dict[int, int] = {}
+    ticks: dict[int, int] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # gone meanwhile
+        child = int(stat.parent.name)
+        parents[child] = int(fields[1])
+        ticks[child] = int(fields[11]) + int(fields[12])
+    total, todo = 0, [pid]
+    while todo:
+        p = todo.pop()
+        total += ticks.get(p, 0)
+        todo += [c for c, parent in parents.items() if parent == p]
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 def main() -> None:
@@ -354,10 +380,15 @@ def main() -> None:
             port = _free_port()
             echo = (port, start_server(port, key, "httptools", factory="tests.bench.echo_app:create_app"))
 
-        def measure(port: int, path: str, pool: list[bytes] | None, seconds: float) -> dict[str, float]:
+        def measure(port: int, path: str, pool: list[bytes] | None, seconds: float,
+                    pid: int | None = None) -> dict[str, float]:
+            before = cpu_seconds(pid) if pid is not None else 0.0
             if generator == "wrk":
-                return run_wrk(f"http://127.0.0.1:{port}{path}", pool, seconds, args.connections)
-            return run_python(port, path, pool, seconds, args.connections)
+                got = run_wrk(f"http://127.0.0.1:{port}{path}", pool, seconds, args.connections)
+            else:
+                got = run_python(port, path, pool, seconds, args.connections)
+            got["cpu_s"] = cpu_seconds(pid) - before if pid is not None else 0.0
+            return got
 
         for protocol, (port, _) in servers.items():
             measure(port, "/v1/games/apply", pools[setups[protocol][0]][0], 2)  # warm-up: first-request costs
@@ -371,11 +402,13 @@ def main() -> None:
 
         rounds: dict[tuple[str, str], list[dict[str, float]]] = {}
         for _ in range(args.rounds):
-            for protocol, (port, _) in servers.items():
+            for protocol, (port, proc) in servers.items():
                 for name, (path, pool) in scenarios(protocol).items():
-                    rounds.setdefault((protocol, name), []).append(measure(port, path, pool, slice_seconds))
+                    rounds.setdefault((protocol, name), []).append(measure(port, path, pool, slice_seconds,
+                                                                           proc.pid))
             if echo is not None:
-                rounds.setdefault((ECHO, "echo"), []).append(measure(echo[0], "/echo", bodies, slice_seconds))
+                rounds.setdefault((ECHO, "echo"), []).append(measure(echo[0], "/echo", bodies, slice_seconds,
+                                                                     echo[1].pid))
             if args.sessions:
                 port, proc = servers[protocols[0]]
                 _pin(CLIENT_CPU)()  # the Python generator runs in this process
@@ -385,7 +418,8 @@ def main() -> None:
                                                                 redis, proc.pid))
                 for name, figures in (("py-apply", applied), ("py-session", moves)):
                     rounds.setdefault((protocols[0], name), []).append(
-                        {"rps": figures.rps, "p50_ms": figures.pct(0.5), "p99_ms": figures.pct(0.99)})
+                        {"rps": figures.rps, "p50_ms": figures.pct(0.5), "p99_ms": figures.pct(0.99),
+                         "count": len(figures.latencies), "cpu_s": figures.server_cpu * figures.elapsed})
         for (label, name), figures in rounds.items():
             results.setdefault(label, {})[name] = _combine(figures)
     finally:
@@ -405,11 +439,10 @@ def main() -> None:
           f"server's {SNAPSHOT_CACHE_SIZE}-entry cache; snapshot size {sizes[0]}-{sizes[-1]} chars "
           f"(median {sizes[len(sizes) // 2]})")
     views = " +views" if args.views else ""
-    echo_rps = results[ECHO]["echo"]["rps"] if echo is not None else None
 
     def line(label: str, figures: dict[str, float], unit: str = "req/s") -> None:
         print(f"  {label:52s} {figures['rps']:8.0f} {unit}   p50 {figures['p50_ms']:7.2f} ms   "
-              f"p99 {figures['p99_ms']:7.2f} ms")
+              f"p99 {figures['p99_ms']:7.2f} ms   server CPU {figures['cpu_us']:6.0f} µs/req")
 
     for protocol in protocols:
         got = results[protocol]
@@ -419,16 +452,23 @@ def main() -> None:
         line(f"(a)  POST /v1/games/apply{views}, warm", got["warm"])
         line(f"(a') POST /v1/games/apply{views}, cold", got["cold"])
         line(f"(b)  GET {trivial}", got["plain"])
-        warm, cold, plain = got["warm"]["rps"], got["cold"]["rps"], got["plain"]["rps"]
-        ratios = f"  cold/warm (a')/(a): {cold / warm:.0%}   (a)/(b): {warm / plain:.0%}   (a')/(b): {cold / plain:.0%}"
-        if echo_rps is not None:
-            ratios += f"   warm/echo (a)/(e): {warm / echo_rps:.0%}   cold/echo (a')/(e): {cold / echo_rps:.0%}"
-        print(ratios)
+        for basis, key, invert in (("throughput", "rps", False), ("server CPU per request", "cpu_us", True)):
+            def rate(figures: dict[str, float], key: str = key, invert: bool = invert) -> float:
+                return 1 / figures[key] if invert else figures[key]
+
+            warm, cold, plain = rate(got["warm"]), rate(got["cold"]), rate(got["plain"])
+            ratios = (f"  by {basis}: cold/warm (a')/(a) {cold / warm:.0%}   (a)/(b) {warm / plain:.0%}   "
+                      f"(a')/(b) {cold / plain:.0%}")
+            if echo is not None:
+                echoed = rate(results[ECHO]["echo"])
+                ratios += f"   warm/echo (a)/(e) {warm / echoed:.0%}   cold/echo (a')/(e) {cold / echoed:.0%}"
+            print(ratios)
         if "py-session" in got:
             print("  the same server with Redis, Python generator (like with like):")
             line("(a)  POST /v1/games/apply, warm", got["py-apply"])
             line("(s)  POST /v1/sessions/{id}/moves via Redis (If-Match)", got["py-session"], "moves/s")
-            print(f"  session/apply (s)/(a): {got['py-session']['rps'] / got['py-apply']['rps']:.0%}")
+            print(f"  session/apply (s)/(a): by throughput {got['py-session']['rps'] / got['py-apply']['rps']:.0%},"
+                  f" by server CPU per request {got['py-apply']['cpu_us'] / got['py-session']['cpu_us']:.0%}")
     if echo is not None:
         print("bare Litestar + msgspec echo (tests/bench/echo_app.py), uvicorn --http httptools:")
         line("(e)  POST /echo, the warm pool's bodies", results[ECHO]["echo"])
