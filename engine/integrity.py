@@ -63,12 +63,37 @@ MAX_HAND_NUMBER = 1_000_000
 MAX_SCORE = 10_000_000
 _PHASES = frozenset({"auction", "redeal_answer", "call", "exchange", "nominate", "play", "game_over"})
 _SETUP = ("call", "exchange", "nominate")
-_SUIT_SET = frozenset(SUITS)
+_SUIT_CHARS = "".join(SUITS)
 
 
 @lru_cache(maxsize=64)
 def _sorted_pack(pack: tuple[str, ...]) -> list[str]:
     return sorted(pack)
+
+
+class _Facts:
+    """What the checks need of a (valid) option set, computed once per option set."""
+
+    __slots__ = ("kitty_size", "pack", "pack_set", "sides", "sorted_pack")
+
+    def __init__(self, opts: Options) -> None:
+        self.pack = pack_for(opts)
+        self.pack_set = frozenset(self.pack)
+        self.sorted_pack = _sorted_pack(self.pack)
+        self.kitty_size = kitty_size(opts)
+        self.sides = len(sides(opts))
+
+
+_FACTS: dict[Options, _Facts] = {}
+
+
+def _facts(opts: Options) -> _Facts:
+    found = _FACTS.get(opts)
+    if found is None:
+        if len(_FACTS) >= 256:
+            _FACTS.clear()
+        found = _FACTS[opts] = _Facts(opts)
+    return found
 
 
 def structure_problems(state: GameState) -> list[str]:
@@ -143,6 +168,7 @@ def _structure_problems(state: GameState) -> list[str]:
     shape = _shape_problems(state, n)
     if shape:
         return problems + shape
+    facts = _facts(opts)
     if not 0 <= state.seed < 2**64:
         problems.append("seed out of range")
     if not 0 <= state.hand_number <= MAX_HAND_NUMBER:
@@ -155,8 +181,8 @@ def _structure_problems(state: GameState) -> list[str]:
         problems.append(f"to_act {state.to_act} is not a seat")
     if (state.to_act is None) != (state.phase == "game_over"):
         problems.append("exactly a finished game has no seat to act")
-    if len(state.scores) != len(sides(opts)):
-        problems.append(f"{len(state.scores)} scores for {len(sides(opts))} sides")
+    if len(state.scores) != facts.sides:
+        problems.append(f"{len(state.scores)} scores for {facts.sides} sides")
     if any(s % 10 or abs(s) > MAX_SCORE for s in state.scores):
         problems.append(f"a score is not a multiple of 10 within ±{MAX_SCORE}")
     for name in ("viewed", "passed"):
@@ -164,23 +190,21 @@ def _structure_problems(state: GameState) -> list[str]:
             problems.append(f"{name} has {len(getattr(state, name))} entries for {n} players")
     if problems:
         return problems
-    pack = pack_for(opts)
-    sorted_pack = _sorted_pack(pack)
     for name in ("deck_orders", "dealt_decks"):
         for i, d in enumerate(getattr(state, name)):
-            if sorted(d) != sorted_pack:
+            if sorted(d) != facts.sorted_pack:
                 problems.append(f"{name}[{i}] is not a permutation of the pack")
     # At most one dealt deck per hand so far (a snapshot carries none: the sealer leaves them out).
     if len(state.dealt_decks) > state.hand_number + 1:
         problems.append(f"dealt_decks has {len(state.dealt_decks)} entries at hand {state.hand_number}")
-    problems += _card_problems(state, pack, sorted_pack)
+    problems += _card_problems(state, facts)
     problems += _history_problems(state)
     if problems:
         return problems
-    return _hand_problems(state)
+    return _hand_problems(state, facts)
 
 
-def _hand_problems(state: GameState) -> list[str]:
+def _hand_problems(state: GameState, facts: _Facts) -> list[str]:
     """The current hand's fields: seats, bids and cards of this game, the contract where the phase needs one,
     the hands making a deal with the cards played, and in the play the order of the tricks and the turn."""
     opts = state.options
@@ -217,16 +241,16 @@ def _hand_problems(state: GameState) -> list[str]:
             out.append("the contract is not a bid by a seat")
         elif not all(_is_int(s) and 0 <= s < n for s in (*c.sitting_out, *c.chosen_partners)):
             out.append("the contract names seats that do not exist")
-        elif c.called_card is not None and c.called_card not in pack_index(opts):
+        elif c.called_card is not None and c.called_card not in facts.pack_set:
             out.append(f"the called card {c.called_card!r} is not in the pack")
     for card, suit in state.nominations:
-        if card not in pack_index(opts) or (suit is not None and suit not in SUITS):
+        if card not in facts.pack_set or (suit is not None and suit not in SUITS):
             out.append(f"the nomination of {card!r} as {suit!r} is not of a card of the pack to a suit")
     if out:
         return out
     kitty = state.kitty if state.kitty else state.discards
-    if len(kitty) != kitty_size(opts):
-        return [f"the kitty (or the discards) holds {len(kitty)} cards, not {kitty_size(opts)}"]
+    if len(kitty) != facts.kitty_size:
+        return [f"the kitty (or the discards) holds {len(kitty)} cards, not {facts.kitty_size}"]
     if phase == "play":
         return _play_problems(state)
     if phase in _SETUP and (state.tricks or state.trick is not None):
@@ -262,20 +286,23 @@ def _play_problems(state: GameState) -> list[str]:
         return [f"to_act {state.to_act} is not a seat playing this hand"]
     trick = state.trick
     counts = [0] * n
-    last = len(tricks) - 1
-    for i, t in enumerate((*tricks, *((trick,) if trick is not None else ()))):
+    winner: int | None = None
+    for i, t in enumerate(tricks if trick is None else (*tricks, trick)):
         if t.leader not in active:
             return [f"trick {i + 1} is led by seat {t.leader!r}, not a seat playing this hand"]
         if t.nominate is not None and t.nominate not in SUITS:
             return [f"trick {i + 1} nominates {t.nominate!r}, not a suit"]
-    for i, t in enumerate(tricks):
-        winner = t.winner
-        if len(t.cards) != size or winner not in active:
+        if i and t.leader != winner:
+            return [f"trick {i + 1} is not led by the winner of trick {i}"]
+        if t is trick:
+            break
+        won = t.winner
+        if won is None or len(t.cards) != size or won not in active:
             return [f"trick {i + 1} is not complete or not won by a seat playing, yet another follows it"]
-        following = tricks[i + 1].leader if i < last else trick.leader if trick is not None else state.to_act
-        if following != winner:
-            return [f"trick {i + 2} is not led by the winner of trick {i + 1}"]
-        counts[winner] += 1
+        counts[won] += 1
+        winner = won
+    if tricks and trick is None and state.to_act != winner:
+        return [f"to_act {state.to_act} is not the winner of the last trick"]
     if list(state.tricks_won) != counts:
         return ["tricks_won is not the count of the tricks each seat won"]
     in_trick: list[int] = []
@@ -310,10 +337,10 @@ def _shape_problems(state: GameState, n: int) -> list[str]:
     for name in ("raising", "kitty_shown"):
         if type(getattr(state, name)) is not bool:
             out.append(f"{name} is not true or false")
-    if type(state.suits_led) is not str or not set(state.suits_led) <= _SUIT_SET:
+    if type(state.suits_led) is not str or state.suits_led.strip(_SUIT_CHARS):
         out.append("suits_led is not a string of suits")
     if type(state.shown_void) is not tuple or not all(
-            type(v) is str and set(v) <= _SUIT_SET for v in state.shown_void):
+            type(v) is str and not v.strip(_SUIT_CHARS) for v in state.shown_void):
         out.append("shown_void is not a string of suits per seat")
     if type(state.tricks_won) is not tuple or not all(type(k) is int for k in state.tricks_won):
         out.append("tricks_won are not counts")
@@ -322,7 +349,7 @@ def _shape_problems(state: GameState, n: int) -> list[str]:
     return out
 
 
-def _card_problems(state: GameState, pack: tuple[str, ...], sorted_pack: list[str]) -> list[str]:
+def _card_problems(state: GameState, facts: _Facts) -> list[str]:
     """Every card exactly once, wherever it is."""
     problems: list[str] = []
     located: list[str] = [c for h in state.hands for c in h]
@@ -340,9 +367,10 @@ def _card_problems(state: GameState, pack: tuple[str, ...], sorted_pack: list[st
         located += t.cards
     if state.trick is not None:
         located += state.trick.cards
-    if sorted(located) != sorted_pack:  # one comparison for the common case; details only when it fails
+    pack_set = facts.pack_set
+    # As many cards as the pack and the same set: each exactly once (one test for the common case).
+    if len(located) != len(pack_set) or pack_set != frozenset(located):
         seen = Counter(located)
-        pack_set = set(pack)
         missing = sorted(pack_set - set(seen))
         extra = sorted(c for c in seen if c not in pack_set)
         doubled = sorted(c for c, k in seen.items() if k > 1)
