@@ -28,7 +28,7 @@ than that (measured: about one in 45,000 random completions) takes the next 8-by
 hidden cards around one seat's view.
 
 A sealer may keep a bounded cache of recent snapshots (``cache_size``): the exact string of a snapshot it opened
-(authenticated and checked) or sealed from a state the engine just produced (``remember=True``) maps
+with the full check or sealed from a state the engine just produced (``remember=True``) maps
 to that state, so a client sending the snapshot back skips decryption, decoding and the integrity check. This is
 sound because the cache key is the whole authenticated string: an equal string can only hold that same state.
 
@@ -212,23 +212,22 @@ class Sealer:
         self._seal = AESGCM(keys[0])
         self._open = {key_id(k): AESGCM(k) for k in keys}
         self._cache_size = cache_size
-        #: snapshot -> (state, replayed): ``replayed`` when the engine produced the state here or the full
-        #: integrity check passed it; else only the structural check did.
-        self._cache: OrderedDict[str, tuple[GameState, bool]] = OrderedDict()
+        #: snapshot -> a state the engine produced here or the full integrity check passed.
+        self._cache: OrderedDict[str, GameState] = OrderedDict()
         self._cache_lock = threading.Lock()
 
-    def _remember(self, snapshot: str, state: GameState, replayed: bool) -> None:
+    def _remember(self, snapshot: str, state: GameState) -> None:
         with self._cache_lock:
-            self._cache[snapshot] = (state, replayed)
+            self._cache[snapshot] = state
             if len(self._cache) > self._cache_size:
                 self._cache.popitem(last=False)
 
-    def _recall(self, snapshot: str) -> tuple[GameState, bool] | None:
+    def _recall(self, snapshot: str) -> GameState | None:
         with self._cache_lock:
-            found = self._cache.get(snapshot)
-            if found is not None:
+            state = self._cache.get(snapshot)
+            if state is not None:
                 self._cache.move_to_end(snapshot)
-            return found
+            return state
 
     @staticmethod
     def generate_key() -> bytes:
@@ -248,7 +247,7 @@ class Sealer:
         body = self._seal.encrypt(nonce, _padded(frame, sealed_length(state)), aad)
         snapshot = f"{VERSION}.{self._seal_id}.{_b64e(nonce + body)}"
         if remember and self._cache_size:
-            self._remember(snapshot, state, True)
+            self._remember(snapshot, state)
         return snapshot
 
     def open(self, snapshot: str, *, replay: bool = False) -> GameState:
@@ -262,11 +261,7 @@ class Sealer:
         if not isinstance(snapshot, str) or len(snapshot) > MAX_SNAPSHOT_CHARS:
             raise SnapshotError("SNAPSHOT_MALFORMED", "the snapshot is not a string of a plausible size")
         if self._cache_size and (cached := self._recall(snapshot)) is not None:
-            state, replayed = cached
-            if replay and not replayed:
-                _refuse_if_broken(state)
-                self._remember(snapshot, state, True)
-            return state
+            return cached
         parts = snapshot.split(".")
         if len(parts) != 3:
             raise SnapshotError("SNAPSHOT_MALFORMED", "a snapshot has three dot-separated parts")
@@ -306,8 +301,10 @@ class Sealer:
         problems = integrity_problems(state) if replay else structure_problems(state)
         if problems:
             raise SnapshotError("SNAPSHOT_CORRUPT", "the snapshot's state is inconsistent: " + "; ".join(problems))
-        if self._cache_size:
-            self._remember(snapshot, state, replay)
+        if replay and self._cache_size:
+            # Only fully checked states are kept. A snapshot opened with the structural check is usually
+            # another replica's, sent once: the state the move makes of it is kept (sealed here) instead.
+            self._remember(snapshot, state)
         return state
 
     def acting_on(self, snapshot: str) -> Guard:

@@ -12,11 +12,13 @@ pinned to CPU 1, both on the loopback interface, with HTTP/1.1 keep-alive connec
 ``--seconds`` each, taking turns in ``--rounds`` slices (so that other load on the machine weighs on all alike):
 
 (a) ``POST /v1/games/apply`` with a legal move on mid-game four-player snapshots: a pool of (snapshot, move)
-    pairs from several seeded games, rotated (the API is stateless, so each pair can be replayed forever).
-    The server keeps recent snapshots in a cache (service/referee/snapshots.py), so this is the *warm* case: a client
-    sending back the snapshot this replica just gave it, as in sequential play on one replica;
-(a') the same with every snapshot new to the server (each state resealed under fresh nonces into a pool
-    larger than the cache): the *cold* case, e.g. many replicas without sticky routing;
+    pairs from several seeded games, rotated (the API is stateless, so each pair can be replayed forever), each
+    snapshot sealed by the server under test (the answer to the move before it). The server keeps the snapshots
+    it seals in a cache (service/referee/snapshots.py), so this is the *warm* case: a client sending back the
+    snapshot this replica just gave it, as in sequential play on one replica;
+(a') the same states sealed by this script under the server's key, every snapshot new to the server (each
+    state resealed under fresh nonces into a pool larger than the cache): the *cold* case, another replica's
+    snapshot, as behind a load balancer;
 (b) ``GET --trivial-path``, by default ``/healthz``: the liveness probe, which checks nothing and answers
     ``{"status": "ok"}``, through the same middleware stack (request ids and access log, metrics, in-flight
     tracking) as every other request.
@@ -136,9 +138,8 @@ def status_of(port: int, path: str) -> int:
 # --------------------------------------------------------------------------------------------- the pool
 
 
-def apply_bodies(sealer: Sealer, games: int, with_views: bool, copies: int = 1) -> list[bytes]:
-    """Request bodies: mid-game four-player snapshots (tricks 2 to 8 of a hand) and one legal move each;
-    ``copies`` distinct snapshots of each state (sealing twice gives different strings)."""
+def apply_pairs(games: int) -> list[tuple[Any, Any]]:
+    """Mid-game four-player states (tricks 2 to 8 of a hand) of seeded random games, one legal move each."""
     rng = random.Random(500)
     pairs: list[tuple[Any, Any]] = []
     for seed in range(games):
@@ -150,6 +151,13 @@ def apply_bodies(sealer: Sealer, games: int, with_views: bool, copies: int = 1) 
             if state.phase == "play" and 2 <= len(state.tricks) <= 8 and rng.random() < 0.3:
                 pairs.append((state, rng.choice(moves)))
             state, _ = apply_move(state, rng.choice(moves))
+    return pairs
+
+
+def apply_bodies(sealer: Sealer, games: int, with_views: bool, copies: int = 1) -> list[bytes]:
+    """Request bodies: :func:`apply_pairs` sealed by ``sealer`` (so new to the server: the cold pool); ``copies``
+    distinct snapshots of each state (sealing twice gives different strings)."""
+    pairs = apply_pairs(games)
     bodies: list[bytes] = []
     for _ in range(copies):
         for state, move in pairs:
@@ -182,11 +190,33 @@ def tree_bodies(tree: Path, key: bytes, games: int, views: bool, copies: int) ->
     """:func:`apply_bodies` computed by ``tree``'s own engine and sealer: the same games, states and moves."""
     import inspect
 
-    code = _TREE_POOL.format(source=inspect.getsource(apply_bodies).replace("sealer: Sealer", "sealer: Any"),
+    source = inspect.getsource(apply_pairs) + "\n\n" + inspect.getsource(apply_bodies)
+    code = _TREE_POOL.format(source=source.replace("sealer: Sealer", "sealer: Any"),
                              key=base64.b64encode(key).decode(), games=games, views=views, copies=copies)
     env = dict(os.environ, PYTHONPATH=str(tree))
     out = subprocess.run([sys.executable, "-c", code], cwd=tree, env=env, check=True, capture_output=True).stdout
     return list(msgspec.msgpack.decode(out, type=list[bytes]))
+
+
+def served_pool(port: int, pool: list[bytes], games: int, with_views: bool) -> list[bytes]:
+    """The warm pool: each body of ``pool`` (:func:`apply_bodies`' order) applied once by the server under test,
+    and the snapshot it answers (sealed, and kept in its cache, by that server) with a legal move of the state it
+    holds. This is the warm case: a client sending back the snapshot this replica just gave it."""
+    rng = random.Random(501)
+    out: list[bytes] = []
+    for body, (state, move) in zip(pool, apply_pairs(games), strict=True):
+        after, _ = apply_move(state, move)
+        if after.to_act is None:
+            continue
+        request = urllib.request.Request(f"http://127.0.0.1:{port}/v1/games/apply", data=body,
+                                         headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=30) as response:
+            snapshot = json.loads(response.read())["snapshot"]
+        warm: dict[str, Any] = {"snapshot": snapshot, "move": msgspec.to_builtins(rng.choice(legal_moves(after)))}
+        if with_views:
+            warm["views"] = [str(after.to_act), "public"]
+        out.append(msgspec.json.encode(warm))
+    return out
 
 
 # ----------------------------------------------------------------------------------- load generators
@@ -365,6 +395,7 @@ def main() -> None:
         redis_proc, redis_port = bench_sessions.start_redis()
         redis = bench_sessions.Redis(host="127.0.0.1", port=redis_port)
     echo: tuple[int, subprocess.Popen[bytes]] | None = None
+    warm_pools: dict[str, list[bytes]] = {}
     try:
         for i, protocol in enumerate(protocols):
             port = _free_port()
@@ -376,6 +407,7 @@ def main() -> None:
             servers[protocol] = (port, start_server(port, key, implementation, tree, extra_env=extra))
             if status_of(port, trivial) != 200:
                 raise SystemExit(f"GET {trivial} does not answer 200: choose another --trivial-path")
+            warm_pools[protocol] = served_pool(port, pools[tree][0], args.games, args.views)
         if args.echo:
             port = _free_port()
             echo = (port, start_server(port, key, "httptools", factory="tests.bench.echo_app:create_app"))
@@ -391,14 +423,15 @@ def main() -> None:
             return got
 
         for protocol, (port, _) in servers.items():
-            measure(port, "/v1/games/apply", pools[setups[protocol][0]][0], 2)  # warm-up: first-request costs
+            measure(port, "/v1/games/apply", warm_pools[protocol], 2)  # warm-up: first-request costs
         if echo is not None:
             measure(echo[0], "/echo", bodies, 2)
         slice_seconds = max(1, round(args.seconds / args.rounds))
 
         def scenarios(protocol: str) -> dict[str, tuple[str, list[bytes] | None]]:
-            warm, cold = pools[setups[protocol][0]]
-            return {"warm": ("/v1/games/apply", warm), "cold": ("/v1/games/apply", cold), "plain": (trivial, None)}
+            cold = pools[setups[protocol][0]][1]
+            return {"warm": ("/v1/games/apply", warm_pools[protocol]), "cold": ("/v1/games/apply", cold),
+                    "plain": (trivial, None)}
 
         rounds: dict[tuple[str, str], list[dict[str, float]]] = {}
         for _ in range(args.rounds):
@@ -412,8 +445,8 @@ def main() -> None:
             if args.sessions:
                 port, proc = servers[protocols[0]]
                 _pin(CLIENT_CPU)()  # the Python generator runs in this process
-                applied = asyncio.run(bench_sessions.run_apply(port, bodies, slice_seconds, args.connections,
-                                                               proc.pid))
+                applied = asyncio.run(bench_sessions.run_apply(port, warm_pools[protocols[0]], slice_seconds,
+                                                               args.connections, proc.pid))
                 moves = asyncio.run(bench_sessions.run_sessions(port, slice_seconds, args.connections, False,
                                                                 redis, proc.pid))
                 for name, figures in (("py-apply", applied), ("py-session", moves)):
@@ -434,8 +467,9 @@ def main() -> None:
     print(f"generator: {generator}; {args.connections} connections; {args.rounds} rounds of "
           f"{max(1, round(args.seconds / args.rounds))} s per scenario; server on CPU {SERVER_CPU}, load on "
           f"CPU {CLIENT_CPU} of {cpus}")
-    print(f"apply pool: {len(bodies)} (snapshot, legal move) pairs from {args.games} games, warm; cold: "
-          f"{len(cold_bodies)} snapshots sealed by this script (another replica, same key), more than the "
+    print(f"apply pools: warm, {len(warm_pools[protocols[0]])} snapshots from {args.games} games, each sealed by the "
+          f"server under test, with a legal move; cold, {len(cold_bodies)} sealed by this script (another replica, "
+          f"same key), more than the "
           f"server's {SNAPSHOT_CACHE_SIZE}-entry cache; snapshot size {sizes[0]}-{sizes[-1]} chars "
           f"(median {sizes[len(sizes) // 2]})")
     views = " +views" if args.views else ""
