@@ -45,6 +45,8 @@ the ratios are printed both ways (by CPU: the inverse ratio of the CPU each requ
 The load generator is ``wrk`` when it is installed (this script installs nothing), else a
 small asyncio keep-alive generator in Python (which can itself be the bottleneck on very fast endpoints: prefer
 wrk).
+
+Current figures, each with its command, machine and engine: docs/BENCHMARKS.md.
 """
 
 from __future__ import annotations
@@ -58,7 +60,6 @@ import os
 import random
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -76,26 +77,13 @@ import msgspec  # noqa: E402
 from engine import Options, apply_move, legal_moves, new_game  # noqa: E402
 from service.app import SNAPSHOT_CACHE_SIZE  # noqa: E402
 from service.referee.snapshots import Sealer  # noqa: E402
+from tests.bench.processes import free_port, pin  # noqa: E402
 
 SERVER_CPU = 0
 CLIENT_CPU = 1
 
 
 # ------------------------------------------------------------------------------------------- the server
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _pin(cpu: int) -> Any:
-    def pin() -> None:
-        if hasattr(os, "sched_setaffinity") and cpu < (os.cpu_count() or 1):
-            os.sched_setaffinity(0, {cpu})
-
-    return pin
 
 
 SERVED = "service.ops.serving:GuardedHttpToolsProtocol"
@@ -113,7 +101,7 @@ def start_server(port: int, key: bytes, http: str = SERVED, tree: Path = ROOT, f
         cmd = [str(granian), "--interface", "asgi", "--factory", "--host", "127.0.0.1", "--port", str(port),
                "--workers", "1", "--no-ws", "--no-access-log", "--log-level", "warning", factory]
     env["PYTHONPATH"] = str(tree) + os.pathsep + env.get("PYTHONPATH", "")
-    proc = subprocess.Popen(cmd, cwd=tree, env=env, preexec_fn=_pin(SERVER_CPU))
+    proc = subprocess.Popen(cmd, cwd=tree, env=env, preexec_fn=pin(SERVER_CPU, die_with_script=False))
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         try:
@@ -242,7 +230,7 @@ def run_wrk(url: str, bodies: list[bytes] | None, seconds: float, connections: i
             script.write_text("")
         out = subprocess.run(
             [wrk, "-t1", f"-c{connections}", f"-d{int(seconds)}s", "--latency", "-s", str(script), url],
-            check=True, capture_output=True, text=True, preexec_fn=_pin(CLIENT_CPU)).stdout
+            check=True, capture_output=True, text=True, preexec_fn=pin(CLIENT_CPU, die_with_script=False)).stdout
     if "Non-2xx" in out or "Socket errors" in out:
         print(out)
         if "Non-2xx" in out:
@@ -299,7 +287,7 @@ def run_python(port: int, path: str, bodies: list[bytes] | None, seconds: float,
                      f"Content-Length: {len(b)}\r\n\r\n").encode() + b for b in bodies]
     else:
         requests = [f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode()]
-    _pin(CLIENT_CPU)()
+    pin(CLIENT_CPU, die_with_script=False)()
     return asyncio.run(_python_load("127.0.0.1", port, requests, seconds, connections))
 
 
@@ -390,15 +378,18 @@ def main() -> None:
     redis_proc: subprocess.Popen[bytes] | None = None
     redis: Any = None
     if args.sessions:
-        import bench_sessions
+        from redis import Redis
 
-        redis_proc, redis_port = bench_sessions.start_redis()
-        redis = bench_sessions.Redis(host="127.0.0.1", port=redis_port)
+        from tests.bench import bench_sessions
+        from tests.bench.processes import start_redis
+
+        redis_proc, redis_port = start_redis(CLIENT_CPU)
+        redis = Redis(host="127.0.0.1", port=redis_port)
     echo: tuple[int, subprocess.Popen[bytes]] | None = None
     warm_pools: dict[str, list[bytes]] = {}
     try:
         for i, protocol in enumerate(protocols):
-            port = _free_port()
+            port = free_port()
             tree, implementation = setups[protocol]
             extra = {}
             if args.sessions and i == 0:
@@ -409,7 +400,7 @@ def main() -> None:
                 raise SystemExit(f"GET {trivial} does not answer 200: choose another --trivial-path")
             warm_pools[protocol] = served_pool(port, pools[tree][0], args.games, args.views)
         if args.echo:
-            port = _free_port()
+            port = free_port()
             echo = (port, start_server(port, key, "httptools", factory="tests.bench.echo_app:create_app"))
 
         def measure(port: int, path: str, pool: list[bytes] | None, seconds: float,
@@ -444,7 +435,7 @@ def main() -> None:
                                                                      echo[1].pid))
             if args.sessions:
                 port, proc = servers[protocols[0]]
-                _pin(CLIENT_CPU)()  # the Python generator runs in this process
+                pin(CLIENT_CPU)()  # the Python generator runs in this process
                 applied = asyncio.run(bench_sessions.run_apply(port, warm_pools[protocols[0]], slice_seconds,
                                                                args.connections, proc.pid))
                 moves = asyncio.run(bench_sessions.run_sessions(port, slice_seconds, args.connections, False,

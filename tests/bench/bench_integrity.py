@@ -7,6 +7,8 @@ snapshot sealed by the service gets: another replica's included).
     .venv/bin/python tests/bench/bench_integrity.py --games 20
 
 The machine is shared and noisy: compare the ratios printed by one run.
+
+Current figures, each with its command, machine and engine: docs/BENCHMARKS.md.
 """
 
 from __future__ import annotations
