@@ -9,7 +9,8 @@ simulated client, loopback only) on CPU 1; redis-server shares CPU 1 with the ge
 has its core to itself. Scenarios, ``--seconds`` each after a short warm-up:
 
 (a)  ``POST /v1/games/apply`` with a legal move on mid-game four-player snapshots (tricks 2 to 8), a pool
-     rotated by every connection (warm: the service has seen these snapshots, as in play on one replica);
+     rotated by every connection (warm: each snapshot sealed by the service itself, its answer to the move
+     before, so kept in its cache, as in play on one replica; tests/bench/bench_http.py's pool);
 (b)  ``POST /v1/sessions/{id}/moves`` through Redis: each connection creates its own session and plays the
      legal moves of whoever is to act, in turn, with ``If-Match`` (a fresh session when its game ends;
      creations are not counted as moves).
@@ -151,25 +152,6 @@ class Figures:
 # --------------------------------------------------------------------------------- (a) stateless apply
 
 
-def apply_pool(sealer: Sealer, games: int = 6) -> list[bytes]:
-    """Mid-game four-player snapshots (tricks 2 to 8 of a hand), each with a legal move."""
-    rng = random.Random(500)
-    bodies = []
-    for seed in range(games):
-        state, _ = new_game(Options(), seed=seed)
-        taken = 0
-        for _ in range(2000):
-            if state.phase == "game_over" or taken >= 8:
-                break
-            moves = legal_moves(state)
-            if state.phase == "play" and 2 <= len(state.tricks) <= 8 and rng.random() < 0.3:
-                bodies.append(msgspec.json.encode({"snapshot": sealer.seal(state),
-                                                   "move": rng.choice(moves)}))
-                taken += 1
-            state, _ = apply_move(state, rng.choice(moves))
-    return bodies
-
-
 async def run_apply(port: int, pool: list[bytes], seconds: float, connections: int, server_pid: int) -> Figures:
     figures = Figures()
     start = asyncio.Event()
@@ -300,7 +282,6 @@ def main() -> None:
     args = parser.parse_args()
 
     key = Sealer.generate_key()
-    pool = apply_pool(Sealer([key]))
     redis_proc, redis_port = start_redis(CLIENT_CPU)
     redis = Redis(host=HOST, port=redis_port)
     env = {"SNAPSHOT_KEYS": base64.urlsafe_b64encode(key).rstrip(b"=").decode(), "LOG_LEVEL": "WARNING",
@@ -309,6 +290,10 @@ def main() -> None:
     pin(CLIENT_CPU)()
     try:
         server, port = start_service(FACTORY, env, args.http)
+        from tests.bench.bench_http import apply_bodies, served_pool
+
+        # Warm: each snapshot sealed by this server (its answer to the move before), so kept in its cache.
+        pool = served_pool(port, apply_bodies(Sealer([key]), 6, False), 6, False)
         try:
             asyncio.run(run_apply(port, pool, 2, args.connections, server.pid))  # warm-up
             applied = asyncio.run(run_apply(port, pool, args.seconds, args.connections, server.pid))
