@@ -34,7 +34,8 @@ from service.referee.snapshots import Sealer
 from service.sessions.api import SECURITY_SCHEMES, SessionsController
 from service.sessions.memory import MemoryStore
 from service.sessions.redis_store import RedisStore
-from service.sessions.service import SessionMetrics, SessionService, StreamTracker
+from service.sessions.service import SessionMetrics, SessionService
+from service.sessions.streams import StreamTracker
 from service.sessions.store import SessionStore, StoreUnavailable
 
 __all__ = ["MemoryStore", "RedisStore", "SessionMetrics", "SessionService", "SessionStore", "SessionsComponent",

@@ -30,7 +30,10 @@ from service.sessions.schemas import (
     SessionSnapshot,
     SessionState,
 )
-from service.sessions.service import MoveOutcome, SessionService, bearer_token, etag
+from service.sessions.headers import bearer_token
+from service.sessions.move_loop import MoveOutcome
+from service.sessions.problems import etag
+from service.sessions.service import SessionService
 from service.web.fastpath import FastAnswer, fast_route
 from service.web.openapi import SNAPSHOT_CODES, problem_responses, response_spec
 from service.web.struct_dto import StructDTO

@@ -16,7 +16,7 @@ from engine import GameState, Move, redact_events, view
 from service.games.examples import GAME, snapshot_placeholder
 from service.referee.schemas import resolved
 from service.sessions.schemas import MoveApplied, SessionCreated, SessionLegalMoves, SessionSnapshot, SessionState
-from service.sessions.service import event_frame
+from service.sessions.streams import event_frame
 from service.sessions.store import LoggedEvent
 
 _START: GameState = GAME["start"]

@@ -79,7 +79,9 @@ from engine.records import (
     replay_game,
 )
 from engine.rules import MISERE_BIDS
-from service.sessions.service import SessionService, bearer_token, etag
+from service.sessions.headers import bearer_token
+from service.sessions.problems import etag
+from service.sessions.service import SessionService
 from service.sessions.store import EVENTS_PER_READ, LOG_START, LoggedEvent
 from service.web.openapi import problem_responses, response_spec
 from service.web.problems import Problem
@@ -325,7 +327,7 @@ async def read_log(service: SessionService, session_id: str) -> list[LoggedEvent
 
 
 async def session_record(service: SessionService, session_id: str, token: str) -> SessionRecordResponse:
-    caller = await service._caller(session_id, token)  # noqa: SLF001 - the sessions' own authorization
+    caller = await service.caller(session_id, token)
     state, version = caller.record.state, caller.record.version
     log = [e for e in await read_log(service, session_id) if e.version <= version]
     if caller.seat is None:
