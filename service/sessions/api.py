@@ -25,10 +25,12 @@ from service.sessions.schemas import (
     CreateSessionRequest,
     MoveApplied,
     MoveRequest,
+    RawMoveRequest,
     SessionCreated,
     SessionLegalMoves,
     SessionSnapshot,
     SessionState,
+    decode_move_request,
 )
 from service.sessions.headers import bearer_token
 from service.sessions.move_loop import MoveOutcome
@@ -72,11 +74,19 @@ def move_headers(outcome: MoveOutcome) -> dict[str, str]:
     return headers
 
 
-async def _fast_move(scope: Scope, headers: Mapping[bytes, str], data: MoveRequest) -> FastAnswer:
+class MoveDTO(StructDTO[MoveRequest]):
+    """A session move's body: ``move.seat`` may be left out (:func:`decode_move_request`)."""
+
+    def decode_bytes(self, value: bytes) -> Any:
+        return decode_move_request(value)
+
+
+async def _fast_move(scope: Scope, headers: Mapping[bytes, str], data: RawMoveRequest) -> FastAnswer:
     """``applySessionMove`` on the fast route: the handler's own service call and headers."""
     service: SessionService = scope["app"].state.sessions.service
+    request = decode_move_request(b'{"move":%b}' % bytes(data.move))
     outcome = await service.move(scope["path_params"]["session_id"], bearer_token(headers.get(b"authorization")),
-                                 data.move, if_match=headers.get(b"if-match"),
+                                 request.move, if_match=headers.get(b"if-match"),
                                  idempotency_key=headers.get(b"idempotency-key"))
     return outcome.body, [(name.lower().encode(), value.encode()) for name, value in move_headers(outcome).items()]
 
@@ -141,11 +151,12 @@ class SessionsController(Controller):
         moves = await session_service.legal_moves(session_id, _token(request), seat)
         return Response(moves, headers={"ETag": etag(moves.version), **_NO_STORE})
 
-    @post("/{session_id:str}/moves", operation_id="applySessionMove", status_code=200, dto=StructDTO[MoveRequest],
+    @post("/{session_id:str}/moves", operation_id="applySessionMove", status_code=200, dto=MoveDTO,
           return_dto=None,
-          middleware=[fast_route(MoveRequest, _fast_move)],
+          middleware=[fast_route(RawMoveRequest, _fast_move)],
           summary="Make a move for the caller's seat",
-          description="One atomic compare-and-set on the session's version. `If-Match` makes a stale version "
+          description="The move's `seat` may be left out: the token fixes it (if given, it must be the "
+                      "token's seat, else 403 `WRONG_SEAT`). One atomic compare-and-set on the session's version. `If-Match` makes a stale version "
                       "a 409; `Idempotency-Key` makes a retry return the first answer (`Idempotent-Replayed: "
                       "true`) instead of applying twice: send one with every move, so that a retry after a "
                       "lost answer or a 503 `COMMIT_OUTCOME_UNKNOWN` is safe. Without `If-Match`, a move that "

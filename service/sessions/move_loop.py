@@ -26,6 +26,7 @@ cannot.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import time
@@ -40,7 +41,7 @@ from service.sessions.bot_turns import MOVE_ATTEMPTS, BotTurns
 from service.sessions.headers import idempotency_field, parse_if_match
 from service.sessions.memo import RecentRecords
 from service.sessions.problems import conflict, forbidden, not_found
-from service.sessions.schemas import MoveApplied
+from service.sessions.schemas import OWN_SEAT, MoveApplied
 from service.sessions.store import (
     Committed,
     Gone,
@@ -97,6 +98,8 @@ class MoveLoop:
         """
         arrived = time.monotonic()
         expected = parse_if_match(if_match)
+        if move.seat == OWN_SEAT:
+            move = msgspec.structs.replace(move, seat=await self._seat_of(session_id, token))
         # The record is kept per seat; the move names its seat, which must be the token's (checked below).
         field = None if idempotency_key is None else idempotency_field(move.seat, idempotency_key)
         fingerprint = b"" if field is None else hashlib.sha256(_MOVE_ENCODER.encode(move)).digest()
@@ -152,6 +155,20 @@ class MoveLoop:
             self.recent.remember(session_id, record)
         assert record is not None
         raise conflict(record.version, "the session kept changing; read it and try again", "busy")
+
+    async def _seat_of(self, session_id: str, token: str) -> int:
+        """The seat ``token`` acts for, for a move that names none: from the remembered record if it knows the
+        token (a token it no longer knows is caught by the compare-and-set), else from a fresh read."""
+        remembered = self.recent.get(session_id)
+        if remembered is not None:
+            with contextlib.suppress(Problem):
+                seat = role(remembered.auth, token)
+                if seat is not None:
+                    return seat
+        seat = role((await self.access.load(session_id)).record.auth, token)
+        if seat is None:
+            raise forbidden("the host token cannot make moves; use the seat's token", "host_moves")
+        return seat
 
     @staticmethod
     def _moved_since(seat_moved_ago: float | None, arrived: float) -> bool:

@@ -7,6 +7,7 @@ unchanged.
 from __future__ import annotations
 
 import msgspec
+from litestar.exceptions import ValidationException
 
 from bots import Level
 from engine import Event, Move, SeatView
@@ -21,9 +22,10 @@ from service.referee.schemas import (
     Seed,
     Snapshot,
 )
+from service.web.struct_dto import decode_request
 
-__all__ = ["CreateSessionRequest", "MoveApplied", "MoveRequest", "SessionCreated", "SessionLegalMoves",
-           "SessionSnapshot", "SessionState", "StreamEnd", "StreamEvent"]
+__all__ = ["CreateSessionRequest", "MoveApplied", "MoveRequest", "OWN_SEAT", "RawMoveRequest", "SessionCreated", "SessionLegalMoves",
+           "SessionSnapshot", "SessionState", "StreamEnd", "StreamEvent", "decode_move_request"]
 
 # ------------------------------------------------------------------------------------------------ requests
 
@@ -44,9 +46,40 @@ class CreateSessionRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unk
 
 
 class MoveRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """A move for the token's seat (``move.seat`` must be that seat)."""
+    """A move for the token's seat. ``move.seat`` may be left out (the token fixes the seat); if given, it must
+    be the token's seat (403 ``WRONG_SEAT``)."""
 
     move: Move
+
+
+class RawMoveRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A session move's body before its move is decoded (:func:`decode_move_request`)."""
+
+    move: msgspec.Raw
+
+
+#: The seat of a session move that named none: the token's (no JSON number decodes to it).
+OWN_SEAT = 1 << 64
+
+
+def _missing_seat(exc: ValidationException) -> bool:
+    extra = exc.extra
+    return (isinstance(extra, list) and len(extra) == 1 and extra[0].get("key") == "move"
+            and extra[0].get("message") == "Object missing required field `seat`")
+
+
+def decode_move_request(body: bytes) -> MoveRequest:
+    """A session move's body, strictly decoded; a move without ``seat`` gets :data:`OWN_SEAT` (the service puts
+    the token's seat there). Errors are those of any body (:func:`~service.web.struct_dto.decode_request`)."""
+    try:
+        return decode_request(MoveRequest, body)
+    except ValidationException as exc:
+        if not _missing_seat(exc):
+            raise
+    document = msgspec.json.decode(body)  # it is JSON: only the move's seat was missing
+    document["move"]["seat"] = 0
+    request = decode_request(MoveRequest, msgspec.json.encode(document))
+    return MoveRequest(move=msgspec.structs.replace(request.move, seat=OWN_SEAT))
 
 
 # ----------------------------------------------------------------------------------------------- responses
