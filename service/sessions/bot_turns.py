@@ -67,7 +67,7 @@ class BotTurns:
             for state, events in chain:
                 outcome = await self.store.commit(session_id, record, state, events)
                 if isinstance(outcome, Committed):
-                    record = SessionRecord(outcome.version, state, record.auth, outcome.tag)
+                    record = SessionRecord(outcome.version, state, record.auth, outcome.tag, record.table)
                     if self.metrics is not None:
                         self.metrics.move_applied()
                 elif isinstance(outcome, Conflict):

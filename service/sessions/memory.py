@@ -123,7 +123,7 @@ class MemoryStore:
 
     async def commit(self, session_id: str, base: SessionRecord, state: GameState, events: Sequence[Event],
                      idempotency: tuple[str, IdempotencyRecord] | None = None, *,
-                     seat: int | None = None) -> CommitOutcome:
+                     seat: int | None = None, table: bytes | None = None) -> CommitOutcome:
         s = self._live(session_id)
         if s is None:
             return Gone()
@@ -137,7 +137,8 @@ class MemoryStore:
         if seat is not None:
             s.moved[seat] = self._now()
         version = base.version + 1
-        s.record = SessionRecord(version, state, s.record.auth, new_tag())
+        s.record = SessionRecord(version, state, s.record.auth, new_tag(),
+                                 s.record.table if table is None else table)
         s.append(version, events)
         if idempotency is not None:
             s.idempotency[idempotency[0]] = idempotency[1]

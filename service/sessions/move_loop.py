@@ -135,7 +135,7 @@ class MoveLoop:
                 self.recent.forget(session_id)  # the store's answer was lost: read afresh next time
                 raise
             if isinstance(outcome, Committed):
-                committed = SessionRecord(outcome.version, state, record.auth, outcome.tag)
+                committed = SessionRecord(outcome.version, state, record.auth, outcome.tag, record.table)
                 self.recent.remember(session_id, committed)
                 if self.metrics is not None:
                     self.metrics.move_applied()

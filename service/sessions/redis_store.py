@@ -5,6 +5,7 @@ them in one cluster slot so that one script may touch them all):
 
 =========================  ===========================================================================
 ``<p>s:{<id>}``            hash: ``v`` (version), ``tag``, ``st`` (msgpack state), ``auth`` (token hashes),
+                           ``tb`` (the table's record: settings, spectators; absent: the defaults),
                            ``m<seat>`` (when that seat last moved, Redis's clock in microseconds)
 ``<p>s:{<id>}:log``        stream of the engine's events, entry id ``<version>-<index>``, field ``e`` (and
                            ``t``, the tag the change set, on each version's first entry)
@@ -88,21 +89,21 @@ from service.sessions.store import (
     new_tag,
 )
 
-#: KEYS: hash, log, idem, idemq. ARGV: ttl_ms, version, tag, state, auth, event... → 1 created, 0 id taken.
+#: KEYS: hash, log, idem, idemq. ARGV: ttl_ms, version, tag, state, auth, table, event... → 1 created, 0 id taken.
 CREATE_LUA = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('DEL', KEYS[2], KEYS[3], KEYS[4])
-redis.call('HSET', KEYS[1], 'v', ARGV[2], 'tag', ARGV[3], 'st', ARGV[4], 'auth', ARGV[5])
+redis.call('HSET', KEYS[1], 'v', ARGV[2], 'tag', ARGV[3], 'st', ARGV[4], 'auth', ARGV[5], 'tb', ARGV[6])
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
-for i = 6, #ARGV do
-  redis.call('XADD', KEYS[2], ARGV[2] .. '-' .. (i - 6), 'e', ARGV[i])
+for i = 7, #ARGV do
+  redis.call('XADD', KEYS[2], ARGV[2] .. '-' .. (i - 7), 'e', ARGV[i])
 end
-if #ARGV >= 6 then redis.call('PEXPIRE', KEYS[2], ARGV[1]) end
+if #ARGV >= 7 then redis.call('PEXPIRE', KEYS[2], ARGV[1]) end
 return 1
 """
 
 #: KEYS: hash, idem. ARGV: idempotency field ('' for none), the mover's seat ('' for none) → {v, tag, st, auth,
-#: record or nil, microseconds since that seat last moved or -1}, or nil when the session is gone. (No HMGET
+#: record or nil, microseconds since that seat last moved or -1, table or nil}, or nil when the session is gone. (No HMGET
 #: inside scripts: the top-level HMGET and EVALSHA counts in ``INFO commandstats`` are then exactly the round
 #: trips of reads and writes, which the benchmark reports.)
 LOAD_LUA = """
@@ -119,12 +120,13 @@ if ARGV[2] ~= '' then
   end
 end
 return {v, redis.call('HGET', KEYS[1], 'tag'), redis.call('HGET', KEYS[1], 'st'),
-        redis.call('HGET', KEYS[1], 'auth'), first, string.format('%.0f', ago)}
+        redis.call('HGET', KEYS[1], 'auth'), first, string.format('%.0f', ago), redis.call('HGET', KEYS[1], 'tb')}
 """
 
 #: The compare-and-set of a move. KEYS: hash, log, idem, idemq. ARGV: expected version, expected tag, ttl_ms, new state,
 #: new tag, idempotency field ('' for none), idempotency record, records kept, mover's seat ('' for none), the session's
-#: change channel, event... → {1, new version} | {2, v, tag, st, auth, microseconds since the mover last moved or -1}
+#: change channel, the new table ('' to keep it), event... → {1, new version} | {2, v, tag, st, auth, microseconds since
+#: the mover last moved or -1, table or nil}
 #: (the session moved on: its current record) | {3, first record} (the idempotency key was used) | {0} (the session is
 #: gone). The new tag is also stored with the version's first event (field ``t``), so that a commit whose answer was
 #: lost can be recognised later (:data:`RESOLVE_LUA`); ``m<seat>`` is when (Redis's clock, microseconds) that seat last
@@ -146,16 +148,18 @@ if v ~= ARGV[1] or tag ~= ARGV[2] then
     local moved = redis.call('HGET', KEYS[1], 'm' .. ARGV[9])
     if moved then ago = now_us - tonumber(moved) end
   end
-  return {2, v, tag, redis.call('HGET', KEYS[1], 'st'), redis.call('HGET', KEYS[1], 'auth'), string.format('%.0f', ago)}
+  return {2, v, tag, redis.call('HGET', KEYS[1], 'st'), redis.call('HGET', KEYS[1], 'auth'), string.format('%.0f', ago),
+          redis.call('HGET', KEYS[1], 'tb')}
 end
 local nv = tonumber(v) + 1
 redis.call('HSET', KEYS[1], 'v', nv, 'tag', ARGV[5], 'st', ARGV[4])
+if ARGV[11] ~= '' then redis.call('HSET', KEYS[1], 'tb', ARGV[11]) end
 if ARGV[9] ~= '' then redis.call('HSET', KEYS[1], 'm' .. ARGV[9], string.format('%.0f', now_us)) end
-for i = 11, #ARGV do
-  if i == 11 then
+for i = 12, #ARGV do
+  if i == 12 then
     redis.call('XADD', KEYS[2], nv .. '-0', 'e', ARGV[i], 't', ARGV[5])
   else
-    redis.call('XADD', KEYS[2], nv .. '-' .. (i - 11), 'e', ARGV[i])
+    redis.call('XADD', KEYS[2], nv .. '-' .. (i - 12), 'e', ARGV[i])
   end
 end
 if ARGV[6] ~= '' then
@@ -333,9 +337,10 @@ class _Connections:
         self._all.clear()
 
 
-def _record(fields: Any) -> SessionRecord:
-    """A record from Redis's ``v, tag, st, auth``."""
-    return SessionRecord(int(fields[0]), STATE_DECODER.decode(fields[2]), bytes(fields[3]), bytes(fields[1]))
+def _record(fields: Any, table: Any = None) -> SessionRecord:
+    """A record from Redis's ``v, tag, st, auth`` (and ``tb``, ``None`` when absent)."""
+    return SessionRecord(int(fields[0]), STATE_DECODER.decode(fields[2]), bytes(fields[3]), bytes(fields[1]),
+                         b"" if table is None else bytes(table))
 
 
 @asynccontextmanager
@@ -417,7 +422,7 @@ class RedisStore:
 
     async def create(self, session_id: str, record: SessionRecord, events: Sequence[Event]) -> bool:
         args: list[Any] = [self._ttl_ms, str(record.version), record.tag, STATE_ENCODER.encode(record.state),
-                           record.auth]
+                           record.auth, record.table]
         args.extend(EVENT_ENCODER.encode(e) for e in events)
         async with _guard("session_create", self._on_error, self.command_timeout):
             if self.cluster:  # acknowledged once a replica has it (see _replicated)
@@ -434,25 +439,27 @@ class RedisStore:
         reply: Any
         async with _guard("session_load", self._on_error, self.command_timeout):
             if idempotency_field is None and seat is None:
-                reply = await self._call(b"HMGET", hash_key, b"v", b"tag", b"st", b"auth")
+                reply = await self._call(b"HMGET", hash_key, b"v", b"tag", b"st", b"auth", b"tb")
             else:
                 reply = await self._evalsha(self._load, [hash_key, idem_key],
                                             [idempotency_field or "", "" if seat is None else str(seat)])
         if not reply or reply[0] is None:
             return None
-        replay = IDEMPOTENCY_DECODER.decode(reply[4]) if len(reply) > 4 and reply[4] is not None else None
-        ago = int(reply[5]) if len(reply) > 5 else -1
-        return Loaded(_record(reply), replay, None if ago < 0 else ago / 1e6)
+        if len(reply) == 5:  # HMGET: v, tag, st, auth, tb
+            return Loaded(_record(reply, reply[4]), None)
+        replay = IDEMPOTENCY_DECODER.decode(reply[4]) if reply[4] is not None else None
+        ago = int(reply[5])
+        return Loaded(_record(reply, reply[6] if len(reply) > 6 else None), replay, None if ago < 0 else ago / 1e6)
 
     async def commit(self, session_id: str, base: SessionRecord, state: GameState, events: Sequence[Event],
                      idempotency: tuple[str, IdempotencyRecord] | None = None, *,
-                     seat: int | None = None) -> CommitOutcome:
+                     seat: int | None = None, table: bytes | None = None) -> CommitOutcome:
         field, first = ("", b"") if idempotency is None else (
             idempotency[0], IDEMPOTENCY_ENCODER.encode(idempotency[1]))
         tag = new_tag()
         args: list[Any] = [str(base.version), base.tag, self._ttl_ms, STATE_ENCODER.encode(state), tag, field,
                            first, str(IDEMPOTENCY_RECORDS_KEPT), "" if seat is None else str(seat),
-                           self.channel(session_id)]
+                           self.channel(session_id), b"" if table is None else table]
         args.extend(EVENT_ENCODER.encode(e) for e in events)
         keys = self.keys(session_id)
         reply: Any
@@ -478,7 +485,7 @@ class RedisStore:
             return Committed(int(reply[1]), tag)
         if code == 2:
             ago = int(reply[5]) if len(reply) > 5 else -1
-            return Conflict(_record(reply[1:]), None if ago < 0 else ago / 1e6)
+            return Conflict(_record(reply[1:], reply[6] if len(reply) > 6 else None), None if ago < 0 else ago / 1e6)
         if code == 3:
             return Replayed(IDEMPOTENCY_DECODER.decode(reply[1]))
         return Gone()

@@ -63,12 +63,15 @@ class SessionRecord(msgspec.Struct, frozen=True):
     ``tag`` is drawn at random by every change: ``(version, tag)`` names one exact state even if a store
     that lost data (a Redis restored from an older file) reaches the same version number again by another
     path, so that a compare-and-set against a remembered state can never apply to a different one.
+    ``table`` is the table's own record (:class:`service.sessions.table.Table`, msgpack; empty: the defaults):
+    its settings and spectators, changed only by the host, atomically with the version like a move.
     """
 
     version: int
     state: GameState
     auth: bytes
     tag: bytes
+    table: bytes = b""
 
 
 def new_tag() -> bytes:
@@ -152,11 +155,11 @@ class SessionStore(Protocol):
 
     async def commit(self, session_id: str, base: SessionRecord, state: GameState, events: Sequence[Event],
                      idempotency: tuple[str, IdempotencyRecord] | None = None, *,
-                     seat: int | None = None) -> CommitOutcome:
+                     seat: int | None = None, table: bytes | None = None) -> CommitOutcome:
         """If the session is still at ``base`` (its version and tag): store ``state`` at the next version
-        with a new tag, append ``events`` to the log, keep the idempotency record, note when ``seat`` (the
-        mover) moved, renew the idle expiry. All or nothing; an idempotency key already used answers its
-        record instead.
+        with a new tag (and ``table``, when given, as the record's table), append ``events`` to the log, keep
+        the idempotency record, note when ``seat`` (the mover) moved, renew the idle expiry. All or nothing; an
+        idempotency key already used answers its record instead.
 
         Never answers a failure for a change that was made: a call whose answer was lost is followed up
         (a fresh connection reads whether this very change is in the store, and makes sure that a copy still

@@ -93,6 +93,28 @@ async def test_compare_and_set(store: SessionStore) -> None:
     assert await store.commit("gone" * 6, current, state, events) == Gone()
 
 
+async def test_the_table_is_kept_and_changed_only_with_a_commit(store: SessionStore) -> None:
+    record, _ = _game()
+    record = SessionRecord(1, record.state, AUTH, record.tag, b"table-1")
+    sid = uuid.uuid4().hex
+    await store.create(sid, record, [])
+    loaded = await store.load(sid)
+    assert loaded is not None and loaded.record.table == b"table-1"
+    assert (await store.load(sid, "0:k", seat=0)).record.table == b"table-1"  # type: ignore[union-attr]
+    # A move keeps the table; a change of the table is a commit of its own (a new version, the same state).
+    state, events = apply_move(record.state, legal_moves(record.state)[0])
+    done = await store.commit(sid, record, state, events)
+    assert isinstance(done, Committed)
+    moved = SessionRecord(done.version, state, AUTH, done.tag, b"table-1")
+    assert (await store.load(sid)).record == moved  # type: ignore[union-attr]
+    changed = await store.commit(sid, moved, state, [], table=b"table-2")
+    assert isinstance(changed, Committed) and changed.version == 3
+    current = SessionRecord(3, state, AUTH, changed.tag, b"table-2")
+    assert (await store.load(sid)).record == current  # type: ignore[union-attr]
+    # A stale change of the table loses, and the answer carries the current table.
+    assert await store.commit(sid, moved, state, [], table=b"table-3") == Conflict(current)
+
+
 async def test_idempotency_records_replay_and_are_bounded(store: SessionStore,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(memory_module, "IDEMPOTENCY_RECORDS_KEPT", 3)
