@@ -47,6 +47,8 @@ class ProblemCode(StrEnum):
     IDEMPOTENCY_KEY_REUSED = "IDEMPOTENCY_KEY_REUSED"
     STORE_UNAVAILABLE = "STORE_UNAVAILABLE"
     COMMIT_OUTCOME_UNKNOWN = "COMMIT_OUTCOME_UNKNOWN"
+    HINTS_OFF = "HINTS_OFF"
+    SPECTATORS_FULL = "SPECTATORS_FULL"
     API_KEY_REQUIRED = "API_KEY_REQUIRED"
     API_KEY_INVALID = "API_KEY_INVALID"
     RATE_LIMITED = "RATE_LIMITED"
@@ -106,6 +108,8 @@ PROBLEM_CODE_INFO: dict[ProblemCode, tuple[int, str]] = {
     ProblemCode.SESSION_NOT_FOUND: (404, "The session never existed, was deleted, or expired."),
     ProblemCode.VERSION_CONFLICT: (409, "If-Match names a version the session is no longer at (see "
                                         "`current_version`)."),
+    ProblemCode.HINTS_OFF: (403, "The host turned hints off for this session."),
+    ProblemCode.SPECTATORS_FULL: (409, "The session holds as many spectator tokens as it may."),
     ProblemCode.IDEMPOTENCY_KEY_REUSED: (422, "The Idempotency-Key was already used for a different move."),
     ProblemCode.STORE_UNAVAILABLE: (503, "The session store is unavailable; nothing was applied; retry after "
                                          "Retry-After."),

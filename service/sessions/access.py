@@ -17,16 +17,19 @@ from service.sessions.bots import bot_to_act
 from service.sessions.memo import RecentRecords
 from service.sessions.problems import forbidden, not_found, unauthorized
 from service.sessions.store import Loaded, SessionRecord, SessionStore
+from service.sessions.table import decode_table
 
 _SESSION_ID = re.compile(r"[A-Za-z0-9_-]{16,64}")
 TOKEN_HASH = 32
 
 
 class Caller(NamedTuple):
-    """Who a token belongs to: the host (``seat is None``) or a seat."""
+    """Who a token belongs to: the host (``seat is None``), a seat, or a spectator (``seat is None`` too: it
+    sees what the public sees)."""
 
     seat: int | None
     loaded: Loaded
+    spectator: bool = False
 
     @property
     def record(self) -> SessionRecord:
@@ -38,7 +41,7 @@ def hash_token(token: str) -> bytes:
 
 
 def role(auth: bytes, token: str) -> int | None:
-    """The seat ``token`` acts for (``None``: the host); 401 if it is none of the session's tokens."""
+    """The seat ``token`` acts for (``None``: the host); 401 if it is neither the host's nor a seat's."""
     digest = hash_token(token)
     found: int | None = -1
     # Compare against every hash (no early exit) in constant time per comparison.
@@ -50,13 +53,37 @@ def role(auth: bytes, token: str) -> int | None:
     return found
 
 
+def is_spectator(table: bytes, token: str) -> bool:
+    """Whether ``token`` is one of the session's spectator tokens."""
+    digest = hash_token(token)
+    found = False
+    for spectator in decode_table(table).spectators:
+        found |= hmac.compare_digest(digest, spectator)
+    return found
+
+
+def identify(record: SessionRecord, loaded: Loaded, token: str) -> Caller:
+    """Whose ``token`` is: the host's, a seat's or a spectator's (401 if none of the session's tokens)."""
+    if is_spectator(record.table, token):
+        return Caller(None, loaded, spectator=True)
+    return Caller(role(record.auth, token), loaded)
+
+
+def no_spectator(caller: Caller) -> None:
+    """403 for a spectator: it reads the public view and the public event stream, and nothing else."""
+    if caller.spectator:
+        raise forbidden("a spectator token reads the public view and the public event stream only", "spectator")
+
+
 def seat_only(caller: Caller, what: str, case: str) -> int:
+    no_spectator(caller)
     if caller.seat is None:
         raise forbidden(f"the host token cannot {what}; use the seat's token", case)
     return caller.seat
 
 
 def host_only(caller: Caller, what: str, case: str) -> None:
+    no_spectator(caller)
     if caller.seat is not None:
         raise forbidden(f"only the host token can {what}", case)
 
@@ -64,6 +91,7 @@ def host_only(caller: Caller, what: str, case: str) -> None:
 def viewer(caller: Caller, seat: int | None) -> int | None:
     """The seat whose view the caller gets: its own (a seat may name only itself; the host none)."""
     if seat is not None and seat != caller.seat:
+        no_spectator(caller)
         if caller.seat is not None:
             raise forbidden("a token reads only its own seat's view", "own_view")
         raise forbidden("the host token reads the public view only", "host_public_view")
@@ -95,4 +123,4 @@ class Access:
 
     async def caller(self, session_id: str, token: str) -> Caller:
         loaded = await self.load(session_id)
-        return Caller(role(loaded.record.auth, token), loaded)
+        return identify(loaded.record, loaded, token)

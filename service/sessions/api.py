@@ -20,6 +20,8 @@ from litestar.params import Body, FromPath, HeaderParameter, QueryParameter
 from litestar.response import Stream
 from litestar.types import Scope
 
+from service.games.suggest import SuggestResponse
+from service.i18n import request_language
 from service.sessions import examples
 from service.sessions.schemas import (
     CreateSessionRequest,
@@ -30,6 +32,9 @@ from service.sessions.schemas import (
     SessionLegalMoves,
     SessionSnapshot,
     SessionState,
+    SessionSuggestRequest,
+    SessionValidation,
+    SpectatorCreated,
     decode_move_request,
 )
 from service.sessions.headers import bearer_token
@@ -44,7 +49,8 @@ PATH = "/v1/sessions"
 SECURITY_SCHEME = "sessionToken"
 SECURITY_SCHEMES = {
     SECURITY_SCHEME: SecurityScheme(type="http", scheme="bearer", description=(
-        "A session's host token or one of its seat tokens, as returned when the session was created.")),
+        "A session's host token, one of its seat tokens (as returned when the session was created), or a "
+        "spectator token (createSpectatorToken).")),
 }
 _SECURED: list[dict[str, list[str]]] = [{SECURITY_SCHEME: []}]
 _NO_STORE = {"Cache-Control": "no-store"}
@@ -58,6 +64,12 @@ _MOVE_CODES = ("MALFORMED_REQUEST", "MALFORMED_MOVE", "INVALID_IF_MATCH", "INVAL
                "FORBIDDEN", "WRONG_SEAT", "SESSION_NOT_FOUND", "VERSION_CONFLICT", "ILLEGAL_MOVE",
                "IDEMPOTENCY_KEY_REUSED", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "STORE_UNAVAILABLE",
                "COMMIT_OUTCOME_UNKNOWN")
+_VALIDATE_CODES = ("MALFORMED_REQUEST", "MALFORMED_MOVE", "UNAUTHORIZED", "FORBIDDEN", "WRONG_SEAT",
+                   "SESSION_NOT_FOUND", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "STORE_UNAVAILABLE")
+_SUGGEST_CODES = ("MALFORMED_REQUEST", "INVALID_SEED", "UNAUTHORIZED", "FORBIDDEN", "HINTS_OFF",
+                  "SESSION_NOT_FOUND", "NOT_TO_ACT", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "STORE_UNAVAILABLE")
+_SPECTATOR_CODES = ("MALFORMED_REQUEST", "UNAUTHORIZED", "FORBIDDEN", "SESSION_NOT_FOUND", "SPECTATORS_FULL", "VERSION_CONFLICT",
+                    "STORE_UNAVAILABLE")
 _STREAM_CODES = ("MALFORMED_REQUEST", "INVALID_LAST_EVENT_ID", "UNAUTHORIZED", "SESSION_NOT_FOUND",
                  "STORE_UNAVAILABLE")
 
@@ -94,6 +106,11 @@ async def _fast_move(scope: Scope, headers: Mapping[bytes, str], data: RawMoveRe
 Service = NamedDependency[SessionService]
 CreateBody = Annotated[CreateSessionRequest, Body(examples=examples.CREATE_SESSION_REQUESTS)]
 MoveBody = Annotated[MoveRequest, Body(examples=examples.SESSION_MOVE_REQUESTS)]
+ValidateBody = Annotated[MoveRequest, Body(examples=examples.SESSION_VALIDATE_REQUESTS)]
+SuggestBody = Annotated[SessionSuggestRequest, Body(examples=examples.SESSION_SUGGEST_REQUESTS)]
+ReasonsQuery = Annotated[bool, QueryParameter(
+    name="reasons", required=False,
+    description="During the auction, also say why each other move of the bid box is not legal now.")]
 SessionId = FromPath[str]
 SeatQuery = Annotated[int | None, QueryParameter(
     name="seat", required=False, ge=0, le=5,
@@ -141,15 +158,63 @@ class SessionsController(Controller):
 
     @get("/{session_id:str}/legal-moves", operation_id="getSessionLegalMoves",
          summary="The caller's seat's legal moves",
-         description="Seat tokens only (the host has no seat). `ETag`: the version these moves are legal at.",
+         description="Seat tokens only (the host has no seat). With `reasons=true` during the auction, also "
+                     "`unavailable`: every other move of the bid box (each bid of the ladder, its sans-kitty form "
+                     "where the rules have one, the pass) with the `reason` and `detail` of the engine's check of "
+                     "that very move, in one call. `ETag`: the version these moves are legal at.",
          security=_SECURED,
          responses={200: response_spec(SessionLegalMoves, "The seat's legal moves (empty when it may not act "
                                        "now).", examples.SESSION_LEGAL_MOVES),
                     **problem_responses(*_SESSION_CODES)})
     async def get_legal_moves(self, request: Request[Any, Any, Any], session_service: Service,
-                              session_id: SessionId, seat: SeatQuery = None) -> Response[SessionLegalMoves]:
-        moves = await session_service.legal_moves(session_id, _token(request), seat)
+                              session_id: SessionId, seat: SeatQuery = None,
+                              reasons: ReasonsQuery = False) -> Response[SessionLegalMoves]:
+        moves = await session_service.assist.legal_moves(session_id, _token(request), seat, reasons,
+                                                         request_language(request.scope))
         return Response(moves, headers={"ETag": etag(moves.version), **_NO_STORE})
+
+    @post("/{session_id:str}/validate", operation_id="validateSessionMove", status_code=200, dto=MoveDTO,
+          return_dto=None, summary="Check a move of the caller's seat without applying it",
+          description="Seat tokens only; the move's `seat` may be left out (the token fixes it). `legal`, or "
+                      "the stable `reason`, a `detail` and the seat's own legal moves: the very checks of "
+                      "`applySessionMove`, so they never disagree. `ETag`: the version it was checked at.",
+          security=_SECURED,
+          responses={200: response_spec(SessionValidation, "Whether the move is legal now.",
+                                        examples.SESSION_VALIDATION),
+                     **problem_responses(*_VALIDATE_CODES)})
+    async def validate_move(self, request: Request[Any, Any, Any], session_service: Service,
+                            session_id: SessionId, data: ValidateBody) -> Response[SessionValidation]:
+        checked = await session_service.assist.validate(session_id, _token(request), data.move,
+                                                        request_language(request.scope))
+        return Response(checked, headers={"ETag": etag(checked.version), **_NO_STORE})
+
+    @post("/{session_id:str}/suggest", operation_id="suggestSessionMove", status_code=200,
+          dto=StructDTO[SessionSuggestRequest], return_dto=None, summary="A hint for the caller's seat",
+          description="Seat tokens only: the move a computer player (`level`, `budget`, `seed` as for "
+                      "`suggestMove`) chooses for the caller's seat, deciding from that seat's view alone. "
+                      "422 `NOT_TO_ACT` when the seat is not to act; 403 `HINTS_OFF` when the host created the "
+                      "session with `\"hints\": false`. `ETag`: the version it was decided at.",
+          security=_SECURED,
+          responses={200: response_spec(SuggestResponse, "The hint.", examples.SESSION_SUGGESTION),
+                     **problem_responses(*_SUGGEST_CODES)})
+    async def suggest_move(self, request: Request[Any, Any, Any], session_service: Service,
+                           session_id: SessionId, data: SuggestBody) -> Response[SuggestResponse]:
+        version, hint = await session_service.assist.suggest(session_id, _token(request), data)
+        return Response(hint, headers={"ETag": etag(version), **_NO_STORE})
+
+    @post("/{session_id:str}/spectators", operation_id="createSpectatorToken", status_code=201,
+          summary="Mint a spectator token (host only)",
+          description="A read-only token: the public view (`getSession`) and the public event stream "
+                      "(`streamSessionEvents`), nothing else (no snapshot, no record, no legal moves, no moves). "
+                      "At most 32 per session (409 `SPECTATORS_FULL`). Only its SHA-256 is stored. `ETag`: the "
+                      "session's version, which counts this change.",
+          security=_SECURED,
+          responses={201: response_spec(SpectatorCreated, "The spectator token.", examples.SPECTATOR_CREATED),
+                     **problem_responses(*_SPECTATOR_CODES)})
+    async def create_spectator(self, request: Request[Any, Any, Any], session_service: Service,
+                               session_id: SessionId) -> Response[SpectatorCreated]:
+        version, created = await session_service.spectators.mint(session_id, _token(request))
+        return Response(created, status_code=201, headers={"ETag": etag(version), **_NO_STORE})
 
     @post("/{session_id:str}/moves", operation_id="applySessionMove", status_code=200, dto=MoveDTO,
           return_dto=None,

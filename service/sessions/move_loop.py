@@ -36,7 +36,7 @@ import msgspec
 
 from engine import Event, GameState, Move, redact_events, view
 from service.referee import operations
-from service.sessions.access import Access, role
+from service.sessions.access import Access, is_spectator, role
 from service.sessions.bot_turns import MOVE_ATTEMPTS, BotTurns
 from service.sessions.headers import idempotency_field, parse_if_match
 from service.sessions.memo import RecentRecords
@@ -165,7 +165,15 @@ class MoveLoop:
                 seat = role(remembered.auth, token)
                 if seat is not None:
                     return seat
-        seat = role((await self.access.load(session_id)).record.auth, token)
+        return self._mover((await self.access.load(session_id)).record, token)
+
+    @staticmethod
+    def _mover(record: SessionRecord, token: str) -> int:
+        """The seat ``token`` moves for: 403 for the host's and a spectator's, 401 for no token of the session."""
+        if is_spectator(record.table, token):
+            raise forbidden("a spectator token reads the public view and the public event stream only",
+                            "spectator")
+        seat = role(record.auth, token)
         if seat is None:
             raise forbidden("the host token cannot make moves; use the seat's token", "host_moves")
         return seat
@@ -184,9 +192,7 @@ class MoveLoop:
         """Everything about a move that needs no I/O: who, replay, syntax (400), version (409), a race with
         its own seat (409), legality (422), then the new state, its events and the answer's body (the codes of
         the stateless endpoints)."""
-        seat = role(record.auth, token)
-        if seat is None:
-            raise forbidden("the host token cannot make moves; use the seat's token", "host_moves")
+        seat = self._mover(record, token)
         if move.seat != seat:
             raise forbidden(f"this token acts for seat {seat} only; the move names seat {move.seat}",
                             "seats", code="WRONG_SEAT", seat=seat, named=move.seat)

@@ -79,6 +79,7 @@ from engine.records import (
     replay_game,
 )
 from engine.rules import MISERE_BIDS
+from service.sessions.access import no_spectator
 from service.sessions.headers import bearer_token
 from service.sessions.problems import etag
 from service.sessions.service import SessionService
@@ -328,6 +329,7 @@ async def read_log(service: SessionService, session_id: str) -> list[LoggedEvent
 
 async def session_record(service: SessionService, session_id: str, token: str) -> SessionRecordResponse:
     caller = await service.caller(session_id, token)
+    no_spectator(caller)  # a record is the host's or a seat's
     state, version = caller.record.state, caller.record.version
     log = [e for e in await read_log(service, session_id) if e.version <= version]
     if caller.seat is None:

@@ -11,7 +11,9 @@ from litestar.exceptions import ValidationException
 
 from bots import Level
 from engine import Event, Move, SeatView
+from engine.reasons import Reason
 from engine.model import Phase
+from service.games.suggest import BotSeed, Budget
 from service.referee.schemas import (
     DeckOrders,
     OptionOverrides,
@@ -24,8 +26,9 @@ from service.referee.schemas import (
 )
 from service.web.struct_dto import decode_request
 
-__all__ = ["CreateSessionRequest", "MoveApplied", "MoveRequest", "OWN_SEAT", "RawMoveRequest", "SessionCreated", "SessionLegalMoves",
-           "SessionSnapshot", "SessionState", "StreamEnd", "StreamEvent", "decode_move_request"]
+__all__ = ["CreateSessionRequest", "MoveApplied", "MoveRequest", "OWN_SEAT", "RawMoveRequest", "SessionCreated",
+           "SessionLegalMoves", "SessionSnapshot", "SessionState", "SessionSuggestRequest", "SessionValidation",
+           "SpectatorCreated", "StreamEnd", "StreamEvent", "UnavailableMove", "decode_move_request"]
 
 # ------------------------------------------------------------------------------------------------ requests
 
@@ -43,6 +46,16 @@ class CreateSessionRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unk
     #: Seats the service plays, by seat number: ``{"1": "expert", "2": "basic"}`` (at least one seat is human;
     #: a bot seat gets no token).
     bots: dict[str, Level] | None = None
+    #: Whether the seats may ask for hints (``POST /v1/sessions/{id}/suggest``); ``false``: 403 ``HINTS_OFF``.
+    hints: bool = True
+
+
+class SessionSuggestRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Ask for a hint: a computer player's move for the token's seat, decided from that seat's view alone."""
+
+    level: Level = "basic"
+    seed: BotSeed | None = None
+    budget: Budget | None = None
 
 
 class MoveRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -99,6 +112,8 @@ class SessionCreated(msgspec.Struct, kw_only=True):
     expires_in: int
     #: The seats the service plays, and at which level.
     bots: dict[str, str] = msgspec.field(default_factory=dict)
+    #: Whether the seats may ask for hints.
+    hints: bool = True
 
 
 class SessionState(msgspec.Struct, kw_only=True):
@@ -109,11 +124,44 @@ class SessionState(msgspec.Struct, kw_only=True):
     view: SeatView
 
 
-class SessionLegalMoves(msgspec.Struct, kw_only=True):
+class UnavailableMove(msgspec.Struct, kw_only=True):
+    """A move of the bid box the seat may not make now, and why (the engine's check of that very move)."""
+
+    move: Move
+    reason: Reason
+    detail: str
+
+
+class SessionLegalMoves(msgspec.Struct, kw_only=True, omit_defaults=True):
     session_id: str
     version: int
     seat: int
     legal_moves: list[Move]
+    #: With ``?reasons=true`` during the auction: every other move of the bid box (each bid of the ladder, its
+    #: sans-kitty form where the rules have one, the pass), each with why it is not legal now.
+    unavailable: list[UnavailableMove] | None = None
+
+
+class SessionValidation(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """Whether the seat's move is legal now; if not, why not and the seat's own legal moves."""
+
+    session_id: str
+    version: int
+    seat: int
+    legal: bool
+    reason: Reason | None = None
+    detail: str | None = None
+    legal_moves: list[Move] | None = None
+
+
+class SpectatorCreated(msgspec.Struct, kw_only=True):
+    """A new spectator token: it reads the public view and the public event stream, nothing else."""
+
+    session_id: str
+    spectator_token: str
+    #: How many spectator tokens the session now holds (at most ``max_spectators``).
+    spectators: int
+    max_spectators: int
 
 
 class MoveApplied(msgspec.Struct, kw_only=True):

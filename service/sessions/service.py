@@ -18,7 +18,8 @@ from engine import Event, GameState, Move
 from service.referee import operations
 from service.referee.schemas import overrides_dict, resolved
 from service.referee.snapshots import Sealer
-from service.sessions.access import Access, Caller, hash_token, host_only, seat_only, viewer
+from service.sessions.assist import SeatAssist
+from service.sessions.access import Access, Caller, hash_token, host_only, viewer
 from service.sessions.bot_turns import BotTurns
 from service.sessions.bots import bot_slot
 from service.sessions.memo import RecentRecords
@@ -26,12 +27,13 @@ from service.sessions.move_loop import MoveLoop, MoveOutcome
 from service.sessions.schemas import (
     CreateSessionRequest,
     SessionCreated,
-    SessionLegalMoves,
-    SessionSnapshot,
+        SessionSnapshot,
     SessionState,
 )
 from service.sessions.store import SessionRecord, SessionStore, StoreUnavailable, new_tag
+from service.sessions.spectators import Spectators
 from service.sessions.streams import EventStreams, StreamTracker
+from service.sessions.table import Table, encode_table
 from service.web.problems import Problem
 
 __all__ = ["MoveOutcome", "SessionMetrics", "SessionService", "StreamTracker"]
@@ -86,6 +88,8 @@ class SessionService:
         self.bots = BotTurns(store, self.recent, metrics)
         self.access = Access(store, self.recent, self.bots)
         self.moves = MoveLoop(store, self.recent, self.access, self.bots, metrics)
+        self.assist = SeatAssist(self.access)
+        self.spectators = Spectators(store, self.recent, self.access)
         self.streams = EventStreams(store, self.access, stopping=stopping, heartbeat_seconds=heartbeat_seconds,
                                     track_stream=track_stream)
 
@@ -99,7 +103,8 @@ class SessionService:
         seat_tokens = [None if s in bots else secrets.token_urlsafe(32) for s in range(n)]
         auth = hash_token(host_token) + b"".join(
             bot_slot(bots[s]) if token is None else hash_token(token) for s, token in enumerate(seat_tokens))
-        record = SessionRecord(1, state, auth, new_tag())
+        table = b"" if req.hints else encode_table(Table(hints=False))
+        record = SessionRecord(1, state, auth, new_tag(), table)
         if not await self.store.has_room():
             raise StoreUnavailable("the session store is nearly full: new sessions are refused for now, moves in "
                                    "existing sessions go on; retry later")
@@ -116,7 +121,7 @@ class SessionService:
             session_id=session_id, version=record.version, host_token=host_token, seat_tokens=seat_tokens,
             options=resolved(state.options), rules_version=state.rules_version,
             phase=record.state.phase, to_act=record.state.to_act, expires_in=self.store.idle_seconds,
-            bots={str(s): level for s, level in sorted(bots.items())})
+            bots={str(s): level for s, level in sorted(bots.items())}, hints=req.hints)
 
     def _start(self, req: CreateSessionRequest) -> tuple[GameState, list[Event]]:
         if req.snapshot is not None:
@@ -144,13 +149,6 @@ class SessionService:
         seen = viewer(caller, seat)
         return SessionState(session_id=session_id, version=caller.record.version, seat=seen,
                             view=operations.seat_view(caller.record.state, seen))
-
-    async def legal_moves(self, session_id: str, token: str, seat: int | None = None) -> SessionLegalMoves:
-        caller = await self.caller(session_id, token)
-        own = seat_only(caller, "list legal moves", "host_legal_moves")
-        viewer(caller, seat)
-        _, moves = operations.legal_moves_of(caller.record.state, own)
-        return SessionLegalMoves(session_id=session_id, version=caller.record.version, seat=own, legal_moves=moves)
 
     async def snapshot(self, session_id: str, token: str) -> SessionSnapshot:
         caller = await self.caller(session_id, token)

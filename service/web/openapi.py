@@ -137,6 +137,8 @@ PROBLEM_EXAMPLES: dict[str, tuple[str, dict[str, Any]]] = {
     "UNAUTHORIZED": ("this token is not valid for this session", {}),
     "FORBIDDEN": ("only the host token can export the snapshot", {}),
     "WRONG_SEAT": ("this token acts for seat 2 only; the move names seat 1", {}),
+    "HINTS_OFF": ("the host turned hints off for this session", {}),
+    "SPECTATORS_FULL": ("this session already has 32 spectator tokens, the most it holds", {}),
     "SESSION_NOT_FOUND": ("no session 'q0Jd3rXyFh2mJZ9KkQ7aLw': it never existed, was deleted, or expired "
                                "after its idle time (the host can recreate it from a snapshot)", {}),
     "VERSION_CONFLICT": ("the session is at version 8, not 7", {"current_version": 8}),
