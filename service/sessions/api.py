@@ -15,6 +15,7 @@ from litestar import Controller, Request, Response, delete, get, post
 from litestar.di import NamedDependency
 from litestar.enums import MediaType
 from litestar.openapi import ResponseSpec
+from litestar.openapi.spec import Example
 from litestar.openapi.spec import SecurityScheme
 from litestar.params import Body, FromPath, HeaderParameter, QueryParameter
 from litestar.response import Stream
@@ -25,6 +26,7 @@ from service.i18n import request_language
 from service.sessions import examples
 from service.sessions.schemas import (
     CreateSessionRequest,
+    CreateSpectatorRequest,
     MoveApplied,
     MoveRequest,
     RawMoveRequest,
@@ -68,8 +70,8 @@ _VALIDATE_CODES = ("MALFORMED_REQUEST", "MALFORMED_MOVE", "UNAUTHORIZED", "FORBI
                    "SESSION_NOT_FOUND", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "STORE_UNAVAILABLE")
 _SUGGEST_CODES = ("MALFORMED_REQUEST", "INVALID_SEED", "UNAUTHORIZED", "FORBIDDEN", "HINTS_OFF",
                   "SESSION_NOT_FOUND", "NOT_TO_ACT", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "STORE_UNAVAILABLE")
-_SPECTATOR_CODES = ("MALFORMED_REQUEST", "UNAUTHORIZED", "FORBIDDEN", "SESSION_NOT_FOUND", "SPECTATORS_FULL", "VERSION_CONFLICT",
-                    "STORE_UNAVAILABLE")
+_SPECTATOR_CODES = ("MALFORMED_REQUEST", "UNAUTHORIZED", "FORBIDDEN", "SESSION_NOT_FOUND", "SPECTATORS_FULL",
+                    "VERSION_CONFLICT", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "STORE_UNAVAILABLE")
 _STREAM_CODES = ("MALFORMED_REQUEST", "INVALID_LAST_EVENT_ID", "UNAUTHORIZED", "SESSION_NOT_FOUND",
                  "STORE_UNAVAILABLE")
 
@@ -108,6 +110,7 @@ CreateBody = Annotated[CreateSessionRequest, Body(examples=examples.CREATE_SESSI
 MoveBody = Annotated[MoveRequest, Body(examples=examples.SESSION_MOVE_REQUESTS)]
 ValidateBody = Annotated[MoveRequest, Body(examples=examples.SESSION_VALIDATE_REQUESTS)]
 SuggestBody = Annotated[SessionSuggestRequest, Body(examples=examples.SESSION_SUGGEST_REQUESTS)]
+SpectatorBody = Annotated[CreateSpectatorRequest, Body(examples=[Example(summary="Mint", value={})])]
 ReasonsQuery = Annotated[bool, QueryParameter(
     name="reasons", required=False,
     description="During the auction, also say why each other move of the bid box is not legal now.")]
@@ -203,7 +206,7 @@ class SessionsController(Controller):
         return Response(hint, headers={"ETag": etag(version), **_NO_STORE})
 
     @post("/{session_id:str}/spectators", operation_id="createSpectatorToken", status_code=201,
-          summary="Mint a spectator token (host only)",
+          dto=StructDTO[CreateSpectatorRequest], return_dto=None, summary="Mint a spectator token (host only)",
           description="A read-only token: the public view (`getSession`) and the public event stream "
                       "(`streamSessionEvents`), nothing else (no snapshot, no record, no legal moves, no moves). "
                       "At most 32 per session (409 `SPECTATORS_FULL`). Only its SHA-256 is stored. `ETag`: the "
@@ -212,7 +215,7 @@ class SessionsController(Controller):
           responses={201: response_spec(SpectatorCreated, "The spectator token.", examples.SPECTATOR_CREATED),
                      **problem_responses(*_SPECTATOR_CODES)})
     async def create_spectator(self, request: Request[Any, Any, Any], session_service: Service,
-                               session_id: SessionId) -> Response[SpectatorCreated]:
+                               session_id: SessionId, data: SpectatorBody) -> Response[SpectatorCreated]:
         version, created = await session_service.spectators.mint(session_id, _token(request))
         return Response(created, status_code=201, headers={"ETag": etag(version), **_NO_STORE})
 

@@ -26,7 +26,7 @@ from service.referee.schemas import (
 )
 from service.web.struct_dto import decode_request
 
-__all__ = ["CreateSessionRequest", "MoveApplied", "MoveRequest", "OWN_SEAT", "RawMoveRequest", "SessionCreated",
+__all__ = ["CreateSessionRequest", "CreateSpectatorRequest", "MoveApplied", "MoveRequest", "OWN_SEAT", "RawMoveRequest", "SessionCreated",
            "SessionLegalMoves", "SessionSnapshot", "SessionState", "SessionSuggestRequest", "SessionValidation",
            "SpectatorCreated", "StreamEnd", "StreamEvent", "UnavailableMove", "decode_move_request"]
 
@@ -48,6 +48,10 @@ class CreateSessionRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unk
     bots: dict[str, Level] | None = None
     #: Whether the seats may ask for hints (``POST /v1/sessions/{id}/suggest``); ``false``: 403 ``HINTS_OFF``.
     hints: bool = True
+
+
+class CreateSpectatorRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Mint a spectator token (the body is an empty object: every POST of this API takes a JSON body)."""
 
 
 class SessionSuggestRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
