@@ -67,7 +67,7 @@ async function api(method, path, { token, body, ifMatch, idempotencyKey } = {}) 
 /**
  * What survives a reload (in localStorage): the session, our tokens, and every event received so far.
  * @typedef {{id: string, version: number, toAct: number|null, event: any}} Received
- * @typedef {{sessionId: string, seat: number, seatToken: string, hostToken: string, players: number,
+ * @typedef {{sessionId: string, seat: number, seatToken: string, players: number,
  *            preset: string, level: string, lastEventId: string|null, events: Received[]}} Saved
  */
 /** @type {Saved|null} */
@@ -117,9 +117,10 @@ async function createSession(form) {
   if (field("seed")) body.seed = Number(field("seed"));
   if (field("first_dealer")) body.first_dealer = Number(field("first_dealer"));
   const created = await api("POST", "/v1/sessions", { body });
-  // The tokens are answered once, so keep them: ours is seat 0's (bot seats get null). The host token only
-  // exports the sealed snapshot for hints and validation; the table never reads anything a seat may not see.
-  return { sessionId: created.session_id, seat: 0, seatToken: created.seat_tokens[0], hostToken: created.host_token,
+  // The tokens are answered once: we keep only ours, seat 0's (bot seats get null). The host token is not kept:
+  // it exports the sealed snapshot, which opens every hand; a player's table holds nothing but its seat token,
+  // which asks the session itself for reasons and hints about its own seat.
+  return { sessionId: created.session_id, seat: 0, seatToken: created.seat_tokens[0],
            players, preset: field("preset"), level: field("level"), lastEventId: null, events: [] };
 }
 
@@ -531,8 +532,8 @@ function drawBidBox(/** @type {boolean} */ mine) {
 }
 
 /**
- * Why a move is not legal now, in the service's words: the sealed snapshot (host token) checked by the
- * stateless `POST /v1/games/validate`. Cached per version; shown under the bid box.
+ * Why a move is not legal now, in the service's words: `POST /v1/sessions/{id}/validate` with our seat token
+ * (the engine's check of that very move of our seat). Cached per version; shown under the bid box.
  * @param {any} move
  */
 async function explain(move) {
@@ -540,25 +541,13 @@ async function explain(move) {
   const version = latest.version;
   const key = `${version} ${JSON.stringify(move)}`;
   if (!reasons.has(key)) {
-    reasons.set(key, snapshotAt(version)
-      .then((snapshot) => api("POST", "/v1/games/validate", { body: { snapshot, move } }))
+    reasons.set(key, api("POST", `${base()}/validate`, { token: saved?.seatToken, body: { move } })
       .then((answer) => (answer.legal ? "" : `${answer.detail} (${answer.reason})`))
       .catch(() => ""));
   }
   const text = await /** @type {Promise<string>} */ (reasons.get(key));
   if (latest?.version === version) $("bid-reason").textContent = text;
   return text;
-}
-
-/** @type {Map<number, Promise<string>>} */
-const snapshots = new Map();
-/** The sealed snapshot of the session (opaque: it shows nothing), exported with the host token. */
-function snapshotAt(/** @type {number} */ version) {
-  if (!snapshots.has(version)) {
-    snapshots.clear();
-    snapshots.set(version, api("GET", `${base()}/snapshot`, { token: saved?.hostToken }).then((s) => s.snapshot));
-  }
-  return /** @type {Promise<string>} */ (snapshots.get(version));
 }
 
 function drawDiscardButton(/** @type {any} */ view) {
@@ -662,12 +651,12 @@ function describe(/** @type {any} */ e) {
 
 // --------------------------------------------------------------------------------------------------- hints
 
-/** A hint: the computer player's choice for our seat (POST /v1/games/suggest, deciding from our view). */
+/** A hint: the computer player's choice for our seat (POST /v1/sessions/{id}/suggest with our seat token,
+ *  deciding from our seat's view alone). */
 async function hint() {
   if (!latest || !saved) return;
   const version = latest.version;
-  const snapshot = await snapshotAt(version);
-  const answer = await api("POST", "/v1/games/suggest", { body: { snapshot, seat: saved.seat, level: saved.level === "expert" ? "expert" : "basic" } });
+  const answer = await api("POST", `${base()}/suggest`, { token: saved.seatToken, body: { level: saved.level === "expert" ? "expert" : "basic" } });
   if (latest.version !== version) return;
   clearHint();
   const move = answer.move;
@@ -781,7 +770,6 @@ async function setup() {
 }
 
 async function newGame() {
-  const old = saved;
   source?.close();
   source = null;
   localStorage.removeItem(STORAGE_KEY);
@@ -790,7 +778,6 @@ async function newGame() {
   shownVersion = drawnVersion = 0;
   streamEnded = false;
   queue.length = 0;
-  if (old) api("DELETE", `/v1/sessions/${old.sessionId}`, { token: old.hostToken }).catch(() => {}); // tidy up
   problem(null);
   await setup();
 }
