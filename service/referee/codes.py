@@ -49,6 +49,11 @@ class ProblemCode(StrEnum):
     COMMIT_OUTCOME_UNKNOWN = "COMMIT_OUTCOME_UNKNOWN"
     HINTS_OFF = "HINTS_OFF"
     SPECTATORS_FULL = "SPECTATORS_FULL"
+    INVALID_NAME = "INVALID_NAME"
+    INVITATION_REDEEMED = "INVITATION_REDEEMED"
+    INVITATION_EXPIRED = "INVITATION_EXPIRED"
+    TOKEN_REVOKED = "TOKEN_REVOKED"
+    SEAT_NOT_HELD = "SEAT_NOT_HELD"
     API_KEY_REQUIRED = "API_KEY_REQUIRED"
     API_KEY_INVALID = "API_KEY_INVALID"
     RATE_LIMITED = "RATE_LIMITED"
@@ -110,6 +115,12 @@ PROBLEM_CODE_INFO: dict[ProblemCode, tuple[int, str]] = {
                                         "`current_version`)."),
     ProblemCode.HINTS_OFF: (403, "The host turned hints off for this session."),
     ProblemCode.SPECTATORS_FULL: (409, "The session holds as many spectator tokens as it may."),
+    ProblemCode.INVALID_NAME: (400, "A player's name is empty, too long, or has characters a name may not have."),
+    ProblemCode.INVITATION_REDEEMED: (409, "The invitation was already redeemed (ask the host for a new one)."),
+    ProblemCode.INVITATION_EXPIRED: (410, "The invitation has expired (ask the host for a new one)."),
+    ProblemCode.TOKEN_REVOKED: (401, "The token was replaced: reissued by the host, or its seat was handed on or "
+                                     "left."),
+    ProblemCode.SEAT_NOT_HELD: (409, "No player holds the seat (it is a bot's, or open)."),
     ProblemCode.IDEMPOTENCY_KEY_REUSED: (422, "The Idempotency-Key was already used for a different move."),
     ProblemCode.STORE_UNAVAILABLE: (503, "The session store is unavailable; nothing was applied; retry after "
                                          "Retry-After."),

@@ -18,6 +18,7 @@ from service.sessions.memo import RecentRecords
 from service.sessions.problems import forbidden, not_found, unauthorized
 from service.sessions.store import Loaded, SessionRecord, SessionStore
 from service.sessions.table import decode_table
+from service.web.problems import Problem
 
 _SESSION_ID = re.compile(r"[A-Za-z0-9_-]{16,64}")
 TOKEN_HASH = 32
@@ -63,10 +64,25 @@ def is_spectator(table: bytes, token: str) -> bool:
 
 
 def identify(record: SessionRecord, loaded: Loaded, token: str) -> Caller:
-    """Whose ``token`` is: the host's, a seat's or a spectator's (401 if none of the session's tokens)."""
+    """Whose ``token`` is: the host's, a seat's or a spectator's (401 if none of the session's tokens:
+    ``TOKEN_REVOKED`` for one that was replaced)."""
     if is_spectator(record.table, token):
         return Caller(None, loaded, spectator=True)
-    return Caller(role(record.auth, token), loaded)
+    try:
+        return Caller(role(record.auth, token), loaded)
+    except Problem:
+        if is_revoked(record.table, token):
+            raise Problem(401, "TOKEN_REVOKED", "this token was replaced: the host reissued it, or its seat was "
+                                                "handed on or left", headers={"WWW-Authenticate": "Bearer"}) from None
+        raise
+
+
+def is_revoked(table: bytes, token: str) -> bool:
+    digest = hash_token(token)
+    found = False
+    for revoked in decode_table(table).revoked:
+        found |= hmac.compare_digest(digest, revoked)
+    return found
 
 
 def no_spectator(caller: Caller) -> None:

@@ -17,7 +17,7 @@ from litestar.enums import MediaType
 from litestar.openapi import ResponseSpec
 from litestar.openapi.spec import Example
 from litestar.openapi.spec import SecurityScheme
-from litestar.params import Body, FromPath, HeaderParameter, QueryParameter
+from litestar.params import Body, FromPath, HeaderParameter, PathParameter, QueryParameter
 from litestar.response import Stream
 from litestar.types import Scope
 
@@ -26,7 +26,12 @@ from service.i18n import request_language
 from service.sessions import examples
 from service.sessions.schemas import (
     CreateSessionRequest,
-    CreateSpectatorRequest,
+    EmptyRequest,
+    HandToBotRequest,
+    JoinRequest,
+    Joined,
+    SeatChanged,
+    SeatTokenIssued,
     MoveApplied,
     MoveRequest,
     RawMoveRequest,
@@ -72,6 +77,12 @@ _SUGGEST_CODES = ("MALFORMED_REQUEST", "INVALID_SEED", "UNAUTHORIZED", "FORBIDDE
                   "SESSION_NOT_FOUND", "NOT_TO_ACT", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "STORE_UNAVAILABLE")
 _SPECTATOR_CODES = ("MALFORMED_REQUEST", "UNAUTHORIZED", "FORBIDDEN", "SESSION_NOT_FOUND", "SPECTATORS_FULL",
                     "VERSION_CONFLICT", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "STORE_UNAVAILABLE")
+_JOIN_CODES = ("MALFORMED_REQUEST", "INVALID_NAME", "UNAUTHORIZED", "SESSION_NOT_FOUND", "INVITATION_REDEEMED",
+               "INVITATION_EXPIRED", "VERSION_CONFLICT", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE",
+               "STORE_UNAVAILABLE")
+_SEAT_CODES = ("MALFORMED_REQUEST", "UNAUTHORIZED", "TOKEN_REVOKED", "FORBIDDEN", "SESSION_NOT_FOUND",
+               "VERSION_CONFLICT", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "STORE_UNAVAILABLE")
+_HOST_SEAT_CODES = (*_SEAT_CODES, "NO_SUCH_SEAT", "SEAT_NOT_HELD")
 _STREAM_CODES = ("MALFORMED_REQUEST", "INVALID_LAST_EVENT_ID", "UNAUTHORIZED", "SESSION_NOT_FOUND",
                  "STORE_UNAVAILABLE")
 
@@ -110,7 +121,12 @@ CreateBody = Annotated[CreateSessionRequest, Body(examples=examples.CREATE_SESSI
 MoveBody = Annotated[MoveRequest, Body(examples=examples.SESSION_MOVE_REQUESTS)]
 ValidateBody = Annotated[MoveRequest, Body(examples=examples.SESSION_VALIDATE_REQUESTS)]
 SuggestBody = Annotated[SessionSuggestRequest, Body(examples=examples.SESSION_SUGGEST_REQUESTS)]
-SpectatorBody = Annotated[CreateSpectatorRequest, Body(examples=[Example(summary="Mint", value={})])]
+SpectatorBody = Annotated[EmptyRequest, Body(examples=[Example(summary="Mint", value={})])]
+EmptyBody = Annotated[EmptyRequest, Body(examples=[Example(summary="No settings", value={})])]
+JoinBody = Annotated[JoinRequest, Body(examples=[Example(summary="Join", value={"code": "ZCvrg8Jp0nBfWQd3VhXy1a2b",
+                                                                                  "name": "Ana"})])]
+BotBody = Annotated[HandToBotRequest, Body(examples=[Example(summary="An expert bot", value={"level": "expert"})])]
+SeatPath = Annotated[int, PathParameter(name="seat", ge=0, le=5, description="A seat of the session's game.")]
 ReasonsQuery = Annotated[bool, QueryParameter(
     name="reasons", required=False,
     description="During the auction, also say why each other move of the bid box is not legal now.")]
@@ -206,7 +222,7 @@ class SessionsController(Controller):
         return Response(hint, headers={"ETag": etag(version), **_NO_STORE})
 
     @post("/{session_id:str}/spectators", operation_id="createSpectatorToken", status_code=201,
-          dto=StructDTO[CreateSpectatorRequest], return_dto=None, summary="Mint a spectator token (host only)",
+          dto=StructDTO[EmptyRequest], return_dto=None, summary="Mint a spectator token (host only)",
           description="A read-only token: the public view (`getSession`) and the public event stream "
                       "(`streamSessionEvents`), nothing else (no snapshot, no record, no legal moves, no moves). "
                       "At most 32 per session (409 `SPECTATORS_FULL`). Only its SHA-256 is stored. `ETag`: the "
@@ -218,6 +234,73 @@ class SessionsController(Controller):
                                session_id: SessionId, data: SpectatorBody) -> Response[SpectatorCreated]:
         version, created = await session_service.spectators.mint(session_id, _token(request))
         return Response(created, status_code=201, headers={"ETag": etag(version), **_NO_STORE})
+
+    @post("/{session_id:str}/join", operation_id="joinSession", status_code=200, dto=StructDTO[JoinRequest],
+          return_dto=None, summary="Redeem an invitation to an open seat",
+          description="No token: the invitation's `code` (from `createSession`'s `invitations`, or the host's "
+                      "`inviteToSeat`) and the `name` to play under (1 to 32 characters once trimmed: Unicode "
+                      "letters, marks, digits, single spaces and `- ' . _`). Answers the seat's token, once: keep "
+                      "it. An invitation is redeemed once, even by two players at the same moment on two "
+                      "replicas (409 `INVITATION_REDEEMED` for the other); 410 `INVITATION_EXPIRED` after its "
+                      "time. Every reader of the event stream gets a `seat_joined` event. `ETag`: the version.",
+          responses={200: response_spec(Joined, "The seat and its token.", examples.JOINED),
+                     **problem_responses(*_JOIN_CODES)})
+    async def join(self, session_service: Service, session_id: SessionId,
+                   data: JoinBody) -> Response[Joined]:
+        joined = await session_service.seating.join(session_id, data.code, data.name)
+        return Response(joined, headers={"ETag": etag(joined.version), **_NO_STORE})
+
+    @post("/{session_id:str}/leave", operation_id="leaveSession", status_code=200, dto=StructDTO[EmptyRequest],
+          return_dto=None, summary="Leave the caller's seat",
+          description="Seat tokens only. The seat goes to a bot or opens for another player, as the session was "
+                      "created (`on_leave`); the token stops working at once (401 `TOKEN_REVOKED`) and its "
+                      "event streams end. Every reader gets a `seat_left` event. `ETag`: the version.",
+          security=_SECURED,
+          responses={200: response_spec(SeatChanged, "What the seat became.", examples.SEAT_LEFT),
+                     **problem_responses(*_SEAT_CODES)})
+    async def leave(self, request: Request[Any, Any, Any], session_service: Service, session_id: SessionId,
+                    data: EmptyBody) -> Response[SeatChanged]:
+        changed = await session_service.seating.leave(session_id, _token(request))
+        return Response(changed, headers={"ETag": etag(changed.version), **_NO_STORE})
+
+    @post("/{session_id:str}/seats/{seat:int}/token", operation_id="reissueSeatToken", status_code=200,
+          dto=StructDTO[EmptyRequest], return_dto=None, summary="Reissue a seat's token (host only)",
+          description="For a player who lost their token: a new token for the seat; the old one stops working "
+                      "at once (401 `TOKEN_REVOKED`) and the event streams opened with it end. 409 "
+                      "`SEAT_NOT_HELD` for a bot's or an open seat. `ETag`: the version.",
+          security=_SECURED,
+          responses={200: response_spec(SeatTokenIssued, "The seat's new token.", examples.SEAT_TOKEN_ISSUED),
+                     **problem_responses(*_HOST_SEAT_CODES)})
+    async def reissue(self, request: Request[Any, Any, Any], session_service: Service, session_id: SessionId,
+                      seat: SeatPath, data: EmptyBody) -> Response[SeatTokenIssued]:
+        issued = await session_service.seating.reissue(session_id, _token(request), seat)
+        return Response(issued, headers={"ETag": etag(issued.version), **_NO_STORE})
+
+    @post("/{session_id:str}/seats/{seat:int}/bot", operation_id="handSeatToBot", status_code=200,
+          dto=StructDTO[HandToBotRequest], return_dto=None, summary="Hand a seat to a bot (host only)",
+          description="The service's bot (`level`) plays the seat from now on; its player's token stops working "
+                      "and any invitation to it is void. At least one seat stays a player's (400 "
+                      "`INVALID_BOTS`). `ETag`: the version.",
+          security=_SECURED,
+          responses={200: response_spec(SeatChanged, "The seat is a bot's.", examples.SEAT_TO_BOT),
+                     **problem_responses(*_HOST_SEAT_CODES, "INVALID_BOTS")})
+    async def hand_to_bot(self, request: Request[Any, Any, Any], session_service: Service,
+                          session_id: SessionId, seat: SeatPath, data: BotBody) -> Response[SeatChanged]:
+        changed = await session_service.seating.hand_to_bot(session_id, _token(request), seat, data.level)
+        return Response(changed, headers={"ETag": etag(changed.version), **_NO_STORE})
+
+    @post("/{session_id:str}/seats/{seat:int}/invitation", operation_id="inviteToSeat", status_code=200,
+          dto=StructDTO[EmptyRequest], return_dto=None, summary="Open a seat with a new invitation (host only)",
+          description="Whoever held the seat is out (a player's token stops working, a bot stops playing it), "
+                      "earlier invitations to it are void, and a new invitation is answered (`invitation`). "
+                      "`ETag`: the version.",
+          security=_SECURED,
+          responses={200: response_spec(SeatChanged, "The seat is open.", examples.SEAT_OPENED),
+                     **problem_responses(*_HOST_SEAT_CODES)})
+    async def invite(self, request: Request[Any, Any, Any], session_service: Service, session_id: SessionId,
+                     seat: SeatPath, data: EmptyBody) -> Response[SeatChanged]:
+        changed = await session_service.seating.invite(session_id, _token(request), seat)
+        return Response(changed, headers={"ETag": etag(changed.version), **_NO_STORE})
 
     @post("/{session_id:str}/moves", operation_id="applySessionMove", status_code=200, dto=MoveDTO,
           return_dto=None,

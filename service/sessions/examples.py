@@ -25,6 +25,10 @@ from service.sessions.schemas import (
     SessionLegalMoves,
     SessionSnapshot,
     SessionState,
+    InvitationIssued,
+    Joined,
+    SeatChanged,
+    SeatTokenIssued,
     SessionValidation,
     SpectatorCreated,
 )
@@ -109,3 +113,11 @@ def _suggestion() -> Any:
 SESSION_SUGGESTION = ("Basic hint", _suggestion())
 SPECTATOR_CREATED = ("Minted", _json(SpectatorCreated(session_id=SESSION_ID, spectator_token=_token("spectator"),
                                                       spectators=1, max_spectators=MAX_SPECTATORS)))
+JOINED = ("Joined", _json(Joined(session_id=SESSION_ID, version=3, seat=2, seat_token=_token("seat 2"), name="Ana")))
+SEAT_LEFT = ("Left, a bot plays on", _json(SeatChanged(session_id=SESSION_ID, version=9, seat=2, now="bot")))
+SEAT_TOKEN_ISSUED = ("Reissued", _json(SeatTokenIssued(session_id=SESSION_ID, version=9, seat=2,
+                                                       seat_token=_token("seat 2 again"))))
+SEAT_TO_BOT = ("Handed to a bot", _json(SeatChanged(session_id=SESSION_ID, version=9, seat=2, now="bot")))
+SEAT_OPENED = ("Opened", _json(SeatChanged(session_id=SESSION_ID, version=9, seat=2, now="open",
+                                           invitation=InvitationIssued(seat=2, code="ZCvrg8Jp0nBfWQd3VhXy1a2b",
+                                                                       expires_in=86_400))))

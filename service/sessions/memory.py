@@ -15,7 +15,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from engine import Event, GameState
+from engine import GameState
 from service.sessions.store import (
     EVENTS_PER_READ,
     IDEMPOTENCY_RECORDS_KEPT,
@@ -31,6 +31,7 @@ from service.sessions.store import (
     SessionRecord,
     new_tag,
 )
+from service.sessions.table import LogEntry
 
 
 @dataclass
@@ -45,7 +46,7 @@ class _Session:
     #: When each seat last moved (the store's monotonic clock).
     moved: dict[int, float] = field(default_factory=dict)
 
-    def append(self, version: int, events: Sequence[Event]) -> None:
+    def append(self, version: int, events: Sequence[LogEntry]) -> None:
         for i, e in enumerate(events):
             self.log.append(LoggedEvent(version, i, e))
             self.log_keys.append((version, i))
@@ -103,7 +104,7 @@ class MemoryStore:
         if count and self._on_expired is not None:
             self._on_expired(count)
 
-    async def create(self, session_id: str, record: SessionRecord, events: Sequence[Event]) -> bool:
+    async def create(self, session_id: str, record: SessionRecord, events: Sequence[LogEntry]) -> bool:
         self._sweep()
         if self._live(session_id) is not None:
             return False
@@ -121,9 +122,10 @@ class MemoryStore:
         moved = s.moved.get(seat) if seat is not None else None
         return Loaded(s.record, replay, None if moved is None else self._now() - moved)
 
-    async def commit(self, session_id: str, base: SessionRecord, state: GameState, events: Sequence[Event],
+    async def commit(self, session_id: str, base: SessionRecord, state: GameState, events: Sequence[LogEntry],
                      idempotency: tuple[str, IdempotencyRecord] | None = None, *,
-                     seat: int | None = None, table: bytes | None = None) -> CommitOutcome:
+                     seat: int | None = None, table: bytes | None = None,
+                     auth: bytes | None = None) -> CommitOutcome:
         s = self._live(session_id)
         if s is None:
             return Gone()
@@ -137,7 +139,7 @@ class MemoryStore:
         if seat is not None:
             s.moved[seat] = self._now()
         version = base.version + 1
-        s.record = SessionRecord(version, state, s.record.auth, new_tag(),
+        s.record = SessionRecord(version, state, s.record.auth if auth is None else auth, new_tag(),
                                  s.record.table if table is None else table)
         s.append(version, events)
         if idempotency is not None:

@@ -36,13 +36,14 @@ import msgspec
 
 from engine import Event, GameState, Move, redact_events, view
 from service.referee import operations
-from service.sessions.access import Access, is_spectator, role
+from service.sessions.access import Access, identify, is_spectator, role
 from service.sessions.bot_turns import MOVE_ATTEMPTS, BotTurns
 from service.sessions.headers import idempotency_field, parse_if_match
 from service.sessions.memo import RecentRecords
 from service.sessions.problems import conflict, forbidden, not_found
 from service.sessions.schemas import OWN_SEAT, MoveApplied
 from service.sessions.store import (
+    Loaded,
     Committed,
     Gone,
     IdempotencyRecord,
@@ -173,7 +174,7 @@ class MoveLoop:
         if is_spectator(record.table, token):
             raise forbidden("a spectator token reads the public view and the public event stream only",
                             "spectator")
-        seat = role(record.auth, token)
+        seat = identify(record, Loaded(record, None), token).seat
         if seat is None:
             raise forbidden("the host token cannot make moves; use the seat's token", "host_moves")
         return seat

@@ -83,6 +83,7 @@ from service.sessions.access import no_spectator
 from service.sessions.headers import bearer_token
 from service.sessions.problems import etag
 from service.sessions.service import SessionService
+from service.sessions.table import TABLE_EVENTS
 from service.sessions.store import EVENTS_PER_READ, LOG_START, LoggedEvent
 from service.web.openapi import problem_responses, response_spec
 from service.web.problems import Problem
@@ -331,7 +332,9 @@ async def session_record(service: SessionService, session_id: str, token: str) -
     caller = await service.caller(session_id, token)
     no_spectator(caller)  # a record is the host's or a seat's
     state, version = caller.record.state, caller.record.version
-    log = [e for e in await read_log(service, session_id) if e.version <= version]
+    # The game's own events (the table's, such as seat_joined, change no state).
+    log = [e for e in await read_log(service, session_id)
+           if e.version <= version and not isinstance(e.event, TABLE_EVENTS)]
     if caller.seat is None:
         return SessionRecordResponse(session_id=session_id, version=version, seat=None,
                                      record=host_record(state, log))

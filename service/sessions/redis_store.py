@@ -63,7 +63,7 @@ from redis.exceptions import (
     TryAgainError,
 )
 
-from engine import Event, GameState
+from engine import GameState
 from service.sessions.fanout import LogFollower
 from service.sessions.store import (
     EVENT_DECODER,
@@ -88,6 +88,7 @@ from service.sessions.store import (
     StoreUnavailable,
     new_tag,
 )
+from service.sessions.table import LogEntry
 
 #: KEYS: hash, log, idem, idemq. ARGV: ttl_ms, version, tag, state, auth, table, event... → 1 created, 0 id taken.
 CREATE_LUA = """
@@ -125,7 +126,7 @@ return {v, redis.call('HGET', KEYS[1], 'tag'), redis.call('HGET', KEYS[1], 'st')
 
 #: The compare-and-set of a move. KEYS: hash, log, idem, idemq. ARGV: expected version, expected tag, ttl_ms, new state,
 #: new tag, idempotency field ('' for none), idempotency record, records kept, mover's seat ('' for none), the session's
-#: change channel, the new table ('' to keep it), event... → {1, new version} | {2, v, tag, st, auth, microseconds since
+#: change channel, the new table ('' to keep it), the new auth ('' to keep it), event... → {1, new version} | {2, v, tag, st, auth, microseconds since
 #: the mover last moved or -1, table or nil}
 #: (the session moved on: its current record) | {3, first record} (the idempotency key was used) | {0} (the session is
 #: gone). The new tag is also stored with the version's first event (field ``t``), so that a commit whose answer was
@@ -154,12 +155,13 @@ end
 local nv = tonumber(v) + 1
 redis.call('HSET', KEYS[1], 'v', nv, 'tag', ARGV[5], 'st', ARGV[4])
 if ARGV[11] ~= '' then redis.call('HSET', KEYS[1], 'tb', ARGV[11]) end
+if ARGV[12] ~= '' then redis.call('HSET', KEYS[1], 'auth', ARGV[12]) end
 if ARGV[9] ~= '' then redis.call('HSET', KEYS[1], 'm' .. ARGV[9], string.format('%.0f', now_us)) end
-for i = 12, #ARGV do
-  if i == 12 then
+for i = 13, #ARGV do
+  if i == 13 then
     redis.call('XADD', KEYS[2], nv .. '-0', 'e', ARGV[i], 't', ARGV[5])
   else
-    redis.call('XADD', KEYS[2], nv .. '-' .. (i - 12), 'e', ARGV[i])
+    redis.call('XADD', KEYS[2], nv .. '-' .. (i - 13), 'e', ARGV[i])
   end
 end
 if ARGV[6] ~= '' then
@@ -420,7 +422,7 @@ class RedisStore:
         return kind(host=host, port=port, socket_timeout=None, socket_connect_timeout=CONNECT_TIMEOUT,
                     retry=Retry(NoBackoff(), 0), protocol=2, **options)
 
-    async def create(self, session_id: str, record: SessionRecord, events: Sequence[Event]) -> bool:
+    async def create(self, session_id: str, record: SessionRecord, events: Sequence[LogEntry]) -> bool:
         args: list[Any] = [self._ttl_ms, str(record.version), record.tag, STATE_ENCODER.encode(record.state),
                            record.auth, record.table]
         args.extend(EVENT_ENCODER.encode(e) for e in events)
@@ -451,15 +453,17 @@ class RedisStore:
         ago = int(reply[5])
         return Loaded(_record(reply, reply[6] if len(reply) > 6 else None), replay, None if ago < 0 else ago / 1e6)
 
-    async def commit(self, session_id: str, base: SessionRecord, state: GameState, events: Sequence[Event],
+    async def commit(self, session_id: str, base: SessionRecord, state: GameState, events: Sequence[LogEntry],
                      idempotency: tuple[str, IdempotencyRecord] | None = None, *,
-                     seat: int | None = None, table: bytes | None = None) -> CommitOutcome:
+                     seat: int | None = None, table: bytes | None = None,
+                     auth: bytes | None = None) -> CommitOutcome:
         field, first = ("", b"") if idempotency is None else (
             idempotency[0], IDEMPOTENCY_ENCODER.encode(idempotency[1]))
         tag = new_tag()
         args: list[Any] = [str(base.version), base.tag, self._ttl_ms, STATE_ENCODER.encode(state), tag, field,
                            first, str(IDEMPOTENCY_RECORDS_KEPT), "" if seat is None else str(seat),
-                           self.channel(session_id), b"" if table is None else table]
+                           self.channel(session_id), b"" if table is None else table,
+                           b"" if auth is None else auth]
         args.extend(EVENT_ENCODER.encode(e) for e in events)
         keys = self.keys(session_id)
         reply: Any

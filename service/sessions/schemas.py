@@ -6,7 +6,10 @@ unchanged.
 
 from __future__ import annotations
 
+from typing import Annotated, Literal
+
 import msgspec
+from msgspec import Meta
 from litestar.exceptions import ValidationException
 
 from bots import Level
@@ -24,11 +27,22 @@ from service.referee.schemas import (
     Seed,
     Snapshot,
 )
+from service.sessions.table import (
+    DEFAULT_INVITATION_SECONDS,
+    MAX_INVITATION_SECONDS,
+    MIN_INVITATION_SECONDS,
+    OnLeave,
+    TableEvent,
+)
 from service.web.struct_dto import decode_request
 
-__all__ = ["CreateSessionRequest", "CreateSpectatorRequest", "MoveApplied", "MoveRequest", "OWN_SEAT", "RawMoveRequest", "SessionCreated",
-           "SessionLegalMoves", "SessionSnapshot", "SessionState", "SessionSuggestRequest", "SessionValidation",
-           "SpectatorCreated", "StreamEnd", "StreamEvent", "UnavailableMove", "decode_move_request"]
+InvitationSeconds = Annotated[int, Meta(ge=MIN_INVITATION_SECONDS, le=MAX_INVITATION_SECONDS)]
+
+__all__ = ["CreateSessionRequest", "EmptyRequest", "HandToBotRequest", "InvitationIssued", "JoinRequest", "Joined",
+           "MoveApplied", "MoveRequest", "OWN_SEAT", "RawMoveRequest", "SeatChanged", "SeatInfo", "SeatTokenIssued",
+           "SessionCreated", "SessionLegalMoves", "SessionSnapshot", "SessionState", "SessionSuggestRequest",
+           "SessionValidation", "SpectatorCreated", "StreamEnd", "StreamEvent", "UnavailableMove",
+           "decode_move_request"]
 
 # ------------------------------------------------------------------------------------------------ requests
 
@@ -48,10 +62,32 @@ class CreateSessionRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unk
     bots: dict[str, Level] | None = None
     #: Whether the seats may ask for hints (``POST /v1/sessions/{id}/suggest``); ``false``: 403 ``HINTS_OFF``.
     hints: bool = True
+    #: Seats left open for players to join: each gets an invitation (a code) instead of a token.
+    open_seats: list[Seat] | None = None
+    #: How long the invitations live, in seconds (a minute to a week).
+    invitation_seconds: InvitationSeconds = DEFAULT_INVITATION_SECONDS
+    #: What a seat whose player leaves becomes: a bot's, at ``leave_level`` (``"bot"``), or an open seat that
+    #: waits for the host to invite someone (``"wait"``).
+    on_leave: OnLeave = "wait"
+    leave_level: Level = "basic"
 
 
-class CreateSpectatorRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """Mint a spectator token (the body is an empty object: every POST of this API takes a JSON body)."""
+class EmptyRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """An operation that needs no settings (the body is an empty object: every POST takes a JSON body)."""
+
+
+class JoinRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Redeem an invitation: its code, and the name to play under."""
+
+    code: Annotated[str, Meta(min_length=1, max_length=128)]
+    #: 1 to 32 characters once trimmed: Unicode letters, marks, digits, single spaces and ``- ' . _``.
+    name: Annotated[str, Meta(max_length=256)]
+
+
+class HandToBotRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Give a seat to the service's bots."""
+
+    level: Level = "basic"
 
 
 class SessionSuggestRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -118,14 +154,65 @@ class SessionCreated(msgspec.Struct, kw_only=True):
     bots: dict[str, str] = msgspec.field(default_factory=dict)
     #: Whether the seats may ask for hints.
     hints: bool = True
+    #: One invitation per open seat (their ``seat_tokens`` are ``null``).
+    invitations: list[InvitationIssued] = msgspec.field(default_factory=list)
+
+
+class InvitationIssued(msgspec.Struct, kw_only=True):
+    """An invitation to one open seat: give ``code`` to the player (``POST .../join`` redeems it once)."""
+
+    seat: int
+    code: str
+    expires_in: int
+
+
+class Joined(msgspec.Struct, kw_only=True):
+    """A redeemed invitation: the seat's token (keep it: it is answered once) and the version that records it."""
+
+    session_id: str
+    version: int
+    seat: int
+    seat_token: str
+    name: str
+
+
+class SeatTokenIssued(msgspec.Struct, kw_only=True):
+    """A seat's new token (the old one stopped working)."""
+
+    session_id: str
+    version: int
+    seat: int
+    seat_token: str
+
+
+class SeatChanged(msgspec.Struct, kw_only=True):
+    """A seat handed to a bot or opened (with its new invitation) or left."""
+
+    session_id: str
+    version: int
+    seat: int
+    now: Literal["bot", "open"]
+    invitation: InvitationIssued | None = None
+
+
+class SeatInfo(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """Who holds a seat: a player (``human``, with the name it joined under, if any), a ``bot`` (at
+    ``level``), or nobody yet (``open``, waiting for its invitation to be redeemed)."""
+
+    seat: int
+    kind: Literal["human", "bot", "open"]
+    name: str | None = None
+    level: Level | None = None
 
 
 class SessionState(msgspec.Struct, kw_only=True):
     session_id: str
     version: int
-    #: The seat whose view this is; ``null`` for the host's public view.
+    #: The seat whose view this is; ``null`` for the host's and a spectator's public view.
     seat: int | None
     view: SeatView
+    #: Who holds each seat (public).
+    seats: list[SeatInfo] = msgspec.field(default_factory=list)
 
 
 class UnavailableMove(msgspec.Struct, kw_only=True):
@@ -189,7 +276,7 @@ class StreamEvent(msgspec.Struct, kw_only=True):
 
     version: int
     to_act: int | None
-    event: Event
+    event: Event | TableEvent
 
 
 class StreamEnd(msgspec.Struct, kw_only=True):

@@ -31,9 +31,10 @@ from service.sessions.schemas import (
     SessionState,
 )
 from service.sessions.store import SessionRecord, SessionStore, StoreUnavailable, new_tag
+from service.sessions.seating import Seating, new_invitation, seats_of
 from service.sessions.spectators import Spectators
 from service.sessions.streams import EventStreams, StreamTracker
-from service.sessions.table import Table, encode_table
+from service.sessions.table import Table, encode_table, open_slot
 from service.web.problems import Problem
 
 __all__ = ["MoveOutcome", "SessionMetrics", "SessionService", "StreamTracker"]
@@ -72,6 +73,19 @@ def _bot_levels(bots: dict[str, Level] | None, players: int) -> dict[int, Level]
     return out
 
 
+def _open_seats(seats: list[int] | None, players: int, bots: dict[int, Level]) -> list[int]:
+    """The seats left open for players to join, checked: seats of this game, none twice, none a bot's."""
+    out: list[int] = []
+    for seat in seats or []:
+        if not 0 <= seat < players or seat in bots or seat in out:
+            raise Problem(400, "MALFORMED_REQUEST", f"open_seats: {seat} is not a seat of this {players}-player "
+                                                    "game left to a player, or is named twice",
+                          message=("problem.MALFORMED_REQUEST.detail.open_seats",
+                                   {"seat": seat, "players": players}))
+        out.append(seat)
+    return out
+
+
 class SessionService:
     """The sessions' behaviour over a :class:`SessionStore`."""
 
@@ -90,6 +104,7 @@ class SessionService:
         self.moves = MoveLoop(store, self.recent, self.access, self.bots, metrics)
         self.assist = SeatAssist(self.access)
         self.spectators = Spectators(store, self.recent, self.access)
+        self.seating = Seating(store, self.recent, self.access, self.bots)
         self.streams = EventStreams(store, self.access, stopping=stopping, heartbeat_seconds=heartbeat_seconds,
                                     track_stream=track_stream)
 
@@ -99,12 +114,17 @@ class SessionService:
         state, events = self._start(req)
         n = state.options.players
         bots = _bot_levels(req.bots, n)
+        open_seats = _open_seats(req.open_seats, n, bots)
         host_token = secrets.token_urlsafe(32)
-        seat_tokens = [None if s in bots else secrets.token_urlsafe(32) for s in range(n)]
-        auth = hash_token(host_token) + b"".join(
-            bot_slot(bots[s]) if token is None else hash_token(token) for s, token in enumerate(seat_tokens))
-        table = b"" if req.hints else encode_table(Table(hints=False))
-        record = SessionRecord(1, state, auth, new_tag(), table)
+        seat_tokens = [None if s in bots or s in open_seats else secrets.token_urlsafe(32) for s in range(n)]
+        slots = []
+        for s, token in enumerate(seat_tokens):
+            slots.append(bot_slot(bots[s]) if s in bots else open_slot() if token is None else hash_token(token))
+        auth = hash_token(host_token) + b"".join(slots)
+        issued = [new_invitation(seat, req.invitation_seconds) for seat in open_seats]
+        table = Table(hints=req.hints, invitations=tuple(kept for kept, _ in issued), on_leave=req.on_leave,
+                      leave_level=req.leave_level, invitation_seconds=req.invitation_seconds)
+        record = SessionRecord(1, state, auth, new_tag(), b"" if table == Table() else encode_table(table))
         if not await self.store.has_room():
             raise StoreUnavailable("the session store is nearly full: new sessions are refused for now, moves in "
                                    "existing sessions go on; retry later")
@@ -121,7 +141,8 @@ class SessionService:
             session_id=session_id, version=record.version, host_token=host_token, seat_tokens=seat_tokens,
             options=resolved(state.options), rules_version=state.rules_version,
             phase=record.state.phase, to_act=record.state.to_act, expires_in=self.store.idle_seconds,
-            bots={str(s): level for s, level in sorted(bots.items())}, hints=req.hints)
+            bots={str(s): level for s, level in sorted(bots.items())}, hints=req.hints,
+            invitations=[shown for _, shown in issued])
 
     def _start(self, req: CreateSessionRequest) -> tuple[GameState, list[Event]]:
         if req.snapshot is not None:
@@ -148,7 +169,7 @@ class SessionService:
         caller = await self.caller(session_id, token)
         seen = viewer(caller, seat)
         return SessionState(session_id=session_id, version=caller.record.version, seat=seen,
-                            view=operations.seat_view(caller.record.state, seen))
+                            view=operations.seat_view(caller.record.state, seen), seats=seats_of(caller.record))
 
     async def snapshot(self, session_id: str, token: str) -> SessionSnapshot:
         caller = await self.caller(session_id, token)

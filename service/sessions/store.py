@@ -16,7 +16,8 @@ from typing import NamedTuple, Protocol
 
 import msgspec
 
-from engine import Event, GameState
+from engine import GameState
+from service.sessions.table import LogEntry
 from service.web.problems import Problem
 
 #: How many idempotency records a session keeps (the oldest are forgotten first). A retry normally follows
@@ -29,7 +30,7 @@ EVENTS_PER_READ = 100
 STATE_ENCODER = msgspec.msgpack.Encoder()
 STATE_DECODER = msgspec.msgpack.Decoder(GameState)
 EVENT_ENCODER = STATE_ENCODER
-EVENT_DECODER = msgspec.msgpack.Decoder(Event)
+EVENT_DECODER = msgspec.msgpack.Decoder(LogEntry)
 
 
 class StoreUnavailable(Problem):
@@ -104,7 +105,7 @@ class LoggedEvent(NamedTuple):
 
     version: int
     seq: int
-    event: Event
+    event: LogEntry
 
 
 class Committed(NamedTuple):
@@ -142,7 +143,7 @@ class SessionStore(Protocol):
 
     idle_seconds: int
 
-    async def create(self, session_id: str, record: SessionRecord, events: Sequence[Event]) -> bool:
+    async def create(self, session_id: str, record: SessionRecord, events: Sequence[LogEntry]) -> bool:
         """Store a new session and its first events (logged at ``record.version``) atomically; ``False`` if
         the id is taken."""
         ...
@@ -153,11 +154,12 @@ class SessionStore(Protocol):
         moved), or ``None`` if it is gone."""
         ...
 
-    async def commit(self, session_id: str, base: SessionRecord, state: GameState, events: Sequence[Event],
+    async def commit(self, session_id: str, base: SessionRecord, state: GameState, events: Sequence[LogEntry],
                      idempotency: tuple[str, IdempotencyRecord] | None = None, *,
-                     seat: int | None = None, table: bytes | None = None) -> CommitOutcome:
+                     seat: int | None = None, table: bytes | None = None,
+                     auth: bytes | None = None) -> CommitOutcome:
         """If the session is still at ``base`` (its version and tag): store ``state`` at the next version
-        with a new tag (and ``table``, when given, as the record's table), append ``events`` to the log, keep
+        with a new tag (and ``table`` and ``auth``, when given, as the record's), append ``events`` to the log, keep
         the idempotency record, note when ``seat`` (the mover) moved, renew the idle expiry. All or nothing; an
         idempotency key already used answers its record instead.
 

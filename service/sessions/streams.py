@@ -15,12 +15,14 @@ from typing import Any, TypeVar
 
 import msgspec
 
-from engine import Event, redact_events
+from engine import redact_events
 from engine.model import GameOver
-from service.sessions.access import Access
+from service.sessions.access import Access, identify
 from service.sessions.headers import parse_event_id
 from service.sessions.schemas import StreamEnd, StreamEvent
 from service.sessions.store import Cursor, LoggedEvent, SessionStore, StoreUnavailable
+from service.sessions.table import TABLE_EVENTS, LogEntry, SeatLeft, SeatTokenReissued
+from service.web.problems import Problem
 
 T = TypeVar("T")
 
@@ -38,7 +40,7 @@ _JSON = msgspec.json.Encoder()
 def event_frame(e: LoggedEvent, seat: int | None, to_act: int | None) -> bytes:
     """One Server-Sent Events frame: ``id: <version>-<index>`` and, with no ``event:`` name (so that an
     ``EventSource``'s ``onmessage`` sees it), ``data:`` a :class:`StreamEvent` as ``seat`` may see it."""
-    shown = redact_events((e.event,), seat)[0]
+    shown = e.event if isinstance(e.event, TABLE_EVENTS) else redact_events((e.event,), seat)[0]
     return b"id: %d-%d\ndata: %s\n\n" % (e.version, e.seq,
                                           _JSON.encode(StreamEvent(version=e.version, to_act=to_act, event=shown)))
 
@@ -47,8 +49,11 @@ def end_frame(version: int) -> bytes:
     return b"event: %s\ndata: %s\n\n" % (END_EVENT.encode(), _JSON.encode(StreamEnd(version=version)))
 
 
-def _mover(event: Event) -> int | None:
-    """The seat whose move an event of a move's first place records (every move's first event names it)."""
+def _mover(event: LogEntry) -> int | None:
+    """The seat to act before the version whose first event is ``event``: the seat whose move it records (every
+    move's first event names it), or for a change of the table (which changes no turn) the seat to act then."""
+    if isinstance(event, TABLE_EVENTS):
+        return event.to_act
     seat = getattr(event, "seat", None)
     return seat if isinstance(seat, int) else None
 
@@ -72,16 +77,28 @@ class EventStreams:
         finished = caller.record.state.phase == "game_over"
         if finished and not await self.store.read_events(session_id, cursor, 0):
             return None
-        return self._frames(session_id, caller.seat, cursor, finished)
+        return self._frames(session_id, token, caller.seat, cursor, finished)
 
-    async def _frames(self, session_id: str, seat: int | None, cursor: Cursor,
+    async def _frames(self, session_id: str, token: str, seat: int | None, cursor: Cursor,
                       finished: bool) -> AsyncIterator[bytes]:
         tracked = self._track_stream() if self._track_stream is not None else contextlib.nullcontext()
         async with tracked:
-            async for frame in self._stream(session_id, seat, cursor, finished):
+            async for frame in self._stream(session_id, token, seat, cursor, finished):
                 yield frame
 
-    async def _stream(self, session_id: str, seat: int | None, cursor: Cursor,
+    async def _still_valid(self, session_id: str, token: str) -> bool:
+        """Whether ``token`` still opens the session (a seat's token stops when it is reissued, or its seat is
+        handed on or left)."""
+        loaded = await self.store.load(session_id)
+        if loaded is None:
+            return False
+        try:
+            identify(loaded.record, loaded, token)
+        except Problem:
+            return False
+        return True
+
+    async def _stream(self, session_id: str, token: str, seat: int | None, cursor: Cursor,
                       finished: bool) -> AsyncIterator[bytes]:
         yield b"retry: 1000\n\n"
         try:
@@ -98,6 +115,9 @@ class EventStreams:
                         return  # the session is gone
                     yield b": heartbeat\n\n"
                     continue
+                if any(isinstance(e.event, (SeatLeft, SeatTokenReissued)) for e in batch) and \
+                        not await self._still_valid(session_id, token):
+                    return  # the token was revoked: its stream ends, and a reconnect is answered 401
                 turns = await self._turns(session_id, batch)
                 yield b"".join(event_frame(e, seat, turns.get(e.version)) for e in batch)
                 cursor = batch[-1].version, batch[-1].seq
