@@ -35,8 +35,8 @@ from service.sessions.api import SECURITY_SCHEMES, SessionsController
 from service.sessions.memory import MemoryStore
 from service.sessions.redis_store import RedisStore
 from service.sessions.service import SessionMetrics, SessionService
-from service.sessions.streams import StreamTracker
 from service.sessions.store import SessionStore, StoreUnavailable
+from service.sessions.streams import StreamTracker
 
 __all__ = ["MemoryStore", "RedisStore", "SessionMetrics", "SessionService", "SessionStore", "SessionsComponent",
            "StreamTracker", "build_sessions"]

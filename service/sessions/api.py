@@ -15,8 +15,7 @@ from litestar import Controller, Request, Response, delete, get, post
 from litestar.di import NamedDependency
 from litestar.enums import MediaType
 from litestar.openapi import ResponseSpec
-from litestar.openapi.spec import Example
-from litestar.openapi.spec import SecurityScheme
+from litestar.openapi.spec import Example, SecurityScheme
 from litestar.params import Body, FromPath, HeaderParameter, PathParameter, QueryParameter
 from litestar.response import Stream
 from litestar.types import Scope
@@ -24,17 +23,20 @@ from litestar.types import Scope
 from service.games.suggest import SuggestResponse
 from service.i18n import request_language
 from service.sessions import examples
+from service.sessions.headers import bearer_token
+from service.sessions.move_loop import MoveOutcome
+from service.sessions.problems import etag
 from service.sessions.schemas import (
     CreateSessionRequest,
     EmptyRequest,
     HandToBotRequest,
-    JoinRequest,
     Joined,
-    SeatChanged,
-    SeatTokenIssued,
+    JoinRequest,
     MoveApplied,
     MoveRequest,
     RawMoveRequest,
+    SeatChanged,
+    SeatTokenIssued,
     SessionCreated,
     SessionLegalMoves,
     SessionSnapshot,
@@ -44,9 +46,6 @@ from service.sessions.schemas import (
     SpectatorCreated,
     decode_move_request,
 )
-from service.sessions.headers import bearer_token
-from service.sessions.move_loop import MoveOutcome
-from service.sessions.problems import etag
 from service.sessions.service import SessionService
 from service.web.fastpath import FastAnswer, fast_route
 from service.web.openapi import SNAPSHOT_CODES, problem_responses, response_spec
@@ -306,12 +305,12 @@ class SessionsController(Controller):
           return_dto=None,
           middleware=[fast_route(RawMoveRequest, _fast_move)],
           summary="Make a move for the caller's seat",
-          description="The move's `seat` may be left out: the token fixes it (if given, it must be the "
-                      "token's seat, else 403 `WRONG_SEAT`). One atomic compare-and-set on the session's version. `If-Match` makes a stale version "
-                      "a 409; `Idempotency-Key` makes a retry return the first answer (`Idempotent-Replayed: "
-                      "true`) instead of applying twice: send one with every move, so that a retry after a "
-                      "lost answer or a 503 `COMMIT_OUTCOME_UNKNOWN` is safe. Without `If-Match`, a move that "
-                      "raced a move of its own seat is a 409. `ETag`: the new version.",
+          description="The move's `seat` may be left out: the token fixes it (if given, it must be the token's seat, "
+                      "else 403 `WRONG_SEAT`). One atomic compare-and-set on the session's version. `If-Match` makes a "
+                      "stale version a 409; `Idempotency-Key` makes a retry return the first answer (`Idempotent-"
+                      "Replayed: true`) instead of applying twice: send one with every move, so that a retry after a "
+                      "lost answer or a 503 `COMMIT_OUTCOME_UNKNOWN` is safe. Without `If-Match`, a move that raced a "
+                      "move of its own seat is a 409. `ETag`: the new version.",
           security=_SECURED,
           responses={200: response_spec(MoveApplied, "Applied (or an idempotent replay): the events and the "
                                         "view of the mover's seat.", examples.MOVE_APPLIED),

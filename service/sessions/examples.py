@@ -20,21 +20,21 @@ from service.games.suggest import SuggestResponse
 from service.referee import operations
 from service.referee.schemas import resolved
 from service.sessions.schemas import (
+    InvitationIssued,
+    Joined,
     MoveApplied,
+    SeatChanged,
+    SeatTokenIssued,
     SessionCreated,
     SessionLegalMoves,
     SessionSnapshot,
     SessionState,
-    InvitationIssued,
-    Joined,
-    SeatChanged,
-    SeatTokenIssued,
     SessionValidation,
     SpectatorCreated,
 )
-from service.sessions.table import MAX_SPECTATORS
-from service.sessions.streams import event_frame
 from service.sessions.store import LoggedEvent
+from service.sessions.streams import event_frame
+from service.sessions.table import MAX_SPECTATORS
 
 _START: GameState = GAME["start"]
 _STATE: GameState = GAME["state"]
@@ -97,7 +97,8 @@ def _validation() -> Any:
                                    legal_moves=operations.movers_legal_moves(_START, seat)))
 
 
-SESSION_VALIDATE_REQUESTS = [Example(summary="A pass", value={"move": {"type": "pass", "seat": (_START.to_act or 0) + 1}})]
+SESSION_VALIDATE_REQUESTS = [Example(summary="A pass",
+                                     value={"move": {"type": "pass", "seat": (_START.to_act or 0) + 1}})]
 SESSION_VALIDATION = ("Not this seat's turn", _validation())
 SESSION_SUGGEST_REQUESTS = [Example(summary="Expert hint", value={"level": "expert", "seed": 7, "budget": 48}),
                             Example(summary="Basic hint", value={})]

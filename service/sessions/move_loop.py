@@ -43,10 +43,10 @@ from service.sessions.memo import RecentRecords
 from service.sessions.problems import conflict, forbidden, not_found
 from service.sessions.schemas import OWN_SEAT, MoveApplied
 from service.sessions.store import (
-    Loaded,
     Committed,
     Gone,
     IdempotencyRecord,
+    Loaded,
     Replayed,
     SessionRecord,
     SessionStore,

@@ -83,8 +83,8 @@ from service.sessions.access import no_spectator
 from service.sessions.headers import bearer_token
 from service.sessions.problems import etag
 from service.sessions.service import SessionService
-from service.sessions.table import TABLE_EVENTS
 from service.sessions.store import EVENTS_PER_READ, LOG_START, LoggedEvent
+from service.sessions.table import TABLE_EVENTS
 from service.web.openapi import problem_responses, response_spec
 from service.web.problems import Problem
 
@@ -119,8 +119,11 @@ def move_of(first: Event) -> Move | None:
 
 
 def _by_version(log: Sequence[LoggedEvent]) -> list[tuple[int, list[Event]]]:
+    """The game's events grouped by version (the table's own events, such as ``seat_joined``, left out)."""
     groups: list[tuple[int, list[Event]]] = []
     for entry in log:
+        if isinstance(entry.event, TABLE_EVENTS):
+            continue
         if not groups or groups[-1][0] != entry.version:
             groups.append((entry.version, []))
         groups[-1][1].append(entry.event)

@@ -104,8 +104,8 @@ return 1
 """
 
 #: KEYS: hash, idem. ARGV: idempotency field ('' for none), the mover's seat ('' for none) → {v, tag, st, auth,
-#: record or nil, microseconds since that seat last moved or -1, table or nil}, or nil when the session is gone. (No HMGET
-#: inside scripts: the top-level HMGET and EVALSHA counts in ``INFO commandstats`` are then exactly the round
+#: record or nil, microseconds since that seat last moved or -1, table or nil}, or nil when the session is gone.
+#: (No HMGET inside scripts: the top-level HMGET and EVALSHA counts in ``INFO commandstats`` are then exactly the round
 #: trips of reads and writes, which the benchmark reports.)
 LOAD_LUA = """
 local v = redis.call('HGET', KEYS[1], 'v')
@@ -126,13 +126,13 @@ return {v, redis.call('HGET', KEYS[1], 'tag'), redis.call('HGET', KEYS[1], 'st')
 
 #: The compare-and-set of a move. KEYS: hash, log, idem, idemq. ARGV: expected version, expected tag, ttl_ms, new state,
 #: new tag, idempotency field ('' for none), idempotency record, records kept, mover's seat ('' for none), the session's
-#: change channel, the new table ('' to keep it), the new auth ('' to keep it), event... → {1, new version} | {2, v, tag, st, auth, microseconds since
-#: the mover last moved or -1, table or nil}
-#: (the session moved on: its current record) | {3, first record} (the idempotency key was used) | {0} (the session is
-#: gone). The new tag is also stored with the version's first event (field ``t``), so that a commit whose answer was
-#: lost can be recognised later (:data:`RESOLVE_LUA`); ``m<seat>`` is when (Redis's clock, microseconds) that seat last
-#: moved. The new version is published on the change channel, which the event follower of every replica with a live
-#: stream of the session listens to (:mod:`.fanout`).
+#: change channel, the new table ('' to keep it), the new auth ('' to keep it), event... → {1, new version} | {2, v,
+#: tag, st, auth, microseconds since the mover last moved or -1, table or nil} (the session moved on: its current
+#: record) | {3, first record} (the idempotency key was used) | {0} (the session is gone). The new tag is also stored
+#: with the version's first event (field ``t``), so that a commit whose answer was lost can be recognised later
+#: (:data:`RESOLVE_LUA`); ``m<seat>`` is when (Redis's clock, microseconds) that seat last moved. The new version is
+#: published on the change channel, which the event follower of every replica with a live stream of the session listens
+#: to (:mod:`.fanout`).
 COMMIT_LUA = """
 local v = redis.call('HGET', KEYS[1], 'v')
 if not v then return {0} end

@@ -9,13 +9,13 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 import msgspec
-from msgspec import Meta
 from litestar.exceptions import ValidationException
+from msgspec import Meta
 
 from bots import Level
 from engine import Event, Move, SeatView
-from engine.reasons import Reason
 from engine.model import Phase
+from engine.reasons import Reason
 from service.games.suggest import BotSeed, Budget
 from service.referee.schemas import (
     DeckOrders,

@@ -18,8 +18,8 @@ from engine import Event, GameState, Move
 from service.referee import operations
 from service.referee.schemas import overrides_dict, resolved
 from service.referee.snapshots import Sealer
-from service.sessions.assist import SeatAssist
 from service.sessions.access import Access, Caller, hash_token, host_only, viewer
+from service.sessions.assist import SeatAssist
 from service.sessions.bot_turns import BotTurns
 from service.sessions.bots import bot_slot
 from service.sessions.memo import RecentRecords
@@ -27,12 +27,12 @@ from service.sessions.move_loop import MoveLoop, MoveOutcome
 from service.sessions.schemas import (
     CreateSessionRequest,
     SessionCreated,
-        SessionSnapshot,
+    SessionSnapshot,
     SessionState,
 )
-from service.sessions.store import SessionRecord, SessionStore, StoreUnavailable, new_tag
 from service.sessions.seating import Seating, new_invitation, seats_of
 from service.sessions.spectators import Spectators
+from service.sessions.store import SessionRecord, SessionStore, StoreUnavailable, new_tag
 from service.sessions.streams import EventStreams, StreamTracker
 from service.sessions.table import Table, encode_table, open_slot
 from service.web.problems import Problem
