@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import socket
 import threading
 import urllib.parse
@@ -432,3 +433,74 @@ def test_a_reload_after_the_session_is_gone_offers_a_new_game(page: Page, servic
     assert page.evaluate("localStorage['fivehundred.table']") is None
     page.wait_for_timeout(2500)
     assert len(streams) <= 1, f"the page kept reopening a gone session's stream: {streams}"
+
+
+def test_two_players_join_one_table_with_two_bots_and_a_spectator_watches(browser: Browser,
+                                                                          service: LiveService) -> None:
+    """A host (plain HTTP) creates a table with two open seats and two bot seats and mints a spectator token;
+    two browser contexts join it by their invitations, under their names, and play a hand (the whole game, to
+    10 points) by clicking; a third context watches. Each page uses only its own token; the spectator's page
+    never receives a card of any hand."""
+    with httpx.Client(base_url=service.url, timeout=10) as http:
+        created = http.post("/v1/sessions", json={"players": 4, "seed": 7, "first_dealer": 3,
+                                                  "options": {"target": 10}, "bots": {"1": "basic", "3": "basic"},
+                                                  "open_seats": [0, 2]}).json()
+        host = {"Authorization": f"Bearer {created['host_token']}"}
+        spectator = http.post(f"/v1/sessions/{created['session_id']}/spectators", json={}, headers=host).json()
+    sid = created["session_id"]
+    codes = {i["seat"]: i["code"] for i in created["invitations"]}
+    contexts = [browser.new_context(viewport={"width": 1280, "height": 900}) for _ in range(3)]
+    errors: list[str] = []
+    calls: list[list[str]] = [[], [], []]  # the tokens each page sent
+    try:
+        pages = [c.new_page() for c in contexts]
+        for i, p in enumerate(pages):
+            p.on("pageerror", lambda error: errors.append(str(error)))
+            p.on("request", lambda r, i=i: calls[i].append(
+                r.headers.get("authorization", "").removeprefix("Bearer ")
+                or urllib.parse.parse_qs(urllib.parse.urlsplit(r.url).query).get("access_token", [""])[0])
+                if "/v1/sessions/" in r.url else None)
+        ana, bo, watcher = pages
+        for p, seat, name in ((ana, 0, "Ana"), (bo, 2, "Bö Ström")):
+            p.goto(f"{service.url}/demo/?step_ms={STEP_MS}&join={sid}&code={codes[seat]}")
+            p.wait_for_selector("#join:not([hidden])")
+            p.fill("#join [name=name]", name)
+            p.click("#join-button")
+            p.wait_for_selector("#table:not([hidden])")
+        watcher.goto(f"{service.url}/demo/?step_ms={STEP_MS}&watch={sid}&token={spectator['spectator_token']}")
+        watcher.wait_for_selector("#table:not([hidden])")
+        moves = 0
+        players = {0: ana, 2: bo}
+        while any(p.get_attribute("body", "data-turn") != "over" for p in players.values()):
+            acted = False
+            for p in players.values():
+                if p.get_attribute("body", "data-turn") == "you":
+                    play_one(p)
+                    moves += 1
+                    acted = True
+            if not acted:
+                ana.wait_for_timeout(50)
+            assert moves < MAX_MOVES, "the game did not end"
+        watcher.wait_for_selector("body[data-turn=over]", timeout=TURN_TIMEOUT_MS)
+        assert watcher.inner_text("#status").startswith("Game over")
+        # Names: each player sees the other's; the watcher sees both.
+        assert "Bö Ström" in ana.inner_text("#seats") and "Ana" in bo.inner_text("#seats")
+        assert "Ana" in watcher.inner_text("#table") and "Bö Ström" in watcher.inner_text("#table")
+        assert watcher.locator("#hand button").count() == 0  # no cards to click, no hand shown
+        kept = [saved(p) for p in (ana, bo)]
+        assert [k["seat"] for k in kept] == [0, 2] and all("hostToken" not in k for k in kept)
+        # Each page used its own token only, and never the host's.
+        own = [{kept[0]["seatToken"]}, {kept[1]["seatToken"]}, {spectator["spectator_token"]}]
+        for used, allowed in zip(calls, own, strict=True):
+            assert set(used) - {""} <= allowed and used, (used, allowed)
+        # The watcher's log is the public stream, and no card of any hand reached it.
+        shown = watcher.eval_on_selector_all("#log li", "items => items.map(li => li.dataset.eventId)")
+        assert shown == stream_ids(service, sid, spectator["spectator_token"])
+        log = watcher.inner_text("#log")
+        assert "received cards" in log and not re.search(r"received \S+[♠♣♦♥]|received Jkr", log), log
+        assert "seat joined" in log.lower() or "Seat joined" in log
+        assert moves > 0
+    finally:
+        for c in contexts:
+            c.close()
+    assert not errors, f"JavaScript errors on the pages: {errors}"

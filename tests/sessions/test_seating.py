@@ -194,3 +194,26 @@ async def test_two_players_redeem_one_invitation_at_once_on_two_replicas(
                 assert seats["seats"][0] == {"seat": 0, "kind": "human", "name": winner["name"]}
                 assert (await c.get(url.removesuffix("/join"),
                                     headers=bearer(winner["seat_token"]))).json()["seat"] == 0
+
+
+async def test_the_record_of_a_table_with_joins_and_spectators(client: httpx.AsyncClient) -> None:
+    """The table's changes (joining, spectators, reissues) are versions of the session but no moves of the game:
+    the host's and the seats' records leave them out and still replay to the session's state."""
+    created = await _create(client)
+    url = f"/v1/sessions/{created['session_id']}"
+    host = bearer(created["host_token"])
+    ana = bearer((await _join(client, created, 0, "Ana"))["seat_token"])
+    assert (await client.post(url + "/spectators", json={}, headers=host)).status_code == 201
+    bo = bearer((await _join(client, created, 2, "Bo"))["seat_token"])
+    for _ in range(6):  # the players' moves (the bots answer each)
+        view = (await client.get(url, headers=host)).json()["view"]
+        if view["to_act"] not in (0, 2):
+            break
+        mover = ana if view["to_act"] == 0 else bo
+        hint = (await client.post(url + "/suggest", json={"seed": 3}, headers=mover)).json()["move"]
+        assert (await client.post(url + "/moves", json={"move": hint}, headers=mover)).status_code == 200
+    r = await client.post(url + "/seats/2/token", json={}, headers=host)
+    assert r.status_code == 200
+    for headers in (host, ana):
+        record = await client.get(url + "/record", headers=headers)
+        assert record.status_code == 200, record.text

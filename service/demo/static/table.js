@@ -67,7 +67,9 @@ async function api(method, path, { token, body, ifMatch, idempotencyKey } = {}) 
 /**
  * What survives a reload (in localStorage): the session, our tokens, and every event received so far.
  * @typedef {{id: string, version: number, toAct: number|null, event: any}} Received
- * @typedef {{sessionId: string, seat: number, seatToken: string, players: number,
+ * `seatToken` is our seat's token, or a spectator's when `watching` (then `seat` is only where the table is seen
+ * from: a spectator sees what the public sees, and acts for nobody).
+ * @typedef {{sessionId: string, seat: number, seatToken: string, players: number, watching?: boolean,
  *            preset: string, level: string, lastEventId: string|null, events: Received[]}} Saved
  */
 /** @type {Saved|null} */
@@ -76,6 +78,8 @@ let saved = null;
 let rules = null;
 /** @type {{version: number, view: any, at: number}|null} the newest state known, as the seat sees it */
 let latest = null;
+/** @type {any[]} who holds each seat (`seats` of the session: a player's name, a bot, or open) */
+let seatsInfo = [];
 /** @type {any[]} the seat's legal moves at latest.version (empty when it is not to act) */
 let legal = [];
 let shownVersion = 0; // every event up to this version has been shown (animated)
@@ -252,6 +256,11 @@ async function animate(/** @type {any} */ event, /** @type {boolean} */ quick) {
   const theirs = event.seat !== undefined && event.seat !== saved?.seat;
   const pause = (/** @type {number} */ ms) => (quick ? Promise.resolve() : sleep(ms));
   switch (event.type) {
+    case "seat_joined":
+    case "seat_left":
+    case "seat_token_reissued":
+      await refresh(); // who holds the seats (names) changed
+      break;
     case "hand_dealt":
       trick = [];
       drawTrick();
@@ -284,6 +293,7 @@ async function animate(/** @type {any} */ event, /** @type {boolean} */ quick) {
 /** GET the seat's view (and the version it is at). */
 async function refresh() {
   const state = await api("GET", base(), { token: saved?.seatToken });
+  seatsInfo = state.seats ?? [];
   setLatest(state.version, state.view);
 }
 
@@ -312,7 +322,7 @@ async function draw() {
   const ticket = ++drawTicket;
   const { version, view } = latest;
   drawnVersion = Math.max(drawnVersion, version);
-  const mine = view.to_act === saved.seat;
+  const mine = !saved.watching && view.to_act === saved.seat;
   const moves = mine ? await api("GET", `${base()}/legal-moves`, { token: saved.seatToken }) : null;
   if (ticket !== drawTicket) return; // a newer draw started meanwhile
   if (moves && moves.version !== version) { await refresh(); return; }
@@ -343,7 +353,8 @@ async function draw() {
 
 // ------------------------------------------------------------------------------------------------ drawing
 
-const seatName = (/** @type {number} */ seat) => (seat === saved?.seat ? "You" : `Seat ${seat}`);
+const seatName = (/** @type {number} */ seat) => (seat === saved?.seat && !saved?.watching ? "You"
+  : seatsInfo[seat]?.name ?? `Seat ${seat}`);
 const sideOf = (/** @type {any} */ view, /** @type {number} */ seat) =>
   view.sides.findIndex((/** @type {number[]} */ side) => side.includes(seat));
 const cardName = (/** @type {string} */ card) => rules?.names.cards[card] ?? card;
@@ -402,7 +413,10 @@ function seatPanel(/** @type {any} */ view, /** @type {number} */ seat, /** @typ
   li.innerHTML = `<strong class="name"></strong> <span class="tags"></span>
     <span class="count"></span> <span class="said" aria-live="off"></span>`;
   /** @type {HTMLElement} */ (li.querySelector(".name")).textContent = seatName(seat) + (seat === saved?.seat ? ` (seat ${seat})` : "");
-  if (seat !== saved?.seat) tags.unshift(`${saved?.level} bot`);
+  const holder = seatsInfo[seat];
+  if (holder?.kind === "bot") tags.unshift(`${holder.level} bot`);
+  else if (holder?.kind === "open") tags.unshift("open seat");
+  else if (!holder && seat !== saved?.seat) tags.unshift(`${saved?.level} bot`);
   /** @type {HTMLElement} */ (li.querySelector(".tags")).textContent = tags.join(" · ");
   /** @type {HTMLElement} */ (li.querySelector(".count")).textContent =
     `${view.hand_sizes[seat]} cards` + (tricks !== undefined && view.phase === "play" ? ` · ${tricks} tricks` : "");
@@ -782,6 +796,39 @@ async function newGame() {
   await setup();
 }
 
+/**
+ * Arrive at a session someone else hosts, from a link: `?join=<session>&code=<invitation>` asks for our name and
+ * redeems the invitation for our seat's token (`POST /v1/sessions/{id}/join`); `?watch=<session>&token=<spectator
+ * token>` watches as a spectator (the public view and stream only).
+ */
+async function arrive() {
+  const sessionId = /** @type {string} */ (params.get("join") ?? params.get("watch"));
+  const url = `/v1/sessions/${encodeURIComponent(sessionId)}`;
+  let seat = 0;
+  let token = /** @type {string} */ (params.get("token") ?? "");
+  if (params.has("join")) {
+    const form = /** @type {HTMLFormElement} */ ($("join"));
+    form.hidden = false;
+    document.body.dataset.turn = "joining";
+    status("Choose the name you play under.");
+    const joined = await new Promise((resolve) => {
+      form.onsubmit = (event) => {
+        event.preventDefault();
+        const name = /** @type {HTMLInputElement} */ (form.elements.namedItem("name")).value;
+        api("POST", `${url}/join`, { body: { code: params.get("code"), name } }).then(resolve, problem);
+      };
+    });
+    form.hidden = true;
+    seat = joined.seat;
+    token = joined.seat_token;
+  }
+  const state = await api("GET", url, { token });
+  saved = { sessionId, seat, seatToken: token, players: state.view.players, watching: params.has("watch"),
+            preset: "", level: "basic", lastEventId: null, events: [] };
+  if (!saved.watching) save(); // a reload of the same page resumes our seat
+  await open();
+}
+
 async function start() {
   $("new-game").onclick = () => newGame().catch(problem);
   $("hint").onclick = () => hint().catch(problem);
@@ -796,6 +843,12 @@ async function start() {
   });
   const kept = localStorage.getItem(STORAGE_KEY);
   saved = kept ? JSON.parse(kept) : null;
+  const link = params.get("join") ?? params.get("watch");
+  if (link && saved?.sessionId !== link) { // a reload of a joined seat resumes it below instead
+    saved = null;
+    await arrive();
+    return;
+  }
   if (saved) {
     try {
       await open(); // a reload: the same seat, the stream resumed after the last event kept
