@@ -21,6 +21,9 @@ from litestar.response import Stream
 from litestar.types import Scope
 
 from service.sessions import examples
+from service.sessions.headers import bearer_token
+from service.sessions.move_loop import MoveOutcome
+from service.sessions.problems import etag
 from service.sessions.schemas import (
     CreateSessionRequest,
     MoveApplied,
@@ -30,9 +33,6 @@ from service.sessions.schemas import (
     SessionSnapshot,
     SessionState,
 )
-from service.sessions.headers import bearer_token
-from service.sessions.move_loop import MoveOutcome
-from service.sessions.problems import etag
 from service.sessions.service import SessionService
 from service.web.fastpath import FastAnswer, fast_route
 from service.web.openapi import SNAPSHOT_CODES, problem_responses, response_spec
@@ -50,10 +50,10 @@ _NO_STORE = {"Cache-Control": "no-store"}
 #: The problem codes of each operation (each documented with an example; see service/web/openapi.py).
 _SESSION_CODES = ("MALFORMED_REQUEST", "UNAUTHORIZED", "FORBIDDEN", "SESSION_NOT_FOUND", "STORE_UNAVAILABLE")
 _CREATE_CODES = ("MALFORMED_REQUEST", "INVALID_OPTIONS", "INVALID_SEED", "INVALID_DECK_ORDER",
-                 "INVALID_FIRST_DEALER", "INVALID_BOTS", *SNAPSHOT_CODES, "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE",
-                 "STORE_UNAVAILABLE")
+                 "INVALID_FIRST_DEALER", "INVALID_BOTS", "INVALID_CLOCK", *SNAPSHOT_CODES, "BODY_TOO_LARGE",
+                 "UNSUPPORTED_MEDIA_TYPE", "STORE_UNAVAILABLE")
 _MOVE_CODES = ("MALFORMED_REQUEST", "MALFORMED_MOVE", "INVALID_IF_MATCH", "INVALID_IDEMPOTENCY_KEY", "UNAUTHORIZED",
-               "FORBIDDEN", "WRONG_SEAT", "SESSION_NOT_FOUND", "VERSION_CONFLICT", "ILLEGAL_MOVE",
+               "FORBIDDEN", "WRONG_SEAT", "SESSION_NOT_FOUND", "VERSION_CONFLICT", "MOVE_TIMED_OUT", "ILLEGAL_MOVE",
                "IDEMPOTENCY_KEY_REUSED", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "STORE_UNAVAILABLE",
                "COMMIT_OUTCOME_UNKNOWN")
 _STREAM_CODES = ("MALFORMED_REQUEST", "INVALID_LAST_EVENT_ID", "UNAUTHORIZED", "SESSION_NOT_FOUND",

@@ -16,8 +16,8 @@ from engine import GameState, Move, redact_events, view
 from service.games.examples import GAME, snapshot_placeholder
 from service.referee.schemas import resolved
 from service.sessions.schemas import MoveApplied, SessionCreated, SessionLegalMoves, SessionSnapshot, SessionState
-from service.sessions.streams import event_frame
 from service.sessions.store import LoggedEvent
+from service.sessions.streams import event_frame
 
 _START: GameState = GAME["start"]
 _STATE: GameState = GAME["state"]

@@ -79,6 +79,7 @@ from engine.records import (
     replay_game,
 )
 from engine.rules import MISERE_BIDS
+from service.sessions.clock import MoveTimedOut
 from service.sessions.headers import bearer_token
 from service.sessions.problems import etag
 from service.sessions.service import SessionService
@@ -119,6 +120,8 @@ def move_of(first: Event) -> Move | None:
 def _by_version(log: Sequence[LoggedEvent]) -> list[tuple[int, list[Event]]]:
     groups: list[tuple[int, list[Event]]] = []
     for entry in log:
+        if isinstance(entry.event, MoveTimedOut):
+            continue  # the turn clock's mark: the move it made follows, as any move's events
         if not groups or groups[-1][0] != entry.version:
             groups.append((entry.version, []))
         groups[-1][1].append(entry.event)

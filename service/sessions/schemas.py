@@ -21,6 +21,7 @@ from service.referee.schemas import (
     Seed,
     Snapshot,
 )
+from service.sessions.clock import ClockOptions, ClockView, SessionEvent
 
 __all__ = ["CreateSessionRequest", "MoveApplied", "MoveRequest", "SessionCreated", "SessionLegalMoves",
            "SessionSnapshot", "SessionState", "StreamEnd", "StreamEvent"]
@@ -41,6 +42,9 @@ class CreateSessionRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unk
     #: Seats the service plays, by seat number: ``{"1": "expert", "2": "basic"}`` (at least one seat is human;
     #: a bot seat gets no token).
     bots: dict[str, Level] | None = None
+    #: A turn clock: each move's time limit, a reserve per seat, and the bot level that moves for a seat whose
+    #: time ran out (none: no clock).
+    clock: ClockOptions | None = None
 
 
 class MoveRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -66,6 +70,8 @@ class SessionCreated(msgspec.Struct, kw_only=True):
     expires_in: int
     #: The seats the service plays, and at which level.
     bots: dict[str, str] = msgspec.field(default_factory=dict)
+    #: The turn clock (``null``: none): who is on it and their deadline.
+    clock: ClockView | None = None
 
 
 class SessionState(msgspec.Struct, kw_only=True):
@@ -74,6 +80,8 @@ class SessionState(msgspec.Struct, kw_only=True):
     #: The seat whose view this is; ``null`` for the host's public view.
     seat: int | None
     view: SeatView
+    #: The turn clock (``null``: none): who is on it and their deadline.
+    clock: ClockView | None = None
 
 
 class SessionLegalMoves(msgspec.Struct, kw_only=True):
@@ -81,6 +89,8 @@ class SessionLegalMoves(msgspec.Struct, kw_only=True):
     version: int
     seat: int
     legal_moves: list[Move]
+    #: The turn clock (``null``: none): who is on it and their deadline.
+    clock: ClockView | None = None
 
 
 class MoveApplied(msgspec.Struct, kw_only=True):
@@ -90,6 +100,8 @@ class MoveApplied(msgspec.Struct, kw_only=True):
     #: The events the move caused, redacted for the mover's seat.
     events: list[Event]
     view: SeatView
+    #: The turn clock after this move (``null``: none): who is on it and their deadline.
+    clock: ClockView | None = None
 
 
 class SessionSnapshot(msgspec.Struct, kw_only=True):
@@ -98,13 +110,17 @@ class SessionSnapshot(msgspec.Struct, kw_only=True):
     snapshot: str
 
 
-class StreamEvent(msgspec.Struct, kw_only=True):
+class StreamEvent(msgspec.Struct, kw_only=True, omit_defaults=True):
     """The ``data`` of one event-stream message: the event as the reader's seat may see it, the session version
-    it belongs to, and the seat to act once that version's move is complete (``null``: nobody, e.g. game over)."""
+    it belongs to, and the seat to act once that version's move is complete (``null``: nobody, e.g. game over)
+    and, in a session with a turn clock, when that seat must have moved."""
 
     version: int
     to_act: int | None
-    event: Event
+    event: SessionEvent
+    #: When ``to_act`` must have moved (RFC 3339, UTC, milliseconds): present in a session with a turn clock
+    #: while the clock runs (absent otherwise).
+    deadline: str | None = None
 
 
 class StreamEnd(msgspec.Struct, kw_only=True):

@@ -21,6 +21,7 @@ from service.referee.snapshots import Sealer
 from service.sessions.access import Access, Caller, hash_token, host_only, seat_only, viewer
 from service.sessions.bot_turns import BotTurns
 from service.sessions.bots import bot_slot
+from service.sessions.clock import ClockSettings, clock_view, new_clock
 from service.sessions.memo import RecentRecords
 from service.sessions.move_loop import MoveLoop, MoveOutcome
 from service.sessions.schemas import (
@@ -75,15 +76,18 @@ class SessionService:
 
     def __init__(self, store: SessionStore, sealer: Sealer, *, stopping: asyncio.Event,
                  heartbeat_seconds: float = 15.0, remembered_sessions: int = 0,
-                 metrics: SessionMetrics | None = None, track_stream: StreamTracker | None = None) -> None:
+                 metrics: SessionMetrics | None = None, track_stream: StreamTracker | None = None,
+                 clock: ClockSettings | None = None) -> None:
         self.store = store
+        #: How turn clocks run here (:mod:`.clock`): bounds, the sweeper's pace, the wall clock.
+        self.clock = clock or ClockSettings()
         self.sealer = sealer
         self.stopping = stopping
         self.metrics = metrics
         #: The last record this replica read or wrote of up to ``remembered_sessions`` sessions (LRU): a move
         #: is computed on it and committed against its (version, tag), saving the read when it is current.
         self.recent = RecentRecords(remembered_sessions)
-        self.bots = BotTurns(store, self.recent, metrics)
+        self.bots = BotTurns(store, self.recent, metrics, self.clock)
         self.access = Access(store, self.recent, self.bots)
         self.moves = MoveLoop(store, self.recent, self.access, self.bots, metrics)
         self.streams = EventStreams(store, self.access, stopping=stopping, heartbeat_seconds=heartbeat_seconds,
@@ -99,7 +103,8 @@ class SessionService:
         seat_tokens = [None if s in bots else secrets.token_urlsafe(32) for s in range(n)]
         auth = hash_token(host_token) + b"".join(
             bot_slot(bots[s]) if token is None else hash_token(token) for s, token in enumerate(seat_tokens))
-        record = SessionRecord(1, state, auth, new_tag())
+        clock = new_clock(req.clock, state, self.clock, self.clock.now_ms())
+        record = SessionRecord(1, state, auth, new_tag(), clock)
         if not await self.store.has_room():
             raise StoreUnavailable("the session store is nearly full: new sessions are refused for now, moves in "
                                    "existing sessions go on; retry later")
@@ -116,7 +121,7 @@ class SessionService:
             session_id=session_id, version=record.version, host_token=host_token, seat_tokens=seat_tokens,
             options=resolved(state.options), rules_version=state.rules_version,
             phase=record.state.phase, to_act=record.state.to_act, expires_in=self.store.idle_seconds,
-            bots={str(s): level for s, level in sorted(bots.items())})
+            bots={str(s): level for s, level in sorted(bots.items())}, clock=clock_view(record.clock))
 
     def _start(self, req: CreateSessionRequest) -> tuple[GameState, list[Event]]:
         if req.snapshot is not None:
@@ -143,14 +148,15 @@ class SessionService:
         caller = await self.caller(session_id, token)
         seen = viewer(caller, seat)
         return SessionState(session_id=session_id, version=caller.record.version, seat=seen,
-                            view=operations.seat_view(caller.record.state, seen))
+                            view=operations.seat_view(caller.record.state, seen), clock=clock_view(caller.record.clock))
 
     async def legal_moves(self, session_id: str, token: str, seat: int | None = None) -> SessionLegalMoves:
         caller = await self.caller(session_id, token)
         own = seat_only(caller, "list legal moves", "host_legal_moves")
         viewer(caller, seat)
         _, moves = operations.legal_moves_of(caller.record.state, own)
-        return SessionLegalMoves(session_id=session_id, version=caller.record.version, seat=own, legal_moves=moves)
+        return SessionLegalMoves(session_id=session_id, version=caller.record.version, seat=own, legal_moves=moves,
+                                 clock=clock_view(caller.record.clock))
 
     async def snapshot(self, session_id: str, token: str) -> SessionSnapshot:
         caller = await self.caller(session_id, token)

@@ -15,9 +15,10 @@ from typing import Any, TypeVar
 
 import msgspec
 
-from engine import Event, redact_events
+from engine import redact_events
 from engine.model import GameOver
 from service.sessions.access import Access
+from service.sessions.clock import MoveTimedOut, SessionEvent, deadline_text
 from service.sessions.headers import parse_event_id
 from service.sessions.schemas import StreamEnd, StreamEvent
 from service.sessions.store import Cursor, LoggedEvent, SessionStore, StoreUnavailable
@@ -38,16 +39,16 @@ _JSON = msgspec.json.Encoder()
 def event_frame(e: LoggedEvent, seat: int | None, to_act: int | None) -> bytes:
     """One Server-Sent Events frame: ``id: <version>-<index>`` and, with no ``event:`` name (so that an
     ``EventSource``'s ``onmessage`` sees it), ``data:`` a :class:`StreamEvent` as ``seat`` may see it."""
-    shown = redact_events((e.event,), seat)[0]
-    return b"id: %d-%d\ndata: %s\n\n" % (e.version, e.seq,
-                                          _JSON.encode(StreamEvent(version=e.version, to_act=to_act, event=shown)))
+    shown = e.event if isinstance(e.event, MoveTimedOut) else redact_events((e.event,), seat)[0]
+    data = StreamEvent(version=e.version, to_act=to_act, event=shown, deadline=deadline_text(e.deadline))
+    return b"id: %d-%d\ndata: %s\n\n" % (e.version, e.seq, _JSON.encode(data))
 
 
 def end_frame(version: int) -> bytes:
     return b"event: %s\ndata: %s\n\n" % (END_EVENT.encode(), _JSON.encode(StreamEnd(version=version)))
 
 
-def _mover(event: Event) -> int | None:
+def _mover(event: SessionEvent) -> int | None:
     """The seat whose move an event of a move's first place records (every move's first event names it)."""
     seat = getattr(event, "seat", None)
     return seat if isinstance(seat, int) else None
