@@ -749,8 +749,13 @@ class RedisStore:
         return out
 
     async def claim_due(self, now_ms: int, until_ms: int, limit: int) -> tuple[list[tuple[str, int]], int | None]:
+        """A read-only look at the earliest entry first (what every pass costs while nothing is due: one
+        ``ZRANGE``), then the claim script when something is."""
         reply: Any
         async with _guard("session_clock", self._on_error, self.command_timeout):
+            first = await self._call(b"ZRANGE", self.clock_index(), b"0", b"0", b"WITHSCORES")
+            if not first or int(float(first[1])) > now_ms:
+                return [], int(float(first[1])) if first else None
             reply = await self._evalsha(self._claim, [self.clock_index()], [str(now_ms), str(until_ms), str(limit)])
         ids = [m.decode() if isinstance(m, bytes) else str(m) for m in reply[0]]
         earliest = int(float(reply[1])) if reply[1] else None

@@ -46,19 +46,25 @@ class ClockSweeper:
         self.metrics = metrics
         #: Clock moves this replica committed (for tests and logs).
         self.moves_made = 0
+        #: Whether :meth:`run` is running (from the app's startup to its shutdown).
+        self.running = False
 
     async def run(self, stopping: asyncio.Event) -> None:
         """Sweep until ``stopping`` is set; a store outage only delays the next pass."""
-        while not stopping.is_set():
-            delay = self.settings.poll_seconds
-            try:
-                delay = await self.sweep()
-            except StoreUnavailable:
-                pass  # Redis away: try again on the next pass
-            except Exception:  # a defect must not stop the clocks of every session
-                logger.exception("clock sweep failed")
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stopping.wait(), delay)
+        self.running = True
+        try:
+            while not stopping.is_set():
+                delay = self.settings.poll_seconds
+                try:
+                    delay = await self.sweep()
+                except StoreUnavailable:
+                    pass  # Redis away: try again on the next pass
+                except Exception:  # a defect must not stop the clocks of every session
+                    logger.exception("clock sweep failed")
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stopping.wait(), delay)
+        finally:
+            self.running = False
 
     async def sweep(self) -> float:
         """One pass: claim the due sessions and make their moves; answers how long to wait for the next."""

@@ -173,6 +173,36 @@ async def test_the_clock_moves_for_a_seat_that_does_not(clocked: tuple[httpx.Asy
     assert sweeper.moves_made >= 1
 
 
+async def test_the_clock_reveals_nothing(clocked: tuple[httpx.AsyncClient, Any]) -> None:
+    """A clock move's events reach each reader redacted like any move's; its mark is public and the same for
+    all; no reader learns another seat's cards from either."""
+    client, _ = clocked
+    created = await _create(client, {"move_seconds": 0.2}, bots={"1": "random", "2": "random", "3": "random"})
+    await _until_timed_out(client, created, count=2)
+    url = f"/v1/sessions/{created['session_id']}/events"
+    host = await _raw_frames(client, url, created["host_token"])
+    seat0 = await _raw_frames(client, url, created["seat_tokens"][0])
+    n = min(len(host), len(seat0))
+    assert n > 0
+    for h, s in zip(host[:n], seat0[:n], strict=True):
+        assert (h["version"], h["event"]["type"]) == (s["version"], s["event"]["type"])
+        if h["event"]["type"] == "move_timed_out":
+            assert h == s and set(h["event"]) == {"type", "seat", "bot", "deadline"}
+        for reader, frame in ((None, h), (0, s)):
+            if frame["event"]["type"] == "cards_received" and frame["event"]["seat"] != reader:
+                assert frame["event"]["cards"] is None
+
+
+async def test_the_sweeper_runs_from_startup_to_shutdown() -> None:
+    app = create_app(fast(None), event_heartbeat_seconds=1)
+    sweeper = app.state.sessions.sweeper
+    assert not sweeper.running
+    async with serve_in_process(app):
+        await asyncio.sleep(0.05)
+        assert sweeper.running
+    assert not sweeper.running
+
+
 async def test_a_late_move_gets_move_timed_out(clocked: tuple[httpx.AsyncClient, Any]) -> None:
     client, _ = clocked
     created = await _create(client, {"move_seconds": 0.3}, bots={"1": "basic", "2": "basic", "3": "basic"})
@@ -427,3 +457,18 @@ async def test_the_index_follows_every_change_and_claims_keep_replicas_apart(sto
     assert due == [(sid, 30_000)]
     await store.settle_clock(sid, 30_000, None)
     assert await store.claim_due(10**12, 10**12 + 1, 10) == ([], None)
+
+
+# ------------------------------------------------------------------------------------------- settings
+
+
+def test_clock_settings_from_the_environment() -> None:
+    from service.config import ConfigError, load_settings
+
+    served = load_settings({})
+    assert (served.clock_min_move_seconds, served.clock_poll_seconds, served.clock_claim_seconds) == (1.0, 0.1, 2.0)
+    fast = load_settings({"CLOCK_MIN_MOVE_SECONDS": "0.2", "CLOCK_POLL_SECONDS": "0.05", "CLOCK_CLAIM_SECONDS": "1"})
+    assert (fast.clock_min_move_seconds, fast.clock_poll_seconds, fast.clock_claim_seconds) == (0.2, 0.05, 1.0)
+    for env in ({"CLOCK_MIN_MOVE_SECONDS": "0"}, {"CLOCK_POLL_SECONDS": "60"}, {"CLOCK_CLAIM_SECONDS": "soon"}):
+        with pytest.raises(ConfigError, match=next(iter(env))):
+            load_settings(env)

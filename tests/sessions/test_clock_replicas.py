@@ -1,11 +1,13 @@
-"""Turn clocks across real processes: three uvicorn replicas on one real ``redis-server`` (with persistence),
-one seat that never moves. Against the session's whole event log: every turn of that seat ended in exactly one
-clock move, whichever replica made it; also with a replica killed mid-game, and with Redis restarted mid-game
-(its data persisted: the deadlines live in Redis, not in a process)."""
+"""Turn clocks across real processes: three uvicorn replicas on one real ``redis-server`` (with persistence,
+every write in its append-only file before the reply), one seat that never moves. Against the session's whole
+event log: every turn of that seat ended in exactly one clock move, whichever replica made it; also with a
+replica killed mid-game, and with Redis restarted mid-game (the deadlines live in Redis, not in a process)."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -14,85 +16,78 @@ from tests.redis_server import RedisServer
 from tests.support import bearer
 
 from .clock_replicas import check_each_turn_timed_out_once, clock_moves, create, replicas, wait_for, whole_log
+from .conftest import ServiceProcess
 
 pytestmark = pytest.mark.slow
 
-MOVE_SECONDS = 0.3
+MOVE_SECONDS = 0.2
 
 
-def _over(body: dict[str, object]) -> bool:
-    view = body["view"]
-    return isinstance(view, dict) and view["phase"] == "game_over"
+@pytest.fixture(scope="module")
+def three(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[RedisServer, list[ServiceProcess]]]:
+    """One persistent redis-server and three replicas on it, shared by this module's tests."""
+    redis = RedisServer(persist_dir=Path(tmp_path_factory.mktemp("clock-redis")))
+    redis.start()
+    try:
+        with replicas(redis) as procs:
+            yield redis, procs
+    finally:
+        redis.stop()
 
 
-def _marks_at_least(n: int) -> object:
-    return lambda body: body["version"] > n * 4 + 1  # (each human turn is followed by three bot turns)
+@pytest.fixture
+async def clients(three: tuple[RedisServer, list[ServiceProcess]]) -> AsyncIterator[list[httpx.AsyncClient]]:
+    live = [p for p in three[1] if p.process is not None and p.process.poll() is None]
+    out = [httpx.AsyncClient(base_url=p.url, timeout=10) for p in live]
+    try:
+        yield out
+    finally:
+        for c in out:
+            await c.aclose()
 
 
-async def _finish_and_check(clients: list[httpx.AsyncClient], created: dict[str, object]) -> None:
-    await wait_for(clients, created, _over, timeout=60)
+def _over(body: dict[str, Any]) -> bool:
+    return bool(body["view"]["phase"] == "game_over")
+
+
+def _clock_moved(times: int) -> Any:
+    return lambda body: body["version"] > times * 4 + 1  # each human turn is followed by three bot turns
+
+
+async def _finish_and_check(clients: list[httpx.AsyncClient], created: dict[str, Any]) -> list[dict[str, Any]]:
+    over = await wait_for(clients, created, _over, timeout=60)
+    assert over["clock"]["deadline"] is None  # paused at game over
     log = await whole_log(clients[0], created)
     moves = check_each_turn_timed_out_once(log, MOVE_SECONDS)
     assert len(moves.marks) >= 5
     # The log replays to exactly the session's state (no move missing, none twice).
-    r = await clients[-1].get(f"/v1/sessions/{created['session_id']}/record",
-                              headers=bearer(str(created["host_token"])))
+    r = await clients[-1].get(f"/v1/sessions/{created['session_id']}/record", headers=bearer(created["host_token"]))
     assert r.status_code == 200, r.text
+    return log
 
 
-async def test_three_replicas_make_each_timed_out_move_once(tmp_path: Path) -> None:
-    redis = RedisServer(persist_dir=tmp_path)
-    redis.start()
-    try:
-        with replicas(redis) as procs:
-            clients = [httpx.AsyncClient(base_url=p.url, timeout=10) for p in procs]
-            try:
-                created = await create(clients[0], MOVE_SECONDS)
-                await _finish_and_check(clients, created)
-            finally:
-                for c in clients:
-                    await c.aclose()
-    finally:
-        redis.stop()
+async def test_three_replicas_make_each_timed_out_move_once(clients: list[httpx.AsyncClient]) -> None:
+    created = await create(clients[0], MOVE_SECONDS)
+    await _finish_and_check(clients, created)
 
 
-async def test_a_replica_killed_mid_game(tmp_path: Path) -> None:
-    redis = RedisServer(persist_dir=tmp_path)
-    redis.start()
-    try:
-        with replicas(redis) as procs:
-            clients = [httpx.AsyncClient(base_url=p.url, timeout=10) for p in procs]
-            try:
-                created = await create(clients[0], MOVE_SECONDS, seed=2)
-                await wait_for(clients, created, _marks_at_least(2))
-                assert procs[1].process is not None
-                procs[1].process.kill()  # kill -9, claims and all
-                procs[1].process.wait()
-                survivors = [clients[0], clients[2]]
-                await _finish_and_check(survivors, created)
-            finally:
-                for c in clients:
-                    await c.aclose()
-    finally:
-        redis.stop()
+async def test_redis_restarted_mid_game(three: tuple[RedisServer, list[ServiceProcess]],
+                                        clients: list[httpx.AsyncClient]) -> None:
+    redis = three[0]
+    created = await create(clients[0], MOVE_SECONDS, seed=3)
+    before = await wait_for(clients, created, _clock_moved(2))
+    redis.stop()  # kill -9: every acknowledged write is in the append-only file
+    redis.start()  # the same port and data directory
+    log = await _finish_and_check(clients, created)
+    assert max(v for v, _ in clock_moves(log).marks) > before["version"]  # the clock went on after it
 
 
-async def test_redis_restarted_mid_game(tmp_path: Path) -> None:
-    redis = RedisServer(persist_dir=tmp_path)
-    redis.start()
-    try:
-        with replicas(redis) as procs:
-            clients = [httpx.AsyncClient(base_url=p.url, timeout=10) for p in procs]
-            try:
-                created = await create(clients[0], MOVE_SECONDS, seed=3)
-                before = await wait_for(clients, created, _marks_at_least(2))
-                redis.stop()  # kill -9: every acknowledged write is in the append-only file
-                redis.start()  # the same port and data directory
-                await _finish_and_check(clients, created)
-                log = await whole_log(clients[0], created)
-                assert max(v for v, _ in clock_moves(log).marks) > before["version"]  # clocks went on after it
-            finally:
-                for c in clients:
-                    await c.aclose()
-    finally:
-        redis.stop()
+async def test_a_replica_killed_mid_game(three: tuple[RedisServer, list[ServiceProcess]],
+                                         clients: list[httpx.AsyncClient]) -> None:
+    victim = three[1][1]
+    created = await create(clients[0], MOVE_SECONDS, seed=2)
+    await wait_for(clients, created, _clock_moved(2))
+    assert victim.process is not None
+    victim.process.kill()  # kill -9, claims and all (the module's last test: the others need all three)
+    victim.process.wait()
+    await _finish_and_check([clients[0], clients[2]], created)
