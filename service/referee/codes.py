@@ -25,6 +25,7 @@ class ProblemCode(StrEnum):
     INVALID_DECK_ORDER = "INVALID_DECK_ORDER"
     INVALID_FIRST_DEALER = "INVALID_FIRST_DEALER"
     INVALID_BOTS = "INVALID_BOTS"
+    INVALID_CLOCK = "INVALID_CLOCK"
     NO_SUCH_SEAT = "NO_SUCH_SEAT"
     SNAPSHOT_MALFORMED = "SNAPSHOT_MALFORMED"
     SNAPSHOT_VERSION_UNSUPPORTED = "SNAPSHOT_VERSION_UNSUPPORTED"
@@ -44,6 +45,7 @@ class ProblemCode(StrEnum):
     WRONG_SEAT = "WRONG_SEAT"
     SESSION_NOT_FOUND = "SESSION_NOT_FOUND"
     VERSION_CONFLICT = "VERSION_CONFLICT"
+    MOVE_TIMED_OUT = "MOVE_TIMED_OUT"
     IDEMPOTENCY_KEY_REUSED = "IDEMPOTENCY_KEY_REUSED"
     STORE_UNAVAILABLE = "STORE_UNAVAILABLE"
     COMMIT_OUTCOME_UNKNOWN = "COMMIT_OUTCOME_UNKNOWN"
@@ -87,6 +89,8 @@ PROBLEM_CODE_INFO: dict[ProblemCode, tuple[int, str]] = {
     ProblemCode.INVALID_FIRST_DEALER: (400, "The first dealer is not a seat of this game."),
     ProblemCode.INVALID_BOTS: (400, "The bot seats asked for are not seats of this game, name an unknown level, "
                                     "or leave no seat to a human."),
+    ProblemCode.INVALID_CLOCK: (400, "The turn clock asked for is out of bounds (`move_seconds`, `reserve_seconds`) "
+                                     "or names an unknown bot level."),
     ProblemCode.NO_SUCH_SEAT: (400, "A seat named in the request does not exist in this game."),
     ProblemCode.SNAPSHOT_MALFORMED: (400, "The snapshot is not of the form this service issues."),
     ProblemCode.SNAPSHOT_VERSION_UNSUPPORTED: (400, "The snapshot's format version is not one this service "
@@ -121,6 +125,8 @@ PROBLEM_CODE_INFO: dict[ProblemCode, tuple[int, str]] = {
     ProblemCode.TOKEN_REVOKED: (401, "The token was replaced: reissued by the host, or its seat was handed on or "
                                      "left."),
     ProblemCode.SEAT_NOT_HELD: (409, "No player holds the seat (it is a bot's, or open)."),
+    ProblemCode.MOVE_TIMED_OUT: (409, "The seat ran out of time and the clock moved for it (at `timed_out_version`); "
+                                      "send its next move with If-Match naming `current_version`."),
     ProblemCode.IDEMPOTENCY_KEY_REUSED: (422, "The Idempotency-Key was already used for a different move."),
     ProblemCode.STORE_UNAVAILABLE: (503, "The session store is unavailable; nothing was applied; retry after "
                                          "Retry-After."),

@@ -20,6 +20,7 @@ from service.games.suggest import SuggestResponse
 from service.i18n import rejection_text
 from service.referee import operations
 from service.sessions.access import Access, seat_only
+from service.sessions.clock import clock_view
 from service.sessions.schemas import (
     OWN_SEAT,
     SessionLegalMoves,
@@ -96,7 +97,7 @@ class SeatAssist:
         _, moves = operations.legal_moves_of(state, own)
         unavailable = unavailable_moves(state, own, language) if reasons and state.phase == "auction" else None
         return SessionLegalMoves(session_id=session_id, version=caller.record.version, seat=own, legal_moves=moves,
-                                 unavailable=unavailable)
+                                 unavailable=unavailable, clock=clock_view(caller.record.clock))
 
     async def suggest(self, session_id: str, token: str, request: SessionSuggestRequest) -> tuple[int,
                                                                                                 SuggestResponse]:

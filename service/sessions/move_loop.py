@@ -38,6 +38,7 @@ from engine import Event, GameState, Move, redact_events, view
 from service.referee import operations
 from service.sessions.access import Access, identify, is_spectator, role
 from service.sessions.bot_turns import MOVE_ATTEMPTS, BotTurns
+from service.sessions.clock import check_not_timed_out, clocks_after
 from service.sessions.headers import idempotency_field, parse_if_match
 from service.sessions.memo import RecentRecords
 from service.sessions.problems import conflict, forbidden, not_found
@@ -127,21 +128,26 @@ class MoveLoop:
             state, events, body, keyed = prepared
             chain = await self.bots.replies(record, state)
             answered = record.version + 1 + len(chain)
-            if chain:  # the answer (and its idempotency record) shows the bot moves that follow
-                body = self.bots.answer(move.seat, answered, state, events, chain)
+            now_ms = self.bots.clock.now_ms()
+            clocks = clocks_after(record.clock, [state, *(s for s, _ in chain)], record.version + 1, now_ms)
+            if chain or record.clock is not None:  # the answer (and its idempotency record) shows the bot moves
+                # that follow, and the clock
+                body = self.bots.answer(move.seat, answered, state, events, chain, clocks[-1])
                 keyed = None if keyed is None else (keyed[0], IdempotencyRecord(fingerprint, answered, body))
             try:
-                outcome = await self.store.commit(session_id, record, state, events, keyed, seat=move.seat)
+                outcome = await self.store.commit(session_id, record, state, events, keyed, seat=move.seat,
+                                                  clock=clocks[0])
             except Problem:
                 self.recent.forget(session_id)  # the store's answer was lost: read afresh next time
                 raise
             if isinstance(outcome, Committed):
-                committed = SessionRecord(outcome.version, state, record.auth, outcome.tag, record.table)
+                committed = SessionRecord(outcome.version, state, record.auth, outcome.tag, clocks[0],
+                                          table=record.table)
                 self.recent.remember(session_id, committed)
                 if self.metrics is not None:
                     self.metrics.move_applied()
                 if chain:
-                    await self.bots.play_quietly(session_id, committed, chain)
+                    await self.bots.play_quietly(session_id, committed, chain, now_ms)
                 return MoveOutcome(body, answered, False)
             if isinstance(outcome, Replayed):
                 return self._replay(outcome.record, fingerprint)
@@ -200,6 +206,7 @@ class MoveLoop:
         if replay is not None:
             return self._replay(replay, fingerprint)
         operations.screen(record.state, move)
+        check_not_timed_out(record.clock, record.version, seat, expected)
         if expected is not None and record.version not in expected:
             raise conflict(record.version, f"the session is at version {record.version}, not "
                                            f"{', '.join(map(str, sorted(expected)))}", "if_match",

@@ -80,6 +80,7 @@ from engine.records import (
 )
 from engine.rules import MISERE_BIDS
 from service.sessions.access import no_spectator
+from service.sessions.clock import MoveTimedOut
 from service.sessions.headers import bearer_token
 from service.sessions.problems import etag
 from service.sessions.service import SessionService
@@ -123,7 +124,9 @@ def _by_version(log: Sequence[LoggedEvent]) -> list[tuple[int, list[Event]]]:
     groups: list[tuple[int, list[Event]]] = []
     for entry in log:
         if isinstance(entry.event, TABLE_EVENTS):
-            continue
+            continue  # the table's changes (seat_joined, …) are no moves of the game
+        if isinstance(entry.event, MoveTimedOut):
+            continue  # the turn clock's mark: the move it made follows, as any move's events
         if not groups or groups[-1][0] != entry.version:
             groups.append((entry.version, []))
         groups[-1][1].append(entry.event)

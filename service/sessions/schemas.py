@@ -27,12 +27,13 @@ from service.referee.schemas import (
     Seed,
     Snapshot,
 )
+from service.sessions.clock import ClockOptions, ClockView
 from service.sessions.table import (
     DEFAULT_INVITATION_SECONDS,
     MAX_INVITATION_SECONDS,
     MIN_INVITATION_SECONDS,
+    LogEntry,
     OnLeave,
-    TableEvent,
 )
 from service.web.struct_dto import decode_request
 
@@ -60,6 +61,9 @@ class CreateSessionRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unk
     #: Seats the service plays, by seat number: ``{"1": "expert", "2": "basic"}`` (at least one seat is human;
     #: a bot seat gets no token).
     bots: dict[str, Level] | None = None
+    #: A turn clock: each move's time limit, a reserve per seat, and the bot level that moves for a seat whose
+    #: time ran out (none: no clock).
+    clock: ClockOptions | None = None
     #: Whether the seats may ask for hints (``POST /v1/sessions/{id}/suggest``); ``false``: 403 ``HINTS_OFF``.
     hints: bool = True
     #: Seats left open for players to join: each gets an invitation (a code) instead of a token.
@@ -152,6 +156,8 @@ class SessionCreated(msgspec.Struct, kw_only=True):
     expires_in: int
     #: The seats the service plays, and at which level.
     bots: dict[str, str] = msgspec.field(default_factory=dict)
+    #: The turn clock (``null``: none): who is on it and their deadline.
+    clock: ClockView | None = None
     #: Whether the seats may ask for hints.
     hints: bool = True
     #: One invitation per open seat (their ``seat_tokens`` are ``null``).
@@ -213,6 +219,8 @@ class SessionState(msgspec.Struct, kw_only=True):
     view: SeatView
     #: Who holds each seat (public).
     seats: list[SeatInfo] = msgspec.field(default_factory=list)
+    #: The turn clock (``null``: none): who is on it and their deadline.
+    clock: ClockView | None = None
 
 
 class UnavailableMove(msgspec.Struct, kw_only=True):
@@ -223,7 +231,7 @@ class UnavailableMove(msgspec.Struct, kw_only=True):
     detail: str
 
 
-class SessionLegalMoves(msgspec.Struct, kw_only=True, omit_defaults=True):
+class SessionLegalMoves(msgspec.Struct, kw_only=True):
     session_id: str
     version: int
     seat: int
@@ -231,6 +239,8 @@ class SessionLegalMoves(msgspec.Struct, kw_only=True, omit_defaults=True):
     #: With ``?reasons=true`` during the auction: every other move of the bid box (each bid of the ladder, its
     #: sans-kitty form where the rules have one, the pass), each with why it is not legal now.
     unavailable: list[UnavailableMove] | None = None
+    #: The turn clock (``null``: none): who is on it and their deadline.
+    clock: ClockView | None = None
 
 
 class SessionValidation(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -262,6 +272,8 @@ class MoveApplied(msgspec.Struct, kw_only=True):
     #: The events the move caused, redacted for the mover's seat.
     events: list[Event]
     view: SeatView
+    #: The turn clock after this move (``null``: none): who is on it and their deadline.
+    clock: ClockView | None = None
 
 
 class SessionSnapshot(msgspec.Struct, kw_only=True):
@@ -270,13 +282,17 @@ class SessionSnapshot(msgspec.Struct, kw_only=True):
     snapshot: str
 
 
-class StreamEvent(msgspec.Struct, kw_only=True):
+class StreamEvent(msgspec.Struct, kw_only=True, omit_defaults=True):
     """The ``data`` of one event-stream message: the event as the reader's seat may see it, the session version
-    it belongs to, and the seat to act once that version's move is complete (``null``: nobody, e.g. game over)."""
+    it belongs to, and the seat to act once that version's move is complete (``null``: nobody, e.g. game over)
+    and, in a session with a turn clock, when that seat must have moved."""
 
     version: int
     to_act: int | None
-    event: Event | TableEvent
+    event: LogEntry
+    #: When ``to_act`` must have moved (RFC 3339, UTC, milliseconds): present in a session with a turn clock
+    #: while the clock runs (absent otherwise).
+    deadline: str | None = None
 
 
 class StreamEnd(msgspec.Struct, kw_only=True):

@@ -115,9 +115,11 @@ class Seating:
         for _ in range(MOVE_ATTEMPTS):
             table, auth, event, answer = change(record)
             encoded = encode_table(table)
-            outcome = await self.store.commit(session_id, record, record.state, [event], table=encoded, auth=auth)
+            # The turn clock runs on: a change of who holds a seat is no move.
+            outcome = await self.store.commit(session_id, record, record.state, [event], clock=record.clock,
+                                              table=encoded, auth=auth)
             if isinstance(outcome, Committed):
-                committed = SessionRecord(outcome.version, record.state, auth, outcome.tag, encoded)
+                committed = SessionRecord(outcome.version, record.state, auth, outcome.tag, record.clock, encoded)
                 self.recent.remember(session_id, committed)
                 await self.bots.play_quietly(session_id, committed)  # a seat given to a bot may be to act
                 return answer(outcome.version)

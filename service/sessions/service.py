@@ -22,6 +22,7 @@ from service.sessions.access import Access, Caller, hash_token, host_only, viewe
 from service.sessions.assist import SeatAssist
 from service.sessions.bot_turns import BotTurns
 from service.sessions.bots import bot_slot
+from service.sessions.clock import ClockSettings, clock_view, new_clock
 from service.sessions.memo import RecentRecords
 from service.sessions.move_loop import MoveLoop, MoveOutcome
 from service.sessions.schemas import (
@@ -91,15 +92,18 @@ class SessionService:
 
     def __init__(self, store: SessionStore, sealer: Sealer, *, stopping: asyncio.Event,
                  heartbeat_seconds: float = 15.0, remembered_sessions: int = 0,
-                 metrics: SessionMetrics | None = None, track_stream: StreamTracker | None = None) -> None:
+                 metrics: SessionMetrics | None = None, track_stream: StreamTracker | None = None,
+                 clock: ClockSettings | None = None) -> None:
         self.store = store
+        #: How turn clocks run here (:mod:`.clock`): bounds, the sweeper's pace, the wall clock.
+        self.clock = clock or ClockSettings()
         self.sealer = sealer
         self.stopping = stopping
         self.metrics = metrics
         #: The last record this replica read or wrote of up to ``remembered_sessions`` sessions (LRU): a move
         #: is computed on it and committed against its (version, tag), saving the read when it is current.
         self.recent = RecentRecords(remembered_sessions)
-        self.bots = BotTurns(store, self.recent, metrics)
+        self.bots = BotTurns(store, self.recent, metrics, self.clock)
         self.access = Access(store, self.recent, self.bots)
         self.moves = MoveLoop(store, self.recent, self.access, self.bots, metrics)
         self.assist = SeatAssist(self.access)
@@ -124,7 +128,8 @@ class SessionService:
         issued = [new_invitation(seat, req.invitation_seconds) for seat in open_seats]
         table = Table(hints=req.hints, invitations=tuple(kept for kept, _ in issued), on_leave=req.on_leave,
                       leave_level=req.leave_level, invitation_seconds=req.invitation_seconds)
-        record = SessionRecord(1, state, auth, new_tag(), b"" if table == Table() else encode_table(table))
+        clock = new_clock(req.clock, state, self.clock, self.clock.now_ms())
+        record = SessionRecord(1, state, auth, new_tag(), clock, b"" if table == Table() else encode_table(table))
         if not await self.store.has_room():
             raise StoreUnavailable("the session store is nearly full: new sessions are refused for now, moves in "
                                    "existing sessions go on; retry later")
@@ -141,8 +146,8 @@ class SessionService:
             session_id=session_id, version=record.version, host_token=host_token, seat_tokens=seat_tokens,
             options=resolved(state.options), rules_version=state.rules_version,
             phase=record.state.phase, to_act=record.state.to_act, expires_in=self.store.idle_seconds,
-            bots={str(s): level for s, level in sorted(bots.items())}, hints=req.hints,
-            invitations=[shown for _, shown in issued])
+            bots={str(s): level for s, level in sorted(bots.items())}, clock=clock_view(record.clock),
+            hints=req.hints, invitations=[shown for _, shown in issued])
 
     def _start(self, req: CreateSessionRequest) -> tuple[GameState, list[Event]]:
         if req.snapshot is not None:
@@ -169,7 +174,8 @@ class SessionService:
         caller = await self.caller(session_id, token)
         seen = viewer(caller, seat)
         return SessionState(session_id=session_id, version=caller.record.version, seat=seen,
-                            view=operations.seat_view(caller.record.state, seen), seats=seats_of(caller.record))
+                            view=operations.seat_view(caller.record.state, seen), seats=seats_of(caller.record),
+                            clock=clock_view(caller.record.clock))
 
     async def snapshot(self, session_id: str, token: str) -> SessionSnapshot:
         caller = await self.caller(session_id, token)

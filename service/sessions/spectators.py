@@ -43,9 +43,9 @@ class Spectators:
                               message=("problem.SPECTATORS_FULL.detail.full", {"max": MAX_SPECTATORS}))
             new = encode_table(msgspec.structs.replace(table, spectators=(*table.spectators,
                                                                           hash_token(spectator))))
-            outcome = await self.store.commit(session_id, record, record.state, [], table=new)
+            outcome = await self.store.commit(session_id, record, record.state, [], clock=record.clock, table=new)
             if isinstance(outcome, Committed):
-                committed = SessionRecord(outcome.version, record.state, record.auth, outcome.tag, new)
+                committed = SessionRecord(outcome.version, record.state, record.auth, outcome.tag, record.clock, new)
                 self.recent.remember(session_id, committed)
                 return outcome.version, SpectatorCreated(
                     session_id=session_id, spectator_token=spectator, spectators=len(table.spectators) + 1,

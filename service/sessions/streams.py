@@ -18,6 +18,7 @@ import msgspec
 from engine import redact_events
 from engine.model import GameOver
 from service.sessions.access import Access, identify
+from service.sessions.clock import MoveTimedOut, deadline_text
 from service.sessions.headers import parse_event_id
 from service.sessions.schemas import StreamEnd, StreamEvent
 from service.sessions.store import Cursor, LoggedEvent, SessionStore, StoreUnavailable
@@ -40,9 +41,9 @@ _JSON = msgspec.json.Encoder()
 def event_frame(e: LoggedEvent, seat: int | None, to_act: int | None) -> bytes:
     """One Server-Sent Events frame: ``id: <version>-<index>`` and, with no ``event:`` name (so that an
     ``EventSource``'s ``onmessage`` sees it), ``data:`` a :class:`StreamEvent` as ``seat`` may see it."""
-    shown = e.event if isinstance(e.event, TABLE_EVENTS) else redact_events((e.event,), seat)[0]
-    return b"id: %d-%d\ndata: %s\n\n" % (e.version, e.seq,
-                                          _JSON.encode(StreamEvent(version=e.version, to_act=to_act, event=shown)))
+    shown = e.event if isinstance(e.event, (MoveTimedOut, *TABLE_EVENTS)) else redact_events((e.event,), seat)[0]
+    data = StreamEvent(version=e.version, to_act=to_act, event=shown, deadline=deadline_text(e.deadline))
+    return b"id: %d-%d\ndata: %s\n\n" % (e.version, e.seq, _JSON.encode(data))
 
 
 def end_frame(version: int) -> bytes:

@@ -22,7 +22,7 @@ from typing import Literal
 import msgspec
 
 from bots import Level
-from engine import Event
+from service.sessions.clock import SessionEvent
 from service.web.problems import Problem
 
 #: The most spectator tokens a session holds.
@@ -109,8 +109,8 @@ class SeatTokenReissued(msgspec.Struct, frozen=True, kw_only=True, tag_field="ty
 
 TableEvent = SeatJoined | SeatLeft | SeatTokenReissued
 TABLE_EVENTS = (SeatJoined, SeatLeft, SeatTokenReissued)
-#: An entry of a session's event log: the engine's events and the table's.
-LogEntry = Event | TableEvent
+#: An entry of a session's event log: the engine's events, the clock's and the table's.
+LogEntry = SessionEvent | TableEvent
 
 # ------------------------------------------------------------------------------------------------ helpers
 

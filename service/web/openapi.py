@@ -112,6 +112,7 @@ PROBLEM_EXAMPLES: dict[str, tuple[str, dict[str, Any]]] = {
                                 "not in pack [], repeated ['4H'])", {}),
     "INVALID_FIRST_DEALER": ("first_dealer must be a seat from 0 to 3", {}),
     "INVALID_BOTS": ("bots: at least one seat must be left to a human player", {}),
+    "INVALID_CLOCK": ("clock.move_seconds must be from 1 to 86400, not 0.5", {}),
     "NO_SUCH_SEAT": ("seat 4 does not exist: seats are 0 to 3", {}),
     "SNAPSHOT_MALFORMED": ("a snapshot has three dot-separated parts", {}),
     "SNAPSHOT_VERSION_UNSUPPORTED": ("snapshot version 'v9' is not supported (supported: v1, v2)", {}),
@@ -147,6 +148,9 @@ PROBLEM_EXAMPLES: dict[str, tuple[str, dict[str, Any]]] = {
     "SESSION_NOT_FOUND": ("no session 'q0Jd3rXyFh2mJZ9KkQ7aLw': it never existed, was deleted, or expired "
                                "after its idle time (the host can recreate it from a snapshot)", {}),
     "VERSION_CONFLICT": ("the session is at version 8, not 7", {"current_version": 8}),
+    "MOVE_TIMED_OUT": ("seat 2 ran out of time: the clock moved for it at version 9 (the session is now at version "
+                       "10); nothing was applied. Read the session, and send the next move with If-Match: \"10\"",
+                       {"current_version": 10, "timed_out_version": 9}),
     "IDEMPOTENCY_KEY_REUSED": ("this Idempotency-Key was already used for a different move; use a new key "
                                     "for a new move", {}),
     "STORE_UNAVAILABLE": ("the session store is unavailable; retry shortly", {}),

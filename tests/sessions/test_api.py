@@ -73,8 +73,9 @@ async def test_seat_reads_its_own_view_and_host_the_public_view(client: httpx.As
     for seat, headers in enumerate(g.seats):
         r = await client.get(g.url, headers=headers)
         assert r.status_code == 200 and r.headers["etag"] == '"1"'
+        seats = [{"seat": s, "kind": "human"} for s in range(4)]
         assert r.json() == {"session_id": g.id, "version": 1, "seat": seat,
-                            "view": jsonable(view(g.mirror.state, seat))}
+                            "view": jsonable(view(g.mirror.state, seat)), "seats": seats, "clock": None}
         r = await client.get(g.url, headers=headers, params={"seat": seat})
         assert r.status_code == 200
     r = await client.get(g.url, headers=g.host)
@@ -89,7 +90,8 @@ async def test_legal_moves_for_the_seat(client: httpx.AsyncClient) -> None:
         r = await client.get(g.url + "/legal-moves", headers=headers)
         assert r.status_code == 200 and r.headers["etag"] == '"1"'
         assert r.json() == {"session_id": g.id, "version": 1, "seat": seat,
-                            "legal_moves": jsonable(legal_moves(state, seat))}
+                            "legal_moves": jsonable(legal_moves(state, seat)), "unavailable": None,
+                            "clock": None}
         assert bool(r.json()["legal_moves"]) == (seat == state.to_act)
 
 
@@ -169,7 +171,7 @@ async def test_move_answers_version_events_and_view(client: httpx.AsyncClient) -
     assert r.headers["etag"] == '"2"'
     assert r.json() == {"version": 2, "phase": g.mirror.state.phase, "to_act": g.mirror.state.to_act,
                         "events": jsonable(events),
-                        "view": jsonable(view(g.mirror.state, move.seat))}
+                        "view": jsonable(view(g.mirror.state, move.seat)), "clock": None}
     assert await g.version() == 2
 
 
