@@ -174,8 +174,8 @@ if v ~= ARGV[1] or tag ~= ARGV[2] then
 end
 local nv = tonumber(v) + 1
 redis.call('HSET', KEYS[1], 'v', nv, 'tag', ARGV[5], 'st', ARGV[4])
-if ARGV[11] ~= '' then redis.call('HSET', KEYS[1], 'tb', ARGV[11]) end
-if ARGV[12] ~= '' then redis.call('HSET', KEYS[1], 'auth', ARGV[12]) end
+if ARGV[14] ~= '' then redis.call('HSET', KEYS[1], 'tb', ARGV[14]) end
+if ARGV[15] ~= '' then redis.call('HSET', KEYS[1], 'auth', ARGV[15]) end
 if ARGV[9] ~= '' then redis.call('HSET', KEYS[1], 'm' .. ARGV[9], string.format('%.0f', now_us)) end
 if ARGV[11] ~= '' then redis.call('HSET', KEYS[1], 'ck', ARGV[11]) else redis.call('HDEL', KEYS[1], 'ck') end
 for i = 16, #ARGV do
