@@ -94,7 +94,7 @@ class SessionService:
                  heartbeat_seconds: float = 15.0, remembered_sessions: int = 0,
                  metrics: SessionMetrics | None = None, track_stream: StreamTracker | None = None,
                  clock: ClockSettings | None = None) -> None:
-        self.store = store
+        self._store = store
         #: How turn clocks run here (:mod:`.clock`): bounds, the sweeper's pace, the wall clock.
         self.clock = clock or ClockSettings()
         self.sealer = sealer
@@ -111,6 +111,17 @@ class SessionService:
         self.seating = Seating(store, self.recent, self.access, self.bots)
         self.streams = EventStreams(store, self.access, stopping=stopping, heartbeat_seconds=heartbeat_seconds,
                                     track_stream=track_stream)
+
+    @property
+    def store(self) -> SessionStore:
+        return self._store
+
+    @store.setter
+    def store(self, store: SessionStore) -> None:
+        """Replace the store everywhere the service's parts use it (a test stands a failing store in)."""
+        self._store = store
+        for part in (self.bots, self.access, self.moves, self.spectators, self.seating, self.streams):
+            part.store = store
 
     # ------------------------------------------------------------------------------------------- create
 
