@@ -41,6 +41,8 @@ ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 STEP_MS = 40  # the bots' moves stay this long on screen (the page's default is 600)
 TURN_TIMEOUT_MS = 30_000
 MAX_MOVES = 400
+CLOCK_SECONDS = 4  # the turn clock of the two-player table: each move's time limit
+SKIPPED_TURNS = 2  # the turns one of its players lets the clock play
 
 
 @pytest.fixture(scope="module")
@@ -437,14 +439,16 @@ def test_a_reload_after_the_session_is_gone_offers_a_new_game(page: Page, servic
 
 def test_two_players_join_one_table_with_two_bots_and_a_spectator_watches(browser: Browser,
                                                                           service: LiveService) -> None:
-    """A host (plain HTTP) creates a table with two open seats and two bot seats and mints a spectator token;
-    two browser contexts join it by their invitations, under their names, and play a hand (the whole game, to
-    10 points) by clicking; a third context watches. Each page uses only its own token; the spectator's page
-    never receives a card of any hand."""
+    """A host (plain HTTP) creates a table with two open seats and two bot seats, a turn clock and a spectator
+    token; two browser contexts join it by their invitations, under their names, and play a hand (the whole
+    game, to 10 points) by clicking; a third context watches. The second player lets its first turns run out:
+    the clock plays them (``move_timed_out`` on every stream), and its page plays on afterwards. Each page uses
+    only its own token; the spectator's page never receives a card of any hand."""
     with httpx.Client(base_url=service.url, timeout=10) as http:
         created = http.post("/v1/sessions", json={"players": 4, "seed": 7, "first_dealer": 3,
                                                   "options": {"target": 10}, "bots": {"1": "basic", "3": "basic"},
-                                                  "open_seats": [0, 2]}).json()
+                                                  "open_seats": [0, 2],
+                                                  "clock": {"move_seconds": CLOCK_SECONDS, "bot": "basic"}}).json()
         host = {"Authorization": f"Bearer {created['host_token']}"}
         spectator = http.post(f"/v1/sessions/{created['session_id']}/spectators", json={}, headers=host).json()
     sid = created["session_id"]
@@ -469,15 +473,21 @@ def test_two_players_join_one_table_with_two_bots_and_a_spectator_watches(browse
             p.wait_for_selector("#table:not([hidden])")
         watcher.goto(f"{service.url}/demo/?step_ms={STEP_MS}&watch={sid}&token={spectator['spectator_token']}")
         watcher.wait_for_selector("#table:not([hidden])")
-        moves = 0
+        moves = skipped = bo_moves = 0
         players = {0: ana, 2: bo}
         while any(p.get_attribute("body", "data-turn") != "over" for p in players.values()):
             acted = False
             for p in players.values():
-                if p.get_attribute("body", "data-turn") == "you":
+                if p.get_attribute("body", "data-turn") != "you":
+                    continue
+                if p is bo and skipped < SKIPPED_TURNS:  # Bo looks away: the clock moves for it
+                    p.wait_for_function("document.body.dataset.turn !== 'you'", timeout=TURN_TIMEOUT_MS)
+                    skipped += 1
+                else:
                     play_one(p)
                     moves += 1
-                    acted = True
+                    bo_moves += p is bo
+                acted = True
             if not acted:
                 ana.wait_for_timeout(50)
             assert moves < MAX_MOVES, "the game did not end"
@@ -499,7 +509,15 @@ def test_two_players_join_one_table_with_two_bots_and_a_spectator_watches(browse
         log = "\n".join(watcher.eval_on_selector_all("#log li", "items => items.map(li => li.textContent)"))
         assert "received cards" in log and not re.search(r"received \S+[♠♣♦♥]|received Jkr", log), log
         assert "seat joined" in log.lower() or "Seat joined" in log
-        assert moves > 0
+        # The clock's moves for Bo are on every stream, and Bo's own moves went through after them.
+        with httpx.Client(timeout=20) as http:
+            public = http.get(f"{service.url}/v1/sessions/{sid}/events",
+                              headers={"Authorization": f"Bearer {spectator['spectator_token']}"}).text
+        timed_out = [json.loads(line[len("data: "):])["event"] for line in public.splitlines()
+                     if line.startswith("data: ") and '"move_timed_out"' in line]
+        assert sum(e["seat"] == 2 for e in timed_out) >= SKIPPED_TURNS, timed_out
+        assert "move timed out" in log.lower(), log
+        assert bo_moves > 0, "Bo's page did not play on after the clock's moves"
     finally:
         for c in contexts:
             c.close()
