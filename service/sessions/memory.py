@@ -166,10 +166,11 @@ class MemoryStore:
         if seat is not None:
             s.moved[seat] = self._now()
         version = base.version + 1
+        self._index(session_id, clock)
+        clock = s.record.clock if clock is None else clock  # (none given: the clock stands)
         s.record = SessionRecord(version, state, s.record.auth if auth is None else auth, new_tag(), clock,
                                  s.record.table if table is None else table)
         s.append(version, events, clock.deadline if clock is not None else None)
-        self._index(session_id, clock)
         if idempotency is not None:
             s.idempotency[idempotency[0]] = idempotency[1]
             while len(s.idempotency) > IDEMPOTENCY_RECORDS_KEPT:

@@ -6,7 +6,8 @@ them in one cluster slot so that one script may touch them all):
 =========================  ===========================================================================
 ``<p>s:{<id>}``            hash: ``v`` (version), ``tag``, ``st`` (msgpack state), ``auth`` (token hashes),
                            ``m<seat>`` (when that seat last moved, Redis's clock in microseconds), ``ck``
-                           (the turn clock, msgpack, for a session with one: :mod:`.clock`), ``tb`` (the
+                           (the turn clock, msgpack, for a session with one: :mod:`.clock`; ``dl`` its deadline
+                           in ms since the epoch while it runs), ``tb`` (the
                            table's record: settings, seats' names, invitations, spectators; absent: the defaults)
 ``<p>s:{<id>}:log``        stream of the engine's events, entry id ``<version>-<index>``, field ``e`` (and
                            ``t``, the tag the change set, on each version's first entry; ``d``, the version's
@@ -107,6 +108,7 @@ if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('DEL', KEYS[2], KEYS[3], KEYS[4])
 redis.call('HSET', KEYS[1], 'v', ARGV[2], 'tag', ARGV[3], 'st', ARGV[4], 'auth', ARGV[5], 'tb', ARGV[9])
 if ARGV[6] ~= '' then redis.call('HSET', KEYS[1], 'ck', ARGV[6]) end
+if ARGV[7] ~= '' then redis.call('HSET', KEYS[1], 'dl', ARGV[7]) end
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
 for i = 10, #ARGV do
   if ARGV[7] ~= '' then
@@ -145,14 +147,16 @@ return {v, redis.call('HGET', KEYS[1], 'tag'), redis.call('HGET', KEYS[1], 'st')
 
 #: The compare-and-set of a move. KEYS: hash, log, idem, idemq[, deadline index]. ARGV: expected version, expected tag,
 #: ttl_ms, new state, new tag, idempotency field ('' for none), idempotency record, records kept, mover's seat ('' for
-#: none), the session's change channel, new clock ('' for none), its deadline ms ('' for none), session id, the new
+#: none), the session's change channel, new clock ('' to keep it), its deadline ms ('' for none), session id, the new
 #: table ('' to keep it), the new auth ('' to keep it), event... → {1, new version} | {2, v, tag, st, auth,
 #: microseconds since the mover last moved or -1, clock or nil, table or nil} (the session moved on: its current
-#: record) | {3, first record} (the idempotency key was used) | {0} (the session is gone). With the index key, the
-#: session's entry is set to the new deadline (removed without one). The new tag is also stored with the version's
-#: first event (field ``t``), so that a commit whose answer was lost can be recognised later (:data:`RESOLVE_LUA`);
-#: ``m<seat>`` is when (Redis's clock, microseconds) that seat last moved. The new version is published on the change
-#: channel, which the event follower of every replica with a live stream of the session listens to (:mod:`.fanout`).
+#: record) | {3, first record} (the idempotency key was used) | {0} (the session is gone). A new clock's deadline goes
+#: to ``dl`` and, with the index key, to the session's entry of the deadline index (both removed without one); every
+#: event logged carries the version's deadline (``d``, the kept one when no clock is given). The new tag is also
+#: stored with the version's first event (field ``t``), so that a commit whose answer was lost can be recognised later
+#: (:data:`RESOLVE_LUA`); ``m<seat>`` is when (Redis's clock, microseconds) that seat last moved. The new version is
+#: published on the change channel, which the event follower of every replica with a live stream of the session
+#: listens to (:mod:`.fanout`).
 COMMIT_LUA = """
 local v = redis.call('HGET', KEYS[1], 'v')
 if not v then return {0} end
@@ -177,15 +181,22 @@ redis.call('HSET', KEYS[1], 'v', nv, 'tag', ARGV[5], 'st', ARGV[4])
 if ARGV[14] ~= '' then redis.call('HSET', KEYS[1], 'tb', ARGV[14]) end
 if ARGV[15] ~= '' then redis.call('HSET', KEYS[1], 'auth', ARGV[15]) end
 if ARGV[9] ~= '' then redis.call('HSET', KEYS[1], 'm' .. ARGV[9], string.format('%.0f', now_us)) end
-if ARGV[11] ~= '' then redis.call('HSET', KEYS[1], 'ck', ARGV[11]) else redis.call('HDEL', KEYS[1], 'ck') end
+local deadline = ARGV[12]
+if ARGV[11] ~= '' then
+  redis.call('HSET', KEYS[1], 'ck', ARGV[11])
+  if deadline ~= '' then redis.call('HSET', KEYS[1], 'dl', deadline) else redis.call('HDEL', KEYS[1], 'dl') end
+  if #KEYS >= 5 then
+    if deadline ~= '' then redis.call('ZADD', KEYS[5], deadline, ARGV[13])
+    else redis.call('ZREM', KEYS[5], ARGV[13]) end
+  end
+else
+  deadline = redis.call('HGET', KEYS[1], 'dl') or ''
+end
 for i = 16, #ARGV do
   local entry = {'e', ARGV[i]}
   if i == 16 then entry[3] = 't'; entry[4] = ARGV[5] end
-  if ARGV[12] ~= '' then entry[#entry + 1] = 'd'; entry[#entry + 1] = ARGV[12] end
+  if deadline ~= '' then entry[#entry + 1] = 'd'; entry[#entry + 1] = deadline end
   redis.call('XADD', KEYS[2], nv .. '-' .. (i - 16), unpack(entry))
-end
-if #KEYS >= 5 then
-  if ARGV[12] ~= '' then redis.call('ZADD', KEYS[5], ARGV[12], ARGV[13]) else redis.call('ZREM', KEYS[5], ARGV[13]) end
 end
 if ARGV[6] ~= '' then
   redis.call('HSET', KEYS[3], ARGV[6], ARGV[7])

@@ -163,11 +163,12 @@ class SessionStore(Protocol):
                      idempotency: tuple[str, IdempotencyRecord] | None = None, *,
                      seat: int | None = None, clock: TurnClock | None = None, table: bytes | None = None,
                      auth: bytes | None = None) -> CommitOutcome:
-        """If the session is still at ``base`` (its version and tag): store ``state`` and ``clock`` at the next
-        version with a new tag (and ``table`` and ``auth``, when given, as the record's), append ``events`` to
-        the log, keep the idempotency record, note when ``seat`` (the mover) moved, set the session's entry of
-        the deadline index to ``clock``'s deadline (or remove it), renew the idle expiry. All or nothing; an
-        idempotency key already used answers its record instead.
+        """If the session is still at ``base`` (its version and tag): store ``state`` at the next version with a
+        new tag (and ``clock``, ``table`` and ``auth``, when given, as the record's: each not given stays as it
+        is), append ``events`` to the log (each carrying the deadline of the clock it leaves), keep the
+        idempotency record, note when ``seat`` (the mover) moved, set the session's entry of the deadline index
+        to a given ``clock``'s deadline (or remove it when that clock is paused), renew the idle expiry. All or
+        nothing; an idempotency key already used answers its record instead.
 
         Never answers a failure for a change that was made: a call whose answer was lost is followed up
         (a fresh connection reads whether this very change is in the store, and makes sure that a copy still

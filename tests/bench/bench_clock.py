@@ -12,9 +12,14 @@ in turn) for ``--seconds``; then reads each session's whole log.
 Prints, over every clock move made, p50 / p99 / max of
 
 - **made**: when the replica committed the move less the deadline (the next turn's deadline less the move time,
-  since a turn starts at the commit that makes it; the replicas' own wall clock, which is this machine's);
+  since a turn starts at the commit that makes it; the replicas' own wall clock, which is this machine's); also
+  without each session's first clock move, which falls while the sessions are still being created;
 - **seen**: when a client reading the session's event stream received the ``move_timed_out`` frame less the
-  deadline (adds the stream's fan-out through Redis pub/sub and the HTTP hop).
+  deadline (adds the stream's fan-out through Redis pub/sub and the HTTP hop); ``--no-listen`` leaves the
+  readers out (and this figure with them), so that the replicas do nothing but the clocks.
+
+Everything runs on one machine: the replicas, Redis, and this script's readers share its cores, so on a busy
+machine the tail measures the wait for a core as much as the sweeper.
 """
 
 from __future__ import annotations
@@ -64,20 +69,26 @@ async def main(args: argparse.Namespace) -> None:
             try:
                 sessions = [await create(clients[i % 3], args.move_seconds, seed=i) for i in range(args.sessions)]
                 seen: list[float] = []
-                await asyncio.gather(*(listen(clients[i % 3], s, seen, args.seconds)
-                                       for i, s in enumerate(sessions)))
+                if args.listen:
+                    await asyncio.gather(*(listen(clients[i % 3], s, seen, args.seconds)
+                                           for i, s in enumerate(sessions)))
+                else:
+                    await asyncio.sleep(args.seconds)
                 made: list[float] = []
+                steady: list[float] = []
                 for i, s in enumerate(sessions):
-                    log = await _log_so_far(clients[i % 3], s)
-                    made += made_late_ms(log, args.move_seconds)
+                    late = made_late_ms(await _log_so_far(clients[i % 3], s), args.move_seconds)
+                    made += late
+                    steady += late[1:]
             finally:
                 for c in clients:
                     await c.aclose()
     finally:
         redis.stop()
     print(f"three replicas (uvicorn, one worker each) on one redis-server, {args.sessions} sessions, "
-          f"move_seconds={args.move_seconds}, CLOCK_POLL_SECONDS={args.poll_seconds}, {args.seconds:g} s")
-    for name, values in (("made", made), ("seen", seen)):
+          f"move_seconds={args.move_seconds}, CLOCK_POLL_SECONDS={args.poll_seconds}, {args.seconds:g} s, "
+          f"{'a stream reader per session' if args.listen else 'no stream readers'}")
+    for name, values in (("made", made), ("made, each session's first left out", steady), ("seen", seen)):
         if values:
             print(f"{name}: {len(values)} clock moves, late by p50 {percentile(values, 0.5):.1f} ms, "
                   f"p99 {percentile(values, 0.99):.1f} ms, max {max(values):.1f} ms")
@@ -93,5 +104,7 @@ if __name__ == "__main__":
     parser.add_argument("--sessions", type=int, default=20)
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--move-seconds", type=float, default=0.5)
+    parser.add_argument("--no-listen", dest="listen", action="store_false",
+                        help="no event-stream readers meanwhile (only the 'made' figure)")
     parser.add_argument("--poll-seconds", type=float, default=0.1, help="CLOCK_POLL_SECONDS (served default 0.1)")
     asyncio.run(main(parser.parse_args()))
