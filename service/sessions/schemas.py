@@ -231,7 +231,10 @@ class UnavailableMove(msgspec.Struct, kw_only=True):
     detail: str
 
 
-class SessionLegalMoves(msgspec.Struct, kw_only=True):
+class SessionLegalMoves(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """A seat's legal moves; its empty members (``unavailable`` without ``?reasons=true``, ``clock`` without a
+    turn clock) are left out."""
+
     session_id: str
     version: int
     seat: int
