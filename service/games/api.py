@@ -70,32 +70,34 @@ def answer_create(data: CreateGameRequest, sealer: Sealer) -> CreateGameResponse
 
 
 def answer_view(data: ViewRequest, sealer: Sealer) -> GameView:
-    return GameView(seat=data.seat, view=operations.seat_view(sealer.open(data.snapshot), data.seat))
+    with sealer.acting_on(data.snapshot) as state:
+        return GameView(seat=data.seat, view=operations.seat_view(state, data.seat))
 
 
 def answer_legal_moves(data: LegalMovesRequest, sealer: Sealer) -> LegalMovesResponse:
-    state = sealer.open(data.snapshot)
-    seat, moves, choice = operations.legal_listing(state, data.seat, list_discards=data.list_discards is not False)
-    return LegalMovesResponse(seat=seat, to_act=state.to_act, legal_moves=moves, discard_choice=choice)
+    with sealer.acting_on(data.snapshot) as state:
+        seat, moves, choice = operations.legal_listing(state, data.seat,
+                                                       list_discards=data.list_discards is not False)
+        return LegalMovesResponse(seat=seat, to_act=state.to_act, legal_moves=moves, discard_choice=choice)
 
 
 def answer_validate(data: ValidateRequest, sealer: Sealer, language: str) -> ValidateResponse:
-    state = sealer.open(data.snapshot)
-    rejection = operations.validate(state, data.move)
-    if rejection is None:
-        return ValidateResponse(legal=True)
-    detail = rejection_text(language, rejection.reason, rejection.detail, rejection.params)
-    moves, choice = operations.movers_legal_moves(state, data.move.seat)
-    return ValidateResponse(legal=False, reason=Reason(rejection.reason), detail=detail, legal_moves=moves,
-                            discard_choice=choice)
+    with sealer.acting_on(data.snapshot) as state:
+        rejection = operations.validate(state, data.move)
+        if rejection is None:
+            return ValidateResponse(legal=True)
+        detail = rejection_text(language, rejection.reason, rejection.detail, rejection.params)
+        moves, choice = operations.movers_listing(state, data.move.seat)
+        return ValidateResponse(legal=False, reason=Reason(rejection.reason), detail=detail, legal_moves=moves,
+                                discard_choice=choice)
 
 
 def answer_apply(data: ApplyRequest, sealer: Sealer, metrics: MoveCounter | None) -> ApplyResponse:
-    state = sealer.open(data.snapshot)
-    viewers = operations.viewers(data.views, state.options.players)
-    new, events = operations.apply(state, data.move, metrics)
-    return ApplyResponse(snapshot=sealer.seal(new, remember=True), phase=new.phase, to_act=new.to_act,
-                         events=redact_events(events, None), views=views_of(new, events, viewers))
+    with sealer.acting_on(data.snapshot) as state:
+        viewers = operations.viewers(data.views, state.options.players)
+        new, events = operations.apply(state, data.move, metrics)
+        return ApplyResponse(snapshot=sealer.seal(new, remember=True), phase=new.phase, to_act=new.to_act,
+                             events=redact_events(events, None), views=views_of(new, events, viewers))
 
 
 async def _fast_apply(scope: Scope, headers: Mapping[bytes, str], data: ApplyRequest) -> FastAnswer:

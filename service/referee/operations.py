@@ -41,7 +41,7 @@ from service.referee.schemas import SEED_BITS, DiscardChoice, discard_choice
 from service.web.problems import Problem
 
 __all__ = ["SEAT_NAMES", "GameSetup", "MoveCounter", "apply", "check_seat", "create_game", "legal_listing",
-           "legal_moves_of", "movers_legal_moves", "screen", "seat_named", "seat_view", "suggest", "validate",
+           "legal_moves_of", "movers_legal_moves", "movers_listing", "screen", "seat_named", "seat_view", "suggest", "validate",
            "viewers"]
 
 #: The seat names a request may use where a JSON object key or a string stands for a seat.
@@ -137,10 +137,15 @@ def legal_listing(state: GameState, seat: int | None, *,
     return seat, [] if choice is not None and not list_discards else list(moves), choice
 
 
-def movers_legal_moves(state: GameState, seat: int) -> tuple[list[Move], DiscardChoice | None]:
+def movers_legal_moves(state: GameState, seat: int) -> list[Move]:
     """The legal moves a refusal of ``seat``'s move lists: that seat's own (none unless it is to act), never the
-    seat to act's, which would show another seat's cards to the player who sent the move. At the exchange the
-    list is empty and the discards come in their compact form, so that a refusal stays small."""
+    seat to act's, which would show another seat's cards to the player who sent the move."""
+    return list(legal_moves(state, seat))
+
+
+def movers_listing(state: GameState, seat: int) -> tuple[list[Move], DiscardChoice | None]:
+    """:func:`movers_legal_moves` as a refusal lists them: at the exchange the list is empty and the discards
+    come in their compact form, so that a refusal stays small (:func:`service.referee.errors.refusal_listing`)."""
     return refusal_listing(legal_moves(state, seat))
 
 
