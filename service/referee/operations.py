@@ -41,8 +41,8 @@ from service.referee.schemas import SEED_BITS, DiscardChoice, discard_choice
 from service.web.problems import Problem
 
 __all__ = ["SEAT_NAMES", "GameSetup", "MoveCounter", "apply", "check_seat", "create_game", "legal_listing",
-           "legal_moves_of", "movers_legal_moves", "movers_listing", "screen", "seat_named", "seat_view", "suggest", "validate",
-           "viewers"]
+           "legal_moves_of", "movers_legal_moves", "movers_listing", "screen", "seat_named", "seat_view", "suggest",
+           "validate", "viewers"]
 
 #: The seat names a request may use where a JSON object key or a string stands for a seat.
 SEAT_NAMES = ("0", "1", "2", "3", "4", "5")
