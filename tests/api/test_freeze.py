@@ -91,7 +91,9 @@ def _additive(released: dict[str, Any]) -> dict[str, Any]:
     schemas = grown["components"]["schemas"]
     schemas["CreateGameRequest"]["properties"]["nickname"] = {"type": "string", "maxLength": 40}
     schemas["ApplyResponse"]["properties"]["clock"] = {"type": "integer", "minimum": 0}
-    grown["paths"]["/v1/sessions/{session_id}/spectators"] = {"post": {
+    new_path = "/v1/sessions/{session_id}/additive-change-check"  # a path no version of /v1 has
+    assert new_path not in grown["paths"]
+    grown["paths"][new_path] = {"post": {
         **copy.deepcopy(grown["paths"]["/v1/sessions/{session_id}/snapshot"]["get"]),
         "operationId": "addSpectatorForTheCheck"}}
     return grown
