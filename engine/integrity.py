@@ -30,6 +30,7 @@ from functools import lru_cache
 
 from engine.cards import SUITS
 from engine.deal import HAND_SIZE, has_dead_hand, kitty_size, pack_for, pack_index
+from engine.ghosts import face_down
 from engine.model import (
     AnswerRedeal,
     Bid,
@@ -47,6 +48,7 @@ from engine.model import (
 )
 from engine.options import RULES_VERSION, Options, OptionsError
 from engine.rules import ALL_BIDS, ladder, side_of, sides
+from engine.seats import GHOST_PILES, ghost_seats, seat_count
 from engine.setup import validate_options
 
 #: The highest ``hand_number`` accepted (hands are counted from 0, throw-ins included).
@@ -99,9 +101,10 @@ def _problems(state: GameState) -> list[str]:
         return [f"options: {exc}"]
     if opts.players not in (2, 3, 4, 5, 6):
         return [f"players {opts.players!r} is not 2 to 6"]
-    n = opts.players
+    n = opts.players  # the players, who bid and deal
+    seats = seat_count(opts)  # the seats holding hands (the ghosts too, in the ghost-partners game)
     # Shapes and ranges of every field, before anything reads them.
-    shape = _shape_problems(state, n)
+    shape = _shape_problems(state, seats)
     if shape:
         return problems + shape
     if not 0 <= state.seed < 2**64:
@@ -112,7 +115,7 @@ def _problems(state: GameState) -> list[str]:
         problems.append(f"dealer {state.dealer} is not a seat")
     if state.phase not in _PHASES:
         problems.append(f"phase {state.phase!r} is not a phase")
-    if state.to_act is not None and not 0 <= state.to_act < n:
+    if state.to_act is not None and not 0 <= state.to_act < seats:
         problems.append(f"to_act {state.to_act} is not a seat")
     if (state.to_act is None) != (state.phase == "game_over"):
         problems.append("exactly a finished game has no seat to act")
@@ -120,9 +123,10 @@ def _problems(state: GameState) -> list[str]:
         problems.append(f"{len(state.scores)} scores for {len(sides(opts))} sides")
     if any(s % 10 or abs(s) > MAX_SCORE for s in state.scores):
         problems.append(f"a score is not a multiple of 10 within ±{MAX_SCORE}")
-    for name in ("viewed", "passed"):
-        if len(getattr(state, name)) != n:
-            problems.append(f"{name} has {len(getattr(state, name))} entries for {n} players")
+    for name, size in (("viewed", seats), ("passed", n)):
+        if len(getattr(state, name)) != size:
+            problems.append(f"{name} has {len(getattr(state, name))} entries for {size} seats")
+    problems += _pile_problems(state)
     if problems:
         return problems
     pack = pack_for(opts)
@@ -157,10 +161,30 @@ def _shape_problems(state: GameState, n: int) -> list[str]:
     return out
 
 
+def _pile_problems(state: GameState) -> list[str]:
+    """Ghost partners: five piles of two cards for each ghost, none for anyone else (where each card is, the card
+    count and the replay check)."""
+    opts = state.options
+    ghosts = ghost_seats(opts)
+    piles = state.ghost_piles
+    if not ghosts:
+        return ["ghost piles in a game without ghosts"] if piles else []
+    if type(piles) is not tuple or len(piles) != seat_count(opts):
+        return [f"ghost_piles must have {seat_count(opts)} entries, one per seat"]
+    for s, seat_piles in enumerate(piles):
+        size = GHOST_PILES if s in ghosts else 0
+        if type(seat_piles) is not tuple or len(seat_piles) != size or not all(
+                type(p) is tuple and len(p) == 2 and all(type(c) is str for c in p) for p in seat_piles):
+            return [f"seat {s} must have {size} ghost piles of a face-up and a face-down card"]
+    return []
+
+
 def _card_problems(state: GameState, pack: tuple[str, ...], sorted_pack: list[str]) -> list[str]:
-    """Every card exactly once, wherever it is."""
+    """Every card exactly once, wherever it is (a ghost's face-down cards lie in its piles)."""
     problems: list[str] = []
     located: list[str] = [c for h in state.hands for c in h]
+    for g in ghost_seats(state.options):
+        located += face_down(state, g)
     located += state.dead_hand
     if state.phase == "exchange":
         # The contractor holds the kitty's cards; ``kitty`` only records which they are.
@@ -197,7 +221,7 @@ def _history_problems(state: GameState) -> list[str]:
     from engine.game import judge_game
 
     opts = state.options
-    n = opts.players
+    n = seat_count(opts)
     out: list[str] = []
     last = state.last_hand
     n_sides = len(sides(opts))
@@ -399,7 +423,7 @@ def _next_setup_move(state: GameState, st: GameState) -> Move | str | None:
 
 def _played_by(state: GameState) -> list[list[str]] | str:
     """The cards each seat played this hand (from the tricks and their leaders)."""
-    n = state.options.players
+    n = seat_count(state.options)
     out: list[list[str]] = [[] for _ in range(n)]
     active = state.active
     tricks = (*state.tricks, *((state.trick,) if state.trick is not None else ()))
@@ -434,12 +458,19 @@ def _deal_of(state: GameState) -> GameState | str:
         return played
     c = state.contract
     hands = [list(h) + played[s] for s, h in enumerate(state.hands)]
+    ghosts = ghost_seats(opts)
+    for g in ghosts:  # a ghost was dealt its piles: the cards it holds face up, has played, and has face down
+        dealt = sorted(x for pile in state.ghost_piles[g] for x in pile)
+        if sorted(hands[g] + list(face_down(state, g))) != dealt:
+            return f"seat {g}'s cards face up, face down and played are not the ghost's piles"
+        hands[g] = [up for up, _ in state.ghost_piles[g]]
     kitty = state.kitty if state.kitty else state.discards
     if c is not None and state.phase == "exchange":
         if not 0 <= c.contractor < n or not set(kitty) <= set(hands[c.contractor]):
             return "the kitty's cards are not in the contractor's hand during the exchange"
         hands[c.contractor] = [x for x in hands[c.contractor] if x not in kitty]
-    if any(len(h) != HAND_SIZE for h in hands) or len(kitty) != kitty_size(opts):
+    if any(len(h) != (GHOST_PILES if s in ghosts else HAND_SIZE) for s, h in enumerate(hands)) \
+            or len(kitty) != kitty_size(opts):
         return "the hands and the kitty do not make a deal (10 cards each and a full kitty)"
     index = pack_index(opts)
     scores, last = state.scores, state.last_hand
@@ -452,8 +483,10 @@ def _deal_of(state: GameState) -> GameState | str:
                      hand_number=state.hand_number, dealer=state.dealer,
                      phase="auction", to_act=(state.dealer + 1) % n, scores=scores,
                      hands=tuple(tuple(sorted(h, key=index.__getitem__)) for h in hands),
-                     dead_hand=tuple(sorted(state.dead_hand, key=index.__getitem__)), kitty=tuple(kitty),
-                     viewed=(not opts.blind_misere_enabled,) * n, passed=(False,) * n, last_hand=last)
+                     dead_hand=tuple(sorted(state.dead_hand, key=index.__getitem__)),
+                     ghost_piles=state.ghost_piles, kitty=tuple(kitty),
+                     viewed=(not opts.blind_misere_enabled,) * n + (True,) * len(ghosts), passed=(False,) * n,
+                     last_hand=last)
 
 
 def _auction_moves(state: GameState) -> list[tuple[str, Move]] | str:
