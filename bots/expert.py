@@ -128,7 +128,10 @@ def playout(state: GameState, seat: int) -> float:
                 c = state.contract
                 table = hand_strain(opts, c.bid if c else None, state.nominations)
                 teams = _teams(state)
-            if not any(table.suit[x] is None for s in state.active for x in state.hands[s]):
+            # (The fast playout knows no ghost piles: in the ghost-partners game the engine plays every card,
+            # turning up the cards beneath.)
+            if not state.ghost_piles and not any(table.suit[x] is None for s in state.active
+                                                 for x in state.hands[s]):
                 return _fast_playout(state, seat, table, teams)
             actor = state.to_act
             assert actor is not None

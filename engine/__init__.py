@@ -47,6 +47,7 @@ from engine.model import (
 from engine.options import PRESET_DESCRIPTIONS, PRESETS, RULES_VERSION, Options, OptionsError, option_catalogue
 from engine.reasons import Reason
 from engine.rules import bid_value, ladder, score_table_rows, sides
+from engine.seats import controlled_seats, controller, player_to_act, seat_count
 from engine.setup import resolve_options
 from engine.views import public_view, redact_events, seat_view, view
 
@@ -57,8 +58,9 @@ __all__ = [
     "AnswerRedeal", "Bid", "CallCard", "ChoosePartners", "Discard", "DiscardChoices", "Event", "GameSetupError",
     "GameState",
     "GoAlone", "IllegalMove", "LookAtHand", "Move", "NominateJoker", "Options", "OptionsError", "Pass", "Play",
-    "ProposeRedeal", "Reason", "Rejection", "SeatView", "apply_move", "bid_value", "check_move", "effective_suit",
+    "ProposeRedeal", "Reason", "Rejection", "SeatView", "apply_move", "bid_value", "check_move", "controlled_seats",
+    "controller", "effective_suit",
     "integrity_problems", "judge_game", "kitty_size", "ladder", "legal_moves", "new_game", "option_catalogue",
-    "pack_for", "parse_card", "partners", "public_view", "redact_events", "resolve_options", "score_hand",
-    "score_table_rows", "seat_view", "sides", "to_act", "view",
+    "pack_for", "parse_card", "partners", "player_to_act", "public_view", "redact_events", "resolve_options",
+    "score_hand", "score_table_rows", "seat_count", "seat_view", "sides", "to_act", "view",
 ]

@@ -53,6 +53,16 @@ def turn_up(state: GameState, seat: int, card: str, hands: tuple[tuple[str, ...]
     return hands
 
 
+def dealt_hands(state: GameState) -> tuple[tuple[str, ...], ...]:
+    """Every seat's cards as just dealt, a ghost's face-down cards included (for a game record's host, who sees
+    everything; never for a view)."""
+    if not state.ghost_piles:
+        return state.hands
+    index = pack_index(state.options)
+    return tuple(tuple(sorted((*h, *face_down(state, s)), key=index.__getitem__)) if state.ghost_piles[s] else h
+                 for s, h in enumerate(state.hands))
+
+
 def ghost_views(state: GameState) -> tuple[GhostView, ...]:
     """Every ghost's public cards (empty outside the ghost-partners game)."""
     opts = state.options
@@ -63,4 +73,4 @@ def ghost_views(state: GameState) -> tuple[GhostView, ...]:
                  for g in ghost_seats(opts) if g < seat_count(opts))
 
 
-__all__ = ["covered", "face_down", "ghost_views", "lay_out", "turn_up"]
+__all__ = ["covered", "dealt_hands", "face_down", "ghost_views", "lay_out", "turn_up"]

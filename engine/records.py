@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import msgspec
 
 from engine.game import GameSetupError, IllegalMove, Rejection, apply_move, new_game
+from engine.ghosts import dealt_hands
 from engine.model import (
     AnswerRedeal,
     Bid,
@@ -157,7 +158,8 @@ class HandRecord(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     dealer: int
     #: How many of the record's moves belong to this hand (they follow the previous hands' moves).
     move_count: int
-    #: The hands as dealt, by seat (each in the pack's order), the two-player dead hand, and the kitty.
+    #: The hands as dealt, by seat (each in the pack's order; a ghost's ten cards, face up and face down), the
+    #: two-player dead hand, and the kitty.
     dealt: tuple[tuple[str, ...], ...]
     dead_hand: tuple[str, ...]
     kitty: tuple[str, ...]
@@ -240,7 +242,7 @@ class _HandBuilder:
     def __init__(self, state: GameState) -> None:
         self.hand_number = state.hand_number
         self.dealer = state.dealer
-        self.dealt = state.hands
+        self.dealt = dealt_hands(state)
         self.dead_hand = state.dead_hand
         self.kitty = state.kitty
         self.move_count = 0

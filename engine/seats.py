@@ -5,7 +5,12 @@ two-player "ghost partners" game (RULES.md 2.2, method C) seats four: the two hu
 and each human's ghost partner opposite it, at seat ``human + 2`` (so the sides are 0 and 2 against 1 and 3, as in
 the four-player game). A ghost never bids and never deals; its human partner plays its cards for it.
 
->>> from engine.options import Options
+>>> from typing import TYPE_CHECKING
+
+from engine.options import Options
+
+if TYPE_CHECKING:
+    from engine.model import GameState
 >>> g = Options(players=2, two_player_method="ghost_partners")
 >>> seat_count(g), ghost_seats(g), controller(g, 3), controlled_seats(g, 0)
 (4, (2, 3), 1, (0, 2))
@@ -15,7 +20,12 @@ the four-player game). A ghost never bids and never deals; its human partner pla
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from engine.options import Options
+
+if TYPE_CHECKING:
+    from engine.model import GameState
 
 #: The seats of the ghosts in a ghost-partners game: opposite humans 0 and 1.
 GHOSTS = (2, 3)
@@ -51,4 +61,12 @@ def controlled_seats(opts: Options, seat: int) -> tuple[int, ...]:
     return (seat,)
 
 
-__all__ = ["GHOSTS", "GHOST_PILES", "controlled_seats", "controller", "ghost_seats", "is_ghost_game", "seat_count"]
+def player_to_act(state: GameState) -> int | None:
+    """The seat whose player is to move now (``None`` once the game is over): the seat to act, or the human
+    partner of a ghost to act. A token, a bot or a clock acts for this seat (its move names ``state.to_act``)."""
+    to_act = state.to_act
+    return None if to_act is None else controller(state.options, to_act)
+
+
+__all__ = ["GHOSTS", "GHOST_PILES", "controlled_seats", "controller", "ghost_seats", "is_ghost_game", "player_to_act",
+           "seat_count"]

@@ -45,7 +45,7 @@ from typing import Any, NamedTuple, Protocol, TypeVar
 import msgspec
 
 from bots import Level
-from engine import Event, GameState, Move, redact_events, view
+from engine import Event, GameState, Move, controlled_seats, player_to_act, redact_events, view
 from engine.model import GameOver
 from service.referee import operations
 from service.referee.schemas import overrides_dict, resolved
@@ -476,7 +476,7 @@ class SessionService:
         seat = self._role(record.auth, token)
         if seat is None:
             raise _forbidden("the host token cannot make moves; use the seat's token", "host_moves")
-        if move.seat != seat:
+        if move.seat not in controlled_seats(record.state.options, seat):  # itself, and a ghost partner's seat
             raise _forbidden(f"this token acts for seat {seat} only; the move names seat {move.seat}",
                              "seats", code="WRONG_SEAT", seat=seat, named=move.seat)
         if replay is not None:
@@ -504,7 +504,7 @@ class SessionService:
     async def _bot_replies(self, record: SessionRecord, state: GameState) -> list[tuple[GameState, list[Event]]]:
         """The bot moves that will follow ``state`` (the next version of ``record``), decided off the loop."""
         bots = bot_seats(record.auth)
-        if state.to_act is None or state.to_act not in bots:
+        if player_to_act(state) not in bots:
             return []
         return await asyncio.to_thread(bot_chain, state, record.version + 1, bots)
 
@@ -524,7 +524,7 @@ class SessionService:
         bots = bot_seats(record.auth)
         for _ in range(4 * MOVE_ATTEMPTS):
             if chain is None:
-                if record.state.to_act is None or record.state.to_act not in bots:
+                if player_to_act(record.state) not in bots:
                     return record
                 chain = await asyncio.to_thread(bot_chain, record.state, record.version, bots)
             for state, events in chain:
