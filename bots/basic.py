@@ -103,11 +103,15 @@ def own_tricks(hand: Sequence[str], strain: str, opts: Options) -> float:
     return est
 
 
+#: Tricks a three-card kitty adds on average to a contractor's own.
+KITTY_TRICKS = 0.5
+
+
 def helper_tricks(opts: Options) -> float:
     """Tricks a partner and the kitty add on average to a contractor's own (by player count)."""
     n = seat_count(opts)  # the ghost-partners game plays as four seats
     partner = {2: 0.0, 3: 0.0, 4: 1.6, 5: 1.0}.get(n, 2.2 if opts.six_player_teams == "two_teams_of_three" else 1.0)
-    kitty = 0.5 if len(pack_for(opts)) - 10 * n <= 3 else 0.8
+    kitty = KITTY_TRICKS if len(pack_for(opts)) - 10 * n <= 3 else 0.8
     return partner + kitty
 
 
@@ -142,6 +146,11 @@ def choose_bid(knowledge: Knowledge, legal: Sequence[Move]) -> Move:
         return passes[0] if passes else legal[0]
     extra = helper_tricks(opts)
     estimates = {s: own_tricks(hand, s, opts) + extra for s in STRAINS}
+    ghost = next((g for g in view.ghosts if g.controlled_by == knowledge.seat), None)
+    if ghost is not None:  # ghost partners: the partner's face-up cards are seen, not guessed (its others are not)
+        guessed = helper_tricks(opts) - KITTY_TRICKS
+        estimates = {s: own_tricks(hand, s, opts) + KITTY_TRICKS
+                     + min(guessed + 1.0, 0.8 * own_tricks(ghost.face_up, s, opts) + 0.4) for s in STRAINS}
     high = view.high_bid
     team = set(team_of(view, knowledge.seat))
     partner_high = high is not None and high.seat in team and high.seat != knowledge.seat
