@@ -240,7 +240,7 @@ def _history_problems(state: GameState) -> list[str]:
                 or sum(last.tricks_won) != 10:
             out.append("last_hand without a contract names a contractor or a result")
     else:
-        if last.bid not in ladder(opts) or last.contractor is None or not 0 <= last.contractor < n \
+        if last.bid not in ladder(opts) or last.contractor is None or not 0 <= last.contractor < opts.players \
                 or type(last.made) is not bool:
             out.append("last_hand's contract is not one of this game")
         elif not last.contracting_seats or last.contracting_seats[0] != last.contractor or len(

@@ -131,7 +131,7 @@ def with_scores(state: GameState, scores: Sequence[int]) -> GameState:
     Scores come from scored hands, so the state also records a last hand that gave them (here an uncontracted
     hand whose change was the whole total): the integrity check refuses scores with no scored hand behind them.
     """
-    n = state.options.players
+    n = seat_count(state.options)
     last = HandScored(bid=None, contractor=None, contracting_seats=(), made=None, tricks_won=(10,) + (0,) * (n - 1),
                       deltas=tuple(scores), scores=tuple(scores))
     st = msgspec.structs.replace(state, scores=tuple(scores), last_hand=last if any(scores) else None)

@@ -22,6 +22,7 @@ from engine import (
     check_move,
     controlled_seats,
     controller,
+    integrity_problems,
     legal_moves,
     new_game,
     pack_for,
@@ -35,7 +36,7 @@ from engine import (
 from engine.cards import build_pack
 from engine.model import AuctionWon, CardsReceived, GhostCardsUp, ThrownIn, TrickWon
 from engine.seats import ghost_seats, is_ghost_game
-from tests.engine.helpers import calls, exchange, move, of_type, opts, play, play_out, scored, start
+from tests.engine.helpers import calls, exchange, move, of_type, opts, play, play_out, scored, start, with_scores
 
 GHOSTS = opts(2, two_player_method="ghost_partners")
 
@@ -251,3 +252,15 @@ def test_blind_misere_only_the_humans_look() -> None:
     assert view(state, 0).hand is None and view(state, 0).ghosts[0].face_up == state.hands[2]
     state, _ = apply_move(state, LookAtHand(seat=0))
     assert view(state, 0).hand == state.hands[0]
+
+
+def test_integrity_accepts_ghost_states_and_refuses_a_ghost_contractor() -> None:
+    state = with_scores(_playing(), (100, -50))  # checked by with_scores: a reachable state
+    last = state.last_hand
+    assert last is not None and len(last.tricks_won) == 4
+    bad = msgspec.structs.replace(state, last_hand=msgspec.structs.replace(
+        last, bid="7S", contractor=2, contracting_seats=(2, 0), made=True))
+    assert "last_hand's contract is not one of this game" in integrity_problems(bad)
+    piles = state.ghost_piles
+    swapped = msgspec.structs.replace(state, ghost_piles=(*piles[:2], piles[3], piles[2]))
+    assert integrity_problems(swapped)  # ghost 3's piles under ghost 2's cards: no game deals that
