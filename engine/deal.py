@@ -178,7 +178,7 @@ def _deal_ghosts(opts: Options, deck: Sequence[str], dealer: int) -> tuple[list[
         for s in ghosts:
             hands[s].extend(deck[pos:pos + to_ghost])
             pos += to_ghost
-        kitty.append(deck[pos])
+        kitty.extend(deck[pos:pos + 1])  # (a slice, as deal() takes it: tests deal positions through it)
         pos += 1
     return hands, [], kitty
 
