@@ -46,6 +46,24 @@ from engine.model import (
 )
 from engine.options import PRESET_DESCRIPTIONS, PRESETS, RULES_VERSION, Options, OptionsError, option_catalogue
 from engine.reasons import Reason
+from engine.record_text import RecordTextError, record_from_text, record_to_text
+from engine.records import (
+    MAX_RECORD_HANDS,
+    MAX_RECORD_MOVES,
+    RECORD_FORMAT,
+    GameRecord,
+    HandRecord,
+    HandScore,
+    RecordContract,
+    RecordOptions,
+    RecordRefused,
+    RecordResult,
+    RecordTrick,
+    Verified,
+    engine_options,
+    record_options,
+)
+from engine.replay import build_record, replay_game, replay_states, verify_record
 from engine.rules import bid_value, ladder, score_table_rows, sides
 from engine.seats import controlled_seats, controller, player_to_act, seat_count
 from engine.setup import resolve_options
@@ -53,14 +71,16 @@ from engine.views import public_view, redact_events, seat_view, view
 
 __all__ = [
     "ALL_CARDS", "BLACK_JOKER", "DECISIONS", "ENGINE_BUILD", "ENGINE_BUILD_REASON",
-    "JOKER", "JOKERS", "PRESETS", "PRESET_DESCRIPTIONS", "RULES_VERSION",
-    "SUITS",
-    "AnswerRedeal", "Bid", "CallCard", "ChoosePartners", "Discard", "DiscardChoices", "Event", "GameSetupError",
-    "GameState",
+    "JOKER", "JOKERS", "MAX_RECORD_HANDS", "MAX_RECORD_MOVES", "PRESETS", "PRESET_DESCRIPTIONS", "RECORD_FORMAT",
+    "RULES_VERSION", "SUITS",
+    "AnswerRedeal", "Bid", "CallCard", "ChoosePartners", "Discard", "DiscardChoices", "Event", "GameRecord",
+    "GameSetupError", "GameState", "HandRecord", "HandScore",
     "GoAlone", "IllegalMove", "LookAtHand", "Move", "NominateJoker", "Options", "OptionsError", "Pass", "Play",
-    "ProposeRedeal", "Reason", "Rejection", "SeatView", "apply_move", "bid_value", "check_move", "controlled_seats",
-    "controller", "effective_suit",
+    "ProposeRedeal", "Reason", "RecordContract", "RecordOptions", "RecordRefused", "RecordResult", "RecordTextError",
+    "RecordTrick", "Rejection", "SeatView", "Verified", "apply_move", "bid_value", "build_record", "check_move",
+    "controlled_seats", "controller", "effective_suit", "engine_options",
     "integrity_problems", "judge_game", "kitty_size", "ladder", "legal_moves", "new_game", "option_catalogue",
-    "pack_for", "parse_card", "partners", "player_to_act", "public_view", "redact_events", "resolve_options",
-    "score_hand", "score_table_rows", "seat_count", "seat_view", "sides", "to_act", "view",
+    "pack_for", "parse_card", "partners", "player_to_act", "public_view", "record_from_text", "record_options",
+    "record_to_text", "redact_events", "replay_game", "replay_states", "resolve_options", "score_hand",
+    "score_table_rows", "seat_count", "seat_view", "sides", "to_act", "verify_record", "view",
 ]

@@ -150,7 +150,7 @@ def parse_if_match(value: str | None) -> set[int] | None:
             tag = tag[2:]
         tag = tag.strip('"')
         if not tag.isdigit() or len(tag) > 18:
-            raise Problem(400, "INVALID_IF_MATCH", f"If-Match must be a session version such as \"3\"; got "
+            raise Problem("INVALID_IF_MATCH", f"If-Match must be a session version such as \"3\"; got "
                                                    f"{part.strip()[:40]!r}")
         versions.add(int(tag))
     return versions
@@ -162,7 +162,7 @@ def parse_event_id(value: str | None) -> Cursor:
         return LOG_START
     m = _EVENT_ID.fullmatch(value.strip())
     if m is None:
-        raise Problem(400, "INVALID_LAST_EVENT_ID", "Last-Event-ID must be an event id of this stream, "
+        raise Problem("INVALID_LAST_EVENT_ID", "Last-Event-ID must be an event id of this stream, "
                                                     "<version>-<index>")
     return int(m[1]), int(m[2])
 
@@ -179,17 +179,17 @@ def bearer_token(authorization: str | None, access_token: str | None = None) -> 
 
 def _unauthorized(detail: str, case: str | None = None) -> Problem:
     """401; ``case`` names the detail's text in the other languages (``problem.UNAUTHORIZED.detail.<case>``)."""
-    return Problem(401, "UNAUTHORIZED", detail, headers={"WWW-Authenticate": "Bearer"},
+    return Problem("UNAUTHORIZED", detail, headers={"WWW-Authenticate": "Bearer"},
                    message=(f"problem.UNAUTHORIZED.detail.{case}", {}) if case else None)
 
 
 def _forbidden(detail: str, case: str, *, code: str = "FORBIDDEN", **params: Any) -> Problem:
     """403; ``case`` and ``params`` word the detail in the other languages (``problem.<code>.detail.<case>``)."""
-    return Problem(403, code, detail, message=(f"problem.{code}.detail.{case}", params))
+    return Problem(code, detail, message=(f"problem.{code}.detail.{case}", params))
 
 
 def _not_found(session_id: str) -> Problem:
-    return Problem(404, "SESSION_NOT_FOUND", f"no session {session_id[:64]!r}: it never existed, was "
+    return Problem("SESSION_NOT_FOUND", f"no session {session_id[:64]!r}: it never existed, was "
                    "deleted, or expired after its idle time (the host can recreate it from a snapshot)")
 
 
@@ -201,13 +201,13 @@ def _bot_levels(bots: dict[str, Level] | None, players: int) -> dict[int, Level]
     for name, level in bots.items():
         seat = operations.seat_named(name, players)
         if seat is None:
-            raise Problem(400, "INVALID_BOTS", f"bots: {name[:8]!r} is not a seat of this {players}-player game "
+            raise Problem("INVALID_BOTS", f"bots: {name[:8]!r} is not a seat of this {players}-player game "
                                                f"(seats are 0 to {players - 1})",
                           message=("problem.INVALID_BOTS.detail.not_a_seat",
                                    {"name": repr(name[:8]), "players": players, "last_seat": players - 1}))
         out[seat] = level
     if len(out) >= players:
-        raise Problem(400, "INVALID_BOTS", "bots: at least one seat must be left to a human player",
+        raise Problem("INVALID_BOTS", "bots: at least one seat must be left to a human player",
                       message=("problem.INVALID_BOTS.detail.no_human", {}))
     return out
 
@@ -290,13 +290,13 @@ class SessionService:
         if req.snapshot is not None:
             if any(x is not None for x in (req.players, req.preset, req.options, req.seed, req.deck_orders,
                                            req.first_dealer)):
-                raise Problem(400, "MALFORMED_REQUEST", "give either a snapshot or the new game's settings, "
+                raise Problem("MALFORMED_REQUEST", "give either a snapshot or the new game's settings, "
                                                       "not both",
                               message=("problem.MALFORMED_REQUEST.detail.snapshot_or_settings", {}))
             # A restored session starts a fresh log: the events before the snapshot are not replayed.
             return self.sealer.open(req.snapshot), []
         if req.players is None:
-            raise Problem(400, "MALFORMED_REQUEST", "give players (2 to 6) for a new game, or a snapshot",
+            raise Problem("MALFORMED_REQUEST", "give players (2 to 6) for a new game, or a snapshot",
                           message=("problem.MALFORMED_REQUEST.detail.players_needed", {}))
         state, events, _ = operations.create_game(req.players, req, overrides_dict(req.options))
         return state, events
@@ -561,21 +561,21 @@ class SessionService:
     @staticmethod
     def _idempotency_field(seat: object, key: str) -> str:
         if not 1 <= len(key) <= MAX_IDEMPOTENCY_KEY or not key.isascii() or not key.isprintable():
-            raise Problem(400, "INVALID_IDEMPOTENCY_KEY",
+            raise Problem("INVALID_IDEMPOTENCY_KEY",
                           f"Idempotency-Key must be 1 to {MAX_IDEMPOTENCY_KEY} printable ASCII characters")
         return f"{seat}:{key}"
 
     @staticmethod
     def _replay(first: IdempotencyRecord, fingerprint: bytes) -> MoveOutcome:
         if not hmac.compare_digest(first.fingerprint, fingerprint):
-            raise Problem(422, "IDEMPOTENCY_KEY_REUSED", "this Idempotency-Key was already used for a "
+            raise Problem("IDEMPOTENCY_KEY_REUSED", "this Idempotency-Key was already used for a "
                                                          "different move; use a new key for a new move")
         return MoveOutcome(first.body, first.version, True)
 
     @staticmethod
     def _conflict(current: int, detail: str, case: str, **params: Any) -> Problem:
         """409 with the current version; ``case`` and ``params`` word it in the other languages."""
-        return Problem(409, "VERSION_CONFLICT", detail, current_version=current, headers={"ETag": etag(current)},
+        return Problem("VERSION_CONFLICT", detail, current_version=current, headers={"ETag": etag(current)},
                        message=(f"problem.VERSION_CONFLICT.detail.{case}", {"current_version": current, **params}))
 
     # ------------------------------------------------------------------------------------------- events

@@ -18,7 +18,10 @@ from engine import (
     Pass,
     Play,
     ProposeRedeal,
+    RecordRefused,
+    Verified,
     apply_move,
+    build_record,
     check_move,
     controlled_seats,
     controller,
@@ -31,10 +34,12 @@ from engine import (
     redact_events,
     seat_count,
     sides,
+    verify_record,
     view,
 )
 from engine.cards import build_pack
 from engine.model import AuctionWon, CardsReceived, GhostCardsUp, ThrownIn, TrickWon
+from engine.seat_records import seat_record, verify_seat_record
 from engine.seats import ghost_seats, is_ghost_game
 from tests.engine.helpers import calls, exchange, move, of_type, opts, play, play_out, scored, start, with_scores
 
@@ -264,3 +269,19 @@ def test_integrity_accepts_ghost_states_and_refuses_a_ghost_contractor() -> None
     piles = state.ghost_piles
     swapped = msgspec.structs.replace(state, ghost_piles=(*piles[:2], piles[3], piles[2]))
     assert integrity_problems(swapped)  # ghost 3's piles under ghost 2's cards: no game deals that
+
+
+def test_records_of_a_ghost_game_the_hosts_verifies_a_seats_is_refused_by_name() -> None:
+    state, start = new_game(GHOSTS, seed=5, first_dealer=0)
+    moves, steps = [], []
+    while state.to_act is not None and len(moves) < 60:
+        move = list(legal_moves(state))[len(moves) % 3 if state.phase == "play" else 0]
+        state, events = apply_move(state, move)
+        moves.append(move)
+        steps.append(events)
+    record = build_record(GHOSTS, seed=5, first_dealer=0, moves=moves)
+    assert isinstance(verify_record(record), Verified)
+    assert all(len(h.dealt) == 4 and all(len(d) == 10 for d in h.dealt) for h in record.hands)
+    with pytest.raises(RecordRefused, match="ghost-partners game") as refused:
+        verify_seat_record(seat_record(GHOSTS, start, steps, 0))
+    assert refused.value.code == "RECORD_MISMATCH"
