@@ -304,7 +304,7 @@ def _fit_deal(opts: Options, hand: SeatHand, moves: Sequence[Move | RedactedDisc
         if (isinstance(m, Play) or (isinstance(m, NominateJoker) and m.suit is not None)) and 0 <= m.seat < n \
                 and m.card in in_pack:
             held[m.seat].add(m.card)
-    taker = next((m.seat for m in moves if isinstance(m, Discard | RedactedDiscard)), None)
+    taker = next((m.seat for m in moves if isinstance(m, Discard | RedactedDiscard) and 0 <= m.seat < n), None)
     own_discard = next((tuple(m.cards) for m in moves if isinstance(m, Discard) and m.seat == seat), None)
     kitty = hand.kitty
     if hand.dealt is not None:

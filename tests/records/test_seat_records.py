@@ -3,6 +3,7 @@ rule sets and every player count, verifies and comes back unchanged; tampered on
 
 from __future__ import annotations
 
+import contextlib
 import random
 from typing import Any
 
@@ -142,3 +143,39 @@ def test_decks_so_far_are_the_decks_each_hand_was_dealt_from() -> None:
     # Replayed from those decks alone, the game is the same.
     replayed, _ = new_game(opts, seed=0, deck_orders=decks, first_dealer=0)
     assert replayed.hands == new_game(opts, seed=11, deck_orders=explicit, first_dealer=0)[0].hands
+
+
+def test_a_mangled_seat_record_is_refused_never_crashes() -> None:
+    """Random values put in random places of seat records: each either decodes and is answered (verified or
+    refused with :class:`RecordRefused`), or does not decode; nothing else is raised."""
+    rng = random.Random(8)
+    answered = 0
+    for game in range(120):
+        players = rng.choice([2, 3, 4, 5, 6])
+        opts = resolve_options(players, None, {})
+        start, steps = _game(opts, seed=game, length=rng.randrange(5, 120))
+        raw = msgspec.json.decode(msgspec.json.encode(seat_record(opts, start, steps, rng.randrange(players))))
+        holder, key = _somewhere(raw, rng)
+        value = holder[key]
+        holder[key] = rng.choice([None, -1, 99, 0, "AS", "JK", "ZZ", [], ["AS", "AS"], True,
+                                  *([value + 1, -value] if isinstance(value, int) and not isinstance(value, bool)
+                                    else []), *([value[:-1], value + value[:1]] if isinstance(value, list) else [])])
+        try:
+            record = msgspec.convert(raw, SeatRecord)
+        except msgspec.ValidationError:
+            continue
+        with contextlib.suppress(RecordRefused):
+            verify_seat_record(record)
+        answered += 1
+    assert answered >= 25
+
+
+def _somewhere(node: Any, rng: random.Random) -> tuple[Any, Any]:
+    """A random (container, key) inside a decoded JSON document, at most four levels down."""
+    for _ in range(4):
+        key = rng.choice(list(node)) if isinstance(node, dict) else rng.randrange(len(node))
+        inner = node[key]
+        if not (isinstance(inner, dict | list) and inner and rng.random() < 0.7):
+            return node, key
+        node = inner
+    return node, (rng.choice(list(node)) if isinstance(node, dict) else rng.randrange(len(node)))
