@@ -124,3 +124,26 @@ async def test_a_bot_seat_plays_for_its_ghost(client: httpx.AsyncClient) -> None
     else:
         raise AssertionError("the hand did not end")
     assert by_seat == {0, 1, 2, 3}  # the bot played its own cards and its ghost's
+
+
+async def test_a_ghosts_turn_runs_on_its_humans_clock(client: httpx.AsyncClient) -> None:
+    r = await client.post("/v1/sessions", json={**BODY, "clock": {"move_seconds": 60, "reserve_seconds": 30}})
+    assert r.status_code == 201, r.text
+    created = r.json()
+    sid, tokens = created["session_id"], created["seat_tokens"]
+    state = _mirror()
+    while state.phase != "play" or state.to_act not in (2, 3):
+        mv = _quick(state)
+        who = player_to_act(state)
+        assert who is not None
+        r = await client.post(f"/v1/sessions/{sid}/moves", json=move_body(mv), headers=bearer(tokens[who]))
+        assert r.status_code == 200, r.text
+        state, _ = apply_move(state, mv)
+    human = player_to_act(state)
+    assert human is not None and state.to_act == human + 2
+    body = (await client.get(f"/v1/sessions/{sid}", headers=bearer(tokens[human]))).json()
+    assert body["view"]["to_act"] == human + 2 and body["clock"]["seat"] == human
+    assert len(body["clock"]["reserves"]) == 2  # one reserve per player; a ghost draws on its human's
+    r = await client.post(f"/v1/sessions/{sid}/moves", json=move_body(legal_moves(state)[0]),
+                          headers=bearer(tokens[human]))
+    assert r.status_code == 200, r.text
