@@ -212,7 +212,7 @@ def _hand_problems(state: GameState, facts: _Facts) -> list[str]:
     """The current hand's fields: seats, bids and cards of this game, the contract where the phase needs one,
     the hands making a deal with the cards played, and in the play the order of the tricks and the turn."""
     opts = state.options
-    n = opts.players
+    n, seats = opts.players, seat_count(opts)  # the players call; every seat plays (a ghost, in ghost partners)
     phase = state.phase
     out: list[str] = []
     for i, call in enumerate(state.calls):
@@ -227,7 +227,6 @@ def _hand_problems(state: GameState, facts: _Facts) -> list[str]:
         out.append(f"redeal_proposer {proposer!r} is not a seat")
     if not all(_is_int(s) and 0 <= s < n for s in state.misere_barred):
         out.append("misere_barred names seats that do not exist")
-    seats = seat_count(opts)  # a ghost (ghost partners) plays but never calls
     if len(set(state.active)) != len(state.active) or not all(_is_int(s) and 0 <= s < seats for s in state.active):
         out.append("active names seats that do not exist, or one twice")
     if state.high is not None and (state.high.bid not in ALL_BIDS or not _is_int(state.high.seat)
