@@ -208,6 +208,7 @@ def _structure_problems(state: GameState) -> list[str]:
     return _hand_problems(state, facts)
 
 
+# long: one pass over the current hand's fields, each check a line or two
 def _hand_problems(state: GameState, facts: _Facts) -> list[str]:
     """The current hand's fields: seats, bids and cards of this game, the contract where the phase needs one,
     the hands making a deal with the cards played, and in the play the order of the tricks and the turn."""
