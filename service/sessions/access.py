@@ -72,7 +72,7 @@ def identify(record: SessionRecord, loaded: Loaded, token: str) -> Caller:
         return Caller(role(record.auth, token), loaded)
     except Problem:
         if is_revoked(record.table, token):
-            raise Problem(401, "TOKEN_REVOKED", "this token was replaced: the host reissued it, or its seat was "
+            raise Problem("TOKEN_REVOKED", "this token was replaced: the host reissued it, or its seat was "
                                                 "handed on or left", headers={"WWW-Authenticate": "Bearer"}) from None
         raise
 

@@ -72,7 +72,7 @@ class SeatAssist:
         if move.seat == OWN_SEAT:
             move = msgspec.structs.replace(move, seat=own)
         elif move.seat != own:
-            raise Problem(403, "WRONG_SEAT", f"this token acts for seat {own} only; the move names seat "
+            raise Problem("WRONG_SEAT", f"this token acts for seat {own} only; the move names seat "
                                              f"{move.seat}",
                           message=("problem.WRONG_SEAT.detail.seats", {"seat": own, "named": move.seat}))
         state, version = caller.record.state, caller.record.version
@@ -91,7 +91,7 @@ class SeatAssist:
         caller = await self.access.caller(session_id, token)
         own = seat_only(caller, "list legal moves", "host_legal_moves")
         if seat is not None and seat != own:
-            raise Problem(403, "FORBIDDEN", "a token reads only its own seat's view",
+            raise Problem("FORBIDDEN", "a token reads only its own seat's view",
                           message=("problem.FORBIDDEN.detail.own_view", {}))
         state = caller.record.state
         _, moves = operations.legal_moves_of(state, own)
@@ -106,7 +106,7 @@ class SeatAssist:
         caller = await self.access.caller(session_id, token)
         own = seat_only(caller, "ask for hints", "host_hints")
         if not decode_table(caller.record.table).hints:
-            raise Problem(403, "HINTS_OFF", "the host turned hints off for this session")
+            raise Problem("HINTS_OFF", "the host turned hints off for this session")
         state = caller.record.state
         seed, decision = await asyncio.to_thread(operations.suggest, state, own, request.level, request.seed,
                                                  request.budget)

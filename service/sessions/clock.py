@@ -139,7 +139,7 @@ def decode_clock(raw: bytes | None) -> TurnClock | None:
 
 
 def invalid_clock(detail: str, case: str, **params: object) -> Problem:
-    return Problem(400, "INVALID_CLOCK", detail, message=(f"problem.INVALID_CLOCK.detail.{case}", dict(params)))
+    return Problem("INVALID_CLOCK", detail, message=(f"problem.INVALID_CLOCK.detail.{case}", dict(params)))
 
 
 def new_clock(options: ClockOptions | None, state: GameState, settings: ClockSettings,
@@ -254,7 +254,7 @@ def check_not_timed_out(clock: TurnClock | None, version: int, seat: int, expect
     made = clock.timed_out[seat] if clock is not None and seat < len(clock.timed_out) else 0
     if not made or (expected is not None and max(expected) >= made):
         return
-    raise Problem(409, "MOVE_TIMED_OUT",
+    raise Problem("MOVE_TIMED_OUT",
                   f"seat {seat} ran out of time: the clock moved for it at version {made} (the session is now at "
                   f"version {version}); nothing was applied. Read the session, and send the next move with "
                   f"If-Match: \"{version}\"",

@@ -24,7 +24,7 @@ def parse_if_match(value: str | None) -> set[int] | None:
             tag = tag[2:]
         tag = tag.strip('"')
         if not tag.isdigit() or len(tag) > 18:
-            raise Problem(400, "INVALID_IF_MATCH", f"If-Match must be a session version such as \"3\"; got "
+            raise Problem("INVALID_IF_MATCH", f"If-Match must be a session version such as \"3\"; got "
                                                    f"{part.strip()[:40]!r}")
         versions.add(int(tag))
     return versions
@@ -36,7 +36,7 @@ def parse_event_id(value: str | None) -> Cursor:
         return LOG_START
     m = _EVENT_ID.fullmatch(value.strip())
     if m is None:
-        raise Problem(400, "INVALID_LAST_EVENT_ID", "Last-Event-ID must be an event id of this stream, "
+        raise Problem("INVALID_LAST_EVENT_ID", "Last-Event-ID must be an event id of this stream, "
                                                     "<version>-<index>")
     return int(m[1]), int(m[2])
 
@@ -54,6 +54,6 @@ def bearer_token(authorization: str | None, access_token: str | None = None) -> 
 def idempotency_field(seat: object, key: str) -> str:
     """Where a seat's ``Idempotency-Key`` is recorded (the records are kept per seat)."""
     if not 1 <= len(key) <= MAX_IDEMPOTENCY_KEY or not key.isascii() or not key.isprintable():
-        raise Problem(400, "INVALID_IDEMPOTENCY_KEY",
+        raise Problem("INVALID_IDEMPOTENCY_KEY",
                       f"Idempotency-Key must be 1 to {MAX_IDEMPOTENCY_KEY} printable ASCII characters")
     return f"{seat}:{key}"

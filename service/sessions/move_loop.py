@@ -232,6 +232,6 @@ class MoveLoop:
     @staticmethod
     def _replay(first: IdempotencyRecord, fingerprint: bytes) -> MoveOutcome:
         if not hmac.compare_digest(first.fingerprint, fingerprint):
-            raise Problem(422, "IDEMPOTENCY_KEY_REUSED", "this Idempotency-Key was already used for a "
+            raise Problem("IDEMPOTENCY_KEY_REUSED", "this Idempotency-Key was already used for a "
                                                          "different move; use a new key for a new move")
         return MoveOutcome(first.body, first.version, True)

@@ -17,21 +17,21 @@ def etag(version: int) -> str:
 
 def unauthorized(detail: str, case: str | None = None) -> Problem:
     """401; ``case`` names the detail's text in the other languages (``problem.UNAUTHORIZED.detail.<case>``)."""
-    return Problem(401, "UNAUTHORIZED", detail, headers={"WWW-Authenticate": "Bearer"},
+    return Problem("UNAUTHORIZED", detail, headers={"WWW-Authenticate": "Bearer"},
                    message=(f"problem.UNAUTHORIZED.detail.{case}", {}) if case else None)
 
 
 def forbidden(detail: str, case: str, *, code: str = "FORBIDDEN", **params: Any) -> Problem:
     """403; ``case`` and ``params`` word the detail in the other languages (``problem.<code>.detail.<case>``)."""
-    return Problem(403, code, detail, message=(f"problem.{code}.detail.{case}", params))
+    return Problem(code, detail, message=(f"problem.{code}.detail.{case}", params))
 
 
 def not_found(session_id: str) -> Problem:
-    return Problem(404, "SESSION_NOT_FOUND", f"no session {session_id[:64]!r}: it never existed, was "
+    return Problem("SESSION_NOT_FOUND", f"no session {session_id[:64]!r}: it never existed, was "
                    "deleted, or expired after its idle time (the host can recreate it from a snapshot)")
 
 
 def conflict(current: int, detail: str, case: str, **params: Any) -> Problem:
     """409 with the current version; ``case`` and ``params`` word it in the other languages."""
-    return Problem(409, "VERSION_CONFLICT", detail, current_version=current, headers={"ETag": etag(current)},
+    return Problem("VERSION_CONFLICT", detail, current_version=current, headers={"ETag": etag(current)},
                    message=(f"problem.VERSION_CONFLICT.detail.{case}", {"current_version": current, **params}))

@@ -85,13 +85,13 @@ def _revoke(table: Table, auth: bytes, seat: int) -> tuple[bytes, ...]:
 def _check_seat(record: SessionRecord, seat: int) -> None:
     players = record.state.options.players
     if not 0 <= seat < players:
-        raise Problem(400, "NO_SUCH_SEAT", f"seat {seat} is not a seat of this {players}-player game")
+        raise Problem("NO_SUCH_SEAT", f"seat {seat} is not a seat of this {players}-player game")
 
 
 def _held(record: SessionRecord, seat: int) -> None:
     """409 ``SEAT_NOT_HELD`` unless a player holds ``seat``."""
     if seat in bot_seats(record.auth) or is_open(record.auth, seat):
-        raise Problem(409, "SEAT_NOT_HELD", f"no player holds seat {seat}: it is a bot's or open",
+        raise Problem("SEAT_NOT_HELD", f"no player holds seat {seat}: it is a bot's or open",
                       message=("problem.SEAT_NOT_HELD.detail.seat", {"seat": seat}))
 
 
@@ -147,10 +147,10 @@ class Seating:
             if found is None:
                 raise unauthorized("this invitation is not valid for this session", "invalid_invitation")
             if found.redeemed:
-                raise Problem(409, "INVITATION_REDEEMED", "this invitation was already redeemed: ask the host "
+                raise Problem("INVITATION_REDEEMED", "this invitation was already redeemed: ask the host "
                                                           "for a new one")
             if found.expires_at <= time.time():
-                raise Problem(410, "INVITATION_EXPIRED", "this invitation has expired: ask the host for a new one")
+                raise Problem("INVITATION_EXPIRED", "this invitation has expired: ask the host for a new one")
             seat = found.seat
             invitations = tuple(msgspec.structs.replace(i, redeemed=True) if i is found else i
                                 for i in table.invitations)
@@ -209,7 +209,7 @@ class Seating:
 
         def change(current: SessionRecord) -> tuple[Table, bytes, TableEvent, Callable[[int], SeatChanged]]:
             if _last_player(current, seat):
-                raise Problem(400, "INVALID_BOTS", "bots: at least one seat must be left to a human player",
+                raise Problem("INVALID_BOTS", "bots: at least one seat must be left to a human player",
                               message=("problem.INVALID_BOTS.detail.no_human", {}))
             return self._to_bot(session_id, current, decode_table(current.table), seat, level)
 

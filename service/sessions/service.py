@@ -63,13 +63,13 @@ def _bot_levels(bots: dict[str, Level] | None, players: int) -> dict[int, Level]
     for name, level in bots.items():
         seat = operations.seat_named(name, players)
         if seat is None:
-            raise Problem(400, "INVALID_BOTS", f"bots: {name[:8]!r} is not a seat of this {players}-player game "
+            raise Problem("INVALID_BOTS", f"bots: {name[:8]!r} is not a seat of this {players}-player game "
                                                f"(seats are 0 to {players - 1})",
                           message=("problem.INVALID_BOTS.detail.not_a_seat",
                                    {"name": repr(name[:8]), "players": players, "last_seat": players - 1}))
         out[seat] = level
     if len(out) >= players:
-        raise Problem(400, "INVALID_BOTS", "bots: at least one seat must be left to a human player",
+        raise Problem("INVALID_BOTS", "bots: at least one seat must be left to a human player",
                       message=("problem.INVALID_BOTS.detail.no_human", {}))
     return out
 
@@ -79,7 +79,7 @@ def _open_seats(seats: list[int] | None, players: int, bots: dict[int, Level]) -
     out: list[int] = []
     for seat in seats or []:
         if not 0 <= seat < players or seat in bots or seat in out:
-            raise Problem(400, "MALFORMED_REQUEST", f"open_seats: {seat} is not a seat of this {players}-player "
+            raise Problem("MALFORMED_REQUEST", f"open_seats: {seat} is not a seat of this {players}-player "
                                                     "game left to a player, or is named twice",
                           message=("problem.MALFORMED_REQUEST.detail.open_seats",
                                    {"seat": seat, "players": players}))
@@ -164,13 +164,13 @@ class SessionService:
         if req.snapshot is not None:
             if any(x is not None for x in (req.players, req.preset, req.options, req.seed, req.deck_orders,
                                            req.first_dealer)):
-                raise Problem(400, "MALFORMED_REQUEST", "give either a snapshot or the new game's settings, "
+                raise Problem("MALFORMED_REQUEST", "give either a snapshot or the new game's settings, "
                                                       "not both",
                               message=("problem.MALFORMED_REQUEST.detail.snapshot_or_settings", {}))
             # A restored session starts a fresh log: the events before the snapshot are not replayed.
             return self.sealer.open(req.snapshot), []
         if req.players is None:
-            raise Problem(400, "MALFORMED_REQUEST", "give players (2 to 6) for a new game, or a snapshot",
+            raise Problem("MALFORMED_REQUEST", "give players (2 to 6) for a new game, or a snapshot",
                           message=("problem.MALFORMED_REQUEST.detail.players_needed", {}))
         state, events, _ = operations.create_game(req.players, req, overrides_dict(req.options))
         return state, events

@@ -38,7 +38,7 @@ class Spectators:
         for _ in range(MOVE_ATTEMPTS):
             table = decode_table(record.table)
             if len(table.spectators) >= MAX_SPECTATORS:
-                raise Problem(409, "SPECTATORS_FULL", f"this session already has {MAX_SPECTATORS} spectator "
+                raise Problem("SPECTATORS_FULL", f"this session already has {MAX_SPECTATORS} spectator "
                                                       "tokens, the most it holds",
                               message=("problem.SPECTATORS_FULL.detail.full", {"max": MAX_SPECTATORS}))
             new = encode_table(msgspec.structs.replace(table, spectators=(*table.spectators,

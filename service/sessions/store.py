@@ -38,7 +38,7 @@ class StoreUnavailable(Problem):
     """The store could not be reached or answered with an error: 503, try again shortly."""
 
     def __init__(self, detail: str = "the session store is unavailable; retry shortly") -> None:
-        super().__init__(503, "STORE_UNAVAILABLE", detail, headers={"Retry-After": "1"})
+        super().__init__("STORE_UNAVAILABLE", detail, headers={"Retry-After": "1"})
 
 
 class CommitOutcomeUnknown(StoreUnavailable):
@@ -51,7 +51,7 @@ class CommitOutcomeUnknown(StoreUnavailable):
     """
 
     def __init__(self) -> None:
-        Problem.__init__(self, 503, "COMMIT_OUTCOME_UNKNOWN",
+        Problem.__init__(self, "COMMIT_OUTCOME_UNKNOWN",
                          "the session store stopped answering while this move was being committed: it may or "
                          "may not have been applied. Retrying with the same Idempotency-Key is safe (it "
                          "answers the first result if the move was applied); without one, read the session "

@@ -163,6 +163,6 @@ def check_name(raw: str) -> str:
     elif any(not (unicodedata.category(c)[0] in "LMN" or c == " " or c in _NAME_PUNCTUATION) for c in name):
         problem = ("a name is made of letters, digits, spaces and - ' . _ only", "characters")
     if problem is not None:
-        raise Problem(400, "INVALID_NAME", f"name: {problem[0]}",
+        raise Problem("INVALID_NAME", f"name: {problem[0]}",
                       message=(f"problem.INVALID_NAME.detail.{problem[1]}", {"max": MAX_NAME}))
     return name

@@ -19,7 +19,7 @@ from litestar.openapi.spec import Components, Example, Schema, SecurityScheme, T
 from litestar.openapi.spec.enums import OpenAPIType
 from litestar.static_files import create_static_files_router
 
-from service.referee.codes import ProblemCode
+from service.web.codes import ProblemCode
 from service.web.problems import PROBLEM_MEDIA_TYPE, Problem, ProblemDetails
 
 if TYPE_CHECKING:
@@ -102,7 +102,7 @@ class ExactExample(Example):
 
 #: An example of each problem code an operation documents: (detail of the example, extra members of the example
 #: body or, as ``title``, the problem's title when it is not the code's own wording). The status is the code's
-#: own (service/referee/codes.py).
+#: own (service/web/codes.py).
 PROBLEM_EXAMPLES: dict[str, tuple[str, dict[str, Any]]] = {
     "MALFORMED_REQUEST": ("Expected `int` >= 2 - at `$.players`", {}),
     "MALFORMED_MOVE": ("'1H' is not a card of this game's 43-card pack", {"reason": "UNKNOWN_CARD"}),
@@ -208,7 +208,7 @@ def response_spec(container: Any, description: str, *examples: tuple[str, Any],
 
 def problem_example(code: str) -> dict[str, Any]:
     detail, extra = PROBLEM_EXAMPLES[code]
-    body = Problem(ProblemCode(code).status, code, detail, **extra).body()
+    body = Problem(code, detail, **extra).body()
     return typing.cast("dict[str, Any]", msgspec.to_builtins(body))
 
 
