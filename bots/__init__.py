@@ -29,6 +29,7 @@ from bots.basic import decide_basic
 from bots.expert import DEFAULT_BUDGET, search
 from bots.knowledge import Knowledge, determinize
 from engine import Discard, Move, Options, SeatView, legal_moves
+from engine.cards import sort_hand
 from engine.deal import pack_index
 
 Level = Literal["random", "basic", "expert"]
@@ -117,8 +118,8 @@ def _random_move(knowledge: Knowledge, legal: Sequence[Move], rng: random.Random
     if knowledge.view.phase == "exchange":
         hand = list(knowledge.hand or ())
         index = pack_index(knowledge.options)
-        cards = sorted(rng.sample(hand, knowledge.view.kitty_size), key=index.__getitem__)
-        return Discard(seat=knowledge.seat, cards=tuple(cards))
+        cards = sort_hand(rng.sample(hand, knowledge.view.kitty_size), index)
+        return Discard(seat=knowledge.seat, cards=cards)
     return legal[rng.randrange(len(legal))]
 
 

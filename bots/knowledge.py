@@ -27,7 +27,7 @@ from collections.abc import Sequence
 import msgspec
 
 from engine import GameState, Options, SeatView, sides
-from engine.cards import Strain
+from engine.cards import Strain, sort_hand
 from engine.deal import has_dead_hand, pack_for, pack_index
 from engine.model import Call, CallView, Contract, Trick
 from engine.rules import MISERE_BIDS, hand_strain
@@ -205,7 +205,7 @@ def state_from(knowledge: Knowledge, placed: dict[int, list[str]]) -> GameState:
     index = pack_index(opts)
 
     def ordered(cards: Sequence[str]) -> tuple[str, ...]:
-        return tuple(sorted(cards, key=index.__getitem__))
+        return sort_hand(cards, index)
 
     hands = tuple(ordered(knowledge.known_hands[s]) if s in knowledge.known_hands else ordered(placed[s])
                   for s in range(n))

@@ -46,19 +46,39 @@ from engine.model import (
 )
 from engine.options import PRESET_DESCRIPTIONS, PRESETS, RULES_VERSION, Options, OptionsError, option_catalogue
 from engine.reasons import Reason
+from engine.record_text import RecordTextError, record_from_text, record_to_text
+from engine.records import (
+    MAX_RECORD_HANDS,
+    MAX_RECORD_MOVES,
+    RECORD_FORMAT,
+    GameRecord,
+    HandRecord,
+    HandScore,
+    RecordContract,
+    RecordOptions,
+    RecordRefused,
+    RecordResult,
+    RecordTrick,
+    Verified,
+    engine_options,
+    record_options,
+)
+from engine.replay import build_record, replay_game, replay_states, verify_record
 from engine.rules import bid_value, ladder, score_table_rows, sides
+from engine.seat_records import SeatRecord, SeatVerified, seat_record, verify_seat_record
 from engine.setup import resolve_options
 from engine.views import public_view, redact_events, seat_view, view
 
 __all__ = [
-    "ALL_CARDS", "BLACK_JOKER", "DECISIONS", "ENGINE_BUILD", "ENGINE_BUILD_REASON",
-    "JOKER", "JOKERS", "PRESETS", "PRESET_DESCRIPTIONS", "RULES_VERSION",
-    "SUITS",
-    "AnswerRedeal", "Bid", "CallCard", "ChoosePartners", "Discard", "DiscardChoices", "Event", "GameSetupError",
-    "GameState",
-    "GoAlone", "IllegalMove", "LookAtHand", "Move", "NominateJoker", "Options", "OptionsError", "Pass", "Play",
-    "ProposeRedeal", "Reason", "Rejection", "SeatView", "apply_move", "bid_value", "check_move", "effective_suit",
-    "integrity_problems", "judge_game", "kitty_size", "ladder", "legal_moves", "new_game", "option_catalogue",
-    "pack_for", "parse_card", "partners", "public_view", "redact_events", "resolve_options", "score_hand",
-    "score_table_rows", "seat_view", "sides", "to_act", "view",
+    "ALL_CARDS", "BLACK_JOKER", "DECISIONS", "ENGINE_BUILD", "ENGINE_BUILD_REASON", "JOKER", "JOKERS",
+    "MAX_RECORD_HANDS", "MAX_RECORD_MOVES", "PRESETS", "PRESET_DESCRIPTIONS", "RECORD_FORMAT", "RULES_VERSION",
+    "SUITS", "AnswerRedeal", "Bid", "CallCard", "ChoosePartners", "Discard", "DiscardChoices", "Event", "GameRecord",
+    "GameSetupError", "GameState", "GoAlone", "HandRecord", "HandScore", "IllegalMove", "LookAtHand", "Move",
+    "NominateJoker", "Options", "OptionsError", "Pass", "Play", "ProposeRedeal", "Reason", "RecordContract",
+    "RecordOptions", "RecordRefused", "RecordResult", "RecordTextError", "RecordTrick", "Rejection", "SeatRecord",
+    "SeatVerified", "SeatView", "Verified", "apply_move", "bid_value", "build_record", "check_move", "effective_suit",
+    "engine_options", "integrity_problems", "judge_game", "kitty_size", "ladder", "legal_moves", "new_game",
+    "option_catalogue", "pack_for", "parse_card", "partners", "public_view", "record_from_text", "record_options",
+    "record_to_text", "redact_events", "replay_game", "replay_states", "resolve_options", "score_hand",
+    "score_table_rows", "seat_record", "seat_view", "sides", "to_act", "verify_record", "verify_seat_record", "view",
 ]

@@ -1,8 +1,10 @@
 """Which engine runs: the compiled build (mypyc) when a current one exists, else the pure-Python modules.
 
-The compiled modules never sit beside the sources. ``tools/build_engine.py`` writes them to a build directory
-(``build/engine-mypyc`` in the checkout, or ``$FIVE_HUNDRED_ENGINE_BUILD``) with a ``manifest.json`` holding the
-SHA-256 of every ``engine/*.py`` file they were built from. At import, :func:`activate` hashes the current sources
+The compiled modules never sit beside the sources. ``tools/build_engine.py`` (run by the package's install, see
+``setup.py``, or by hand) writes them to a build directory with a ``manifest.json`` holding the SHA-256 of every
+``engine/*.py`` file they were built from: ``$FIVE_HUNDRED_ENGINE_BUILD`` if set, else ``engine/_compiled`` inside
+an installed (non-editable) package, else ``build/engine-mypyc`` beside the package in a checkout (an editable
+install). At import, :func:`activate` hashes the current sources
 and uses the build only if every hash matches and it was built for this interpreter; one edited, added or
 removed ``.py`` file and the pure engine runs, so an editable install never runs a stale compiled module.
 
@@ -29,6 +31,8 @@ from pathlib import Path
 MODE_VARIABLE = "FIVE_HUNDRED_ENGINE"
 BUILD_VARIABLE = "FIVE_HUNDRED_ENGINE_BUILD"
 MANIFEST = "manifest.json"
+#: The build directory inside an installed (non-editable) package, written by the install's build step.
+INSTALLED_BUILD = "_compiled"
 MODES = ("auto", "pure", "compiled")
 
 
@@ -43,8 +47,12 @@ def ext_suffix() -> str:
 
 
 def default_build_dir(package_dir: Path) -> Path:
+    """``$FIVE_HUNDRED_ENGINE_BUILD``, else an installed package's own build, else the checkout's."""
     env = os.environ.get(BUILD_VARIABLE)
-    return Path(env) if env else package_dir.parent / "build" / "engine-mypyc"
+    if env:
+        return Path(env)
+    installed = package_dir / INSTALLED_BUILD
+    return installed if installed.is_dir() else package_dir.parent / "build" / "engine-mypyc"
 
 
 def check_build(package_dir: Path, build_dir: Path) -> tuple[dict[str, object] | None, str]:
@@ -57,6 +65,9 @@ def check_build(package_dir: Path, build_dir: Path) -> tuple[dict[str, object] |
         manifest = json.loads(manifest_path.read_text())
     except (OSError, ValueError) as exc:
         return None, f"unreadable manifest {manifest_path}: {exc}"
+    if isinstance(manifest, dict) and isinstance(manifest.get("failed"), str):
+        # Written by an install that could not build (tools/build_engine.py --install): say why.
+        return None, f"no compiled build: the install could not build it ({manifest['failed']})"
     if not isinstance(manifest, dict) or manifest.get("ext_suffix") != ext_suffix():
         return None, f"the build at {build_dir} is for another interpreter"
     built = manifest.get("sources")

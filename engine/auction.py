@@ -49,6 +49,7 @@ from engine.rules import (
     has_teams,
     ladder,
     misere_allowed,
+    plays_alone,
     side_of,
     top_rung,
 )
@@ -360,7 +361,7 @@ def end_auction(st: GameState, events: list[Event]) -> GameState:
     if high.bid in MISERE_BIDS and has_teams(opts):
         side = side_of(opts)
         sitting_out = tuple(s for s in range(n) if s != contractor and side[s] == side[contractor])
-    alone = opts.players == 5 and (high.bid in MISERE_BIDS or opts.five_player_partner_method == "alone_only")
+    alone = plays_alone(opts, high.bid)
     contract = Contract(bid=high.bid, contractor=contractor, sans_kitty=high.sans_kitty, sitting_out=sitting_out,
                         alone=alone, partner_settled=opts.players != 5 or alone)
     events.append(AuctionWon(contractor=contractor, bid=high.bid, sans_kitty=high.sans_kitty,

@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections import Counter
 from functools import lru_cache
 
-from engine.cards import SUITS
+from engine.cards import SUITS, sort_hand
 from engine.deal import HAND_SIZE, has_dead_hand, kitty_size, pack_for, pack_index
 from engine.model import (
     AnswerRedeal,
@@ -451,8 +451,8 @@ def _deal_of(state: GameState) -> GameState | str:
                      deck_orders=state.deck_orders, dealt_decks=state.dealt_decks,
                      hand_number=state.hand_number, dealer=state.dealer,
                      phase="auction", to_act=(state.dealer + 1) % n, scores=scores,
-                     hands=tuple(tuple(sorted(h, key=index.__getitem__)) for h in hands),
-                     dead_hand=tuple(sorted(state.dead_hand, key=index.__getitem__)), kitty=tuple(kitty),
+                     hands=tuple(sort_hand(h, index) for h in hands),
+                     dead_hand=sort_hand(state.dead_hand, index), kitty=tuple(kitty),
                      viewed=(not opts.blind_misere_enabled,) * n, passed=(False,) * n, last_hand=last)
 
 

@@ -53,6 +53,16 @@ _PLAYS: Final[dict[tuple[int, str, str | None], Play]] = {}
 _SEAT_PLAYS: Final = tuple({c: Play(seat=s, card=c) for c in sorted(ALL_CARDS)} for s in range(6))
 
 
+#: The plain play events (no nomination), per seat then card, built once and shared like the moves (immutable).
+_SEAT_PLAYED: Final = tuple({c: CardPlayed(seat=s, card=c) for c in sorted(ALL_CARDS)} for s in range(6))
+#: The last legal plays answered: (state, the moves as a tuple, the hand, the strain table, the led suit). A move
+#: equal to one of them, applied to that very state object (immutable), is legal without another check, and the
+#: hand, table and led suit are the same: the loop of a search or a bot (legal moves, then apply one) checks and
+#: looks up once per move. A pure memo, like :func:`engine.tricks.strain_of`'s: the answers are the same with or
+#: without it.
+_LAST_PLAYS: Final[list[tuple[GameState, tuple[Move, ...], tuple[str, ...], Strain, str | None]]] = []
+
+
 def _play_move(seat: int, card: str, nominate: str | None) -> Play:
     key = (seat, card, nominate)
     move = _PLAYS.get(key)
@@ -68,29 +78,37 @@ def _play_move(seat: int, card: str, nominate: str | None) -> Play:
 
 def legal_plays(state: GameState, seat: int) -> list[Move]:
     """Every legal play of ``seat``, the seat to act: any card to lead (a free joker as each suit it may be led
-    as), else the cards :func:`follow_cards` allows."""
+    as), else the cards :func:`follow_cards` allows. (One function, loops rather than comprehensions: on this,
+    the hottest call of a game, each Python call or comprehension costs more than the work it wraps.)"""
     hand = state.hands[seat]
     table = strain_of(state)
     plays = _SEAT_PLAYS[seat]
     trick = state.trick
     suit_of = table.suit
+    led: str | None = None
+    moves: list[Move] = []
     if trick is not None:
         led = trick_led_suit(trick, table)
         if not state.options.joker_follow_first_round:
-            # Fast path for the common case (a seat holding the led suit plays one of its cards), kept because it
-            # pays: without it tests/bench/bench_engine.py's median legal_moves time rose from 2.86 to 3.17 µs
-            # (pure engine, mean of six runs side by side on a busy machine).
-            same: list[Move] = [plays[c] for c in hand if suit_of[c] == led]
-            if same:
-                return same
-        return [plays[c] for c in follow_cards(state, hand, led, table)]
-    out: list[Move] = []
-    for c in hand:
-        if suit_of[c] is None:
-            out.extend(_play_move(seat, c, x) for x in joker_lead_suits(state, seat, hand, table.power[c] < 0))
-        else:
-            out.append(plays[c])
-    return out
+            # Fast path for the common case (a seat holding the led suit plays one of its cards).
+            for c in hand:
+                if suit_of[c] == led:
+                    moves.append(plays[c])
+        if not moves:
+            for c in follow_cards(state, hand, led, table):
+                moves.append(plays[c])
+    else:
+        for c in hand:
+            if suit_of[c] is None:
+                moves.extend(_play_move(seat, c, x) for x in joker_lead_suits(state, seat, hand, table.power[c] < 0))
+            else:
+                moves.append(plays[c])
+    entry = (state, tuple(moves), hand, table, led)
+    if _LAST_PLAYS:
+        _LAST_PLAYS[0] = entry
+    else:
+        _LAST_PLAYS.append(entry)
+    return moves
 
 
 def follow_cards(state: GameState, hand: tuple[str, ...], led: str | None, table: Strain) -> list[str]:
@@ -204,34 +222,31 @@ def _check_lead(state: GameState, seat: int, hand: tuple[str, ...], card: str, n
 # ------------------------------------------------------------------------------------------------ application
 
 
+# long: the check and the application in one frame (a Python call costs about as much as a third of the work)
 def play(state: GameState, move: Play, events: list[Event]) -> GameState | Rejection:
     """Check a play of the seat to act and, if legal, apply it: the next state, else why not. The move's and the
-    state's fields are read once for both (from compiled code each read is a generic attribute lookup: this
-    saves about 1% of the instructions of a random game, compiled, counted by callgrind)."""
-    seat, card, nominate = move.seat, move.card, move.nominate
+    state's fields are read once for both, and a move among the legal plays just answered for this very state
+    is not checked again (``_LAST_PLAYS``)."""
+    seat, card, move_nominate = move.seat, move.card, move.nominate
     hands = state.hands
-    hand = hands[seat]
     trick = state.trick
-    table = strain_of(state)
-    rejection = _play_rejection(state, seat, card, nominate, hand, trick, table)
-    if rejection is not None:
-        return rejection
-    return _apply_play(state, seat, card, nominate, hands, hand, trick, events, table)
-
-
-def _apply_play(state: GameState, seat: int, card: str, move_nominate: str | None,
-                hands: tuple[tuple[str, ...], ...], hand: tuple[str, ...], trick: Trick | None, events: list[Event],
-                table: Strain) -> GameState:
-    """Apply a checked play: the next seat to play, or the completed trick (and perhaps the end of the hand)."""
-    i = 0
-    for held in hand:  # hand.index(card), which the compiled build calls as a method by name, costlier than this
-        if held == card:
-            break
-        i += 1
+    last = _LAST_PLAYS[0] if _LAST_PLAYS else None
+    if last is not None and last[0] is state and move in last[1]:
+        hand, table, led = last[2], last[3], last[4]
+    else:
+        hand = hands[seat]
+        table = strain_of(state)
+        rejection = _play_rejection(state, seat, card, move_nominate, hand, trick, table)
+        if rejection is not None:
+            return rejection
+        led = None if trick is None else trick_led_suit(trick, table)
+    # Apply the checked play: the next seat to play, or the completed trick (and perhaps the end of the hand).
+    i = hand.index(card)
     hands_list = list(hands)
     hands_list[seat] = hand[:i] + hand[i + 1:]
     new_hands = tuple(hands_list)
-    events.append(CardPlayed(seat=seat, card=card, nominate=move_nominate))
+    events.append(_SEAT_PLAYED[seat][card] if move_nominate is None
+                  else CardPlayed(seat=seat, card=card, nominate=move_nominate))
     suits_led = state.suits_led
     shown_void = state.shown_void
     cards: tuple[str, ...]
@@ -242,7 +257,6 @@ def _apply_play(state: GameState, seat: int, card: str, move_nominate: str | Non
             suits_led += lead_suit
     else:
         leader, cards, nominate = trick.leader, trick.cards + (card,), trick.nominate
-        led = led_suit(cards, nominate, table)
         if led is not None and table.suit[card] != led and led not in shown_void[seat]:
             shown_void = shown_void[:seat] + (shown_void[seat] + led,) + shown_void[seat + 1:]
     c = state.contract
@@ -260,7 +274,7 @@ def _complete_trick(state: GameState, hands: tuple[tuple[str, ...], ...], leader
                     table: Strain) -> GameState:
     """The last card of a trick is played: its winner leads next, or the hand is over. (The play's changes come
     as arguments, so that the state is copied once per trick: one ``replace`` of the 33-field state instead of
-    two took the trick's last play from 3.3 to 2.8 µs, compiled, tests/bench/bench_engine.py's loop.)"""
+    two, which tests/bench/bench_engine.py's loop shows in the trick's last play.)"""
     winner = seat_after(state.active, leader, trick_winner_index(cards, nominate, table))
     trick = Trick(leader, cards, nominate, winner)
     tricks = state.tricks + (trick,)

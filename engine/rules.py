@@ -73,6 +73,12 @@ def has_teams(opts: Options) -> bool:
     return opts.players in (4, 6)
 
 
+def plays_alone(opts: Options, bid: str) -> bool:
+    """Whether the contractor of ``bid`` plays alone from the auction on: five players, a misère bid or the
+    ``alone_only`` partner method (otherwise a five-player contractor calls or chooses partners, or goes alone)."""
+    return opts.players == 5 and (bid in MISERE_BIDS or opts.five_player_partner_method == "alone_only")
+
+
 def misere_allowed(opts: Options) -> bool:
     """Whether misère bids may be bid at all under these options (misère_enabled; six players only with
     six_player_misere). Which misère bids, and when, is the ladder's and the auction's."""

@@ -13,6 +13,7 @@ from typing import Any
 
 import msgspec
 
+from engine.cards import sort_hand
 from engine.deal import SeedStream, cut_for_dealer, deal, kitty_packets, pack_for, pack_index, shuffled
 from engine.model import CardsReceived, CutDraw, DealerCut, Event, GameState, HandDealt
 from engine.options import PRESETS, RULES_VERSION, Options, OptionsError, option_catalogue
@@ -123,6 +124,17 @@ def _checked_decks(options: Options, deck_orders: Sequence[Sequence[str]]) -> tu
     return tuple(decks)
 
 
+def seed_deck(opts: Options, seed: int, hand_number: int) -> tuple[str, ...]:
+    """The deck the seed deals hand ``hand_number`` from (every deal counts, redeals included)."""
+    return shuffled(pack_for(opts), seed, f"deal/{hand_number}")
+
+
+def decks_so_far(state: GameState) -> tuple[tuple[str, ...], ...]:
+    """The deck of every hand dealt so far, in order: the explicit deck orders it dealt, then the seed's."""
+    return (*state.dealt_decks, *(seed_deck(state.options, state.seed, h)
+                                  for h in range(len(state.dealt_decks), state.hand_number + 1)))
+
+
 def deal_hand(st: GameState, dealer: int, events: list[Event]) -> GameState:
     """Deal the next hand (hand_number + 1) by ``dealer`` and open its auction."""
     opts = st.options
@@ -132,13 +144,13 @@ def deal_hand(st: GameState, dealer: int, events: list[Event]) -> GameState:
         deck, deck_orders = deck_orders[0], deck_orders[1:]
         dealt_decks = (*dealt_decks, deck)  # kept, so that a host's record can list each hand's deck
     else:
-        deck = shuffled(pack_for(opts), st.seed, f"deal/{hand_number}")
+        deck = seed_deck(opts, st.seed, hand_number)
     hands, dead, kitty = deal(opts, deck, dealer)
     index = pack_index(opts)
     n = opts.players
     viewed = not opts.blind_misere_enabled
     events.append(HandDealt(hand_number=hand_number, dealer=dealer))
-    sorted_hands = tuple(tuple(sorted(h, key=index.__getitem__)) for h in hands)
+    sorted_hands = tuple(sort_hand(h, index) for h in hands)
     for s in range(n):
         events.append(CardsReceived(seat=s, cards=sorted_hands[s] if viewed else None))
     first = (dealer + 1) % n
@@ -146,9 +158,10 @@ def deal_hand(st: GameState, dealer: int, events: list[Event]) -> GameState:
         rules_version=st.rules_version, options=opts, seed=st.seed, deck_orders=deck_orders,
         dealt_decks=dealt_decks, hand_number=hand_number, dealer=dealer, phase="auction", to_act=first,
         scores=st.scores,
-        hands=sorted_hands, dead_hand=tuple(sorted(dead, key=index.__getitem__)),
+        hands=sorted_hands, dead_hand=sort_hand(dead, index),
         kitty=tuple(kitty), viewed=(viewed,) * n, passed=(False,) * n, last_hand=st.last_hand,
     )
 
 
-__all__ = ["GameSetupError", "deal_hand", "new_game", "resolve_options", "validate_options"]
+__all__ = ["GameSetupError", "deal_hand", "decks_so_far", "new_game", "resolve_options", "seed_deck",
+           "validate_options"]

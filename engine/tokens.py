@@ -1,13 +1,12 @@
-"""The token layer: parsing and printing the cards, suits, bids and seats of the API, and the one refusal for each
-token a game does not have.
+"""The token layer: the one refusal for each card, suit, bid or seat token a game does not have.
 
 A token is its own printed form (``"10H"`` is the ten of hearts, ``"7NT"`` the bid, ``"S"`` the suit, ``2`` the
-seat), so printing is the identity and parsing is a check. A token this game does not have is *malformed*
+seat), so there is nothing to parse or print: a token is checked. A token this game does not have is *malformed*
 (:class:`engine.reasons.Reason` of kind ``malformed``); everything else about a move is the rules' business.
 The engine's checks and the HTTP service both call these functions, so a bad token is refused in one wording.
 
->>> parse_suit("H"), parse_bid("7NT"), print_card(parse_card("10H"))
-('H', '7NT', '10H')
+>>> suit_rejection("H") is None, bid_rejection("7NT") is None
+(True, True)
 >>> card_rejection("1H", ("AH", "KH")).detail
 "'1H' is not a card of this game's 2-card pack"
 >>> seat_rejection(4, 4).reason
@@ -27,33 +26,6 @@ from engine.rules import ALL_BIDS
 def is_seat(seat: object, players: int) -> bool:
     """Whether ``seat`` is a seat number of a game of ``players`` (an int, not a bool, from 0)."""
     return type(seat) is int and 0 <= seat < players
-
-
-def parse_suit(token: object) -> str:
-    """``token`` if it is one of the suits S, C, D, H; else ``ValueError`` naming it."""
-    if not isinstance(token, str) or token not in SUITS:
-        raise ValueError(f"{token!r} is not a suit")
-    return token
-
-
-def parse_bid(token: object) -> str:
-    """``token`` if it is a bid (6S … 10NT, MISERE, OPEN_MISERE, BLIND_MISERE); else ``ValueError`` naming it."""
-    if not isinstance(token, str) or token not in ALL_BIDS:
-        raise ValueError(f"{token!r} is not a bid")
-    return token
-
-
-def parse_seat(token: object, players: int) -> int:
-    """``token`` if it is a seat of a game of ``players``; else ``ValueError`` naming it."""
-    if not is_seat(token, players):
-        raise ValueError(f"{token!r} is not a seat: seats are 0 to {players - 1}")
-    assert isinstance(token, int)
-    return token
-
-
-def print_card(card: str) -> str:
-    """The token of a card (the identity: a card is its token)."""
-    return card
 
 
 def card_rejection(token: object, pack: tuple[str, ...]) -> Rejection | None:
@@ -118,5 +90,5 @@ def token_rejection(opts: Options, move: Move) -> Rejection | None:
     return None
 
 
-__all__ = ["ALL_CARDS", "bid_rejection", "card_rejection", "is_seat", "parse_bid", "parse_card", "parse_seat",
-           "parse_suit", "print_card", "seat_rejection", "suit_rejection", "token_rejection"]
+__all__ = ["ALL_CARDS", "bid_rejection", "card_rejection", "is_seat", "parse_card", "seat_rejection", "suit_rejection",
+           "token_rejection"]

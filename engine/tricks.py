@@ -102,12 +102,7 @@ def trick_seat(state: GameState, trick: Trick, i: int) -> int:
 
 def seat_after(active: tuple[int, ...], leader: int, i: int) -> int:
     """The seat ``i`` places after ``leader`` among the seats playing the hand (``active``)."""
-    at = 0
-    for seat in active:  # active.index(leader), which the compiled build calls as a method by name
-        if seat == leader:
-            break
-        at += 1
-    return active[(at + i) % len(active)]
+    return active[(active.index(leader) + i) % len(active)]
 
 
 def suits_led_before(state: GameState, table: Strain) -> set[str | None]:

@@ -16,6 +16,9 @@
 | ``SESSION_CREATE_TOTAL_PER_MINUTE`` | ``300`` | sessions all clients together may create per minute (503 above) |
 | ``SESSION_STORE_MAX_FILL`` | ``80`` | percent of Redis ``maxmemory`` above which no session is created (503) |
 | ``MEMORY_MAX_SESSIONS`` | ``10000`` | sessions the in-process store holds at most (503 on creating another) |
+| ``CLOCK_MIN_MOVE_SECONDS`` | ``1`` | the least move time a session's turn clock may ask for |
+| ``CLOCK_POLL_SECONDS`` | ``0.1`` | how often a replica looks for turn clocks that ran out, at most |
+| ``CLOCK_CLAIM_SECONDS`` | ``2`` | how long a replica's claim on a run-out clock keeps the others off it |
 
 ``REDIS_URL`` names one Redis (``redis://``, ``rediss://``, ``unix://``) or a Redis Cluster:
 ``redis+cluster://[user:password@]host:port[,host:port…]`` (``rediss+cluster://`` with TLS), any of its nodes
@@ -77,6 +80,10 @@ class Settings:
     session_create_total_per_minute: int = 0
     session_store_max_fill: int = 0
     memory_max_sessions: int = 0
+    #: Turn clocks (service/sessions/clock.py): the least move time, the sweeper's pace, a claim's length.
+    clock_min_move_seconds: float = 1.0
+    clock_poll_seconds: float = 0.1
+    clock_claim_seconds: float = 2.0
     extra: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -199,6 +206,9 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
                                              DEFAULT_SESSION_CREATE_TOTAL_PER_MINUTE, 0, 10_000_000),
         session_store_max_fill=_int(env, "SESSION_STORE_MAX_FILL", DEFAULT_SESSION_STORE_MAX_FILL, 0, 100),
         memory_max_sessions=_int(env, "MEMORY_MAX_SESSIONS", DEFAULT_MEMORY_MAX_SESSIONS, 0, 100_000_000),
+        clock_min_move_seconds=_seconds(env, "CLOCK_MIN_MOVE_SECONDS", 1.0, 0.05, 3600),
+        clock_poll_seconds=_seconds(env, "CLOCK_POLL_SECONDS", 0.1, 0.01, 10),
+        clock_claim_seconds=_seconds(env, "CLOCK_CLAIM_SECONDS", 2.0, 0.1, 600),
     )
 
 

@@ -1,5 +1,6 @@
-"""The import structure of ``engine/``, ``bots/`` and ``service/``: no import cycles, and no private name
-(``_name``) imported from another module.
+"""The import structure of ``engine/``, ``bots/`` and ``service/``: no import cycles, no engine module importing
+the engine package itself, the layers (each imports only from the layers below it), and no private name
+(``_name``) imported from another module. (The only import-cycle check of the tests.)
 
 Every ``import`` counts, including those inside functions (a function-level import only hides a cycle), except
 those under ``if TYPE_CHECKING:``, which never run. A package's ``__init__`` is a module like any other: ``from
@@ -17,6 +18,18 @@ import pytest
 from tests.support import ROOT
 
 PACKAGES = ("engine", "bots", "service")
+#: The layers, lowest first: a part may import from its own layer's part and from the layers below, never above
+#: (the engine at the bottom; the web layer, which owns the problem codes, below everything that answers HTTP).
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("engine",),
+    ("bots",),
+    ("service.config", "service.i18n"),
+    ("service.web",),
+    ("service.ops", "service.referee"),
+    ("service.games",),
+    ("service.sessions", "service.demo"),
+    ("service.app", "service"),
+)
 
 
 def module_files() -> dict[str, Path]:
@@ -148,6 +161,38 @@ def test_no_cycles_across_the_packages() -> None:
     assert not cycles(import_graph())
 
 
+def test_no_engine_module_imports_the_engine_package() -> None:
+    """``engine/__init__`` re-exports the modules; a module importing it back would run the package half-built."""
+    found = [m for m, targets in import_graph().items() if m.startswith("engine.") and "engine" in targets]
+    assert not found, f"engine modules importing the engine package itself: {found}"
+
+
+def _part(module: str) -> str:
+    """The layer part a module belongs to: ``engine``, ``bots``, or a subpackage of ``service`` such as
+    ``service.web`` (``service.app`` and ``service.config`` are parts of their own)."""
+    parts = module.split(".")
+    return ".".join(parts[:2]) if parts[0] == "service" else parts[0]
+
+
+def layer_violations(graph: dict[str, set[str]]) -> list[str]:
+    """Each import of a part from a layer above its own (or from a part no layer names)."""
+    level = {part: i for i, layer in enumerate(LAYERS) for part in layer}
+    found = []
+    for module, targets in sorted(graph.items()):
+        for target in sorted(targets):
+            here, there = _part(module), _part(target)
+            if here == there:
+                continue
+            if here not in level or there not in level or level[there] > level[here] or (
+                    level[there] == level[here] and here != there):
+                found.append(f"{module} imports {target}")
+    return found
+
+
+def test_each_layer_imports_only_from_below() -> None:
+    assert not layer_violations(import_graph())
+
+
 @pytest.mark.parametrize("package", PACKAGES)
 def test_no_private_names_imported_across_modules(package: str) -> None:
     found = [line for module in MODULES if module.split(".")[0] == package for line in private_imports(module)]
@@ -158,5 +203,12 @@ def test_the_walk_sees_the_imports() -> None:
     """The graph is not vacuous: known imports are edges, and a known cycle shape is found."""
     graph = import_graph()
     assert "engine" in graph["service.app"] and "service.config" in graph["service.app"]
+    assert {f"engine.{m}" for m in ("game", "setup", "auction", "contract", "play", "scoring", "tricks", "tokens")} \
+        <= set(graph) and "engine.tricks" in graph["engine.play"]
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert not cycles({"a": {"b"}, "b": set()})
+    assert "service.web.codes" in graph["service.web.problems"]
+    assert layer_violations({"service.web.problems": {"service.referee.errors"}}) == [
+        "service.web.problems imports service.referee.errors"]
+    assert layer_violations({"service.referee.errors": {"service.web.problems", "engine.game"}}) == []
+    assert layer_violations({"service.ops.health": {"service.referee.snapshots"}}) != []

@@ -3,6 +3,13 @@
     .venv/bin/python tools/build_engine.py            # build into build/engine-mypyc (about a minute)
     .venv/bin/python tools/build_engine.py --probe    # exit 0 if this machine can build (a C compiler, headers)
     .venv/bin/python tools/build_engine.py --clean    # remove the build: the pure engine runs
+    python tools/build_engine.py --install --out DIR  # the package install's step (setup.py): never fails
+
+The package's install runs it (``setup.py``'s build step, for ``pip install .`` and ``pip install -e .``) with
+``--install``: it builds when it can and otherwise writes a manifest saying why not (no C compiler, no mypyc, a
+failed compile), which ``engine.ENGINE_BUILD_REASON`` then reports, and the install goes on with the pure engine.
+An install with ``FIVE_HUNDRED_ENGINE=pure`` in its environment skips the build; one that finds a current build
+at its output keeps it.
 
 Every ``engine/*.py`` module is compiled except the package's ``__init__``, its loader ``_native``, the integrity
 check of untrusted states (``integrity``), and any
@@ -23,6 +30,7 @@ import argparse
 import ast
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -41,6 +49,7 @@ NEVER_COMPILED = {
     "integrity.py": "its checks of hostile values must see exactly what Python sees",
 }
 
+REQUESTED_MODE = os.environ.get("FIVE_HUNDRED_ENGINE", "")  # as the caller set it (an install's "pure" skips)
 os.environ["FIVE_HUNDRED_ENGINE"] = "pure"  # the build itself never loads a compiled engine
 sys.path.insert(0, str(ROOT))
 from engine import _native  # noqa: E402
@@ -56,14 +65,30 @@ def compilable(path: Path) -> tuple[bool, str]:
     return True, ""
 
 
+_PROBE_C = "#include <Python.h>\nint five_hundred_probe(void) { return Py_IsInitialized(); }\n"
+
+
 def probe() -> str:
-    """Empty if this machine can build, else what is missing."""
-    compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
-    if shutil.which(compiler) is None:
-        return f"no C compiler ({compiler})"
+    """Empty if this machine can build, else what is missing. The compiler is the one the build uses: ``$CC``,
+    else the interpreter's; it must compile a file that includes ``Python.h``."""
+    compiler = shlex.split(os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc")
+    if not compiler or shutil.which(compiler[0]) is None:
+        return f"no C compiler ({compiler[0] if compiler else 'CC is empty'})"
     include = sysconfig.get_paths()["include"]
     if not (Path(include) / "Python.h").is_file():
         return f"no Python headers ({include}/Python.h)"
+    with tempfile.TemporaryDirectory(prefix="five-hundred-probe-") as tmp:
+        source = Path(tmp) / "probe.c"
+        source.write_text(_PROBE_C)
+        try:
+            result = subprocess.run([*compiler, "-I", include, "-c", str(source), "-o", str(Path(tmp) / "probe.o")],
+                                    capture_output=True, text=True, timeout=120)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return f"the C compiler ({shlex.join(compiler)}) did not run: {exc}"
+        if result.returncode != 0:
+            said = (result.stderr or result.stdout).strip().splitlines()
+            return (f"the C compiler ({shlex.join(compiler)}) cannot compile against Python.h (exit "
+                    f"{result.returncode}{': ' + said[0][:200] if said else ''})")
     try:
         import mypyc  # noqa: F401
     except ImportError:
@@ -95,7 +120,8 @@ def build(out: Path) -> None:
         result = subprocess.run(cmd, cwd=stage, capture_output=True, text=True, env=env)
         if result.returncode != 0:
             sys.stderr.write(result.stdout[-4000:] + result.stderr[-4000:])
-            raise SystemExit(f"mypyc failed (exit {result.returncode})")
+            said = (result.stderr.strip() or result.stdout.strip()).splitlines()
+            raise SystemExit(f"mypyc failed (exit {result.returncode}){': ' + said[-1][:200] if said else ''}")
         suffix = _native.ext_suffix()
         groups = [p for p in stage.glob(f"*__mypyc{suffix}")]
         if len(groups) != 1:
@@ -130,6 +156,28 @@ def build(out: Path) -> None:
         shutil.rmtree(stage, ignore_errors=True)
 
 
+def install_build(out: Path) -> str:
+    """The install's step: build into ``out`` if possible, else leave a manifest there saying why not. Never
+    raises: the answer is what happened, for the install's log."""
+    if REQUESTED_MODE == "pure":
+        return "FIVE_HUNDRED_ENGINE=pure: the compiled engine was not built; the pure-Python engine runs"
+    if _native.check_build(PACKAGE, out)[0] is not None:
+        return f"the compiled engine at {out} is current: kept"
+    why = probe()
+    if not why:
+        try:
+            build(out)
+            return f"built the compiled engine into {out}"
+        except SystemExit as exc:  # build() reports its failures so
+            why = str(exc.code)
+        except Exception as exc:  # noqa: BLE001  # an install must not fail for want of the optional build
+            why = f"{type(exc).__name__}: {exc}"
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / _native.MANIFEST).write_text(json.dumps({"failed": why}, indent=2) + "\n")
+    return f"the compiled engine could not be built ({why}); the pure-Python engine runs"
+
+
 def _mypy_version() -> str:
     from mypy.version import __version__
 
@@ -142,7 +190,12 @@ def main() -> None:
     group = parser.add_mutually_exclusive_group()
     group.add_argument("--probe", action="store_true", help="exit 0 if a build is possible here, 1 if not")
     group.add_argument("--clean", action="store_true", help="remove the compiled build")
+    group.add_argument("--install", action="store_true",
+                       help="the package install's step: build if possible, else record why not; exit 0 either way")
     args = parser.parse_args()
+    if args.install:
+        print(f"five-hundred-referee: {install_build(args.out)}", flush=True)
+        return
     if args.clean:
         shutil.rmtree(args.out, ignore_errors=True)
         print(f"removed {args.out}: the pure-Python engine runs")

@@ -41,9 +41,9 @@ from service.games.schemas import (
 from service.i18n import SUPPORTED_LANGUAGES, request_language, text
 from service.i18n.catalogues import CATALOGUES
 from service.i18n.texts import bid_name, card_name, catalogue, suit_name
-from service.referee.codes import ProblemCode
 from service.referee.errors import engine_errors
 from service.referee.schemas import OptionOverrides, PresetName, resolved
+from service.web.codes import ProblemCode
 from service.web.openapi import problem_responses, response_spec
 
 

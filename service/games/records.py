@@ -1,4 +1,4 @@
-"""``POST /v1/records/verify``: replay a whole game in one request (engine/records.py, docs/RECORDS.md).
+"""``POST /v1/records/verify``: replay a whole game in one request (engine/replay.py, docs/RECORDS.md).
 
 This is the call a host makes to validate a game played offline or sent by an untrusted client: the body is a
 record (JSON, or its plain-text form), or just the inputs of one (options, deal source, moves). The answer is
@@ -34,20 +34,10 @@ from msgspec import Meta
 
 from engine import Bid, Move, OptionsError, Pass, legal_moves, new_game, resolve_options
 from engine.model import Phase
-from engine.records import (
-    MAX_DECK_ORDERS,
-    MAX_RECORD_MOVES,
-    GameRecord,
-    RecordRefused,
-    RecordTextError,
-    Verified,
-    build_record,
-    engine_options,
-    record_from_text,
-    record_to_text,
-    replay_game,
-    verify_record,
-)
+from engine.record_text import RecordTextError, record_from_text, record_to_text
+from engine.records import MAX_DECK_ORDERS, MAX_RECORD_MOVES, GameRecord, RecordRefused, Verified, engine_options
+from engine.replay import build_record, replay_game, verify_record
+from engine.seat_records import SeatCheck, SeatRecord, verify_seat_record
 from service.referee.errors import options_problem, record_problem
 from service.referee.moves import syntax_rejection
 from service.referee.schemas import SEED_MAX, OptionOverrides, PlayerCount, PresetName, Seat, Snapshot, overrides_dict
@@ -67,11 +57,13 @@ Moves = Annotated[list[Move], Meta(max_length=MAX_RECORD_MOVES, description=(
 
 
 class VerifyRecordRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """Exactly one of: ``record`` (a JSON record), ``text`` (its plain-text form), or ``moves`` with the inputs
-    of a game as for ``POST /v1/games`` (``players``, ``preset``, ``options``, ``seed``, ``deck_orders``,
-    ``first_dealer``)."""
+    """Exactly one of: ``record`` (a JSON record), ``seat_record`` (a seat's own record, as
+    ``GET /v1/sessions/{id}/record`` answers a seat token), ``text`` (a record's plain-text form), or ``moves``
+    with the inputs of a game as for ``POST /v1/games`` (``players``, ``preset``, ``options``, ``seed``,
+    ``deck_orders``, ``first_dealer``)."""
 
     record: GameRecord | None = None
+    seat_record: SeatRecord | None = None
     text: Annotated[str, Meta(max_length=MAX_RECORD_TEXT, description=(
         "A record in its plain-text form (docs/RECORDS.md)."))] | None = None
     players: PlayerCount | None = None
@@ -87,8 +79,9 @@ class VerifyRecordRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unkn
     as_text: bool = False
 
 
-class RecordVerified(msgspec.Struct, frozen=True, kw_only=True):
-    """The record replays and agrees with itself: the final state, and the record as its moves derive it."""
+class RecordVerified(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="record"):
+    """The record replays and agrees with itself: the final state, and the record as its moves derive it
+    (``type`` tells it from a seat's record checked, :class:`SeatRecordVerified`)."""
 
     valid: Literal[True]
     snapshot: Snapshot
@@ -97,6 +90,19 @@ class RecordVerified(msgspec.Struct, frozen=True, kw_only=True):
     record: GameRecord
     #: The record's plain-text form, when asked for with ``as_text``.
     text: str | None = None
+
+
+class SeatRecordVerified(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="seat_record"):
+    """A seat's record that a game fits exactly, as far as that seat's knowledge goes (docs/RECORDS.md): what
+    was checked, and the record as its moves derive it. Nothing the seat's record does not hold: no snapshot (the
+    game found is one of many that fit), no other seat's cards."""
+
+    valid: Literal[True]
+    seat: int
+    #: What was checked: ``options``, ``own_cards``, ``public_moves``, ``tricks``, ``scores``, ``result``,
+    #: ``hidden_moves`` (docs/RECORDS.md says what each covers).
+    checked: tuple[SeatCheck, ...]
+    seat_record: SeatRecord
 
 
 
@@ -135,17 +141,27 @@ def _refused(exc: RecordRefused, sealer: Sealer) -> Problem:
     return record_problem(exc, _ascii(exc.detail), snapshot)
 
 
+def _verify_seat(data: VerifyRecordRequest, record: SeatRecord) -> SeatRecordVerified:
+    """Check a seat's own record (raises :class:`RecordRefused`, without a state, or a 400 :class:`Problem`)."""
+    if data.as_text:
+        raise Problem("MALFORMED_REQUEST", "as_text is for a whole game's record: a seat's record has no text "
+                      "form", message=("problem.MALFORMED_REQUEST.detail.verify_seat_text", {}))
+    checked = verify_seat_record(record, screen=syntax_rejection)
+    return SeatRecordVerified(valid=True, seat=checked.record.seat, checked=checked.checked,
+                              seat_record=checked.record)
+
+
 def _verify(data: VerifyRecordRequest) -> Verified:
     """Replay what the request holds (raises :class:`RecordRefused` or a 400 :class:`Problem`)."""
-    given = [name for name, value in (("record", data.record), ("text", data.text), ("moves", data.moves))
-             if value is not None]
+    given = [name for name, value in (("record", data.record), ("seat_record", data.seat_record),
+                                      ("text", data.text), ("moves", data.moves)) if value is not None]
     if len(given) != 1:
-        raise Problem(400, "MALFORMED_REQUEST", "send exactly one of record, text, or moves (with the game's "
-                      "players, options and deal source)",
+        raise Problem("MALFORMED_REQUEST", "send exactly one of record, seat_record, text, or moves (with the "
+                      "game's players, options and deal source)",
                       message=("problem.MALFORMED_REQUEST.detail.verify_one_of", {}))
     inputs = (data.players, data.preset, data.options, data.seed, data.deck_orders, data.first_dealer)
     if data.moves is None and any(x is not None for x in inputs):
-        raise Problem(400, "MALFORMED_REQUEST", "players, preset, options, seed, deck_orders and first_dealer "
+        raise Problem("MALFORMED_REQUEST", "players, preset, options, seed, deck_orders and first_dealer "
                       "go with moves; a record holds its own",
                       message=("problem.MALFORMED_REQUEST.detail.verify_inputs", {}))
     replay_seed = secrets.randbits(63)  # the deals after a seedless record's deck orders stay secret
@@ -155,20 +171,20 @@ def _verify(data: VerifyRecordRequest) -> Verified:
             record = record_from_text(data.text)
         except RecordTextError as exc:
             error = _ascii(str(exc))
-            raise Problem(400, "MALFORMED_REQUEST", f"the text record does not parse: {error}",
+            raise Problem("MALFORMED_REQUEST", f"the text record does not parse: {error}",
                           message=("problem.MALFORMED_REQUEST.detail.text_record", {"error": error})) from None
     if record is not None:
         return verify_record(record, screen=syntax_rejection, replay_seed=replay_seed)
     assert data.moves is not None
     if data.players is None:
-        raise Problem(400, "MALFORMED_REQUEST", "give players (2 to 6) with the moves",
+        raise Problem("MALFORMED_REQUEST", "give players (2 to 6) with the moves",
                       message=("problem.MALFORMED_REQUEST.detail.verify_players", {}))
     try:
         opts = resolve_options(data.players, data.preset, overrides_dict(data.options))
     except OptionsError as exc:
         raise options_problem(_ascii(str(exc))) from None
     if data.seed is None and not data.deck_orders:
-        raise Problem(400, "INVALID_SEED", "give the seed the game was dealt from, or its deck orders",
+        raise Problem("INVALID_SEED", "give the seed the game was dealt from, or its deck orders",
                       message=("problem.INVALID_SEED.detail.verify", {}))
     return replay_game(opts, seed=data.seed, deck_orders=data.deck_orders or (), first_dealer=data.first_dealer,
                        moves=data.moves, screen=syntax_rejection, replay_seed=replay_seed)
@@ -234,7 +250,7 @@ def _refuse_undecodable(bad: UndecodableMove, sealer: Sealer) -> Problem:
     else:
         verified = _verify(bad.request)
     state = verified.state
-    return Problem(400, "MALFORMED_MOVE", _ascii(str(bad.error)), move_index=bad.index,
+    return Problem("MALFORMED_MOVE", _ascii(str(bad.error)), move_index=bad.index,
                    snapshot=sealer.seal(state, remember=True), legal_moves=list(legal_moves(state)),
                    errors=validation_errors(validation_exception(bad.error)))
 
@@ -250,18 +266,26 @@ class RecordsController(Controller):
           "as a snapshot (play can continue from it) and the record as the moves derive it; or, at the first "
           "malformed (400 MALFORMED_MOVE) or illegal (422 ILLEGAL_MOVE) move, its `move_index`, `reason`, the "
           "state before it as `snapshot` and its legal moves; or 422 RECORD_MISMATCH naming the first derived "
-          "`field` that differs. Bodies up to 1 MiB; at most "
+          "`field` that differs. A seat's own record (`seat_record`, as `GET /v1/sessions/{id}/record` answers a "
+          "seat token) is checked as far as that seat's knowledge goes: some deal of the pack and some hidden "
+          "discards make a legal game whose record for that seat is exactly the one sent (its own cards, every "
+          "public move, the tricks, the scores; docs/RECORDS.md); the answer says what was checked and shows "
+          "nothing the record does not hold (a refusal has no snapshot and no legal moves). Bodies up to 1 MiB; "
+          "at most "
           f"{MAX_RECORD_MOVES} moves.",
-          responses={200: response_spec(RecordVerified, "The record is valid.", ("Valid", {
-              "valid": True, "snapshot": "v1.d0c5e3a1.…", "phase": "exchange", "to_act": 0,
+          responses={200: response_spec(RecordVerified | SeatRecordVerified, "The record is valid (a seat's record: "
+                                        "as far as that seat's knowledge goes).", ("Valid", {
+              "type": "record", "valid": True, "snapshot": "v1.d0c5e3a1.…", "phase": "exchange", "to_act": 0,
               "record": _EXAMPLE_JSON})),
               **problem_responses("MALFORMED_REQUEST", *_SETUP_CODES, "MALFORMED_MOVE", "ILLEGAL_MOVE",
                                   "RECORD_MISMATCH", "BODY_TOO_LARGE")})
     def verify(self, data: Annotated[VerifyRecordRequest, Body(examples=REQUESTS)],
-               sealer: NamedDependency[Sealer]) -> RecordVerified:
+               sealer: NamedDependency[Sealer]) -> RecordVerified | SeatRecordVerified:
         try:
             if isinstance(data, UndecodableMove):  # RecordRequestDTO's answer for a move that does not decode
                 raise _refuse_undecodable(data, sealer)
+            if data.seat_record is not None and data.record is None and data.text is None and data.moves is None:
+                return _verify_seat(data, data.seat_record)
             verified = _verify(data)
         except RecordRefused as exc:
             raise _refused(exc, sealer) from None
@@ -271,4 +295,4 @@ class RecordsController(Controller):
                               text=record_to_text(verified.record) if data.as_text else None)
 
 
-__all__ = ["MAX_RECORD_BODY_BYTES", "RecordVerified", "RecordsController", "VerifyRecordRequest"]
+__all__ = ["MAX_RECORD_BODY_BYTES", "RecordVerified", "RecordsController", "SeatRecordVerified", "VerifyRecordRequest"]

@@ -13,7 +13,6 @@ from msgspec import Meta
 from engine import Event, Move, SeatView
 from engine.model import Phase
 from engine.reasons import Reason, ReasonKind
-from service.referee.codes import ProblemCode
 from service.referee.schemas import (
     DeckOrders,
     OptionOverrides,
@@ -24,6 +23,7 @@ from service.referee.schemas import (
     Seed,
     Snapshot,
 )
+from service.web.codes import ProblemCode
 
 #: The view names a request may ask for: ``"public"`` (what every spectator may know) or a seat number as a
 #: string, exactly the keys of the ``views`` answered (one JSON type, so every client generator maps it).
@@ -282,7 +282,7 @@ class RulesCatalogue(msgspec.Struct, frozen=True, kw_only=True):
     decisions: list[Decision]
     #: Every reason a move may be refused for, from engine/reasons.py.
     reasons: list[ReasonInfo]
-    #: Every problem code an error response may carry, from service/referee/codes.py.
+    #: Every problem code an error response may carry, from service/web/codes.py.
     problem_codes: list[ProblemCodeInfo]
     language: str
     languages: list[LanguageInfo]

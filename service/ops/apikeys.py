@@ -10,12 +10,7 @@ headers) pass without a key. With no keys configured (``API_KEYS`` empty) everyt
 API keys identify the *calling application*; they are separate from the per-seat bearer tokens of hosted
 sessions, which travel in ``Authorization``.
 
-Wiring::
-
-    from litestar.middleware import DefineMiddleware
-    from service.ops.apikeys import ApiKeyMiddleware
-
-    Litestar(..., middleware=[..., DefineMiddleware(ApiKeyMiddleware, api_keys=settings.api_keys)])
+Wired in :func:`service.app.create_app` (service/app.py).
 
 Use Litestar's ``middleware=[...]`` so the 401 gets CORS headers from Litestar's CORS layer.
 """
@@ -67,7 +62,6 @@ class ApiKeyMiddleware:
             return
         if not presented:
             problem = make_problem(
-                status=401,
                 slug="api-key-required",
                 title="API key required",
                 code="API_KEY_REQUIRED",
@@ -77,7 +71,6 @@ class ApiKeyMiddleware:
             )
         else:
             problem = make_problem(
-                status=401,
                 slug="api-key-invalid",
                 title="API key invalid",
                 code="API_KEY_INVALID",

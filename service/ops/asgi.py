@@ -4,18 +4,7 @@ Litestar's ``middleware=[...]`` runs inside routing: only for requests that matc
 access logs and request metrics must also cover 404s, 405s and CORS preflights, so those middlewares go
 around Litestar's whole handler (its exception handling, CORS layer and router) instead.
 
-Wiring, outermost first::
-
-    from litestar.middleware import DefineMiddleware
-    from service.ops.asgi import wrap_asgi_handler
-
-    app = Litestar(...)
-    wrap_asgi_handler(
-        app,
-        DefineMiddleware(RequestLoggingMiddleware),
-        DefineMiddleware(MetricsMiddleware, metrics=metrics),
-        DefineMiddleware(InflightMiddleware, coordinator=shutdown),
-    )
+Wired in :func:`service.app.create_app` (service/app.py).
 
 Middlewares given here see every HTTP request (the ``app`` and ``state`` keys of the scope are already set)
 but sit outside Litestar's CORS layer, so a response they produce themselves would lack CORS headers: keep

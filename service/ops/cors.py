@@ -1,10 +1,6 @@
 """CORS for browser front ends, built from plain configuration values.
 
-Wiring (``CORS_ORIGINS`` empty means no CORS layer at all)::
-
-    from service.ops.cors import build_cors_config
-
-    Litestar(..., cors_config=build_cors_config(settings.cors_origins))
+Wired in :func:`service.app.create_app` (service/app.py): ``CORS_ORIGINS`` empty means no CORS layer at all.
 
 >>> build_cors_config([]) is None
 True

@@ -7,12 +7,7 @@
   returns ``False`` or times out), or shutdown has begun: ``503`` problem+json with ``code: NOT_READY``, the
   checks in ``detail`` and ``Retry-After``, so the load balancer stops sending traffic to this replica.
 
-Wiring::
-
-    from service.ops.health import health_route_handlers, redis_ping_check
-
-    checks = {"redis": redis_ping_check(redis_client)} if redis_client is not None else {}
-    Litestar(route_handlers=[..., *health_route_handlers(checks, shutdown=shutdown)])
+Wired in :func:`service.app.create_app` (service/app.py).
 """
 
 from __future__ import annotations
@@ -161,7 +156,6 @@ def health_route_handlers(
         if not failed:
             return Response(ReadyStatus(status="ready", checks=outcome))
         problem = make_problem(
-            status=503,
             slug="not-ready",
             title="Service not ready",
             code="NOT_READY",

@@ -13,13 +13,7 @@ outside a request), plus any ``extra={...}`` fields and ``exc_info`` for excepti
    through :func:`scrub`, which removes bearer tokens, ``Authorization``/``X-API-Key`` values, card lists
    (a hand) and any run of 40 or more ``[A-Za-z0-9_-]`` characters (sealed snapshots, seat tokens, keys).
 
-Wiring::
-
-    from service.ops.asgi import wrap_asgi_handler
-    from service.ops.logging import RequestLoggingMiddleware, json_logging_config
-
-    app = Litestar(..., logging_config=json_logging_config(settings.log_level))
-    wrap_asgi_handler(app, DefineMiddleware(RequestLoggingMiddleware), ...)  # outermost: sees 404s too
+Wired in :func:`service.app.create_app` (service/app.py).
 
 Run uvicorn with ``--no-access-log`` (its access line includes query strings); :func:`json_logging_config`
 also silences ``uvicorn.access`` and routes ``uvicorn``/``uvicorn.error`` through the JSON handler.

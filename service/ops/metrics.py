@@ -11,17 +11,7 @@ Metric names (also listed in ``deploy/SCALING.md``):
   ``sessions_expired_total``, ``redis_errors_total{operation}``: counted by the service through the helpers
   of :class:`ServiceMetrics`.
 
-Wiring::
-
-    from litestar.middleware import DefineMiddleware
-    from service.ops.asgi import wrap_asgi_handler
-    from service.ops.metrics import MetricsMiddleware, ServiceMetrics, metrics_route_handler
-
-    metrics = ServiceMetrics()
-    app = Litestar(route_handlers=[..., metrics_route_handler(metrics)], ...)
-    wrap_asgi_handler(app, ..., DefineMiddleware(MetricsMiddleware, metrics=metrics))
-    # elsewhere: metrics.move_applied(); metrics.move_refused("MUST_FOLLOW_SUIT");
-    #            metrics.session_created(); metrics.session_expired(); metrics.redis_error("session_load")
+Wired in :func:`service.app.create_app` (service/app.py).
 
 Wrapping the outermost ASGI handler (rather than Litestar's ``middleware=[...]``, which runs only for
 matched routes) lets 404s and 405s be counted too, under ``route="unmatched"``.

@@ -245,7 +245,6 @@ class RateLimitMiddleware:
             return
         retry_after = decision.retry_after
         problem = make_problem(
-            status=429,
             slug="rate-limited",
             title="Too many requests",
             code="RATE_LIMITED",
@@ -312,7 +311,7 @@ class SessionCreationLimitMiddleware:
             mine = await self.backend.hit("create:" + key, self.per_client, self.window_seconds)
             if not mine.allowed:
                 return make_problem(
-                    status=429, slug="rate-limited", title="Too many requests", code="RATE_LIMITED",
+                    slug="rate-limited", title="Too many requests", code="RATE_LIMITED",
                     detail=(f"This client may create {self.per_client} sessions per {self.window_seconds:g} s; "
                             f"retry after {mine.retry_after} s."),
                     language=request_language(scope), params={"count": mine.retry_after}), mine.retry_after
@@ -320,7 +319,7 @@ class SessionCreationLimitMiddleware:
             everyone = await self.backend.hit("create:all", self.total, self.window_seconds)
             if not everyone.allowed:
                 return make_problem(
-                    status=503, slug="store-unavailable", title="Session store unavailable",
+                    slug="store-unavailable", title="Session store unavailable",
                     code="STORE_UNAVAILABLE",
                     detail=(f"The service creates at most {self.total} sessions per {self.window_seconds:g} s "
                             f"for all clients; retry after {everyone.retry_after} s."),

@@ -12,23 +12,7 @@ therefore chains a handler in front of the server's own SIGTERM/SIGINT handler (
 one, in the main thread). :meth:`~ShutdownCoordinator.on_shutdown` sets the event too (for servers without
 signal handlers, and tests) and waits at most ``grace_seconds`` for in-flight requests.
 
-Wiring (``SHUTDOWN_GRACE_SECONDS``)::
-
-    from service.ops.shutdown import InflightMiddleware, ShutdownCoordinator
-
-    shutdown = ShutdownCoordinator(grace_seconds=settings.shutdown_grace_seconds)
-    app = Litestar(
-        ...,
-        on_startup=[shutdown.on_startup],
-        on_shutdown=[shutdown.on_shutdown, close_redis],  # first: streams may still use Redis
-    )
-    wrap_asgi_handler(app, ..., DefineMiddleware(InflightMiddleware, coordinator=shutdown))
-
-    # in an SSE generator:
-    async with shutdown.track_stream():
-        while not shutdown.shutting_down.is_set():
-            event = await shutdown.until_shutdown(next_event(), timeout=15)  # None: shutdown or heartbeat
-            ...
+Wired in :func:`service.app.create_app` (service/app.py): ``SHUTDOWN_GRACE_SECONDS``.
 """
 
 from __future__ import annotations

@@ -37,13 +37,13 @@ def rejection_message(rejection: Rejection) -> tuple[str, dict[str, Any]]:
 
 def malformed_move(rejection: Rejection) -> Problem:
     """A move naming a card, suit, bid or seat the game does not have."""
-    return Problem(400, "MALFORMED_MOVE", rejection.detail, reason=rejection.reason,
+    return Problem("MALFORMED_MOVE", rejection.detail, reason=rejection.reason,
                    message=rejection_message(rejection))
 
 
 def illegal_move(state: GameState, rejection: Rejection, seat: int) -> Problem:
     """A well-formed move of ``seat`` that the rules do not allow now, with that seat's own legal moves."""
-    return Problem(422, "ILLEGAL_MOVE", rejection.detail, title="Illegal move", reason=rejection.reason,
+    return Problem("ILLEGAL_MOVE", rejection.detail, title="Illegal move", reason=rejection.reason,
                    legal_moves=list(legal_moves(state, seat)), message=rejection_message(rejection))
 
 
@@ -55,13 +55,13 @@ def refusal_problem(state: GameState, rejection: Rejection, seat: int) -> Proble
 
 
 def options_problem(detail: str) -> Problem:
-    return Problem(400, "INVALID_OPTIONS", detail, message=("problem.INVALID_OPTIONS.detail", {"message": detail}))
+    return Problem("INVALID_OPTIONS", detail, message=("problem.INVALID_OPTIONS.detail", {"message": detail}))
 
 
 def setup_problem(code: str, detail: str) -> Problem:
     """A game that cannot be set up: ``code`` is ``INVALID_SEED``, ``INVALID_DECK_ORDER`` or
     ``INVALID_FIRST_DEALER``."""
-    return Problem(400, code, detail, message=(f"problem.{code}.detail", {"message": detail}))
+    return Problem(code, detail, message=(f"problem.{code}.detail", {"message": detail}))
 
 
 #: Setup problems of a record are the same 400s as creating a game.
@@ -71,22 +71,26 @@ RECORD_SETUP_CODES = ("INVALID_SEED", "INVALID_DECK_ORDER", "INVALID_FIRST_DEALE
 def record_problem(exc: RecordRefused, detail: str, snapshot: str | None) -> Problem:
     """A refused game record (``POST /v1/records/verify``): setup problems as creating a game answers them
     (400), a bad move as applying it would (400 malformed, 422 illegal) with its index, the state before it as
-    ``snapshot`` and the legal moves there, a derived field that differs as 422 ``RECORD_MISMATCH``."""
+    ``snapshot`` and the legal moves there (neither for a seat's record), a derived field that differs as 422
+    ``RECORD_MISMATCH``."""
     if exc.code == "INVALID_OPTIONS":
         return options_problem(detail)
     if exc.code in RECORD_SETUP_CODES:
         return setup_problem(exc.code, detail)
     if exc.code == "RECORD_TOO_LONG":
-        return Problem(400, "MALFORMED_REQUEST", detail)
-    if exc.code in ("MALFORMED_MOVE", "ILLEGAL_MOVE") and exc.state is not None:
-        return Problem(400 if exc.code == "MALFORMED_MOVE" else 422, exc.code, detail,
+        return Problem("MALFORMED_REQUEST", detail)
+    if exc.code in ("MALFORMED_MOVE", "ILLEGAL_MOVE"):
+        # A seat's record has no state to show (the game that fits it is not the game played): index and reason.
+        state = exc.state
+        return Problem(exc.code, detail,
                        title="Illegal move" if exc.code == "ILLEGAL_MOVE" else None, reason=exc.reason,
-                       move_index=exc.index, snapshot=snapshot, legal_moves=list(legal_moves(exc.state)))
-    return Problem(422, "RECORD_MISMATCH", detail, field=exc.field)
+                       move_index=exc.index, snapshot=snapshot if state is not None else None,
+                       legal_moves=list(legal_moves(state)) if state is not None else None)
+    return Problem("RECORD_MISMATCH", detail, field=exc.field)
 
 
 def bot_problem(detail: str) -> Problem:
-    return Problem(422, "NOT_TO_ACT", detail)
+    return Problem("NOT_TO_ACT", detail)
 
 
 @contextmanager

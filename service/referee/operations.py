@@ -87,7 +87,7 @@ def check_seat(seat: int | None, players: int) -> None:
     layer, :func:`engine.tokens.seat_rejection`)."""
     rejection = None if seat is None else seat_rejection(seat, players)
     if rejection is not None:
-        raise Problem(400, "NO_SUCH_SEAT", rejection.detail, message=("problem.NO_SUCH_SEAT.detail", rejection.params))
+        raise Problem("NO_SUCH_SEAT", rejection.detail, message=("problem.NO_SUCH_SEAT.detail", rejection.params))
 
 
 def seat_named(name: str, players: int) -> int | None:
@@ -176,7 +176,7 @@ def suggest(state: GameState, seat: int, level: Level, seed: int | None, budget:
     check_seat(seat, state.options.players)
     if state.to_act != seat:
         who = "the game is over" if state.to_act is None else f"seat {state.to_act} is"
-        raise Problem(422, "NOT_TO_ACT", f"seat {seat} is not to act; {who}")
+        raise Problem("NOT_TO_ACT", f"seat {seat} is not to act; {who}")
     seed = secrets.randbits(63) if seed is None else seed
     with engine_errors():  # BotError: unreachable after the checks above; a 422 rather than a 500
         return seed, decide(view(state, seat), state.options, level=level, seed=seed,

@@ -43,6 +43,7 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from engine import GameState, Options, integrity_problems, pack_for
+from engine.cards import sort_hand
 from service.referee import snapshot_dictionary
 from service.web.problems import Problem
 
@@ -103,7 +104,7 @@ def _canonical(state: GameState) -> tuple[GameState, int]:
     kitty = state.kitty
     held = set(kitty)
     held.update(state.dead_hand, state.discards, *state.hands)
-    canonical = sorted(held, key=index.__getitem__)
+    canonical = sort_hand(held, index)
     in_kitty = dict(zip(kitty, canonical, strict=False))
     places = (state.dead_hand, state.discards, *state.hands)
     needed = len(kitty) + sum(1 for place in places for c in place if c not in in_kitty)
@@ -174,7 +175,7 @@ def key_id(key: bytes) -> str:
 
 class SnapshotError(Problem):
     def __init__(self, code: str, detail: str) -> None:
-        super().__init__(400 if code != "SNAPSHOT_CORRUPT" else 422, code, detail)
+        super().__init__(code, detail)
 
 
 class Sealer:

@@ -40,6 +40,7 @@ FIELD_CODES = {
     "deck_orders": "INVALID_DECK_ORDER",
     "first_dealer": "INVALID_FIRST_DEALER",
     "move": "MALFORMED_MOVE",
+    "clock": "INVALID_CLOCK",
 }
 #: The code of a client error that the framework raised with no more specific meaning.
 _FALLBACK_CODES = {401: "UNAUTHORIZED", 403: "FORBIDDEN", 404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED",
@@ -74,7 +75,7 @@ def validation_errors(exc: ValidationException) -> list[dict[str, Any]]:
 def _validation_problem(exc: ValidationException) -> Problem:
     errors = validation_errors(exc)
     if not errors:
-        return Problem(400, "MALFORMED_REQUEST", exc.detail or "the request is malformed",
+        return Problem("MALFORMED_REQUEST", exc.detail or "the request is malformed",
                        message=("problem.MALFORMED_REQUEST.detail", {}))
     first = errors[0]
     if not first["field"]:
@@ -94,7 +95,7 @@ def _validation_problem(exc: ValidationException) -> Problem:
     else:
         wording = ("problem.detail.invalid_parameter",
                    {"field": first["field"], "source": first["source"], "message": first["message"]})
-    return Problem(400, code, first["message"] + where, errors=errors, message=wording)
+    return Problem(code, first["message"] + where, errors=errors, message=wording)
 
 
 def _http_problem(exc: HTTPException) -> Problem:
@@ -103,29 +104,29 @@ def _http_problem(exc: HTTPException) -> Problem:
     if isinstance(exc, ValidationException):
         return _validation_problem(exc)
     if isinstance(exc, NotFoundException):
-        return Problem(404, "NOT_FOUND", "no such resource: see the OpenAPI document at /schema/openapi.json")
+        return Problem("NOT_FOUND", "no such resource: see the OpenAPI document at /schema/openapi.json")
     if isinstance(exc, MethodNotAllowedException):
         allow = headers.get("allow", "")
-        return Problem(405, "METHOD_NOT_ALLOWED", f"this path allows {allow or 'other methods'}",
+        return Problem("METHOD_NOT_ALLOWED", f"this path allows {allow or 'other methods'}",
                        headers=headers, message=("problem.METHOD_NOT_ALLOWED.detail", {"allow": allow or "—"}))
     if isinstance(exc, RequestEntityTooLarge) or status == 413:
-        return Problem(413, "BODY_TOO_LARGE", "the request body is larger than this service accepts")
+        return Problem("BODY_TOO_LARGE", "the request body is larger than this service accepts")
     if status == 400:
         # Litestar's own 400s: a body that is not JSON at all.
-        return Problem(400, "MALFORMED_REQUEST", f"the request body is not valid JSON: {exc.detail}",
+        return Problem("MALFORMED_REQUEST", f"the request body is not valid JSON: {exc.detail}",
                        message=("problem.MALFORMED_REQUEST.detail.not_json", {"error": exc.detail}))
     try:
         phrase = HTTPStatus(status).phrase
     except ValueError:
         phrase = "Error"
     if status >= 500:
-        return Problem(status, "INTERNAL", "the service failed unexpectedly; the error has been logged")
+        return Problem("INTERNAL", "the service failed unexpectedly; the error has been logged", status=status)
     if status == 415:
-        return Problem(415, "UNSUPPORTED_MEDIA_TYPE", exc.detail or "send the body as application/json",
+        return Problem("UNSUPPORTED_MEDIA_TYPE", exc.detail or "send the body as application/json",
                        title=phrase)
-    # Any other client error keeps its status under the nearest enumerated code (service/referee/codes.py).
+    # Any other client error keeps its status under the nearest enumerated code (service/web/codes.py).
     code = _FALLBACK_CODES.get(status, "MALFORMED_REQUEST")
-    return Problem(status, code, exc.detail or phrase, title=phrase, headers=headers)
+    return Problem(code, exc.detail or phrase, status=status, title=phrase, headers=headers)
 
 
 def handle_problem(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
@@ -143,7 +144,7 @@ def handle_http_exception(request: Request[Any, Any, Any], exc: Exception) -> Re
 
 def handle_internal_error(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
     logger.exception("unhandled error while serving %s %s", request.method, request.url.path, exc_info=exc)
-    problem = Problem(500, "INTERNAL", "the service failed unexpectedly; the error has been logged")
+    problem = Problem("INTERNAL", "the service failed unexpectedly; the error has been logged")
     return problem_response(request, problem)
 
 
@@ -151,7 +152,7 @@ def exception_handlers(max_body_bytes: int) -> ExceptionHandlersMap:
     """The app's exception-handler map (``max_body_bytes`` words the 413 detail)."""
 
     def handle_too_large(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
-        return problem_response(request, Problem(413, "BODY_TOO_LARGE",
+        return problem_response(request, Problem("BODY_TOO_LARGE",
                                                  f"the request body is larger than {max_body_bytes} bytes",
                                                  message=("problem.BODY_TOO_LARGE.detail.limit",
                                                           {"count": max_body_bytes})))

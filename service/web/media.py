@@ -32,7 +32,7 @@ def is_json_media_type(value: str | bytes | None) -> bool:
 
 def unsupported_media_type(value: str | None) -> Problem:
     shown = "no Content-Type" if not value else repr(value[:60])
-    return Problem(415, "UNSUPPORTED_MEDIA_TYPE",
+    return Problem("UNSUPPORTED_MEDIA_TYPE",
                    f"send the request body as Content-Type: application/json (got {shown})",
                    title="Unsupported media type", headers={"Accept-Post": "application/json"})
 
@@ -41,8 +41,7 @@ async def require_json(request: Request[Any, Any, Any]) -> None:
     """``before_request`` hook: 415 for a body-taking operation called without ``application/json``.
 
     A coroutine function although it never waits: Litestar runs a plain function given as a hook in its thread
-    pool, a hop that cost every request (``GET /healthz`` served 29% and 41% fewer requests per second with it
-    in two runs of tests/bench/bench_http.py, side by side)."""
+    pool, a hop that cost every request (tests/bench/bench_http.py measures ``GET /healthz`` through it)."""
     if request.method in BODY_METHODS:
         value = request.headers.get("content-type")
         if not is_json_media_type(value):

@@ -17,7 +17,7 @@ from litestar.types import HTTPResponseBodyEvent, HTTPResponseStartEvent, Send
 from engine import Move
 from engine.reasons import Reason
 from service.i18n import problem_texts
-from service.referee.codes import ProblemCode
+from service.web.codes import ProblemCode
 
 __all__ = ["PROBLEM_BASE", "PROBLEM_MEDIA_TYPE", "Problem", "ProblemDetails", "make_problem", "problem_type",
            "send_problem"]
@@ -45,6 +45,8 @@ class ProblemDetails(msgspec.Struct, kw_only=True, omit_defaults=True):
     #: Illegal moves: the legal moves of the seat that made the move (empty when it is not that seat's turn).
     legal_moves: list[Move] | None = None
     current_version: int | None = None
+    #: ``MOVE_TIMED_OUT``: the version the turn clock made for the seat.
+    timed_out_version: int | None = None
     #: Records: the index of the refused move, the first derived field that differs, and the state before the
     #: refused move as a snapshot.
     move_index: int | None = None
@@ -56,12 +58,13 @@ class ProblemDetails(msgspec.Struct, kw_only=True, omit_defaults=True):
 class Problem(Exception):
     """An error answered as problem details; ``code`` must be one of :class:`ProblemCode` (else ValueError)."""
 
-    def __init__(self, status: int, code: str, detail: str, *, title: str | None = None,
+    def __init__(self, code: str, detail: str, *, status: int | None = None, title: str | None = None,
                  headers: dict[str, str] | None = None, message: tuple[str, dict[str, Any]] | None = None,
                  **extra: Any) -> None:
         super().__init__(detail)
-        self.status = status
         self.code = ProblemCode(code)
+        #: The code's own status (:mod:`service.web.codes`), unless a client error Litestar raised keeps its own.
+        self.status = self.code.status if status is None else status
         self.detail = detail
         #: The detail as a message key of service/i18n and its parameters, for the other languages.
         self.message = message
@@ -94,13 +97,15 @@ def problem_type(slug: str) -> str:
     return PROBLEM_BASE + slug
 
 
-def make_problem(*, status: int, slug: str, title: str, code: str, detail: str, language: str = "en",
+def make_problem(*, slug: str, title: str, code: str, detail: str, language: str = "en",
                  params: dict[str, Any] | None = None) -> ProblemDetails:
-    """Build a :class:`ProblemDetails` whose ``type`` URI is derived from ``slug``; ``title`` and ``detail`` are
-    worded in ``language`` (the code's texts in service/i18n, with ``params``) unless it is English."""
+    """Build a :class:`ProblemDetails` whose ``type`` URI is derived from ``slug`` and whose status is the code's;
+    ``title`` and ``detail`` are worded in ``language`` (the code's texts in service/i18n, with ``params``) unless
+    it is English."""
     message = None if params is None else (f"problem.{code}.detail", params)
     title, detail = problem_texts(language, code, title, detail, message)
-    return ProblemDetails(type=problem_type(slug), title=title, status=status, code=ProblemCode(code),
+    problem_code = ProblemCode(code)
+    return ProblemDetails(type=problem_type(slug), title=title, status=problem_code.status, code=problem_code,
                           detail=detail)
 
 

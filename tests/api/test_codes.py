@@ -3,7 +3,7 @@ catalogue publish with a meaning each.
 
 The source scan is the oracle: it finds every reason string the engine (and the service's token checks) can
 put into a :class:`engine.Rejection`, and every code the service can put into a problem, and checks that each is
-a member of :class:`engine.reasons.Reason` / :class:`service.referee.codes.ProblemCode`.
+a member of :class:`engine.reasons.Reason` / :class:`service.web.codes.ProblemCode`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import ast
 import pytest
 
 from engine.reasons import MALFORMED_REASONS, REASON_INFO, Reason
-from service.referee.codes import PROBLEM_CODE_INFO, ProblemCode
+from service.web.codes import PROBLEM_CODE_INFO, ProblemCode
 from service.web.problems import Problem
 from tests.support import ROOT
 
@@ -73,12 +73,12 @@ def test_every_reason_the_engine_emits_is_enumerated() -> None:
 
 def test_every_problem_code_the_service_answers_is_enumerated() -> None:
     codes: dict[str, list[str]] = {}
-    for callee, position in (("Problem", 1), ("_forbidden", 99), ("SnapshotError", 0), ("GameSetupError", 0),
+    for callee, position in (("Problem", 0), ("_forbidden", 99), ("SnapshotError", 0), ("GameSetupError", 0),
                              ("make_problem", 99)):
         for code, where in _scan(callee, position, "code", "ProblemCode").items():
             codes.setdefault(code, []).extend(where)
     unknown = {c: where for c, where in codes.items() if c not in ProblemCode.__members__}
-    assert not unknown, f"codes missing from service/referee/codes.py: {unknown}"
+    assert not unknown, f"codes missing from service/web/codes.py: {unknown}"
     assert {"ILLEGAL_MOVE", "SNAPSHOT_TAMPERED", "API_KEY_REQUIRED", "RATE_LIMITED", "INVALID_SEED"} <= set(codes)
 
 
@@ -96,7 +96,7 @@ def test_every_member_has_a_kind_status_and_meaning() -> None:
 
 def test_a_problem_refuses_a_code_that_is_not_enumerated() -> None:
     with pytest.raises(ValueError):
-        Problem(400, "SOMETHING_ELSE", "nope")
+        Problem("SOMETHING_ELSE", "nope")
 
 
 def test_the_rules_catalogue_lists_every_reason_and_code(client: Client) -> None:

@@ -62,7 +62,8 @@ def test_every_operation_is_named_documented_and_exemplified(served: dict[str, A
         "getRules", "createGame", "viewGame", "legalMoves", "validateMove", "applyMove", "suggestMove",
         "createSession", "getSession", "getSessionLegalMoves", "applySessionMove", "exportSessionSnapshot",
         "deleteSession", "streamSessionEvents", "getHealth", "getReadiness", "getMetrics", "verifyRecord",
-        "getSessionRecord"}
+        "getSessionRecord", "validateSessionMove", "suggestSessionMove", "createSpectatorToken", "joinSession",
+        "leaveSession", "reissueSeatToken", "handSeatToBot", "inviteToSeat"}
     assert all(re.fullmatch(r"[a-z]+(?:[A-Z][a-z]+)*", op["operationId"]) for _, _, op in ops)  # camelCase
     problem_schemas = set()
     for path, method, op in ops:
@@ -153,9 +154,10 @@ def _validator(document: dict[str, Any], schema: dict[str, Any]) -> jsonschema.D
     registry: Registry[Any] = Registry().with_resource("urn:openapi", resource)
     if "$ref" in schema:
         wrapped = {"$ref": "urn:openapi#/components/schemas/" + schema["$ref"].rsplit("/", 1)[1]}
-    elif "allOf" in schema:
-        wrapped = {"allOf": [{"$ref": "urn:openapi#/components/schemas/" + s["$ref"].rsplit("/", 1)[1]}
-                             for s in schema["allOf"]]}
+    elif "allOf" in schema or "oneOf" in schema:
+        kind = "allOf" if "allOf" in schema else "oneOf"
+        wrapped = {kind: [{"$ref": "urn:openapi#/components/schemas/" + s["$ref"].rsplit("/", 1)[1]}
+                          for s in schema[kind]]}
     else:  # an inline schema (the event stream and the metrics are text)
         assert "$ref" not in json.dumps(schema), schema
         wrapped = schema
@@ -190,12 +192,13 @@ def test_calls_the_high_bid_and_cut_draws_are_named_objects(served: dict[str, An
     assert "prefixItems" not in json.dumps(served)  # no tuple anywhere
 
 
-def _alternatives(node: Any, path: str = "") -> list[tuple[str, list[dict[str, Any]]]]:
-    found: list[tuple[str, list[dict[str, Any]]]] = []
+def _alternatives(node: Any, path: str = "") -> list[tuple[str, list[dict[str, Any]], dict[str, Any]]]:
+    """Every ``oneOf``/``anyOf``: where it is, its alternatives, and the schema holding it."""
+    found: list[tuple[str, list[dict[str, Any]], dict[str, Any]]] = []
     if isinstance(node, dict):
         for key in ("oneOf", "anyOf"):
             if key in node:
-                found.append((path, node[key]))
+                found.append((path, node[key], node))
         for key, value in node.items():
             found += _alternatives(value, f"{path}/{key}")
     elif isinstance(node, list):
@@ -207,19 +210,16 @@ def _alternatives(node: Any, path: str = "") -> list[tuple[str, list[dict[str, A
 def test_every_value_has_one_json_type(served: dict[str, Any]) -> None:
     """No mixed-type or single-member ``oneOf``: a value is one type, or nullable, or a tagged union of objects
     with a discriminator (generated clients choke on anything else)."""
-    for path, alternatives in _alternatives(served):
+    for path, alternatives, _ in _alternatives(served):
         assert len(alternatives) > 1, path
         concrete = [a for a in alternatives if a.get("type") != "null"]
         if len(concrete) == 1:
             continue  # X or null
         assert not any(a.get("type") == "null" for a in alternatives), path
         assert all("$ref" in a for a in concrete), (path, concrete)
-    for path, alternatives in _alternatives(served):
+    for path, alternatives, holder in _alternatives(served):
         if len([a for a in alternatives if a.get("type") != "null"]) > 1:
-            parent = served
-            for part in [p for p in path.replace("[", "/[").split("/") if p]:
-                parent = parent[int(part[1:-1])] if part.startswith("[") else parent[part]
-            assert parent["discriminator"]["propertyName"] == "type", path
+            assert holder["discriminator"]["propertyName"] == "type", path
     options = served["components"]["schemas"]["ResolvedOptions"]["properties"]
 
     def typed(schema: dict[str, Any]) -> dict[str, Any]:  # the option's type, without its description

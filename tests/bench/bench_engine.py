@@ -6,6 +6,8 @@ Each action is ``legal_moves(state)`` then ``apply_move(state, choice)`` with a 
 Rates are over the time spent inside the engine's public calls (``new_game``, ``legal_moves``, ``apply_move``),
 so the driver's own bookkeeping is not counted. Prints actions per second, hands dealt per second, and the
 median latency of each call, per player count.
+
+Current figures, each with its command, machine and engine: docs/BENCHMARKS.md.
 """
 
 from __future__ import annotations

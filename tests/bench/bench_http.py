@@ -29,6 +29,8 @@ unpacked beside a branch's checkout), so a change's cost or gain is measured in 
 deploy/Dockerfile.) The load generator is ``wrk`` when it is installed (this script installs nothing), else a
 small asyncio keep-alive generator in Python (which can itself be the bottleneck on very fast endpoints: prefer
 wrk).
+
+Current figures, each with its command, machine and engine: docs/BENCHMARKS.md.
 """
 
 from __future__ import annotations
@@ -42,7 +44,6 @@ import os
 import random
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -60,6 +61,7 @@ import msgspec  # noqa: E402
 from engine import Options, apply_move, legal_moves, new_game  # noqa: E402
 from service.app import SNAPSHOT_CACHE_SIZE  # noqa: E402
 from service.referee.snapshots import Sealer  # noqa: E402
+from tests.bench.processes import free_port, pin  # noqa: E402
 
 SERVER_CPU = 0
 CLIENT_CPU = 1
@@ -68,27 +70,13 @@ CLIENT_CPU = 1
 # ------------------------------------------------------------------------------------------- the server
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _pin(cpu: int) -> Any:
-    def pin() -> None:
-        if hasattr(os, "sched_setaffinity") and cpu < (os.cpu_count() or 1):
-            os.sched_setaffinity(0, {cpu})
-
-    return pin
-
-
 def start_server(port: int, key: bytes, http: str = "h11", tree: Path = ROOT) -> subprocess.Popen[bytes]:
     env = dict(os.environ, SNAPSHOT_KEYS=base64.urlsafe_b64encode(key).rstrip(b"=").decode(),
                LOG_LEVEL="WARNING", RATE_LIMIT_PER_MINUTE="0", API_KEYS="")
     cmd = [sys.executable, "-m", "uvicorn", "--factory", "service.app:create_app", "--host", "127.0.0.1",
            "--port", str(port), "--http", http, "--workers", "1", "--no-access-log", "--log-level", "warning"]
     env["PYTHONPATH"] = str(tree) + os.pathsep + env.get("PYTHONPATH", "")
-    proc = subprocess.Popen(cmd, cwd=tree, env=env, preexec_fn=_pin(SERVER_CPU))
+    proc = subprocess.Popen(cmd, cwd=tree, env=env, preexec_fn=pin(SERVER_CPU, die_with_script=False))
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         try:
@@ -189,7 +177,7 @@ def run_wrk(url: str, bodies: list[bytes] | None, seconds: float, connections: i
             script.write_text("")
         out = subprocess.run(
             [wrk, "-t1", f"-c{connections}", f"-d{int(seconds)}s", "--latency", "-s", str(script), url],
-            check=True, capture_output=True, text=True, preexec_fn=_pin(CLIENT_CPU)).stdout
+            check=True, capture_output=True, text=True, preexec_fn=pin(CLIENT_CPU, die_with_script=False)).stdout
     if "Non-2xx" in out or "Socket errors" in out:
         print(out)
         if "Non-2xx" in out:
@@ -245,7 +233,7 @@ def run_python(port: int, path: str, bodies: list[bytes] | None, seconds: float,
                      f"Content-Length: {len(b)}\r\n\r\n").encode() + b for b in bodies]
     else:
         requests = [f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode()]
-    _pin(CLIENT_CPU)()
+    pin(CLIENT_CPU, die_with_script=False)()
     return asyncio.run(_python_load("127.0.0.1", port, requests, seconds, connections))
 
 
@@ -310,7 +298,7 @@ def main() -> None:
     trivial = args.trivial_path
     try:
         for protocol in protocols:
-            port = _free_port()
+            port = free_port()
             tree, implementation = setups[protocol]
             servers[protocol] = (port, start_server(port, key, implementation, tree))
             if status_of(port, trivial) != 200:

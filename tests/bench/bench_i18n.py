@@ -4,6 +4,8 @@
 
 Prints microseconds per call, each figure the best of five runs; the middleware figure is the difference
 between a trivial ASGI app with and without :class:`service.i18n.LanguageMiddleware`, measured side by side.
+
+Current figures, each with its command, machine and engine: docs/BENCHMARKS.md.
 """
 
 from __future__ import annotations

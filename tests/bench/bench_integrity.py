@@ -6,6 +6,8 @@ order": each replay walks the moves it shares with the previous state and applie
     .venv/bin/python tests/bench/bench_integrity.py --games 20
 
 The machine is shared and noisy: compare the ratios printed by one run.
+
+Current figures, each with its command, machine and engine: docs/BENCHMARKS.md.
 """
 
 from __future__ import annotations

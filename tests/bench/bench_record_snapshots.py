@@ -6,6 +6,8 @@ Plays the records benchmark's four-player games to the end (tests/bench/bench_re
 halfway and at the end, compares the length of the sealed snapshot of the state with the length the same
 sealing pipeline (msgpack, zstd with the snapshot dictionary, AES-GCM, base64url) gives for the state together
 with the moves so far. Prints the medians, the largest, and the median ratio.
+
+Current figures, each with its command, machine and engine: docs/BENCHMARKS.md.
 """
 
 from __future__ import annotations

@@ -11,10 +11,14 @@ that games last as many hands as real ones), builds their records, then times, p
 - ``POST /v1/records/verify``: the whole request in process (JSON decoding, the token screen, replay, the
   check, sealing the final state, encoding the answer), through Litestar's test client;
 - text → record: ``record_from_text`` of the plain-text form;
+- a seat's own record: ``verify_seat_record`` of seat 0's record of the game (which also looks for a deal of
+  the cards seat 0 did not see that fits each hand);
 - the bound: a record of ``MAX_RECORD_MOVES`` moves (a random game with a target no one reaches, cut there).
 
 Prints the median and the 99th percentile of each (each game timed ``--repeat`` times, the best kept), per move
 too, the games' lengths, and the ratio of the HTTP call to the bare replay (the machine's load cancels out).
+
+Current figures, each with its command, machine and engine: docs/BENCHMARKS.md.
 """
 
 from __future__ import annotations
@@ -32,14 +36,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import msgspec  # noqa: E402
 
 from engine import Bid, Options, Pass, apply_move, legal_moves, new_game, resolve_options  # noqa: E402
-from engine.records import (  # noqa: E402
-    MAX_RECORD_MOVES,
-    GameRecord,
-    build_record,
-    record_from_text,
-    record_to_text,
-    verify_record,
-)
+from engine.record_text import record_from_text, record_to_text  # noqa: E402
+from engine.records import MAX_RECORD_MOVES, GameRecord  # noqa: E402
+from engine.replay import build_record, verify_record  # noqa: E402
+from engine.seat_records import SeatRecord, seat_record, verify_seat_record  # noqa: E402
 
 
 def play(rng: random.Random, opts: Options, seed: int, max_moves: int = 100_000) -> GameRecord:
@@ -56,6 +56,17 @@ def play(rng: random.Random, opts: Options, seed: int, max_moves: int = 100_000)
         moves.append(move)
         state, _ = apply_move(state, move)
     return build_record(opts, seed=seed, first_dealer=0, moves=moves)
+
+
+def seat_zero(record: GameRecord) -> SeatRecord:
+    """Seat 0's own record of the game ``record`` holds."""
+    opts = Options(**msgspec.structs.asdict(record.options))
+    state, start = new_game(opts, seed=record.seed or 0, first_dealer=record.first_dealer)
+    steps = []
+    for move in record.moves:
+        state, events = apply_move(state, move)
+        steps.append(events)
+    return seat_record(opts, start, steps, 0)
 
 
 def percentiles(samples: list[float]) -> tuple[float, float]:
@@ -109,16 +120,19 @@ def main() -> None:
 
         # Each game's four timings are taken one after another, so that the machine's load (shared, noisy)
         # weighs on all of them alike and their ratios hold even when the absolute figures drift.
-        rows: dict[str, list[float]] = {"bare": [], "engine": [], "text": [], "http": []}
+        rows: dict[str, list[float]] = {"bare": [], "engine": [], "text": [], "http": [], "seat": []}
         for record in records:
             body = msgspec.json.encode({"record": record})
             text = record_to_text(record)
+            seat0 = seat_zero(record)
             rows["bare"].append(timed(lambda r=record: bare(r), args.repeat))
             rows["engine"].append(timed(lambda r=record: verify_record(r), args.repeat))
             rows["text"].append(timed(lambda t=text: record_from_text(t), args.repeat))
             rows["http"].append(timed(lambda b=body: post(b), args.repeat))
+            rows["seat"].append(timed(lambda r=seat0: verify_seat_record(r), args.repeat))
         labels = {"bare": "replay alone (new_game + apply_move)", "engine": "verify_record (engine)",
-                  "text": "record_from_text", "http": "POST /v1/records/verify (HTTP)"}
+                  "text": "record_from_text", "http": "POST /v1/records/verify (HTTP)",
+                  "seat": "verify_seat_record (seat 0)"}
         for key, label in labels.items():
             med, p99 = percentiles(rows[key])
             per_move = statistics.median(t / len(r.moves) for t, r in zip(rows[key], records, strict=True))

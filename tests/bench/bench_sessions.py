@@ -21,6 +21,8 @@ from ``INFO commandstats`` deltas over the measured window: top-level ``HMGET`` 
 (a move's read, which also asks when the mover last moved, and the compare-and-set; creations subtracted), plus
 ``EVAL`` (the follow-up of a commit whose answer was lost, should there be one). The store's scripts never call
 ``HMGET`` themselves, so these counts are exactly the commands the service sent.
+
+Current figures, each with its command, machine and engine: docs/BENCHMARKS.md.
 """
 
 from __future__ import annotations
@@ -28,20 +30,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import base64
-import contextlib
-import ctypes
 import os
 import random
 import re
-import shutil
-import signal
-import socket
 import subprocess
 import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -53,62 +49,23 @@ from redis import Redis  # noqa: E402
 
 from engine import GameState, Options, apply_move, legal_moves, new_game  # noqa: E402
 from service.referee.snapshots import Sealer  # noqa: E402
+from tests.bench.processes import free_port, pin, start_redis  # noqa: E402
 
 SERVER_CPU = 0
-SCRIPT_PID = os.getpid()
 CLIENT_CPU = 1
 FACTORY = "service.app:create_app"
 HOST = "127.0.0.1"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return int(s.getsockname()[1])
-
-
-def _pin(cpu: int) -> Callable[[], None]:
-    """For ``preexec_fn`` (and the script itself): run on ``cpu``; a child also dies with this script."""
-
-    def pin() -> None:
-        if hasattr(os, "sched_setaffinity") and cpu < (os.cpu_count() or 1):
-            os.sched_setaffinity(0, {cpu})
-        if os.getpid() != SCRIPT_PID:
-            with contextlib.suppress(OSError):
-                ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-
-    return pin
-
-
 # -------------------------------------------------------------------------------------------- processes
 
 
-def start_redis() -> tuple[subprocess.Popen[bytes], int]:
-    binary = shutil.which("redis-server")
-    if binary is None:
-        raise SystemExit("redis-server is not on PATH")
-    port = _free_port()
-    proc = subprocess.Popen([binary, "--port", str(port), "--bind", HOST, "--save", "", "--appendonly", "no"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=_pin(CLIENT_CPU))
-    probe = Redis(host=HOST, port=port, socket_connect_timeout=0.2)
-    deadline = time.monotonic() + 10
-    while True:
-        try:
-            probe.ping()
-            return proc, port
-        except Exception:
-            if time.monotonic() > deadline or proc.poll() is not None:
-                proc.kill()
-                raise SystemExit("redis-server did not start") from None
-            time.sleep(0.02)
-
-
 def start_service(factory: str, env: dict[str, str]) -> tuple[subprocess.Popen[bytes], int]:
-    port = _free_port()
+    port = free_port()
     cmd = [sys.executable, "-m", "uvicorn", "--factory", factory, "--host", HOST, "--port", str(port),
            "--workers", "1", "--no-access-log", "--log-level", "warning"]
     full_env = {**os.environ, **env, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=full_env, preexec_fn=_pin(SERVER_CPU))
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=full_env, preexec_fn=pin(SERVER_CPU))
     deadline = time.monotonic() + 30
     while True:
         try:
@@ -335,11 +292,11 @@ def main() -> None:
 
     key = Sealer.generate_key()
     pool = apply_pool(Sealer([key]))
-    redis_proc, redis_port = start_redis()
+    redis_proc, redis_port = start_redis(CLIENT_CPU)
     redis = Redis(host=HOST, port=redis_port)
     env = {"SNAPSHOT_KEYS": base64.urlsafe_b64encode(key).rstrip(b"=").decode(), "LOG_LEVEL": "WARNING",
            "REDIS_URL": f"redis://{HOST}:{redis_port}/0", "RATE_LIMIT_PER_MINUTE": "0", "API_KEYS": ""}
-    _pin(CLIENT_CPU)()
+    pin(CLIENT_CPU)()
     try:
         server, port = start_service(FACTORY, env)
         try:

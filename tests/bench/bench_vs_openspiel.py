@@ -14,6 +14,8 @@ figure with chance steps counted is printed too).
 
 Prints per player count: our actions per second, OpenSpiel Euchre's beside it, the ratio (total over total), the
 median and the range of the per-round ratios, and the ratio relative to the four-player one.
+
+Current figures, each with its command, machine and engine: docs/BENCHMARKS.md.
 """
 
 from __future__ import annotations

@@ -21,22 +21,9 @@ For each N of ``--streams``:
    errors: streams that failed to open or ended early, moves refused, deliveries missing two seconds after the
    last move.
 
-Measured (``--streams 100,1000,5000 --seconds 10 --rate 20``, Redis store, on this 2-core machine shared with
-other work, load average 5 to 6 during the run):
-
-=======  ======  ==========  ===========  ======  ======  ======  ======
-streams  opened  KiB/stream  Redis conns  p50 ms  p90 ms  p99 ms  errors
-=======  ======  ==========  ===========  ======  ======  ======  ======
-100      100     34.6        49           21.4    190.1   707.9   0
-1,000    1,000   33.1        49           18.2    42.8    68.5    0
-5,000    5,000   28.0        49           36.9    696.3   900.4   0
-=======  ======  ==========  ===========  ======  ======  ======  ======
-
-An earlier run at 5,000 streams on a less loaded machine: 33.8 KiB per stream, p50 9.8 ms, p99 372 ms, no
-errors; under a load average of 11 to 12 (CPU 0 shared with other processes), opens queued past the store's
-2 s bound and 10 % of them were answered 503. The service's Redis connections (49 at every N: at most 32 for
-its short commands, one for its follower, and 16 in redis-py's pool from the 16 concurrent creations) do not
-grow with the streams.
+The service's Redis connections do not grow with the streams (at most 32 for its short commands, one for its
+follower, and redis-py's pool for concurrent creations). Current figures, and the command behind them:
+docs/BENCHMARKS.md.
 
 Bounded: at most max(N) + 16 client connections (64 opening at a time), every phase under a deadline, then
 everything is stopped.
@@ -50,21 +37,16 @@ import argparse
 import asyncio
 import base64
 import contextlib
-import ctypes
 import json
 import os
 import random
 import resource
-import shutil
-import signal
-import socket
 import statistics
 import subprocess
 import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -77,29 +59,12 @@ from redis import Redis  # noqa: E402
 
 from engine import Bid, GameState, Move, Pass, apply_move, legal_moves, new_game, resolve_options  # noqa: E402
 from service.referee.snapshots import Sealer  # noqa: E402
+from tests.bench.processes import free_port, pin, start_redis  # noqa: E402
 
 HOST = "127.0.0.1"
 SERVER_CPU = 0
 CLIENT_CPU = 1
-SCRIPT_PID = os.getpid()
 STREAMS_PER_SESSION = 4
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return int(s.getsockname()[1])
-
-
-def _pin(cpu: int) -> Callable[[], None]:
-    def pin() -> None:
-        if hasattr(os, "sched_setaffinity") and cpu < (os.cpu_count() or 1):
-            os.sched_setaffinity(0, {cpu})
-        if os.getpid() != SCRIPT_PID:
-            with contextlib.suppress(OSError):
-                ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-
-    return pin
 
 
 def raise_open_files_limit() -> int:
@@ -109,34 +74,13 @@ def raise_open_files_limit() -> int:
     return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
 
 
-def start_redis() -> tuple[subprocess.Popen[bytes], int]:
-    binary = shutil.which("redis-server")
-    if binary is None:
-        raise SystemExit("redis-server is not on PATH")
-    port = _free_port()
-    proc = subprocess.Popen([binary, "--port", str(port), "--bind", HOST, "--save", "", "--appendonly", "no",
-                             "--maxclients", "20000"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=_pin(CLIENT_CPU))
-    probe = Redis(host=HOST, port=port, socket_connect_timeout=0.2)
-    deadline = time.monotonic() + 10
-    while True:
-        try:
-            probe.ping()
-            return proc, port
-        except Exception:
-            if time.monotonic() > deadline or proc.poll() is not None:
-                proc.kill()
-                raise SystemExit("redis-server did not start") from None
-            time.sleep(0.02)
-
-
 def start_service(env: dict[str, str]) -> tuple[subprocess.Popen[bytes], int]:
-    port = _free_port()
+    port = free_port()
     cmd = [sys.executable, "-m", "uvicorn", "--factory", "service.app:create_app", "--host", HOST, "--port",
            str(port), "--http", "service.ops.serving:GuardedH11Protocol", "--no-access-log", "--log-level",
            "warning"]
     full_env = {**os.environ, **env, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=full_env, preexec_fn=_pin(SERVER_CPU))
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=full_env, preexec_fn=pin(SERVER_CPU))
     deadline = time.monotonic() + 30
     while True:
         try:
@@ -404,7 +348,7 @@ def main() -> None:
     need = 2 * max(levels) + 200
     if limit < need:
         raise SystemExit(f"need an open-files limit of at least {need} for {max(levels)} streams; have {limit}")
-    _pin(CLIENT_CPU)()
+    pin(CLIENT_CPU)()
     redis_proc = None
     env = {"SNAPSHOT_KEYS": base64.urlsafe_b64encode(Sealer.generate_key()).rstrip(b"=").decode(),
            "LOG_LEVEL": "WARNING", "SESSION_IDLE_SECONDS": "600", "MAX_CONNECTIONS": str(max(levels) + 1000),
@@ -412,7 +356,7 @@ def main() -> None:
            "SESSION_CREATE_PER_MINUTE": "0", "SESSION_CREATE_TOTAL_PER_MINUTE": "0"}
     probe = None
     if args.store == "redis":
-        redis_proc, redis_port = start_redis()
+        redis_proc, redis_port = start_redis(CLIENT_CPU, "--maxclients", "20000")
         env["REDIS_URL"] = f"redis://{HOST}:{redis_port}/0"
         probe = Redis(host=HOST, port=redis_port, client_name="load-probe")
     service, port = start_service(env)

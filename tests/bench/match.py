@@ -12,6 +12,8 @@ process, both on the wall clock and as the thread's CPU time, which a busy share
     python tests/bench/match.py --a basic --b random --games 200 --budget-a 48
 
 This is a benchmark that prints figures, not a test.
+
+Current figures, each with its command, machine and engine: docs/BENCHMARKS.md.
 """
 
 from __future__ import annotations

@@ -19,6 +19,8 @@ the length alone (the most frequent place seen with that length on one half of t
 the other half), against the best guess without the length (the most frequent place on the first half).
 
     .venv/bin/python tests/bench/snapshot_length.py --views 40 --completions 800
+
+Current figures, each with its command, machine and engine: docs/BENCHMARKS.md.
 """
 
 from __future__ import annotations

@@ -15,6 +15,7 @@ import pytest
 
 from bots import LEVELS, BotError, Decision, decide
 from engine import GameState, check_move, legal_moves, view
+from engine.cards import sort_hand
 from engine.deal import pack_index
 from tests.bots.states import PLAYER_COUNTS, hidden_places, random_states
 
@@ -75,7 +76,7 @@ def _permute_hidden(state: GameState, seat: int, rng: random.Random) -> GameStat
     changes: dict[str, object] = {}
     pos = 0
     for (kind, s), cards in zip(places, contents, strict=True):
-        new = tuple(sorted(pool[pos:pos + len(cards)], key=index.__getitem__))
+        new = sort_hand(pool[pos:pos + len(cards)], index)
         pos += len(cards)
         if kind == "hand":
             hands[s] = new

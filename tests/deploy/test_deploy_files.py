@@ -42,6 +42,9 @@ ALLOWED_ENV = {
     "SESSION_CREATE_TOTAL_PER_MINUTE",
     "SESSION_STORE_MAX_FILL",
     "MEMORY_MAX_SESSIONS",
+    "CLOCK_MIN_MOVE_SECONDS",
+    "CLOCK_POLL_SECONDS",
+    "CLOCK_CLAIM_SECONDS",
     "DEMO_ENABLED",
     "FORWARDED_ALLOW_IPS",  # read by uvicorn itself: the proxies whose X-Forwarded-For is believed
 }

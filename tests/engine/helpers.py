@@ -46,6 +46,32 @@ def opts(players: int = 4, **overrides: Any) -> Options:
     return resolve_options(players, None, overrides)
 
 
+def fresh(options: Options | None = None, dealer: int = W, seed: int = 0) -> GameState:
+    """A new game under ``options`` (the defaults when ``None``), dealt from ``seed`` by ``dealer``."""
+    state, _ = new_game(options or Options(), seed=seed, first_dealer=dealer)
+    return state
+
+
+def bid_reason(state: GameState, bid: str, sans_kitty: bool = False, *, seat: int | None = None) -> str | None:
+    """The engine's reason for ``seat`` (the seat to act) bidding ``bid`` (``None``: legal), checking that
+    ``legal_moves`` agrees."""
+    mv = Bid(seat=state.to_act if seat is None else seat, bid=bid, sans_kitty=sans_kitty)  # type: ignore[arg-type]
+    r = check_move(state, mv)
+    assert (mv in legal_moves(state)) == (r is None), (bid, r)
+    return None if r is None else r.reason
+
+
+def play_reason(state: GameState, card: str, nominate: str | None = None) -> str | None:
+    """The engine's reason for the seat to act playing ``card`` (``None``: legal)."""
+    r = check_move(state, Play(seat=state.to_act, card=card, nominate=nominate))  # type: ignore[arg-type]
+    return None if r is None else r.reason
+
+
+def legal_cards(state: GameState) -> set[str]:
+    """The cards the seat to act may play."""
+    return {m.card for m in legal_moves(state) if isinstance(m, Play)}
+
+
 def suit(card: str) -> str | None:
     return None if card in JOKERS else card[-1]
 

@@ -115,6 +115,99 @@ def test_an_unknown_mode_is_refused() -> None:
     assert result.returncode != 0 and "expected one of auto, pure, compiled" in result.stderr
 
 
+# ------------------------------------------------------------------------------- the install's build step
+
+BUILD_TOOL = ROOT / "tools" / "build_engine.py"
+
+
+def _build_tool(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    full = {k: v for k, v in os.environ.items() if not k.startswith("FIVE_HUNDRED_ENGINE")} | (env or {})
+    return subprocess.run([sys.executable, str(BUILD_TOOL), *args], cwd=ROOT, env=full, capture_output=True,
+                          text=True, timeout=300)
+
+
+@pytest.mark.skipif(not os.environ.get("CI"), reason="CI checks its own fresh install (pip install -e .)")
+def test_the_install_built_the_compiled_engine_where_a_compiler_is_present() -> None:
+    """The README's install (``pip install -e .``, as CI runs it) compiled the engine, current with the sources,
+    wherever a C compiler is present; without one the build directory says why."""
+    probe = _build_tool("--probe")
+    manifest, why = _native.check_build(PACKAGE, BUILD)
+    if probe.returncode == 0:
+        assert manifest is not None, f"the install left no current compiled build: {why}"
+        assert sorted(manifest["sources"]) == sorted(p.name for p in PACKAGE.glob("*.py"))  # type: ignore[call-overload]
+    else:
+        assert manifest is None and "the install could not build it" in why, why
+
+
+def test_without_a_working_compiler_the_install_step_records_why_and_the_pure_engine_runs(tmp_path: Path) -> None:
+    """``CC`` pointing at a program that fails: the install's step exits 0, its manifest says why, and the engine
+    runs pure saying so (``compiled`` mode refuses, saying the same)."""
+    build = tmp_path / "build"
+    result = _build_tool("--install", "--out", str(build), env={"CC": "/bin/false"})
+    assert result.returncode == 0, result.stderr
+    assert "could not be built" in result.stdout and "the C compiler (/bin/false) cannot compile" in result.stdout
+    assert json.loads((build / _native.MANIFEST).read_text())["failed"].startswith("the C compiler (/bin/false)")
+    imported = _import_in_subprocess({"FIVE_HUNDRED_ENGINE_BUILD": str(build)})
+    assert imported.returncode == 0, imported.stderr
+    assert imported.stdout.split()[:2] == ["pure", str(PACKAGE / "game.py")]
+    assert "no compiled build: the install could not build it (the C compiler (/bin/false)" in imported.stdout
+    required = _import_in_subprocess({"FIVE_HUNDRED_ENGINE_BUILD": str(build), "FIVE_HUNDRED_ENGINE": "compiled"})
+    assert required.returncode != 0 and "the install could not build it" in required.stderr
+    missing = _build_tool("--install", "--out", str(tmp_path / "other"), env={"CC": str(tmp_path / "no-such-cc")})
+    assert missing.returncode == 0 and f"no C compiler ({tmp_path / 'no-such-cc'})" in missing.stdout
+
+
+def test_the_install_step_keeps_a_current_build_and_skips_when_told_pure(tmp_path: Path) -> None:
+    current = _fake_build(tmp_path, PACKAGE)
+    before = (current / _native.MANIFEST).read_text()
+    result = _build_tool("--install", "--out", str(current), env={"CC": "/bin/false"})
+    assert result.returncode == 0 and "is current: kept" in result.stdout
+    assert (current / _native.MANIFEST).read_text() == before
+    skipped = _build_tool("--install", "--out", str(tmp_path / "pure"), env={"FIVE_HUNDRED_ENGINE": "pure"})
+    assert skipped.returncode == 0 and "FIVE_HUNDRED_ENGINE=pure: the compiled engine was not built" in skipped.stdout
+    assert not (tmp_path / "pure").exists()
+
+
+@pytest.mark.slow
+def test_a_regular_install_carries_its_build_steps_answer_inside_the_package(tmp_path: Path) -> None:
+    """The wheel that ``pip install .`` (and the image) installs, built by pip from a copy of the project with a
+    failing ``CC``: the build step still lets it build, the package carries the reason in
+    ``engine/_compiled/manifest.json``, and the wheel is tagged for this platform, never ``py3-none-any``."""
+    import zipfile
+
+    src = tmp_path / "src"
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "_compiled")
+    src.mkdir()
+    for name in ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md"):
+        shutil.copy2(ROOT / name, src / name)
+    for name in ("engine", "bots", "service"):
+        shutil.copytree(ROOT / name, src / name, ignore=ignore)
+    (src / "tools").mkdir()
+    shutil.copy2(BUILD_TOOL, src / "tools" / BUILD_TOOL.name)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("FIVE_HUNDRED_ENGINE")} | {"CC": "/bin/false"}
+    result = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path / "dist"),
+                             str(src)], env=env, capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    (wheel,) = (tmp_path / "dist").glob("*.whl")
+    assert not wheel.name.endswith("py3-none-any.whl"), wheel.name
+    with zipfile.ZipFile(wheel) as archive:
+        manifest = json.loads(archive.read(f"engine/{_native.INSTALLED_BUILD}/{_native.MANIFEST}"))
+        assert "engine/game.py" in archive.namelist()
+    assert manifest["failed"].startswith("the C compiler (/bin/false) cannot compile"), manifest
+
+
+def test_an_installed_package_finds_its_own_build(tmp_path: Path) -> None:
+    """A regular install carries its build inside the package (``engine/_compiled``); a checkout's is beside it."""
+    package = _copy_sources(tmp_path)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.delenv("FIVE_HUNDRED_ENGINE_BUILD", raising=False)
+        assert _native.default_build_dir(package) == package.parent / "build" / "engine-mypyc"
+        (package / _native.INSTALLED_BUILD).mkdir()
+        assert _native.default_build_dir(package) == package / _native.INSTALLED_BUILD
+        patch.setenv("FIVE_HUNDRED_ENGINE_BUILD", str(tmp_path / "elsewhere"))
+        assert _native.default_build_dir(package) == tmp_path / "elsewhere"
+
+
 # ---------------------------------------------------------------------------------------- with a real build
 
 

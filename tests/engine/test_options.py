@@ -10,15 +10,12 @@ import pytest
 from engine import (
     BLACK_JOKER,
     AnswerRedeal,
-    Bid,
     CallCard,
     ChoosePartners,
     Discard,
-    GameState,
     NominateJoker,
     Options,
     OptionsError,
-    Play,
     ProposeRedeal,
     bid_value,
     check_move,
@@ -50,8 +47,11 @@ from tests.engine.helpers import (
     N,
     S,
     W,
+    bid_reason,
     calls,
     exchange,
+    fresh,
+    legal_cards,
     misere_hands,
     move,
     of_type,
@@ -59,32 +59,11 @@ from tests.engine.helpers import (
     play,
     play_contract,
     play_out,
+    play_reason,
     scored,
     setup,
     start,
 )
-
-
-def fresh(options: Options, dealer: int = W, seed: int = 0) -> GameState:
-    state, _ = new_game(options, seed=seed, first_dealer=dealer)
-    return state
-
-
-def bid_reason(state: GameState, bid: str, sans_kitty: bool = False) -> str | None:
-    mv = Bid(seat=state.to_act, bid=bid, sans_kitty=sans_kitty)  # type: ignore[arg-type]
-    r = check_move(state, mv)
-    assert (mv in legal_moves(state)) == (r is None), (bid, r)
-    return None if r is None else r.reason
-
-
-def play_reason(state: GameState, card: str, nominate: str | None = None) -> str | None:
-    r = check_move(state, Play(seat=state.to_act, card=card, nominate=nominate))  # type: ignore[arg-type]
-    return None if r is None else r.reason
-
-
-def legal_cards(state: GameState) -> set[str]:
-    return {m.card for m in legal_moves(state) if isinstance(m, Play)}
-
 
 # ------------------------------------------------------------------------------------------------ 3.1 auction
 

@@ -7,16 +7,13 @@ from itertools import combinations
 import pytest
 
 from engine import (
-    Bid,
     Discard,
     GameState,
     NominateJoker,
-    Options,
     Pass,
     bid_value,
     check_move,
     legal_moves,
-    new_game,
     redact_events,
     view,
 )
@@ -27,9 +24,11 @@ from tests.engine.helpers import (
     N,
     S,
     W,
+    bid_reason,
     calls,
     designed_hands,
     exchange,
+    fresh,
     misere_hands,
     move,
     of_type,
@@ -42,49 +41,36 @@ from tests.engine.helpers import (
 SUIT_BIDS = [f"{n}{s}" for n in range(6, 11) for s in ("S", "C", "D", "H", "NT")]
 
 
-def fresh(options: Options | None = None) -> GameState:
-    state, _ = new_game(options or Options(), seed=0, first_dealer=W)
-    return state
-
-
-def reason(state: GameState, bid: str) -> str | None:
-    """The engine's reason code for the seat to act bidding ``bid`` (None: legal)."""
-    r = check_move(state, Bid(seat=state.to_act, bid=bid))  # type: ignore[arg-type]
-    legal = Bid(seat=state.to_act, bid=bid) in legal_moves(state)  # type: ignore[arg-type]
-    assert legal == (r is None), (bid, r)
-    return None if r is None else r.reason
-
-
 def test_T06_after_6S():
     state, _ = calls(fresh(), "6S")
     assert state.to_act == E
-    assert reason(state, "6S") == "BID_TOO_LOW"
+    assert bid_reason(state, "6S") == "BID_TOO_LOW"
     for b in SUIT_BIDS[1:]:
-        assert reason(state, b) is None, b
-    assert reason(state, "MISERE") == "MISERE_NEEDS_SEVEN_BID"
-    assert reason(state, "OPEN_MISERE") is None
+        assert bid_reason(state, b) is None, b
+    assert bid_reason(state, "MISERE") == "MISERE_NEEDS_SEVEN_BID"
+    assert bid_reason(state, "OPEN_MISERE") is None
 
 
 def test_T07_over_7D():
     state, _ = calls(fresh(), "7D")
-    assert reason(state, "7C") == "BID_TOO_LOW"
-    assert reason(state, "7D") == "BID_TOO_LOW"
+    assert bid_reason(state, "7C") == "BID_TOO_LOW"
+    assert bid_reason(state, "7D") == "BID_TOO_LOW"
     for b in ("7H", "7NT", "MISERE", "8S", "OPEN_MISERE"):
-        assert reason(state, b) is None, b
+        assert bid_reason(state, b) is None, b
 
 
 def test_T08_opening_misere_illegal_open_misere_legal():
     state = fresh()
-    assert reason(state, "MISERE") == "MISERE_NEEDS_SEVEN_BID"
-    assert reason(state, "OPEN_MISERE") is None
+    assert bid_reason(state, "MISERE") == "MISERE_NEEDS_SEVEN_BID"
+    assert bid_reason(state, "OPEN_MISERE") is None
 
 
 def test_T09_misere_over_six_illegal_over_seven_legal():
     state, _ = calls(fresh(), "6H")
-    assert reason(state, "MISERE") == "MISERE_NEEDS_SEVEN_BID"
+    assert bid_reason(state, "MISERE") == "MISERE_NEEDS_SEVEN_BID"
     state, _ = calls(state, "7S")
     assert state.to_act == S
-    assert reason(state, "MISERE") is None
+    assert bid_reason(state, "MISERE") is None
 
 
 def test_T10_eight_spades_overcalls_misere():
@@ -100,29 +86,29 @@ def test_T10_eight_spades_overcalls_misere():
 def test_T11_over_misere():
     state, _ = calls(fresh(), "7NT", "MISERE")
     assert state.to_act == S
-    assert reason(state, "7NT") == "BID_TOO_LOW"
-    assert reason(state, "8S") is None
-    assert reason(state, "OPEN_MISERE") is None
+    assert bid_reason(state, "7NT") == "BID_TOO_LOW"
+    assert bid_reason(state, "8S") is None
+    assert bid_reason(state, "OPEN_MISERE") is None
 
 
 def test_T12_misere_over_8S_illegal():
     state, _ = calls(fresh(), "8S")
-    assert reason(state, "MISERE") == "BID_TOO_LOW"
+    assert bid_reason(state, "MISERE") == "BID_TOO_LOW"
 
 
 def test_T13_open_misere_over_10D():
     state, _ = calls(fresh(), "10D")
-    assert reason(state, "OPEN_MISERE") is None
+    assert bid_reason(state, "OPEN_MISERE") is None
     state, _ = calls(state, "OPEN_MISERE")
-    assert reason(state, "10H") is None
-    assert reason(state, "10NT") is None
-    assert reason(state, "10D") == "BID_TOO_LOW"
-    assert reason(state, "MISERE") == "BID_TOO_LOW"
+    assert bid_reason(state, "10H") is None
+    assert bid_reason(state, "10NT") is None
+    assert bid_reason(state, "10D") == "BID_TOO_LOW"
+    assert bid_reason(state, "MISERE") == "BID_TOO_LOW"
 
 
 def test_T14_open_misere_over_10H_illegal():
     state, _ = calls(fresh(), "10H")
-    assert reason(state, "OPEN_MISERE") == "BID_TOO_LOW"
+    assert bid_reason(state, "OPEN_MISERE") == "BID_TOO_LOW"
 
 
 def _turns(state: GameState, seq: list[str]) -> tuple[GameState, list[int], list]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine import GameState, Play, check_move, legal_moves, view
+from engine import Play, legal_moves, view
 from engine.model import AuctionWon, CardPlayed, GameOver, HandDealt, HandExposed, TrickWon
 from tests.engine.helpers import (
     EW,
@@ -13,12 +13,14 @@ from tests.engine.helpers import (
     W,
     calls,
     exchange,
+    legal_cards,
     misere_hands,
     of_type,
     opts,
     play,
     play_contract,
     play_out,
+    play_reason,
     scored,
     setup,
     start,
@@ -26,15 +28,6 @@ from tests.engine.helpers import (
 
 MISERE_BY_N = ["7S", "7C", "P", "P", "MISERE", "P"]
 LOW_N = ["4H", "5H", "6H", "4D", "5D", "6D", "5S", "6S", "5C", "6C"]
-
-
-def legal_cards(state: GameState) -> set[str]:
-    return {m.card for m in legal_moves(state) if isinstance(m, Play)}
-
-
-def rejection(state: GameState, card: str) -> str | None:
-    r = check_move(state, Play(seat=state.to_act, card=card))  # type: ignore[arg-type]
-    return None if r is None else r.reason
 
 
 def test_T46_misere_turn_order_skips_the_partner():
@@ -64,7 +57,7 @@ def test_T47_defender_void_must_play_the_unnominated_joker():
     assert state.to_act == E
     assert legal_moves(state) == [Play(seat=E, card="JK")]
     other = next(c for c in state.hands[E] if c != "JK")
-    assert rejection(state, other) == "JOKER_MUST_BE_PLAYED"
+    assert play_reason(state, other) == "JOKER_MUST_BE_PLAYED"
     state, events = play(state, "JK", "AD")
     assert of_type(events, TrickWon)[0].seat == E
     assert state.phase == "play" and state.to_act == E and state.hand_number == 0  # the misère goes on
@@ -82,7 +75,7 @@ def test_T48_contractor_void_must_play_unnominated_joker_and_fails():
     state, _ = play(state, "9C")
     assert state.to_act == N
     assert legal_moves(state) == [Play(seat=N, card="JK")]
-    assert rejection(state, "5H") == "JOKER_MUST_BE_PLAYED"
+    assert play_reason(state, "5H") == "JOKER_MUST_BE_PLAYED"
     state, events = play(state, "JK", None)
     won = of_type(events, TrickWon)
     assert won[0].seat == N and won[0].trick_number == 2
@@ -116,7 +109,7 @@ def test_T50_prenominated_joker_must_follow_its_suit_and_wins():
     state, _ = play(state, "9C", None)
     assert state.to_act == N
     assert legal_cards(state) == {"JK"}
-    assert rejection(state, "5H") == "MUST_FOLLOW_SUIT"
+    assert play_reason(state, "5H") == "MUST_FOLLOW_SUIT"
     state, events = play(state, "JK")
     assert of_type(events, TrickWon)[0].seat == N
     hs = scored(events)

@@ -8,17 +8,22 @@ import pytest
 from engine import Discard, GameState, NominateJoker, Play, check_move, legal_moves, view
 from engine.model import HandScored, JokerNominated, TrickWon
 from engine.rules import hand_strain
-from tests.engine.helpers import E, N, S, W, calls, exchange, move, of_type, opts, play, setup, start
-
-
-def legal_cards(state: GameState) -> set[str]:
-    return {m.card for m in legal_moves(state) if isinstance(m, Play)}
-
-
-def rejection(state: GameState, card: str, nominate: str | None = None) -> str | None:
-    r = check_move(state, Play(seat=state.to_act, card=card, nominate=nominate))  # type: ignore[arg-type]
-    return None if r is None else r.reason
-
+from tests.engine.helpers import (
+    E,
+    N,
+    S,
+    W,
+    calls,
+    exchange,
+    legal_cards,
+    move,
+    of_type,
+    opts,
+    play,
+    play_reason,
+    setup,
+    start,
+)
 
 # ------------------------------------------------------------------------------------------------ 5.4
 
@@ -30,7 +35,7 @@ def test_T23_left_bower_cannot_follow_its_printed_suit():
     assert state.to_act == E
     assert not any(c.endswith("D") for c in state.hands[E] if c != "JD")
     assert legal_cards(state) == set(state.hands[E])  # void in diamonds: anything goes
-    assert rejection(state, "JD") is None
+    assert play_reason(state, "JD") is None
     state, _ = play(state, "JD", "10D", "AD")
     assert state.tricks[-1].winner == E  # J♦ played as a trump (left bower) beats A♦
 
@@ -40,7 +45,7 @@ def test_T24_left_bower_illegal_when_holding_the_printed_suit():
     state = setup(opts(), hands, "6H", N, voids={E: "D"})
     state, _ = play(state, "9D")
     assert legal_cards(state) == {"7D"}
-    assert rejection(state, "JD") == "MUST_FOLLOW_SUIT"
+    assert play_reason(state, "JD") == "MUST_FOLLOW_SUIT"
 
 
 def test_T25_left_bower_lead_is_a_trump_lead():
@@ -48,7 +53,7 @@ def test_T25_left_bower_lead_is_a_trump_lead():
     state = setup(opts(), hands, "6H", N, voids={E: "H"})
     state, _ = play(state, "JD")
     assert legal_cards(state) == {"5H"}
-    assert rejection(state, "AD") == "MUST_FOLLOW_SUIT"
+    assert play_reason(state, "AD") == "MUST_FOLLOW_SUIT"
 
 
 def test_T26_joker_and_left_bower_must_follow_trumps():
@@ -58,7 +63,7 @@ def test_T26_joker_and_left_bower_must_follow_trumps():
     assert state.to_act == S
     assert legal_cards(state) == {"JK", "JD"}
     other = next(c for c in state.hands[S] if c not in ("JK", "JD"))
-    assert rejection(state, other) == "MUST_FOLLOW_SUIT"
+    assert play_reason(state, other) == "MUST_FOLLOW_SUIT"
 
 
 def test_T27_left_bower_in_spades_is_not_a_club():
@@ -76,7 +81,7 @@ def test_T28_left_bower_in_clubs_cannot_follow_spades():
     state, _ = play(state, "9S", None, None)
     assert state.to_act == W
     assert legal_cards(state) == {"8S"}
-    assert rejection(state, "JS") == "MUST_FOLLOW_SUIT"
+    assert play_reason(state, "JS") == "MUST_FOLLOW_SUIT"
 
 
 def test_T29_right_bower_beats_left_bower():
@@ -106,7 +111,7 @@ def test_T32_joker_cannot_be_played_when_able_to_follow_a_plain_suit():
     state, _ = play(state, "7C", None, None)
     assert state.to_act == W
     assert legal_cards(state) == {"9C"}
-    assert rejection(state, "JK") == "MUST_FOLLOW_SUIT"
+    assert play_reason(state, "JK") == "MUST_FOLLOW_SUIT"
 
 
 def test_T33_joker_as_only_trump_must_follow_and_wins():
@@ -122,7 +127,7 @@ def test_T34_joker_lead_is_a_trump_lead():
     hands = {E: ["JK"], S: ["JH"], W: ["5D", "JD"]}
     state = setup(opts(), hands, "6D", E, voids={S: "D", N: "D"})
     assert state.to_act == E
-    assert rejection(state, "JK", "H") == "NOMINATION_NOT_ALLOWED"  # a suit contract: no nomination
+    assert play_reason(state, "JK", "H") == "NOMINATION_NOT_ALLOWED"  # a suit contract: no nomination
     state, _ = play(state, "JK")
     assert state.to_act == S
     assert legal_cards(state) == {"JH"}  # the left bower is a diamond here
@@ -176,7 +181,7 @@ def _west_leads_hearts(north: list[str]) -> GameState:
 def test_T37_nominated_joker_is_the_top_card_of_its_suit():
     state = _west_leads_hearts(["JK", "5H", "5C", "AS", "KS", "QS", "AD", "KD", "QD", "JD"])
     assert legal_cards(state) == {"JK", "5H"}
-    assert rejection(state, "5H") is None
+    assert play_reason(state, "5H") is None
     state, events = play(state, "JK", None, None)
     assert of_type(events, TrickWon)[0].seat == N  # beats A♥
 
@@ -184,7 +189,7 @@ def test_T37_nominated_joker_is_the_top_card_of_its_suit():
 def test_T38_nominated_joker_must_follow_its_suit():
     state = _west_leads_hearts(["JK", "5C", "AS", "KS", "QS", "AD", "KD", "QD", "JD", "10D"])
     assert legal_cards(state) == {"JK"}
-    assert rejection(state, "AS") == "MUST_FOLLOW_SUIT"
+    assert play_reason(state, "AS") == "MUST_FOLLOW_SUIT"
 
 
 def test_T39_unnominated_joker_may_not_be_played_when_holder_can_follow():
@@ -193,7 +198,7 @@ def test_T39_unnominated_joker_may_not_be_played_when_holder_can_follow():
     assert state.nominations == ()
     state, _ = play(state, "7C")
     assert legal_cards(state) == {"8C"}
-    assert rejection(state, "JK") == "JOKER_ONLY_WHEN_VOID"
+    assert play_reason(state, "JK") == "JOKER_ONLY_WHEN_VOID"
 
 
 @pytest.mark.parametrize("plays_joker", [True, False])
@@ -203,7 +208,7 @@ def test_T40_void_holder_may_play_the_joker_but_need_not(plays_joker: bool):
     state, _ = play(state, "7C")
     assert legal_cards(state) == set(state.hands[E]) and "JK" in legal_cards(state)
     card = "JK" if plays_joker else next(c for c in state.hands[E] if c != "JK")
-    assert rejection(state, card) is None
+    assert play_reason(state, card) is None
     state, events = play(state, card, "8C", "AC")
     assert of_type(events, TrickWon)[0].seat == (E if plays_joker else W)
 
@@ -224,9 +229,9 @@ def test_T42_joker_lead_must_nominate_an_unled_suit():
     assert state.to_act == E
     joker_leads = {m.nominate for m in legal_moves(state) if isinstance(m, Play) and m.card == "JK"}
     assert joker_leads == {"C", "H"}
-    assert rejection(state, "JK", "S") == "JOKER_SUIT_ALREADY_LED"
-    assert rejection(state, "JK", "D") == "JOKER_SUIT_ALREADY_LED"
-    assert rejection(state, "JK") == "JOKER_LEAD_NEEDS_SUIT"
+    assert play_reason(state, "JK", "S") == "JOKER_SUIT_ALREADY_LED"
+    assert play_reason(state, "JK", "D") == "JOKER_SUIT_ALREADY_LED"
+    assert play_reason(state, "JK") == "JOKER_LEAD_NEEDS_SUIT"
     state, _ = play(state, ("JK", "C"))
     assert state.to_act == S
     assert legal_cards(state) == {c for c in state.hands[S] if c.endswith("C")} >= {"7C", "8C"}
@@ -248,13 +253,13 @@ def test_T43_joker_lead_after_all_suits_led_only_at_trick_ten():
     assert sorted(state.hands[E]) == sorted(["QH", "JH", "10H", "9H", "JK"])  # Jkr plus 4 others
     assert "JK" not in legal_cards(state)
     for x in ("S", "C", "D", "H"):
-        assert rejection(state, "JK", x) == "JOKER_LEAD_NOT_ALLOWED"
-    assert rejection(state, "JK") == "JOKER_LEAD_NOT_ALLOWED"
+        assert play_reason(state, "JK", x) == "JOKER_LEAD_NOT_ALLOWED"
+    assert play_reason(state, "JK") == "JOKER_LEAD_NOT_ALLOWED"
     state, _ = play(state, "QH", None, None, None, "JH", None, None, None, "10H", None, None, None,
                     "9H", None, None, None)
     assert len(state.tricks) == 9 and state.to_act == E and state.hands[E] == ("JK",)
     assert legal_moves(state) == [Play(seat=E, card="JK")]
-    assert rejection(state, "JK", "C") == "NOMINATION_NOT_ALLOWED"
+    assert play_reason(state, "JK", "C") == "NOMINATION_NOT_ALLOWED"
     state, events = play(state, "JK", None, None, None)
     won = of_type(events, TrickWon)
     assert won[0].seat == E and won[0].trick_number == 10
@@ -270,7 +275,7 @@ def test_T44_contractor_declines_nomination_and_leads_joker():
     assert of_type(events, JokerNominated)[0].suit is None
     assert state.nominations == () and state.to_act == N
     assert {m.nominate for m in legal_moves(state) if m.card == "JK"} == {"S", "C", "D", "H"}  # type: ignore
-    assert rejection(state, "JK", "D") is None
+    assert play_reason(state, "JK", "D") is None
     state, _ = play(state, ("JK", "D"))
     assert legal_cards(state) == {c for c in state.hands[E] if c.endswith("D")} >= {"5D", "6D"}
     state, events = play(state, None, None, None)
@@ -295,13 +300,13 @@ def test_T45_partner_holding_the_joker_cannot_nominate():
     state, _ = play(state, "7C", None)
     assert state.to_act == S
     assert legal_cards(state) == {"8C"}  # T39 applies to S
-    assert rejection(state, "JK") == "JOKER_ONLY_WHEN_VOID"
+    assert play_reason(state, "JK") == "JOKER_ONLY_WHEN_VOID"
 
 
 def test_T36_to_T38_prenominated_joker_led_is_a_lead_of_its_suit():
     hands = {N: ["JK", "5C"], E: ["5H", "6H"]}
     state = setup(opts(), hands, "7NT", N, nominate="H")
-    assert rejection(state, "JK", "S") == "NOMINATION_NOT_ALLOWED"
+    assert play_reason(state, "JK", "S") == "NOMINATION_NOT_ALLOWED"
     state, _ = play(state, "JK")
     assert legal_cards(state) == {c for c in state.hands[E] if c.endswith("H")} >= {"5H", "6H"}
     state, events = play(state, None, None, None)
@@ -316,6 +321,35 @@ def test_T43_A9_void_follower_may_still_play_the_joker_after_all_suits_led():
                     "AH", "5H", None, None)
     assert [t.winner for t in state.tricks] == [N, N, N, N]
     state, _ = play(state, "KS")
-    assert "JK" in legal_cards(state) and rejection(state, "JK") is None
+    assert "JK" in legal_cards(state) and play_reason(state, "JK") is None
     state, events = play(state, "JK", None, None)
     assert of_type(events, TrickWon)[0].seat == E
+
+
+# ------------------------------------------------------------------------------ the legal-plays memo
+
+
+def test_a_play_is_checked_unless_it_is_one_of_the_legal_plays_just_answered_for_that_very_state():
+    """apply_move skips the check only for a move equal to one of the legal plays answered for the same state
+    object (engine/play.py's memo): a move added to the returned list is still refused, an equal state from
+    the wire is checked in full, and both give the same answers."""
+    import msgspec
+
+    from engine import IllegalMove, apply_move
+
+    hands = {N: ["9D"], E: ["7D", "AS", "KC"]}
+    state = setup(opts(), hands, "6H", N, voids={E: "D"})
+    state, _ = play(state, "9D")
+    moves = legal_moves(state)
+    assert [m.card for m in moves if isinstance(m, Play)] == ["7D"]
+    moves.append(Play(seat=E, card="AS"))  # the caller's list is its own: the memo kept a copy
+    with pytest.raises(IllegalMove) as refused:
+        apply_move(state, moves[-1])
+    assert refused.value.rejection.reason == "MUST_FOLLOW_SUIT"
+    with pytest.raises(IllegalMove):
+        apply_move(state, Play(seat=E, card="KC"))
+    wire = msgspec.msgpack.decode(msgspec.msgpack.encode(state), type=GameState)
+    assert wire == state and wire is not state
+    assert apply_move(wire, Play(seat=E, card="7D")) == apply_move(state, moves[0])
+    with pytest.raises(IllegalMove):
+        apply_move(wire, Play(seat=E, card="AS"))

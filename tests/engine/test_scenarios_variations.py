@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine import Bid, GameState, LookAtHand, Options, Play, check_move, legal_moves, new_game, view
+from engine import Bid, GameState, LookAtHand, Options, legal_moves, view
 from engine.model import AuctionReopened, AuctionWon, GameOver, HandDealt, NoTrumpPlayOut
 from tests.engine.helpers import (
     EW,
@@ -13,54 +13,40 @@ from tests.engine.helpers import (
     N,
     S,
     W,
+    bid_reason,
     calls,
     designed_hands,
+    fresh,
     move,
     of_type,
     opts,
     play,
     play_contract,
     play_out,
+    play_reason,
     scored,
     setup,
     start,
 )
 
 
-def fresh(options: Options) -> GameState:
-    state, _ = new_game(options, seed=0, first_dealer=W)
-    return state
-
-
-def reason(state: GameState, bid: str, seat: int | None = None) -> str | None:
-    mv = Bid(seat=state.to_act if seat is None else seat, bid=bid)  # type: ignore[arg-type]
-    r = check_move(state, mv)
-    assert (mv in legal_moves(state)) == (r is None), (bid, r)
-    return None if r is None else r.reason
-
-
-def play_reason(state: GameState, card: str, nominate: str | None = None) -> str | None:
-    r = check_move(state, Play(seat=state.to_act, card=card, nominate=nominate))  # type: ignore[arg-type]
-    return None if r is None else r.reason
-
-
 def test_T76_misere_between_8S_and_8C():
     o = opts(misere_rank="between_8S_8C")
     state, _ = calls(fresh(o), "8S")
-    assert reason(state, "MISERE") is None
+    assert bid_reason(state, "MISERE") is None
     state, _ = calls(fresh(o), "7S", "MISERE")
-    assert reason(state, "8S") == "BID_TOO_LOW"
-    assert reason(state, "8C") is None
+    assert bid_reason(state, "8S") == "BID_TOO_LOW"
+    assert bid_reason(state, "8C") is None
     # default ladder for contrast: 8♠ overcalls misère, misère does not overcall 8♠
     state, _ = calls(fresh(opts()), "8S")
-    assert reason(state, "MISERE") == "BID_TOO_LOW"
+    assert bid_reason(state, "MISERE") == "BID_TOO_LOW"
 
 
 def test_T77_misere_without_a_seven_bid():
     o = opts(misere_requires_seven=False)
-    assert reason(fresh(o), "MISERE") is None
+    assert bid_reason(fresh(o), "MISERE") is None
     state, _ = calls(fresh(o), "6S")
-    assert reason(state, "MISERE") is None
+    assert bid_reason(state, "MISERE") is None
     state, events = calls(fresh(o), "MISERE", "P", "P", "P")
     assert of_type(events, AuctionWon)[0].bid == "MISERE"
 
@@ -134,7 +120,7 @@ def test_T82_final_bidder_may_raise():
     reopened, events = calls(state, "7NT")
     assert of_type(events, AuctionReopened) and reopened.phase == "auction"
     assert reopened.to_act == E
-    assert reason(reopened, "8D") is None
+    assert bid_reason(reopened, "8D") is None
     # standing on the bid
     stood, _ = calls(state, "P")
     assert stood.contract.bid == "7S" and stood.contract.contractor == N  # type: ignore[union-attr]
@@ -152,11 +138,11 @@ def test_T83_american_single_round():
 def test_T84_min_bid_seven():
     o = opts(inkle_mode="min_bid_seven")
     state = fresh(o)
-    assert reason(state, "6NT") == "SIX_LEVEL_NOT_ALLOWED"
-    assert reason(state, "6S") == "SIX_LEVEL_NOT_ALLOWED"
+    assert bid_reason(state, "6NT") == "SIX_LEVEL_NOT_ALLOWED"
+    assert bid_reason(state, "6S") == "SIX_LEVEL_NOT_ALLOWED"
     bids = [m.bid for m in legal_moves(state) if isinstance(m, Bid)]
     assert bids[0] == "7S" and not any(b.startswith("6") for b in bids)
-    assert reason(state, "7S") is None
+    assert bid_reason(state, "7S") is None
 
 
 def test_T85_misere_disabled():
@@ -164,8 +150,8 @@ def test_T85_misere_disabled():
     state = fresh(o)
     for prefix in ([], ["7S"], ["7NT"], ["10D"]):
         st, _ = calls(state, *prefix)
-        assert reason(st, "MISERE") == "MISERE_DISABLED"
-        assert reason(st, "OPEN_MISERE") == "MISERE_DISABLED"
+        assert bid_reason(st, "MISERE") == "MISERE_DISABLED"
+        assert bid_reason(st, "OPEN_MISERE") == "MISERE_DISABLED"
         assert not any(isinstance(m, Bid) and "MISERE" in m.bid for m in legal_moves(st))
 
 
@@ -193,15 +179,15 @@ def test_T88_blind_misere():
     state = fresh(o)
     assert not any(state.viewed) and view(state, N).hand is None
     st, _ = calls(state, "OPEN_MISERE")
-    assert reason(st, "BLIND_MISERE") == "BID_TOO_LOW"
+    assert bid_reason(st, "BLIND_MISERE") == "BID_TOO_LOW"
     st, _ = calls(state, "BLIND_MISERE")
-    assert reason(st, "OPEN_MISERE") == "BID_TOO_LOW"
-    assert reason(st, "10H") is None
+    assert bid_reason(st, "OPEN_MISERE") == "BID_TOO_LOW"
+    assert bid_reason(st, "10H") is None
     assert view(st, N).hand is None  # the blind bidder still has not seen the hand
     after_pass, _ = calls(state, "P")
     assert after_pass.to_act == E and not after_pass.viewed[E]
-    assert reason(after_pass, "BLIND_MISERE") is None
+    assert bid_reason(after_pass, "BLIND_MISERE") is None
     seen, _ = move(state, LookAtHand(seat=N))
     assert seen.viewed[N] and view(seen, N).hand == state.hands[N]
-    assert reason(seen, "BLIND_MISERE") == "BLIND_MISERE_AFTER_LOOKING"
+    assert bid_reason(seen, "BLIND_MISERE") == "BLIND_MISERE_AFTER_LOOKING"
 

@@ -140,7 +140,7 @@ def test_every_refusal_reason_has_a_text(language: str) -> None:
 
 @pytest.mark.parametrize("language", SUPPORTED_LANGUAGES)
 def test_every_problem_code_has_a_title_and_detail(language: str) -> None:
-    from service.referee.codes import ProblemCode
+    from service.web.codes import ProblemCode
 
     codes = set(PROBLEM_EXAMPLES) | set(HANDLER_CODES) | {c.value for c in ProblemCode}
     cat = CATALOGUES[language]

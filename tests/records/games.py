@@ -9,7 +9,9 @@ from typing import Any
 import msgspec
 
 from engine import GameState, Move, Options, apply_move, new_game, pack_for
-from engine.records import GameRecord, build_record, record_to_text
+from engine.record_text import record_to_text
+from engine.records import GameRecord
+from engine.replay import build_record
 from tests.engine.randomplay import random_game, random_options
 
 

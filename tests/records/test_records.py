@@ -8,18 +8,9 @@ import msgspec
 import pytest
 
 from engine import Bid, Options, Pass, Play, apply_move, legal_moves, new_game, resolve_options
-from engine.records import (
-    MAX_RECORD_MOVES,
-    RECORD_FORMAT,
-    GameRecord,
-    RecordRefused,
-    RecordTextError,
-    build_record,
-    record_from_text,
-    record_to_text,
-    replay_states,
-    verify_record,
-)
+from engine.record_text import RecordTextError, record_from_text, record_to_text
+from engine.records import MAX_RECORD_MOVES, RECORD_FORMAT, GameRecord, RecordRefused
+from engine.replay import build_record, replay_states, verify_record
 from tests.records.games import PlayedGame, play_game
 
 replace = msgspec.structs.replace
@@ -232,10 +223,10 @@ def test_a_changed_score_is_refused_naming_the_field(games: list[PlayedGame]) ->
         i = scored[len(scored) // 2]
         hand = rec.hands[i]
         assert hand.score is not None
-        changes = (hand.score.changes[0] + 10, *hand.score.changes[1:])
-        hands = rec.hands[:i] + (replace(hand, score=replace(hand.score, changes=changes)),) + rec.hands[i + 1:]
+        changes = (hand.score.deltas[0] + 10, *hand.score.deltas[1:])
+        hands = rec.hands[:i] + (replace(hand, score=replace(hand.score, deltas=changes)),) + rec.hands[i + 1:]
         refusal = _refusal(replace(rec, hands=hands))
-        assert (refusal.code, refusal.field) == ("RECORD_MISMATCH", f"hands[{i}].score.changes[0]")
+        assert (refusal.code, refusal.field) == ("RECORD_MISMATCH", f"hands[{i}].score.deltas[0]")
         assert refusal.index is None
         refusal = _refusal(replace(rec, scores=(rec.scores[0] - 10, *rec.scores[1:])))
         assert (refusal.code, refusal.field) == ("RECORD_MISMATCH", "scores[0]")

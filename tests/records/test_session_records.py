@@ -3,7 +3,9 @@ hidden-card swap property (a seat's record does not change when cards it cannot 
 
 from __future__ import annotations
 
+import json
 import random
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -26,11 +28,12 @@ from engine import (
     resolve_options,
 )
 from engine.deal import deal
-from engine.records import verify_record
+from engine.replay import verify_record
+from engine.seat_records import SEAT_CHECKS, RedactedDiscard, SeatRecord
 from service.app import create_app
 from service.config import Settings
 from service.referee.snapshots import Sealer
-from service.sessions.records import RedactedDiscard, SeatRecord, SessionRecordResponse
+from service.sessions.records import SessionRecordResponse
 from tests.support import KEY, bearer
 
 Client = TestClient[Litestar]
@@ -271,3 +274,73 @@ def test_records_need_a_token_and_a_session_of_the_beginning(client: Client) -> 
     restored = _create(client, {"snapshot": snapshot})
     response = client.get(f"/v1/sessions/{restored['session_id']}/record", headers=bearer(restored["host_token"]))
     assert response.status_code == 409 and response.json()["code"] == "RECORD_UNAVAILABLE"
+
+
+def _verify_seat(client: Client, seat_record: Any, **extra: Any) -> Any:
+    return client.post("/v1/records/verify", json={"seat_record": seat_record, **extra})
+
+
+@pytest.mark.parametrize("players", [2, 4, 5])
+def test_a_seat_verifies_its_own_record(client: Client, players: int) -> None:
+    """A seat's own record (as its token reads it) verifies: what was checked, and exactly the record sent back,
+    nothing more (no snapshot, no other seat's card)."""
+    rng = random.Random(70 + players)
+    opts = resolve_options(players, None, {})
+    session = _create(client, {"players": players, "seed": 70 + players, "first_dealer": 0})
+    state, _ = new_game(opts, seed=70 + players, first_dealer=0)
+    state, _ = _play(client, session, state, rng, 90)  # a hand or more played out, the next one under way
+    for seat in range(players):
+        response = client.get(f"/v1/sessions/{session['session_id']}/record",
+                              headers=bearer(session["seat_tokens"][seat]))
+        mine = response.json()["seat_record"]
+        answer = _verify_seat(client, mine)
+        assert answer.status_code == 200, answer.text
+        body = answer.json()
+        assert set(body) == {"type", "valid", "seat", "checked", "seat_record"}
+        assert body["type"] == "seat_record" and body["valid"] is True and body["seat"] == seat
+        assert body["seat_record"] == mine
+        assert tuple(body["checked"]) == SEAT_CHECKS
+
+
+def test_a_tampered_seat_record_is_refused_without_a_state(client: Client) -> None:
+    rng = random.Random(5)
+    opts = resolve_options(4, None, {})
+    session = _create(client, {"players": 4, "seed": 5, "first_dealer": 0})
+    state, _ = new_game(opts, seed=5, first_dealer=0)
+    _play(client, session, state, rng, 70)
+    seat = 1
+    problems: list[Any] = []
+    mine = client.get(f"/v1/sessions/{session['session_id']}/record",
+                      headers=bearer(session["seat_tokens"][seat])).json()["seat_record"]
+    scored = next(i for i, h in enumerate(mine["hands"]) if h["score"] is not None)
+    changed = msgspec.json.decode(msgspec.json.encode(mine))
+    changed["hands"][scored]["score"]["deltas"][0] += 10
+    refused = _verify_seat(client, changed)
+    problems.append(refused.json())
+    assert refused.status_code == 422 and refused.json()["code"] == "RECORD_MISMATCH"
+    assert refused.json()["field"] == f"hands[{scored}].score.deltas[0]"
+    # Another seat plays a card this seat holds: no deal of the pack fits it.
+    own = set(mine["hands"][0]["dealt"])
+    at = next(i for i, m in enumerate(mine["moves"]) if m["type"] == "play" and m["seat"] != seat)
+    changed = msgspec.json.decode(msgspec.json.encode(mine))
+    changed["moves"][at]["card"] = sorted(own - {m.get("card") for m in mine["moves"]})[0]
+    refused = _verify_seat(client, changed)
+    problems.append(refused.json())
+    assert refused.status_code == 422 and refused.json()["code"] == "RECORD_MISMATCH", refused.text
+    # The seat plays out of turn: an illegal move at its index, with no snapshot and no legal moves.
+    changed = msgspec.json.decode(msgspec.json.encode(mine))
+    changed["moves"][0]["seat"] = (changed["moves"][0]["seat"] + 1) % 4
+    refused = _verify_seat(client, changed)
+    problems.append(refused.json())
+    problem = refused.json()
+    assert refused.status_code == 422 and problem["code"] == "ILLEGAL_MOVE" and problem["move_index"] == 0
+    assert "snapshot" not in problem and "legal_moves" not in problem
+    # No refusal names a card the record does not hold (the game found to fit it is not the game played).
+    shown = {c for c in re.findall(r"\b(?:10|[2-9AKQJ])[SCDH]\b|\bJK\b", json.dumps(mine))}
+    for body in problems:
+        assert set(re.findall(r"\b(?:10|[2-9AKQJ])[SCDH]\b|\bJK\b", json.dumps(body))) <= shown, body
+    # A seat's record has no text form; one record at a time.
+    assert _verify_seat(client, mine, as_text=True).status_code == 400
+    host = client.get(f"/v1/sessions/{session['session_id']}/record",
+                      headers=bearer(session["host_token"])).json()["record"]
+    assert _verify_seat(client, mine, record=host).status_code == 400

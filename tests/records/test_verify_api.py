@@ -13,7 +13,8 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from engine import Pass, Play, legal_moves
-from engine.records import MAX_RECORD_MOVES, GameRecord, record_to_text
+from engine.record_text import record_to_text
+from engine.records import MAX_RECORD_MOVES, GameRecord
 from service.games.records import MAX_RECORD_BODY_BYTES
 from service.referee.snapshots import Sealer
 from tests.records.games import PlayedGame, play_game
