@@ -57,7 +57,7 @@ from redis.asyncio import Redis, RedisCluster
 from redis.exceptions import RedisError
 
 from service.i18n import request_language
-from service.sessions.redis_compat import cluster_slots_stale
+from service.ops.redis_compat import cluster_slots_stale
 from service.web.problems import make_problem, send_problem
 
 from .clients import API_KEY_HEADER, OPERATIONAL_PATHS, client_identity

@@ -34,7 +34,7 @@ from typing import Any
 from redis.asyncio.connection import Connection
 from redis.exceptions import RedisError
 
-from service.sessions import redis_compat
+from service.ops import redis_compat
 from service.sessions.store import EVENTS_PER_READ, Cursor, LoggedEvent, StoreUnavailable
 
 logger = logging.getLogger("fivehundred.sessions")

@@ -75,7 +75,7 @@ from redis.exceptions import (
 )
 
 from engine import GameState
-from service.sessions import redis_compat
+from service.ops import redis_compat
 from service.sessions.clock import TurnClock, decode_clock, encode_clock
 from service.sessions.fanout import LogFollower
 from service.sessions.store import (

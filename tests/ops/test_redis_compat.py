@@ -1,4 +1,4 @@
-"""The service's use of redis-py below its command API (``service/sessions/redis_compat.py``): every name it
+"""The service's use of redis-py below its command API (``service/ops/redis_compat.py``): every name it
 relies on, with the parameters it passes, and what each function does on a real ``redis-server``. When a
 redis-py release moves or changes one of them, these fail naming it."""
 
@@ -12,7 +12,7 @@ from redis.asyncio import Redis, RedisCluster
 from redis.asyncio.cluster import ClusterNode
 from redis.exceptions import ResponseError
 
-from service.sessions import redis_compat
+from service.ops import redis_compat
 from tests.redis_server import RedisServer
 
 REDIS_PY = version("redis")
@@ -23,7 +23,7 @@ REDIS_PY = version("redis")
 def test_each_connection_method_is_there(owner: type, name: str) -> None:
     assert callable(getattr(owner, name, None)), (
         f"redis-py {REDIS_PY}: {owner.__module__}.{owner.__qualname__}.{name} is gone; adapt "
-        "service/sessions/redis_compat.py")
+        "service/ops/redis_compat.py")
 
 
 @pytest.mark.parametrize(("owner", "name", "keyword"), [
@@ -33,17 +33,17 @@ def test_each_connection_method_is_there(owner: type, name: str) -> None:
 def test_the_keywords_passed_are_still_taken(owner: type, name: str, keyword: str) -> None:
     assert keyword in inspect.signature(getattr(owner, name)).parameters, (
         f"redis-py {REDIS_PY}: {owner.__qualname__}.{name} no longer takes {keyword}=; adapt "
-        "service/sessions/redis_compat.py")
+        "service/ops/redis_compat.py")
 
 
 def test_a_cluster_client_has_the_attributes_used() -> None:
     client = RedisCluster(startup_nodes=[ClusterNode("127.0.0.1", 1)])  # never connects here
     for name in redis_compat.CLUSTER_ATTRIBUTES:
         assert hasattr(client, name), (
-            f"redis-py {REDIS_PY}: RedisCluster().{name} is gone; adapt service/sessions/redis_compat.py")
+            f"redis-py {REDIS_PY}: RedisCluster().{name} is gone; adapt service/ops/redis_compat.py")
     assert isinstance(client.nodes_manager.slots_cache, dict), (
         f"redis-py {REDIS_PY}: RedisCluster().nodes_manager.slots_cache changed; adapt "
-        "service/sessions/redis_compat.py")
+        "service/ops/redis_compat.py")
     assert redis_compat.cluster_slots_stale(client)  # a new client reads the slots first
     assert redis_compat.slot_primary(client, "fh:s:{x}") is None  # not read yet: unknown
     client._initialize = False

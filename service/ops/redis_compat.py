@@ -3,12 +3,12 @@
 Its command API (``Redis.execute_command``, scripts, pub/sub) costs more than twice the client CPU per command
 of sending a command packed once on a connection of the service's own (measured ~120 against ~50 µs for the
 move's compare-and-set), and it cannot send a cluster script and its ``WAIT`` on one connection to the slot's
-primary. So the hot path (:mod:`.redis_store`), the event follower (:mod:`.fanout`) and the cluster rate
-limiter (:mod:`service.ops.ratelimit`) use redis-py's connections directly, through these functions only.
-They rely on the names in :data:`CONNECTION_METHODS` and :data:`CLUSTER_ATTRIBUTES`, which redis-py does not
-document as stable: importing this module fails naming any method that is gone, and
-``tests/sessions/test_redis_compat.py`` checks the rest (signatures, the cluster client's attributes) and their
-behaviour on a real ``redis-server``.
+primary. So the sessions' hot path (:mod:`service.sessions.redis_store`), their event follower
+(:mod:`service.sessions.fanout`) and the cluster rate limiter (:mod:`.ratelimit`) use redis-py's connections
+directly, through these functions only. They rely on the names in :data:`CONNECTION_METHODS` and
+:data:`CLUSTER_ATTRIBUTES`, which redis-py does not document as stable: importing this module fails naming any
+method that is gone, and ``tests/ops/test_redis_compat.py`` checks the rest (signatures, the cluster client's
+attributes) and their behaviour on a real ``redis-server``.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ CLUSTER_ATTRIBUTES = ("_initialize", "nodes_manager")
 for _owner, _name in CONNECTION_METHODS:
     if not callable(getattr(_owner, _name, None)):
         raise ImportError(f"redis-py has no {_owner.__module__}.{_owner.__qualname__}.{_name}: "
-                          f"service/sessions/redis_compat.py must be adapted to this release")
+                          f"service/ops/redis_compat.py must be adapted to this release")
 
 
 def new_connection(client: Redis) -> Connection:
