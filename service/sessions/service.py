@@ -168,7 +168,8 @@ class SessionService:
                                                       "not both",
                               message=("problem.MALFORMED_REQUEST.detail.snapshot_or_settings", {}))
             # A restored session starts a fresh log: the events before the snapshot are not replayed.
-            return self.sealer.open(req.snapshot), []
+            # Replayed in full: the state lives on in the service, sealed again in its exports.
+            return self.sealer.open(req.snapshot, replay=True), []
         if req.players is None:
             raise Problem("MALFORMED_REQUEST", "give players (2 to 6) for a new game, or a snapshot",
                           message=("problem.MALFORMED_REQUEST.detail.players_needed", {}))
