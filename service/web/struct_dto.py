@@ -21,10 +21,11 @@ from litestar.exceptions import ClientException, ValidationException
 from litestar.typing import FieldDefinition
 
 if TYPE_CHECKING:
-    from litestar._openapi.schema_generation import SchemaCreator
     from litestar.dto.data_structures import DTOFieldDefinition
     from litestar.openapi.spec import Reference, Schema
     from litestar.types.serialization import LitestarEncodableType
+
+    from service.web.litestar_compat import SchemaCreator
 
 T = TypeVar("T")
 
