@@ -60,6 +60,8 @@ def decode_request(model_type: type[T], body: bytes) -> T:
         raise validation_exception(exc) from None
     except msgspec.DecodeError as exc:
         raise ClientException(detail=str(exc)) from None
+    except RecursionError:  # msgspec counts nesting against the interpreter's limit, which the call stack shares
+        raise ClientException(detail="JSON nested too deeply") from None
     return decoded
 
 
