@@ -46,3 +46,17 @@ def test_the_licence_is_declared() -> None:
     assert (ROOT / "LICENSE").read_text().startswith("MIT License")
     metadata = importlib.metadata.metadata("five-hundred-referee")
     assert metadata["License-Expression"] == "MIT"
+
+
+def test_the_client_packages_take_the_contracts_version_and_the_licence() -> None:
+    """clients/generate.py stamps the contract's version into both packages (the client suite checks the built
+    wheel and tarball); their committed metadata declares the licence and leaves the version to it."""
+    python = tomllib.loads((ROOT / "clients" / "python" / "pyproject.toml").read_text())
+    assert python["project"]["dynamic"] == ["version"]
+    assert python["tool"]["setuptools"]["dynamic"]["version"] == {"file": "VERSION"}
+    assert (python["project"]["license"], python["project"]["license-files"]) == ("MIT", ["LICENSE"])
+    typescript = json.loads((ROOT / "clients" / "typescript" / "package.json").read_text())
+    assert typescript["license"] == "MIT" and "LICENSE" in typescript["files"]
+    script = (ROOT / "clients" / "generate.py").read_text()
+    assert '(stage / "VERSION").write_text(contract_version()' in script
+    assert 'package["version"] = version' in script
