@@ -25,7 +25,7 @@ from engine.game import (
     score_hand,
     to_act,
 )
-from engine.integrity import integrity_problems
+from engine.integrity import integrity_problems, structure_problems
 from engine.model import (
     AnswerRedeal,
     Bid,
@@ -80,5 +80,6 @@ __all__ = [
     "engine_options", "integrity_problems", "judge_game", "kitty_size", "ladder", "legal_moves", "new_game",
     "option_catalogue", "pack_for", "parse_card", "partners", "public_view", "record_from_text", "record_options",
     "record_to_text", "redact_events", "replay_game", "replay_states", "resolve_options", "score_hand",
-    "score_table_rows", "seat_record", "seat_view", "sides", "to_act", "verify_record", "verify_seat_record", "view",
+    "score_table_rows", "seat_record", "seat_view", "sides", "structure_problems", "to_act", "verify_record",
+    "verify_seat_record", "view",
 ]

@@ -18,6 +18,12 @@ accepts is one the game can reach:
   revoke, a trick led by a seat not playing or won by the wrong card, a wrong phase or turn, each becomes a
   named problem.
 
+:func:`structure_problems` runs every check above but the replay: ranges and kinds, every card once, the
+history, the fields of the current hand naming seats, bids and cards of the game, the hands making a deal
+with the cards played, and in the play the tricks' order and the turn. It costs a small fraction of the
+replay (tens of microseconds against hundreds, ``tests/bench/bench_integrity.py``) and is what the service runs
+on a snapshot it sealed itself; the replay is for states from elsewhere (docs/API.md, "Snapshots").
+
 The past hands are summarised by ``scores``, ``last_hand``, ``hand_number`` and ``dealer``, and are checked for
 range and consistency only: the last hand's deltas are not re-scored, and a game in progress is not re-judged
 (positions with any running totals are accepted, so that a game can be set up from given scores).
@@ -36,6 +42,7 @@ from engine.model import (
     CallCard,
     ChoosePartners,
     Discard,
+    GameResult,
     GameState,
     GoAlone,
     LookAtHand,
@@ -48,6 +55,7 @@ from engine.model import (
 from engine.options import RULES_VERSION, Options, OptionsError
 from engine.rules import ALL_BIDS, ladder, side_of, sides
 from engine.setup import validate_options
+from engine.tricks import seat_after
 
 #: The highest ``hand_number`` accepted (hands are counted from 0, throw-ins included).
 MAX_HAND_NUMBER = 1_000_000
@@ -55,11 +63,67 @@ MAX_HAND_NUMBER = 1_000_000
 MAX_SCORE = 10_000_000
 _PHASES = frozenset({"auction", "redeal_answer", "call", "exchange", "nominate", "play", "game_over"})
 _SETUP = ("call", "exchange", "nominate")
+_SUIT_CHARS = "".join(SUITS)
 
 
 @lru_cache(maxsize=64)
 def _sorted_pack(pack: tuple[str, ...]) -> list[str]:
     return sorted(pack)
+
+
+class _Facts:
+    """What the checks need of a (valid) option set, computed once per option set."""
+
+    __slots__ = ("kitty_size", "pack", "pack_set", "sides", "sorted_pack")
+
+    def __init__(self, opts: Options) -> None:
+        self.pack = pack_for(opts)
+        self.pack_set = frozenset(self.pack)
+        self.sorted_pack = _sorted_pack(self.pack)
+        self.kitty_size = kitty_size(opts)
+        self.sides = len(sides(opts))
+
+
+_FACTS: dict[Options, _Facts] = {}
+
+
+def _facts(opts: Options) -> _Facts:
+    found = _FACTS.get(opts)
+    if found is None:
+        if len(_FACTS) >= 256:
+            _FACTS.clear()
+        found = _FACTS[opts] = _Facts(opts)
+    return found
+
+
+def structure_problems(state: GameState) -> list[str]:
+    """The problems found by every check of :func:`integrity_problems` but the replay of the current hand: a
+    fraction of its cost, for states that come back under the service's own seal (see docs/API.md, snapshots).
+
+    Checked: every field in range and of its kind; every card exactly once (and each deck order a permutation
+    of the pack); the scores, the last scored hand and the result agree; the auction's calls, the high bid and
+    the contract name seats, bids and cards of this game; no contract during the auction and one in the
+    partner call, the exchange and the nomination; the hands, with the cards played this hand, make a deal (ten
+    cards each and a full kitty); in the play, the tricks are led and won by seats playing, each led by the
+    winner of the one before, the trick counts are the tricks won and the seat to act is the next to play. Not
+    checked: that the recorded moves were legal and lead to this state (a revoke, a bid out of turn, a contract
+    the auction did not produce, a trick won by the wrong card): that is the replay's job. Never raises.
+
+    >>> from engine.game import new_game
+    >>> from engine.options import Options
+    >>> st, _ = new_game(Options(), seed=3)
+    >>> structure_problems(st)
+    []
+    >>> import msgspec
+    >>> structure_problems(msgspec.structs.replace(st, kitty=st.kitty[1:]))
+    ["cards not accounted for: ['KD']"]
+    >>> structure_problems(msgspec.structs.replace(st, phase="play"))
+    ['no valid seats playing the hand']
+    """
+    try:
+        return _structure_problems(state)
+    except Exception as exc:  # noqa: BLE001 - a value of a kind no check above foresaw: refuse, never crash
+        return [f"malformed state ({type(exc).__name__})"]
 
 
 def integrity_problems(state: GameState) -> list[str]:
@@ -75,7 +139,7 @@ def integrity_problems(state: GameState) -> list[str]:
     ['hand_number -9223372036854775808 is not 0 to 1000000']
     """
     try:
-        return _problems(state)
+        return _structure_problems(state) or _replay_problems(state)
     except Exception as exc:  # noqa: BLE001 - a value of a kind no check above foresaw: refuse, never crash
         return [f"malformed state ({type(exc).__name__})"]
 
@@ -84,7 +148,7 @@ def _is_int(x: object) -> bool:
     return type(x) is int
 
 
-def _problems(state: GameState) -> list[str]:
+def _structure_problems(state: GameState) -> list[str]:
     if not isinstance(state, GameState):
         return ["not a game state"]
     opts = state.options
@@ -104,6 +168,7 @@ def _problems(state: GameState) -> list[str]:
     shape = _shape_problems(state, n)
     if shape:
         return problems + shape
+    facts = _facts(opts)
     if not 0 <= state.seed < 2**64:
         problems.append("seed out of range")
     if not 0 <= state.hand_number <= MAX_HAND_NUMBER:
@@ -116,8 +181,8 @@ def _problems(state: GameState) -> list[str]:
         problems.append(f"to_act {state.to_act} is not a seat")
     if (state.to_act is None) != (state.phase == "game_over"):
         problems.append("exactly a finished game has no seat to act")
-    if len(state.scores) != len(sides(opts)):
-        problems.append(f"{len(state.scores)} scores for {len(sides(opts))} sides")
+    if len(state.scores) != facts.sides:
+        problems.append(f"{len(state.scores)} scores for {facts.sides} sides")
     if any(s % 10 or abs(s) > MAX_SCORE for s in state.scores):
         problems.append(f"a score is not a multiple of 10 within ±{MAX_SCORE}")
     for name in ("viewed", "passed"):
@@ -125,20 +190,135 @@ def _problems(state: GameState) -> list[str]:
             problems.append(f"{name} has {len(getattr(state, name))} entries for {n} players")
     if problems:
         return problems
-    pack = pack_for(opts)
-    sorted_pack = _sorted_pack(pack)
     for name in ("deck_orders", "dealt_decks"):
         for i, d in enumerate(getattr(state, name)):
-            if sorted(d) != sorted_pack:
+            if sorted(d) != facts.sorted_pack:
                 problems.append(f"{name}[{i}] is not a permutation of the pack")
     # At most one dealt deck per hand so far (a snapshot carries none: the sealer leaves them out).
     if len(state.dealt_decks) > state.hand_number + 1:
         problems.append(f"dealt_decks has {len(state.dealt_decks)} entries at hand {state.hand_number}")
-    problems += _card_problems(state, pack, sorted_pack)
+    problems += _card_problems(state, facts)
     problems += _history_problems(state)
     if problems:
         return problems
-    return _replay_problems(state)
+    return _hand_problems(state, facts)
+
+
+def _hand_problems(state: GameState, facts: _Facts) -> list[str]:
+    """The current hand's fields: seats, bids and cards of this game, the contract where the phase needs one,
+    the hands making a deal with the cards played, and in the play the order of the tricks and the turn."""
+    opts = state.options
+    n = opts.players
+    phase = state.phase
+    out: list[str] = []
+    for i, call in enumerate(state.calls):
+        if not (_is_int(call.seat) and 0 <= call.seat < n):
+            out.append(f"auction call {i + 1} is made by {call.seat!r}, not a seat")
+        elif call.bid is None and call.sans_kitty:
+            out.append(f"auction call {i + 1} is a pass made sans kitty")
+        elif call.bid is not None and call.bid not in ALL_BIDS:
+            out.append(f"auction call {i + 1} bids {call.bid!r}, not a bid")
+    proposer = state.redeal_proposer
+    if proposer is not None and not (_is_int(proposer) and 0 <= proposer < n):
+        out.append(f"redeal_proposer {proposer!r} is not a seat")
+    if not all(_is_int(s) and 0 <= s < n for s in state.misere_barred):
+        out.append("misere_barred names seats that do not exist")
+    if len(set(state.active)) != len(state.active) or not all(_is_int(s) and 0 <= s < n for s in state.active):
+        out.append("active names seats that do not exist, or one twice")
+    if state.high is not None and (state.high.bid not in ALL_BIDS or not _is_int(state.high.seat)
+                                   or not 0 <= state.high.seat < n):
+        out.append("the high bid is not a bid by a seat")
+    c = state.contract
+    if phase in ("auction", "redeal_answer"):
+        if c is not None:
+            out.append("a contract during the auction")
+        if state.tricks or state.trick is not None:
+            out.append("tricks during the auction")
+    elif phase in _SETUP and c is None:
+        out.append(f"the {phase} phase without a contract")
+    if c is not None:
+        if c.bid not in ALL_BIDS or not _is_int(c.contractor) or not 0 <= c.contractor < n:
+            out.append("the contract is not a bid by a seat")
+        elif not all(_is_int(s) and 0 <= s < n for s in (*c.sitting_out, *c.chosen_partners)):
+            out.append("the contract names seats that do not exist")
+        elif c.called_card is not None and c.called_card not in facts.pack_set:
+            out.append(f"the called card {c.called_card!r} is not in the pack")
+    for card, suit in state.nominations:
+        if card not in facts.pack_set or (suit is not None and suit not in SUITS):
+            out.append(f"the nomination of {card!r} as {suit!r} is not of a card of the pack to a suit")
+    if out:
+        return out
+    kitty = state.kitty if state.kitty else state.discards
+    if len(kitty) != facts.kitty_size:
+        return [f"the kitty (or the discards) holds {len(kitty)} cards, not {facts.kitty_size}"]
+    if phase == "play":
+        return _play_problems(state)
+    if phase in _SETUP and (state.tricks or state.trick is not None):
+        return [f"tricks in the {phase} phase"]
+    played = _played_by(state)
+    if isinstance(played, str):
+        return [played]
+    taken = c.contractor if c is not None and phase == "exchange" else -1
+    if taken >= 0 and not set(kitty) <= set(state.hands[taken]):
+        return ["the kitty's cards are not in the contractor's hand during the exchange"]
+    if any(len(h) + len(played[s]) - (len(kitty) if s == taken else 0) != HAND_SIZE
+           for s, h in enumerate(state.hands)):
+        return [_NO_DEAL]
+    return []
+
+
+_NO_DEAL = "the hands and the kitty do not make a deal (10 cards each and a full kitty)"
+
+
+def _play_problems(state: GameState) -> list[str]:
+    """In the play: every trick complete but the current one, each led by the winner of the one before, the
+    trick counts those of the winners, the seat to act the next to play, and each seat holding ten cards less
+    those it played."""
+    active = state.active
+    n = state.options.players
+    if not active or len(set(active)) != len(active) or not all(_is_int(s) and 0 <= s < n for s in active):
+        return ["no valid seats playing the hand"]
+    size = len(active)
+    tricks = state.tricks
+    if len(tricks) >= HAND_SIZE:
+        return [f"{len(tricks)} tricks completed in a hand still being played"]
+    if state.to_act not in active:
+        return [f"to_act {state.to_act} is not a seat playing this hand"]
+    trick = state.trick
+    counts = [0] * n
+    winner: int | None = None
+    for i, t in enumerate(tricks if trick is None else (*tricks, trick)):
+        if t.leader not in active:
+            return [f"trick {i + 1} is led by seat {t.leader!r}, not a seat playing this hand"]
+        if t.nominate is not None and t.nominate not in SUITS:
+            return [f"trick {i + 1} nominates {t.nominate!r}, not a suit"]
+        if i and t.leader != winner:
+            return [f"trick {i + 1} is not led by the winner of trick {i}"]
+        if t is trick:
+            break
+        won = t.winner
+        if won is None or len(t.cards) != size or won not in active:
+            return [f"trick {i + 1} is not complete or not won by a seat playing, yet another follows it"]
+        counts[won] += 1
+        winner = won
+    if tricks and trick is None and state.to_act != winner:
+        return [f"to_act {state.to_act} is not the winner of the last trick"]
+    if list(state.tricks_won) != counts:
+        return ["tricks_won is not the count of the tricks each seat won"]
+    in_trick: list[int] = []
+    if trick is not None:
+        if trick.winner is not None or not 0 < len(trick.cards) < size:
+            return [f"the trick in progress has {len(trick.cards)} cards for {size} seats, or a winner"]
+        if state.to_act != seat_after(active, trick.leader, len(trick.cards)):
+            return [f"to_act {state.to_act} is not the next seat to play to the trick"]
+        start = active.index(trick.leader)
+        in_trick = [active[(start + j) % size] for j in range(len(trick.cards))]
+    done = len(tricks)
+    for s, hand in enumerate(state.hands):
+        if s in active and len(hand) + done + (s in in_trick) != HAND_SIZE or s not in active and len(
+                hand) != HAND_SIZE:
+            return [_NO_DEAL]
+    return []
 
 
 def _shape_problems(state: GameState, n: int) -> list[str]:
@@ -154,10 +334,22 @@ def _shape_problems(state: GameState, n: int) -> list[str]:
         out.append(f"hands must be {n} tuples of cards")
     if type(state.scores) is not tuple or not all(type(s) is int for s in state.scores):
         out.append("scores are not integers")
+    for name in ("raising", "kitty_shown"):
+        if type(getattr(state, name)) is not bool:
+            out.append(f"{name} is not true or false")
+    if type(state.suits_led) is not str or state.suits_led.strip(_SUIT_CHARS):
+        out.append("suits_led is not a string of suits")
+    if type(state.shown_void) is not tuple or not all(
+            type(v) is str and not v.strip(_SUIT_CHARS) for v in state.shown_void):
+        out.append("shown_void is not a string of suits per seat")
+    if type(state.tricks_won) is not tuple or not all(type(k) is int for k in state.tricks_won):
+        out.append("tricks_won are not counts")
+    if state.result is not None and not isinstance(state.result, GameResult):
+        out.append("result is not a game result")
     return out
 
 
-def _card_problems(state: GameState, pack: tuple[str, ...], sorted_pack: list[str]) -> list[str]:
+def _card_problems(state: GameState, facts: _Facts) -> list[str]:
     """Every card exactly once, wherever it is."""
     problems: list[str] = []
     located: list[str] = [c for h in state.hands for c in h]
@@ -175,9 +367,10 @@ def _card_problems(state: GameState, pack: tuple[str, ...], sorted_pack: list[st
         located += t.cards
     if state.trick is not None:
         located += state.trick.cards
-    if sorted(located) != sorted_pack:  # one comparison for the common case; details only when it fails
+    pack_set = facts.pack_set
+    # As many cards as the pack and the same set: each exactly once (one test for the common case).
+    if len(located) != len(pack_set) or pack_set != frozenset(located):
         seen = Counter(located)
-        pack_set = set(pack)
         missing = sorted(pack_set - set(seen))
         extra = sorted(c for c in seen if c not in pack_set)
         doubled = sorted(c for c, k in seen.items() if k > 1)
@@ -423,6 +616,22 @@ def _played_by(state: GameState) -> list[list[str]] | str:
     return out
 
 
+def _dealt_hands(state: GameState, played: list[list[str]]) -> list[list[str]] | str:
+    """The hands as dealt, from the hands held and the cards each seat played (and, during the exchange, the
+    kitty taken back out of the contractor's hand): ten cards each, beside a full kitty, or a problem."""
+    n = state.options.players
+    c = state.contract
+    hands = [list(h) + played[s] for s, h in enumerate(state.hands)]
+    kitty = state.kitty if state.kitty else state.discards
+    if c is not None and state.phase == "exchange":
+        if not 0 <= c.contractor < n or not set(kitty) <= set(hands[c.contractor]):
+            return "the kitty's cards are not in the contractor's hand during the exchange"
+        hands[c.contractor] = [x for x in hands[c.contractor] if x not in kitty]
+    if any(len(h) != HAND_SIZE for h in hands) or len(kitty) != kitty_size(state.options):
+        return _NO_DEAL
+    return hands
+
+
 def _deal_of(state: GameState) -> GameState | str:
     """The state at the deal of the current hand implied by ``state``. Once the contractor has exchanged, the
     kitty is taken to be its discards: any split of its cards between its hand and the kitty is a possible deal,
@@ -432,15 +641,10 @@ def _deal_of(state: GameState) -> GameState | str:
     played = _played_by(state)
     if isinstance(played, str):
         return played
-    c = state.contract
-    hands = [list(h) + played[s] for s, h in enumerate(state.hands)]
+    hands = _dealt_hands(state, played)
+    if isinstance(hands, str):
+        return hands
     kitty = state.kitty if state.kitty else state.discards
-    if c is not None and state.phase == "exchange":
-        if not 0 <= c.contractor < n or not set(kitty) <= set(hands[c.contractor]):
-            return "the kitty's cards are not in the contractor's hand during the exchange"
-        hands[c.contractor] = [x for x in hands[c.contractor] if x not in kitty]
-    if any(len(h) != HAND_SIZE for h in hands) or len(kitty) != kitty_size(opts):
-        return "the hands and the kitty do not make a deal (10 cards each and a full kitty)"
     index = pack_index(opts)
     scores, last = state.scores, state.last_hand
     if state.phase == "game_over":

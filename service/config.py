@@ -53,6 +53,10 @@ class Settings:
     session_create_total_per_minute: int = 0
     session_store_max_fill: int = 0
     memory_max_sessions: int = 0
+    #: Turn clocks (service/sessions/clock.py): the least move time, the sweeper's pace, a claim's length.
+    clock_min_move_seconds: float = 1.0
+    clock_poll_seconds: float = 0.1
+    clock_claim_seconds: float = 2.0
     extra: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -175,6 +179,9 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
                                              DEFAULT_SESSION_CREATE_TOTAL_PER_MINUTE, 0, 10_000_000),
         session_store_max_fill=_int(env, "SESSION_STORE_MAX_FILL", DEFAULT_SESSION_STORE_MAX_FILL, 0, 100),
         memory_max_sessions=_int(env, "MEMORY_MAX_SESSIONS", DEFAULT_MEMORY_MAX_SESSIONS, 0, 100_000_000),
+        clock_min_move_seconds=_seconds(env, "CLOCK_MIN_MOVE_SECONDS", 1.0, 0.05, 3600),
+        clock_poll_seconds=_seconds(env, "CLOCK_POLL_SECONDS", 0.1, 0.01, 10),
+        clock_claim_seconds=_seconds(env, "CLOCK_CLAIM_SECONDS", 2.0, 0.1, 600),
     )
 
 

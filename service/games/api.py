@@ -70,31 +70,32 @@ def answer_create(data: CreateGameRequest, sealer: Sealer) -> CreateGameResponse
 
 
 def answer_view(data: ViewRequest, sealer: Sealer) -> SeatView:
-    return operations.seat_view(sealer.open(data.snapshot), data.seat)
+    with sealer.acting_on(data.snapshot) as state:
+        return operations.seat_view(state, data.seat)
 
 
 def answer_legal_moves(data: LegalMovesRequest, sealer: Sealer) -> LegalMovesResponse:
-    state = sealer.open(data.snapshot)
-    seat, moves = operations.legal_moves_of(state, data.seat)
-    return LegalMovesResponse(seat=seat, to_act=state.to_act, moves=moves)
+    with sealer.acting_on(data.snapshot) as state:
+        seat, moves = operations.legal_moves_of(state, data.seat)
+        return LegalMovesResponse(seat=seat, to_act=state.to_act, moves=moves)
 
 
 def answer_validate(data: ValidateRequest, sealer: Sealer, language: str) -> ValidateResponse:
-    state = sealer.open(data.snapshot)
-    rejection = operations.validate(state, data.move)
-    if rejection is None:
-        return ValidateResponse(legal=True)
-    detail = rejection_text(language, rejection.reason, rejection.detail, rejection.params)
-    return ValidateResponse(legal=False, reason=Reason(rejection.reason), detail=detail,
-                            legal_moves=operations.movers_legal_moves(state, data.move.seat))
+    with sealer.acting_on(data.snapshot) as state:
+        rejection = operations.validate(state, data.move)
+        if rejection is None:
+            return ValidateResponse(legal=True)
+        detail = rejection_text(language, rejection.reason, rejection.detail, rejection.params)
+        return ValidateResponse(legal=False, reason=Reason(rejection.reason), detail=detail,
+                                legal_moves=operations.movers_legal_moves(state, data.move.seat))
 
 
 def answer_apply(data: ApplyRequest, sealer: Sealer, metrics: MoveCounter | None) -> ApplyResponse:
-    state = sealer.open(data.snapshot)
-    viewers = operations.viewers(data.views, state.options.players)
-    new, events = operations.apply(state, data.move, metrics)
-    return ApplyResponse(snapshot=sealer.seal(new, remember=True), phase=new.phase, to_act=new.to_act,
-                         events=redact_events(events, None), views=views_of(new, events, viewers))
+    with sealer.acting_on(data.snapshot) as state:
+        viewers = operations.viewers(data.views, state.options.players)
+        new, events = operations.apply(state, data.move, metrics)
+        return ApplyResponse(snapshot=sealer.seal(new, remember=True), phase=new.phase, to_act=new.to_act,
+                             events=redact_events(events, None), views=views_of(new, events, viewers))
 
 
 async def _fast_apply(scope: Scope, headers: Mapping[bytes, str], data: ApplyRequest) -> FastAnswer:

@@ -87,7 +87,8 @@ SuggestBody = Annotated[SuggestRequest, Body(examples=[
 
 
 def answer_suggest(data: SuggestRequest, sealer: Sealer) -> SuggestResponse:
-    seed, decision = operations.suggest(sealer.open(data.snapshot), data.seat, data.level, data.seed, data.budget)
+    with sealer.acting_on(data.snapshot) as state:
+        seed, decision = operations.suggest(state, data.seat, data.level, data.seed, data.budget)
     return SuggestResponse(seat=data.seat, level=data.level, seed=seed, move=decision.move, budget=decision.budget,
                            playouts=decision.playouts, deals=decision.deals, candidates=list(decision.candidates))
 

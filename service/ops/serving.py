@@ -1,15 +1,22 @@
-"""The served HTTP protocol: uvicorn's h11 protocol with the connection limits uvicorn itself lacks.
+"""The served HTTP protocols: uvicorn's, with the connection limits uvicorn itself lacks.
 
-    uvicorn --factory service.app:create_app --http service.ops.serving:GuardedH11Protocol ...
+    uvicorn --factory service.app:create_app --http service.ops.serving:GuardedHttpToolsProtocol ...
+
+:class:`GuardedHttpToolsProtocol` (what the README, the Dockerfile, the Compose file and the manifests run) is
+uvicorn's httptools protocol; :class:`GuardedH11Protocol` is uvicorn's pure-Python h11 protocol with the same
+guards (slower: ``tests/bench/bench_http.py --http`` measures both side by side). Both serve a request that
+offers ``Upgrade: h2c`` (Java's HttpClient does, on every plain-http request) as HTTP/1.1 with its body: h11
+ignores the offer by itself; uvicorn's own httptools protocol loses the body (Kludex/uvicorn#2722), which
+:class:`GuardedHttpToolsProtocol` fixes.
 
 uvicorn bounds only the idle time between two requests of a kept-alive connection (``--timeout-keep-alive``).
 A client that opens a connection and sends nothing, or sends its headers a byte at a time (slowloris), or
 announces a body and never finishes it, or stops reading its responses, would otherwise hold a connection,
-and a server task, for ever. This protocol adds (limits from :func:`service.config.load_serving_limits`,
+and a server task, for ever. These protocols add (limits from :func:`service.config.load_serving_limits`,
 environment variables in brackets):
 
 * a **header timeout** (``HEADER_TIMEOUT_SECONDS``, 10 s): a request's line and headers must all arrive within
-  it, counted from the connection's opening or from the end of the previous response; else ``408`` and the
+  it, counted from the connection's opening or from the request's first byte; else ``408`` and the
   connection is closed;
 * a **body timeout** (``BODY_TIMEOUT_SECONDS``, 30 s): once the headers are in, the whole body must arrive
   within it; else ``408`` (when no response was started) and closed;
@@ -20,7 +27,10 @@ environment variables in brackets):
   (``Retry-After: 1``, no body) and closed before any of it is read.
 
 Behind a proxy that already enforces timeouts (deploy/nginx.conf) these are a backstop; on their own they are
-the protection. Everything else is uvicorn's h11 protocol unchanged (see the Dockerfile for why h11).
+the protection. Everything else is uvicorn's protocol unchanged. Both classes build on uvicorn's protocols'
+internals (the request cycle, the parser, the keep-alive timer, the upgrade checks), so a uvicorn upgrade may
+change what they rely on: tests/ops/test_serving.py and tests/api/test_h2c.py run them in real uvicorn
+processes and fail if it does.
 """
 
 from __future__ import annotations
@@ -29,7 +39,9 @@ import asyncio
 from typing import Any
 
 import h11
+import httptools
 from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from service.config import ServingLimits, load_serving_limits
 
@@ -126,6 +138,196 @@ class GuardedH11Protocol(H11Protocol):
         ours = self.conn.our_state
         if ours is h11.IDLE or (ours is h11.SEND_RESPONSE and self.cycle is not None
                                 and not self.cycle.response_started):
+            self.transport.write(REQUEST_TIMEOUT)  # no response of ours under way: say why before closing
+        self.transport.close()
+
+    # ---------------------------------------------------------------------------------------- writing
+
+    def pause_writing(self) -> None:
+        super().pause_writing()
+        if self._stall_timer is None:
+            self._stall_timer = self.loop.call_later(self.limits.write_stall_seconds, self._write_stalled)
+
+    def resume_writing(self) -> None:
+        if self._stall_timer is not None:
+            self._stall_timer.cancel()
+            self._stall_timer = None
+        super().resume_writing()
+
+    def _write_stalled(self) -> None:
+        self._stall_timer = None
+        self.transport.abort()  # drops the unsent buffer; connection_lost tells the app the client is gone
+
+
+# ---------------------------------------------------------------------------------------------- httptools
+
+
+class _AfterUpgradeOffer:
+    """The callbacks of a fresh parser that continues a connection after an ``Upgrade`` offer was ignored.
+
+    httptools (llhttp) stops at the end of the head of a request offering an upgrade, treats it as bodiless and
+    expects the connection to change protocols; uvicorn then loses the body (Kludex/uvicorn#2722). The fresh
+    parser is first fed a synthetic head with the request's own framing (``Content-Length`` or
+    ``Transfer-Encoding``), whose callbacks are swallowed here, so that it reads the body that follows and hands
+    it on; every later request of the connection it parses as usual, for the protocol."""
+
+    __slots__ = ("priming", "protocol")
+
+    def __init__(self, protocol: GuardedHttpToolsProtocol, priming: bool) -> None:
+        self.protocol = protocol
+        self.priming = priming
+
+    def on_message_begin(self) -> None:
+        if not self.priming:
+            self.protocol.on_message_begin()
+
+    def on_url(self, url: bytes) -> None:
+        if not self.priming:
+            self.protocol.on_url(url)
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        if not self.priming:
+            self.protocol.on_header(name, value)
+
+    def on_headers_complete(self) -> None:
+        if self.priming:
+            self.priming = False
+        else:
+            self.protocol.on_headers_complete()
+
+    def on_body(self, body: bytes) -> None:
+        self.protocol.on_body(body)
+
+    def on_message_complete(self) -> None:
+        self.protocol.on_message_complete()
+
+
+class GuardedHttpToolsProtocol(HttpToolsProtocol):
+    """uvicorn's httptools protocol with the limits of :class:`GuardedH11Protocol`, and a request offering an
+    upgrade other than to a WebSocket (``Upgrade: h2c``, which Java's HttpClient sends) served as HTTP/1.1 with
+    its body, as HTTP allows (RFC 9110 section 7.8), instead of losing the body.
+
+    The read timers cost nothing for a request that arrives whole: a timer is armed only when a request's head
+    or body is still incomplete at the end of the bytes received (or at a connection's opening)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.limits = serving_limits()
+        self._read_timer: asyncio.TimerHandle | None = None
+        self._reading: str | None = None  # "headers" or "body": what the read timer is for
+        self._stall_timer: asyncio.TimerHandle | None = None
+        self._refused = False
+        self._in_request = False  # from a request's first byte to its last
+        self._head_read = False  # the request's head is complete (its body may not be)
+        self._completed = 0  # requests read whole on this connection
+
+    # ------------------------------------------------------------------------------------- connection
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        if len(self.connections) > self.limits.max_connections:
+            self._refused = True
+            transport.write(TOO_MANY_CONNECTIONS)
+            transport.close()
+            return
+        self._expect("headers")
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._cancel_read_timer()
+        if self._stall_timer is not None:
+            self._stall_timer.cancel()
+            self._stall_timer = None
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        if self._refused:
+            return
+        self._unset_keepalive_if_required()
+        completed = self._completed
+        while True:
+            try:
+                self.parser.feed_data(data)
+            except httptools.HttpParserError:
+                msg = "Invalid HTTP request received."
+                self.logger.warning(msg)
+                self.send_400_response(msg)
+                return
+            except httptools.HttpParserUpgrade as exc:
+                if self._should_upgrade():
+                    self.handle_websocket_upgrade()
+                    return
+                data = data[exc.args[0]:]
+                self._ignore_upgrade_offer()
+                if data:
+                    continue
+            break
+        if self._in_request:
+            wanted = "body" if self._head_read else "headers"
+            if self._reading != wanted:
+                self._expect(wanted)
+        elif self._completed != completed:
+            self._cancel_read_timer()  # the request is in: no timer until the next one starts
+        elif self._reading is None:
+            self._expect("headers")  # bytes between requests (blank lines): the next head is under way
+
+    def _ignore_upgrade_offer(self) -> None:
+        """Go on as HTTP/1.1 after the head of a request offering an upgrade (see :class:`_AfterUpgradeOffer`)."""
+        framing = b""
+        for name, value in self.headers:
+            if name == b"transfer-encoding":
+                framing = b"transfer-encoding: " + value
+            elif name == b"content-length" and not framing and value.strip() != b"0":
+                framing = b"content-length: " + value
+        relay = _AfterUpgradeOffer(self, priming=bool(framing))
+        self.parser = httptools.HttpRequestParser(relay)
+        self.parser.set_dangerous_leniencies(lenient_data_after_close=True)  # as uvicorn's own parser
+        if framing and self.cycle is not None:
+            self.cycle.more_body = True  # the app's task has not run yet: it reads the body that follows
+            self._in_request = self._head_read = True
+            self.parser.feed_data(b"POST / HTTP/1.1\r\n" + framing + b"\r\n\r\n")
+
+    # -------------------------------------------------------------------------------- parser callbacks
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        self._in_request = True
+        self._head_read = False
+
+    def on_headers_complete(self) -> None:
+        super().on_headers_complete()
+        self._head_read = True
+
+    def on_message_complete(self) -> None:
+        super().on_message_complete()
+        self._in_request = False
+        self._completed += 1
+
+    # ---------------------------------------------------------------------------------------- reading
+
+    def _expect(self, what: str) -> None:
+        self._cancel_read_timer()
+        seconds = self.limits.header_timeout_seconds if what == "headers" else self.limits.body_timeout_seconds
+        self._reading = what
+        self._read_timer = self.loop.call_later(seconds, self._read_timed_out)
+
+    def _cancel_read_timer(self) -> None:
+        if self._read_timer is not None:
+            self._read_timer.cancel()
+            self._read_timer = None
+        self._reading = None
+
+    def _read_timed_out(self) -> None:
+        what = self._reading
+        self._read_timer = None
+        self._reading = None
+        if self.transport.is_closing():
+            return
+        cycle = self.cycle  # during a head, the previous request's (if any); during a body, this request's
+        if what == "headers":
+            idle = cycle is None or not cycle.response_started or cycle.response_complete
+        else:
+            idle = cycle is None or not cycle.response_started
+        if idle:
             self.transport.write(REQUEST_TIMEOUT)  # no response of ours under way: say why before closing
         self.transport.close()
 

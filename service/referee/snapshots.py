@@ -6,8 +6,16 @@ where ``len`` is the zstd frame's length (2 bytes, big-endian), the zstd diction
 to :func:`sealed_length`.
 The key id is the first 8 hex digits of SHA-256(key), so rotation works by configuring several keys: the first
 seals, all open. The version and key id are bound as associated data, so changing any byte is detected.
-After opening, the state's integrity is checked by the engine before anything uses it. ``v1`` snapshots (the
-same without the length and padding) still open.
+``v1`` snapshots (the same without the length and padding) still open.
+
+**Checks after opening.** Authentication proves that a holder of one of the service's keys sealed the state,
+and the service seals only states its engine produced or that passed the full integrity check on entry. So a
+``v2`` snapshot gets the structural check (:func:`engine.structure_problems`: ranges, every card once, phase,
+turn and tricks consistent; tens of microseconds), not the replay of its hand (hundreds): a snapshot sealed by
+another replica costs about what one sealed here does. The full check (:func:`engine.integrity_problems`)
+still runs for a ``v1`` snapshot, for ``open(replay=True)`` (a session restored from a snapshot) and, through
+:class:`Guard`, whenever acting on an opened state raises: a state that only an insider holding the key could
+have sealed, unreachable but well-formed, is then refused with ``SNAPSHOT_CORRUPT`` as before, never a 500.
 
 **Length.** Compression makes a state's length depend on its content, hidden cards included (a hand of
 touching cards compresses better than a scattered one), and a snapshot's length is visible to whoever holds
@@ -20,7 +28,7 @@ than that (measured: about one in 45,000 random completions) takes the next 8-by
 hidden cards around one seat's view.
 
 A sealer may keep a bounded cache of recent snapshots (``cache_size``): the exact string of a snapshot it opened
-(authenticated and integrity-checked) or sealed from a state the engine just produced (``remember=True``) maps
+with the full check or sealed from a state the engine just produced (``remember=True``) maps
 to that state, so a client sending the snapshot back skips decryption, decoding and the integrity check. This is
 sound because the cache key is the whole authenticated string: an equal string can only hold that same state.
 
@@ -36,13 +44,14 @@ import hashlib
 import os
 import threading
 from collections import OrderedDict
+from types import TracebackType
 
 import msgspec
 import zstandard
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from engine import GameState, Options, integrity_problems, pack_for
+from engine import GameState, Options, integrity_problems, pack_for, structure_problems
 from engine.cards import sort_hand
 from service.referee import snapshot_dictionary
 from service.web.problems import Problem
@@ -165,8 +174,21 @@ def _b64e(b: bytes) -> str:
     return base64.urlsafe_b64encode(b).rstrip(b"=").decode()
 
 
+_URLSAFE = bytes.maketrans(b"-_", b"+/")
+#: The characters of the alphabet whose unused low bits are zero, by what they end: a payload of 4k + 2
+#: characters (one byte in its last group) uses 2 bits of its last character, one of 4k + 3 uses 4.
+_LAST_CHARS = {2: frozenset(b"AQgw"), 3: frozenset(b"AEIMQUYcgkosw048")}
+
+
 def _b64d(s: str) -> bytes:
-    return base64.urlsafe_b64decode(s + "=" * (-len(s) % 4))
+    """Canonical unpadded base64url only: any other character, a padding, a length of 4k + 1 or unused bits set
+    in the last character is ``ValueError`` (the lax decoder would skip or ignore them, so an altered string
+    would open as the original)."""
+    data = s.encode("ascii")
+    tail = len(data) % 4
+    if tail == 1 or (tail and data[-1] not in _LAST_CHARS[tail]) or b"=" in data or b"+" in data or b"/" in data:
+        raise ValueError("not canonical base64url")
+    return binascii.a2b_base64(data.translate(_URLSAFE) + b"=" * (-tail % 4), strict_mode=True)
 
 
 def key_id(key: bytes) -> str:
@@ -191,6 +213,7 @@ class Sealer:
         self._seal = AESGCM(keys[0])
         self._open = {key_id(k): AESGCM(k) for k in keys}
         self._cache_size = cache_size
+        #: snapshot -> a state the engine produced here or the full integrity check passed.
         self._cache: OrderedDict[str, GameState] = OrderedDict()
         self._cache_lock = threading.Lock()
 
@@ -228,8 +251,14 @@ class Sealer:
             self._remember(snapshot, state)
         return snapshot
 
-    def open(self, snapshot: str) -> GameState:
-        """The state inside ``snapshot``; a :class:`SnapshotError` naming what is wrong otherwise."""
+    def open(self, snapshot: str, *, replay: bool = False) -> GameState:
+        """The state inside ``snapshot``; a :class:`SnapshotError` naming what is wrong otherwise.
+
+        A snapshot of the current format gets the structural check (:func:`engine.structure_problems`); one of
+        an older format, or any with ``replay`` (a state that is to live on in the service, such as a session's
+        first), gets the full integrity check, which replays the current hand. Act on an opened state inside
+        :meth:`acting_on` (or :class:`Guard`): an error there runs the full check, so that a state the
+        structural check let through but the engine cannot act on is a 422, not a 500."""
         if not isinstance(snapshot, str) or len(snapshot) > MAX_SNAPSHOT_CHARS:
             raise SnapshotError("SNAPSHOT_MALFORMED", "the snapshot is not a string of a plausible size")
         if self._cache_size and (cached := self._recall(snapshot)) is not None:
@@ -248,12 +277,8 @@ class Sealer:
                                 "does not hold")
         try:
             raw = _b64d(payload)
-        except (binascii.Error, ValueError):
-            raise SnapshotError("SNAPSHOT_MALFORMED", "the snapshot payload is not base64url") from None
-        if _b64e(raw) != payload:
-            # The decoder skips characters outside the alphabet and ignores the spare bits of the last
-            # character: without this check, such an altered string would open as the original.
-            raise SnapshotError("SNAPSHOT_MALFORMED", "the snapshot payload is not canonical base64url")
+        except (binascii.Error, ValueError):  # UnicodeEncodeError is a ValueError
+            raise SnapshotError("SNAPSHOT_MALFORMED", "the snapshot payload is not canonical base64url") from None
         if len(raw) < 12 + 16:
             raise SnapshotError("SNAPSHOT_MALFORMED", "the snapshot payload is too short")
         try:
@@ -273,9 +298,43 @@ class Sealer:
                                 "deeply") from None
         except (zstandard.ZstdError, msgspec.DecodeError, msgspec.ValidationError) as exc:
             raise SnapshotError("SNAPSHOT_CORRUPT", f"the snapshot's state does not decode: {exc}") from None
-        problems = integrity_problems(state)
+        replay = replay or version != VERSION
+        problems = integrity_problems(state) if replay else structure_problems(state)
         if problems:
             raise SnapshotError("SNAPSHOT_CORRUPT", "the snapshot's state is inconsistent: " + "; ".join(problems))
-        if self._cache_size:
+        if replay and self._cache_size:
+            # Only fully checked states are kept. A snapshot opened with the structural check is usually
+            # another replica's, sent once: the state the move makes of it is kept (sealed here) instead.
             self._remember(snapshot, state)
         return state
+
+    def acting_on(self, snapshot: str) -> Guard:
+        """``with sealer.acting_on(snapshot) as state:`` the opened state, guarded (see :class:`Guard`)."""
+        return Guard(self.open(snapshot))
+
+
+def _refuse_if_broken(state: GameState) -> None:
+    problems = integrity_problems(state)
+    if problems:
+        raise SnapshotError("SNAPSHOT_CORRUPT", "the snapshot's state is inconsistent: " + "; ".join(problems))
+
+
+class Guard:
+    """A context for acting on a state opened from a snapshot: an unexpected error inside it (anything but a
+    :class:`Problem`) runs the full integrity check on the state, and if that finds problems the error becomes
+    the 422 ``SNAPSHOT_CORRUPT`` naming them. A state that passes it re-raises the error unchanged (a defect of
+    the service, not of the snapshot). The structural check on opening keeps this rare: it is what stands
+    between an unreplayed state and a 500."""
+
+    __slots__ = ("state",)
+
+    def __init__(self, state: GameState) -> None:
+        self.state = state
+
+    def __enter__(self) -> GameState:
+        return self.state
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        if exc is not None and isinstance(exc, Exception) and not isinstance(exc, Problem):
+            _refuse_if_broken(self.state)  # raises SNAPSHOT_CORRUPT in place of ``exc``, or lets ``exc`` go on

@@ -21,6 +21,7 @@ Errors are :class:`~service.web.problems.Problem` s; the app's exception handler
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -32,10 +33,13 @@ from litestar.openapi.spec import SecurityScheme
 from service.config import Settings
 from service.referee.snapshots import Sealer
 from service.sessions.api import SECURITY_SCHEMES, SessionsController
+from service.sessions.clock import ClockSettings
 from service.sessions.memory import MemoryStore
 from service.sessions.redis_store import RedisStore
-from service.sessions.service import SessionMetrics, SessionService, StreamTracker
+from service.sessions.service import SessionMetrics, SessionService
 from service.sessions.store import SessionStore, StoreUnavailable
+from service.sessions.streams import StreamTracker
+from service.sessions.sweeper import ClockSweeper
 
 __all__ = ["MemoryStore", "RedisStore", "SessionMetrics", "SessionService", "SessionStore", "SessionsComponent",
            "StreamTracker", "build_sessions"]
@@ -61,6 +65,8 @@ class SessionsComponent:
     #: The bearer scheme the session endpoints reference; add it to the OpenAPI components.
     security_schemes: dict[str, SecurityScheme] = field(default_factory=lambda: dict(SECURITY_SCHEMES))
     service: SessionService | None = None
+    #: This replica's clock sweeper (:mod:`.sweeper`), run from startup to shutdown.
+    sweeper: ClockSweeper | None = None
 
 
 def build_sessions(settings: Settings, sealer: Sealer, *, shutdown: asyncio.Event | None = None,
@@ -85,8 +91,13 @@ def build_sessions(settings: Settings, sealer: Sealer, *, shutdown: asyncio.Even
                             on_expired=metrics.session_expired if metrics else None,
                             max_sessions=settings.memory_max_sessions)
     stopping = shutdown if shutdown is not None else asyncio.Event()
+    clock = ClockSettings(min_move_seconds=settings.clock_min_move_seconds,
+                          poll_seconds=settings.clock_poll_seconds, claim_seconds=settings.clock_claim_seconds)
     service = SessionService(store, sealer, stopping=stopping, heartbeat_seconds=heartbeat_seconds,
-                             remembered_sessions=remembered, metrics=metrics, track_stream=track_stream)
+                             remembered_sessions=remembered, metrics=metrics, track_stream=track_stream,
+                             clock=clock)
+    sweeper = ClockSweeper(store, service.bots, service.recent, clock, metrics)
+    sweeping: list[asyncio.Task[None]] = []
 
     def provide_session_service() -> SessionService:
         return service
@@ -102,13 +113,20 @@ def build_sessions(settings: Settings, sealer: Sealer, *, shutdown: asyncio.Even
         if not await ready():
             # Not fatal: requests answer 503 until the store is back, and /readyz says so.
             logger.warning("session store unreachable at startup; sessions answer 503 until it is back")
+        # Each replica's clock sweeper: makes the moves of seats whose turn clock ran out (until shutdown).
+        sweeping.append(asyncio.create_task(sweeper.run(stopping), name="clock-sweeper"))
 
     async def stop() -> None:
         stopping.set()
+        for task in sweeping:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(task), 5)
+            task.cancel()
+        sweeping.clear()
         await store.close()
 
     return SessionsComponent(
         route_handlers=[SessionsController],
         dependencies={"session_service": Provide(provide_session_service, sync_to_thread=False,
                                                  use_cache=True)},
-        on_startup=[start], on_shutdown=[stop], readiness_check=ready, service=service)
+        on_startup=[start], on_shutdown=[stop], readiness_check=ready, service=service, sweeper=sweeper)

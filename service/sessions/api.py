@@ -15,22 +15,38 @@ from litestar import Controller, Request, Response, delete, get, post
 from litestar.di import NamedDependency
 from litestar.enums import MediaType
 from litestar.openapi import ResponseSpec
-from litestar.openapi.spec import SecurityScheme
-from litestar.params import Body, FromPath, HeaderParameter, QueryParameter
+from litestar.openapi.spec import Example, SecurityScheme
+from litestar.params import Body, FromPath, HeaderParameter, PathParameter, QueryParameter
 from litestar.response import Stream
 from litestar.types import Scope
 
+from service.games.suggest import SuggestResponse
+from service.i18n import request_language
 from service.sessions import examples
+from service.sessions.headers import bearer_token
+from service.sessions.move_loop import MoveOutcome
+from service.sessions.problems import etag
 from service.sessions.schemas import (
     CreateSessionRequest,
+    EmptyRequest,
+    HandToBotRequest,
+    Joined,
+    JoinRequest,
     MoveApplied,
     MoveRequest,
+    RawMoveRequest,
+    SeatChanged,
+    SeatTokenIssued,
     SessionCreated,
     SessionLegalMoves,
     SessionSnapshot,
     SessionState,
+    SessionSuggestRequest,
+    SessionValidation,
+    SpectatorCreated,
+    decode_move_request,
 )
-from service.sessions.service import MoveOutcome, SessionService, bearer_token, etag
+from service.sessions.service import SessionService
 from service.web.fastpath import FastAnswer, fast_route
 from service.web.openapi import SNAPSHOT_CODES, problem_responses, response_spec
 from service.web.struct_dto import StructDTO
@@ -39,7 +55,8 @@ PATH = "/v1/sessions"
 SECURITY_SCHEME = "sessionToken"
 SECURITY_SCHEMES = {
     SECURITY_SCHEME: SecurityScheme(type="http", scheme="bearer", description=(
-        "A session's host token or one of its seat tokens, as returned when the session was created.")),
+        "A session's host token, one of its seat tokens (as returned when the session was created), or a "
+        "spectator token (createSpectatorToken).")),
 }
 _SECURED: list[dict[str, list[str]]] = [{SECURITY_SCHEME: []}]
 _NO_STORE = {"Cache-Control": "no-store"}
@@ -47,12 +64,24 @@ _NO_STORE = {"Cache-Control": "no-store"}
 #: The problem codes of each operation (each documented with an example; see service/web/openapi.py).
 _SESSION_CODES = ("MALFORMED_REQUEST", "UNAUTHORIZED", "FORBIDDEN", "SESSION_NOT_FOUND", "STORE_UNAVAILABLE")
 _CREATE_CODES = ("MALFORMED_REQUEST", "INVALID_OPTIONS", "INVALID_SEED", "INVALID_DECK_ORDER",
-                 "INVALID_FIRST_DEALER", "INVALID_BOTS", *SNAPSHOT_CODES, "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE",
-                 "STORE_UNAVAILABLE")
+                 "INVALID_FIRST_DEALER", "INVALID_BOTS", "INVALID_CLOCK", *SNAPSHOT_CODES, "BODY_TOO_LARGE",
+                 "UNSUPPORTED_MEDIA_TYPE", "STORE_UNAVAILABLE")
 _MOVE_CODES = ("MALFORMED_REQUEST", "MALFORMED_MOVE", "INVALID_IF_MATCH", "INVALID_IDEMPOTENCY_KEY", "UNAUTHORIZED",
-               "FORBIDDEN", "WRONG_SEAT", "SESSION_NOT_FOUND", "VERSION_CONFLICT", "ILLEGAL_MOVE",
+               "FORBIDDEN", "WRONG_SEAT", "SESSION_NOT_FOUND", "VERSION_CONFLICT", "MOVE_TIMED_OUT", "ILLEGAL_MOVE",
                "IDEMPOTENCY_KEY_REUSED", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "STORE_UNAVAILABLE",
                "COMMIT_OUTCOME_UNKNOWN")
+_VALIDATE_CODES = ("MALFORMED_REQUEST", "MALFORMED_MOVE", "UNAUTHORIZED", "FORBIDDEN", "WRONG_SEAT",
+                   "SESSION_NOT_FOUND", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "STORE_UNAVAILABLE")
+_SUGGEST_CODES = ("MALFORMED_REQUEST", "INVALID_SEED", "UNAUTHORIZED", "FORBIDDEN", "HINTS_OFF",
+                  "SESSION_NOT_FOUND", "NOT_TO_ACT", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "STORE_UNAVAILABLE")
+_SPECTATOR_CODES = ("MALFORMED_REQUEST", "UNAUTHORIZED", "FORBIDDEN", "SESSION_NOT_FOUND", "SPECTATORS_FULL",
+                    "VERSION_CONFLICT", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "STORE_UNAVAILABLE")
+_JOIN_CODES = ("MALFORMED_REQUEST", "INVALID_NAME", "UNAUTHORIZED", "SESSION_NOT_FOUND", "INVITATION_REDEEMED",
+               "INVITATION_EXPIRED", "VERSION_CONFLICT", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE",
+               "STORE_UNAVAILABLE")
+_SEAT_CODES = ("MALFORMED_REQUEST", "UNAUTHORIZED", "TOKEN_REVOKED", "FORBIDDEN", "SESSION_NOT_FOUND",
+               "VERSION_CONFLICT", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "STORE_UNAVAILABLE")
+_HOST_SEAT_CODES = (*_SEAT_CODES, "NO_SUCH_SEAT", "SEAT_NOT_HELD")
 _STREAM_CODES = ("MALFORMED_REQUEST", "INVALID_LAST_EVENT_ID", "UNAUTHORIZED", "SESSION_NOT_FOUND",
                  "STORE_UNAVAILABLE")
 
@@ -69,11 +98,19 @@ def move_headers(outcome: MoveOutcome) -> dict[str, str]:
     return headers
 
 
-async def _fast_move(scope: Scope, headers: Mapping[bytes, str], data: MoveRequest) -> FastAnswer:
+class MoveDTO(StructDTO[MoveRequest]):
+    """A session move's body: ``move.seat`` may be left out (:func:`decode_move_request`)."""
+
+    def decode_bytes(self, value: bytes) -> Any:
+        return decode_move_request(value)
+
+
+async def _fast_move(scope: Scope, headers: Mapping[bytes, str], data: RawMoveRequest) -> FastAnswer:
     """``applySessionMove`` on the fast route: the handler's own service call and headers."""
     service: SessionService = scope["app"].state.sessions.service
+    request = decode_move_request(b'{"move":%b}' % bytes(data.move))
     outcome = await service.move(scope["path_params"]["session_id"], bearer_token(headers.get(b"authorization")),
-                                 data.move, if_match=headers.get(b"if-match"),
+                                 request.move, if_match=headers.get(b"if-match"),
                                  idempotency_key=headers.get(b"idempotency-key"))
     return outcome.body, [(name.lower().encode(), value.encode()) for name, value in move_headers(outcome).items()]
 
@@ -81,6 +118,17 @@ async def _fast_move(scope: Scope, headers: Mapping[bytes, str], data: MoveReque
 Service = NamedDependency[SessionService]
 CreateBody = Annotated[CreateSessionRequest, Body(examples=examples.CREATE_SESSION_REQUESTS)]
 MoveBody = Annotated[MoveRequest, Body(examples=examples.SESSION_MOVE_REQUESTS)]
+ValidateBody = Annotated[MoveRequest, Body(examples=examples.SESSION_VALIDATE_REQUESTS)]
+SuggestBody = Annotated[SessionSuggestRequest, Body(examples=examples.SESSION_SUGGEST_REQUESTS)]
+SpectatorBody = Annotated[EmptyRequest, Body(examples=[Example(summary="Mint", value={})])]
+EmptyBody = Annotated[EmptyRequest, Body(examples=[Example(summary="No settings", value={})])]
+JoinBody = Annotated[JoinRequest, Body(examples=[Example(summary="Join", value={"code": "ZCvrg8Jp0nBfWQd3VhXy1a2b",
+                                                                                  "name": "Ana"})])]
+BotBody = Annotated[HandToBotRequest, Body(examples=[Example(summary="An expert bot", value={"level": "expert"})])]
+SeatPath = Annotated[int, PathParameter(name="seat", ge=0, le=5, description="A seat of the session's game.")]
+ReasonsQuery = Annotated[bool, QueryParameter(
+    name="reasons", required=False,
+    description="During the auction, also say why each other move of the bid box is not legal now.")]
 SessionId = FromPath[str]
 SeatQuery = Annotated[int | None, QueryParameter(
     name="seat", required=False, ge=0, le=5,
@@ -128,25 +176,141 @@ class SessionsController(Controller):
 
     @get("/{session_id:str}/legal-moves", operation_id="getSessionLegalMoves",
          summary="The caller's seat's legal moves",
-         description="Seat tokens only (the host has no seat). `ETag`: the version these moves are legal at.",
+         description="Seat tokens only (the host has no seat). With `reasons=true` during the auction, also "
+                     "`unavailable`: every other move of the bid box (each bid of the ladder, its sans-kitty form "
+                     "where the rules have one, the pass) with the `reason` and `detail` of the engine's check of "
+                     "that very move, in one call. `ETag`: the version these moves are legal at.",
          security=_SECURED,
          responses={200: response_spec(SessionLegalMoves, "The seat's legal moves (empty when it may not act "
                                        "now).", examples.SESSION_LEGAL_MOVES),
                     **problem_responses(*_SESSION_CODES)})
     async def get_legal_moves(self, request: Request[Any, Any, Any], session_service: Service,
-                              session_id: SessionId, seat: SeatQuery = None) -> Response[SessionLegalMoves]:
-        moves = await session_service.legal_moves(session_id, _token(request), seat)
+                              session_id: SessionId, seat: SeatQuery = None,
+                              reasons: ReasonsQuery = False) -> Response[SessionLegalMoves]:
+        moves = await session_service.assist.legal_moves(session_id, _token(request), seat, reasons,
+                                                         request_language(request.scope))
         return Response(moves, headers={"ETag": etag(moves.version), **_NO_STORE})
 
-    @post("/{session_id:str}/moves", operation_id="applySessionMove", status_code=200, dto=StructDTO[MoveRequest],
+    @post("/{session_id:str}/validate", operation_id="validateSessionMove", status_code=200, dto=MoveDTO,
+          return_dto=None, summary="Check a move of the caller's seat without applying it",
+          description="Seat tokens only; the move's `seat` may be left out (the token fixes it). `legal`, or "
+                      "the stable `reason`, a `detail` and the seat's own legal moves: the very checks of "
+                      "`applySessionMove`, so they never disagree. `ETag`: the version it was checked at.",
+          security=_SECURED,
+          responses={200: response_spec(SessionValidation, "Whether the move is legal now.",
+                                        examples.SESSION_VALIDATION),
+                     **problem_responses(*_VALIDATE_CODES)})
+    async def validate_move(self, request: Request[Any, Any, Any], session_service: Service,
+                            session_id: SessionId, data: ValidateBody) -> Response[SessionValidation]:
+        checked = await session_service.assist.validate(session_id, _token(request), data.move,
+                                                        request_language(request.scope))
+        return Response(checked, headers={"ETag": etag(checked.version), **_NO_STORE})
+
+    @post("/{session_id:str}/suggest", operation_id="suggestSessionMove", status_code=200,
+          dto=StructDTO[SessionSuggestRequest], return_dto=None, summary="A hint for the caller's seat",
+          description="Seat tokens only: the move a computer player (`level`, `budget`, `seed` as for "
+                      "`suggestMove`) chooses for the caller's seat, deciding from that seat's view alone. "
+                      "422 `NOT_TO_ACT` when the seat is not to act; 403 `HINTS_OFF` when the host created the "
+                      "session with `\"hints\": false`. `ETag`: the version it was decided at.",
+          security=_SECURED,
+          responses={200: response_spec(SuggestResponse, "The hint.", examples.SESSION_SUGGESTION),
+                     **problem_responses(*_SUGGEST_CODES)})
+    async def suggest_move(self, request: Request[Any, Any, Any], session_service: Service,
+                           session_id: SessionId, data: SuggestBody) -> Response[SuggestResponse]:
+        version, hint = await session_service.assist.suggest(session_id, _token(request), data)
+        return Response(hint, headers={"ETag": etag(version), **_NO_STORE})
+
+    @post("/{session_id:str}/spectators", operation_id="createSpectatorToken", status_code=201,
+          dto=StructDTO[EmptyRequest], return_dto=None, summary="Mint a spectator token (host only)",
+          description="A read-only token: the public view (`getSession`) and the public event stream "
+                      "(`streamSessionEvents`), nothing else (no snapshot, no record, no legal moves, no moves). "
+                      "At most 32 per session (409 `SPECTATORS_FULL`). Only its SHA-256 is stored. `ETag`: the "
+                      "session's version, which counts this change.",
+          security=_SECURED,
+          responses={201: response_spec(SpectatorCreated, "The spectator token.", examples.SPECTATOR_CREATED),
+                     **problem_responses(*_SPECTATOR_CODES)})
+    async def create_spectator(self, request: Request[Any, Any, Any], session_service: Service,
+                               session_id: SessionId, data: SpectatorBody) -> Response[SpectatorCreated]:
+        version, created = await session_service.spectators.mint(session_id, _token(request))
+        return Response(created, status_code=201, headers={"ETag": etag(version), **_NO_STORE})
+
+    @post("/{session_id:str}/join", operation_id="joinSession", status_code=200, dto=StructDTO[JoinRequest],
+          return_dto=None, summary="Redeem an invitation to an open seat",
+          description="No token: the invitation's `code` (from `createSession`'s `invitations`, or the host's "
+                      "`inviteToSeat`) and the `name` to play under (1 to 32 characters once trimmed: Unicode "
+                      "letters, marks, digits, single spaces and `- ' . _`). Answers the seat's token, once: keep "
+                      "it. An invitation is redeemed once, even by two players at the same moment on two "
+                      "replicas (409 `INVITATION_REDEEMED` for the other); 410 `INVITATION_EXPIRED` after its "
+                      "time. Every reader of the event stream gets a `seat_joined` event. `ETag`: the version.",
+          responses={200: response_spec(Joined, "The seat and its token.", examples.JOINED),
+                     **problem_responses(*_JOIN_CODES)})
+    async def join(self, session_service: Service, session_id: SessionId,
+                   data: JoinBody) -> Response[Joined]:
+        joined = await session_service.seating.join(session_id, data.code, data.name)
+        return Response(joined, headers={"ETag": etag(joined.version), **_NO_STORE})
+
+    @post("/{session_id:str}/leave", operation_id="leaveSession", status_code=200, dto=StructDTO[EmptyRequest],
+          return_dto=None, summary="Leave the caller's seat",
+          description="Seat tokens only. The seat goes to a bot or opens for another player, as the session was "
+                      "created (`on_leave`); the token stops working at once (401 `TOKEN_REVOKED`) and its "
+                      "event streams end. Every reader gets a `seat_left` event. `ETag`: the version.",
+          security=_SECURED,
+          responses={200: response_spec(SeatChanged, "What the seat became.", examples.SEAT_LEFT),
+                     **problem_responses(*_SEAT_CODES)})
+    async def leave(self, request: Request[Any, Any, Any], session_service: Service, session_id: SessionId,
+                    data: EmptyBody) -> Response[SeatChanged]:
+        changed = await session_service.seating.leave(session_id, _token(request))
+        return Response(changed, headers={"ETag": etag(changed.version), **_NO_STORE})
+
+    @post("/{session_id:str}/seats/{seat:int}/token", operation_id="reissueSeatToken", status_code=200,
+          dto=StructDTO[EmptyRequest], return_dto=None, summary="Reissue a seat's token (host only)",
+          description="For a player who lost their token: a new token for the seat; the old one stops working "
+                      "at once (401 `TOKEN_REVOKED`) and the event streams opened with it end. 409 "
+                      "`SEAT_NOT_HELD` for a bot's or an open seat. `ETag`: the version.",
+          security=_SECURED,
+          responses={200: response_spec(SeatTokenIssued, "The seat's new token.", examples.SEAT_TOKEN_ISSUED),
+                     **problem_responses(*_HOST_SEAT_CODES)})
+    async def reissue(self, request: Request[Any, Any, Any], session_service: Service, session_id: SessionId,
+                      seat: SeatPath, data: EmptyBody) -> Response[SeatTokenIssued]:
+        issued = await session_service.seating.reissue(session_id, _token(request), seat)
+        return Response(issued, headers={"ETag": etag(issued.version), **_NO_STORE})
+
+    @post("/{session_id:str}/seats/{seat:int}/bot", operation_id="handSeatToBot", status_code=200,
+          dto=StructDTO[HandToBotRequest], return_dto=None, summary="Hand a seat to a bot (host only)",
+          description="The service's bot (`level`) plays the seat from now on; its player's token stops working "
+                      "and any invitation to it is void. At least one seat stays a player's (400 "
+                      "`INVALID_BOTS`). `ETag`: the version.",
+          security=_SECURED,
+          responses={200: response_spec(SeatChanged, "The seat is a bot's.", examples.SEAT_TO_BOT),
+                     **problem_responses(*_HOST_SEAT_CODES, "INVALID_BOTS")})
+    async def hand_to_bot(self, request: Request[Any, Any, Any], session_service: Service,
+                          session_id: SessionId, seat: SeatPath, data: BotBody) -> Response[SeatChanged]:
+        changed = await session_service.seating.hand_to_bot(session_id, _token(request), seat, data.level)
+        return Response(changed, headers={"ETag": etag(changed.version), **_NO_STORE})
+
+    @post("/{session_id:str}/seats/{seat:int}/invitation", operation_id="inviteToSeat", status_code=200,
+          dto=StructDTO[EmptyRequest], return_dto=None, summary="Open a seat with a new invitation (host only)",
+          description="Whoever held the seat is out (a player's token stops working, a bot stops playing it), "
+                      "earlier invitations to it are void, and a new invitation is answered (`invitation`). "
+                      "`ETag`: the version.",
+          security=_SECURED,
+          responses={200: response_spec(SeatChanged, "The seat is open.", examples.SEAT_OPENED),
+                     **problem_responses(*_HOST_SEAT_CODES)})
+    async def invite(self, request: Request[Any, Any, Any], session_service: Service, session_id: SessionId,
+                     seat: SeatPath, data: EmptyBody) -> Response[SeatChanged]:
+        changed = await session_service.seating.invite(session_id, _token(request), seat)
+        return Response(changed, headers={"ETag": etag(changed.version), **_NO_STORE})
+
+    @post("/{session_id:str}/moves", operation_id="applySessionMove", status_code=200, dto=MoveDTO,
           return_dto=None,
-          middleware=[fast_route(MoveRequest, _fast_move)],
+          middleware=[fast_route(RawMoveRequest, _fast_move)],
           summary="Make a move for the caller's seat",
-          description="One atomic compare-and-set on the session's version. `If-Match` makes a stale version "
-                      "a 409; `Idempotency-Key` makes a retry return the first answer (`Idempotent-Replayed: "
-                      "true`) instead of applying twice: send one with every move, so that a retry after a "
-                      "lost answer or a 503 `COMMIT_OUTCOME_UNKNOWN` is safe. Without `If-Match`, a move that "
-                      "raced a move of its own seat is a 409. `ETag`: the new version.",
+          description="The move's `seat` may be left out: the token fixes it (if given, it must be the token's seat, "
+                      "else 403 `WRONG_SEAT`). One atomic compare-and-set on the session's version. `If-Match` makes a "
+                      "stale version a 409; `Idempotency-Key` makes a retry return the first answer (`Idempotent-"
+                      "Replayed: true`) instead of applying twice: send one with every move, so that a retry after a "
+                      "lost answer or a 503 `COMMIT_OUTCOME_UNKNOWN` is safe. Without `If-Match`, a move that raced a "
+                      "move of its own seat is a 409. `ETag`: the new version.",
           security=_SECURED,
           responses={200: response_spec(MoveApplied, "Applied (or an idempotent replay): the events and the "
                                         "view of the mover's seat.", examples.MOVE_APPLIED),

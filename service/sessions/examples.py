@@ -12,12 +12,29 @@ from typing import Any
 import msgspec
 from litestar.openapi.spec import Example
 
-from engine import GameState, Move, redact_events, view
+from bots import decide
+from engine import GameState, Move, Pass, legal_moves, redact_events, view
+from engine.reasons import Reason
 from service.games.examples import GAME, snapshot_placeholder
+from service.games.suggest import SuggestResponse
+from service.referee import operations
 from service.referee.schemas import resolved
-from service.sessions.schemas import MoveApplied, SessionCreated, SessionLegalMoves, SessionSnapshot, SessionState
-from service.sessions.service import event_frame
+from service.sessions.schemas import (
+    InvitationIssued,
+    Joined,
+    MoveApplied,
+    SeatChanged,
+    SeatTokenIssued,
+    SessionCreated,
+    SessionLegalMoves,
+    SessionSnapshot,
+    SessionState,
+    SessionValidation,
+    SpectatorCreated,
+)
 from service.sessions.store import LoggedEvent
+from service.sessions.streams import event_frame
+from service.sessions.table import MAX_SPECTATORS
 
 _START: GameState = GAME["start"]
 _STATE: GameState = GAME["state"]
@@ -68,3 +85,40 @@ def _event_stream() -> str:
 
 
 EVENT_STREAM = ("Seat 0, from the start", _event_stream())
+
+
+def _validation() -> Any:
+    """A seat not to act asks about a pass at the start of the auction."""
+    seat = (_START.to_act or 0) + 1
+    rejection = operations.validate(_START, Pass(seat=seat))
+    assert rejection is not None
+    return _json(SessionValidation(session_id=SESSION_ID, version=1, seat=seat, legal=False,
+                                   reason=Reason(rejection.reason), detail=rejection.detail,
+                                   legal_moves=operations.movers_legal_moves(_START, seat)))
+
+
+SESSION_VALIDATE_REQUESTS = [Example(summary="A pass",
+                                     value={"move": {"type": "pass", "seat": (_START.to_act or 0) + 1}})]
+SESSION_VALIDATION = ("Not this seat's turn", _validation())
+SESSION_SUGGEST_REQUESTS = [Example(summary="Expert hint", value={"level": "expert", "seed": 7, "budget": 48}),
+                            Example(summary="Basic hint", value={})]
+
+
+def _suggestion() -> Any:
+    seat = _STATE.to_act
+    assert seat is not None
+    decision = decide(view(_STATE, seat), _STATE.options, level="basic", seed=7, legal=legal_moves(_STATE, seat))
+    return _json(SuggestResponse(seat=seat, level="basic", seed=7, move=decision.move))
+
+
+SESSION_SUGGESTION = ("Basic hint", _suggestion())
+SPECTATOR_CREATED = ("Minted", _json(SpectatorCreated(session_id=SESSION_ID, spectator_token=_token("spectator"),
+                                                      spectators=1, max_spectators=MAX_SPECTATORS)))
+JOINED = ("Joined", _json(Joined(session_id=SESSION_ID, version=3, seat=2, seat_token=_token("seat 2"), name="Ana")))
+SEAT_LEFT = ("Left, a bot plays on", _json(SeatChanged(session_id=SESSION_ID, version=9, seat=2, now="bot")))
+SEAT_TOKEN_ISSUED = ("Reissued", _json(SeatTokenIssued(session_id=SESSION_ID, version=9, seat=2,
+                                                       seat_token=_token("seat 2 again"))))
+SEAT_TO_BOT = ("Handed to a bot", _json(SeatChanged(session_id=SESSION_ID, version=9, seat=2, now="bot")))
+SEAT_OPENED = ("Opened", _json(SeatChanged(session_id=SESSION_ID, version=9, seat=2, now="open",
+                                           invitation=InvitationIssued(seat=2, code="ZCvrg8Jp0nBfWQd3VhXy1a2b",
+                                                                       expires_in=86_400))))

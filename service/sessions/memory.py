@@ -15,7 +15,8 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from engine import Event, GameState
+from engine import GameState
+from service.sessions.clock import TurnClock
 from service.sessions.store import (
     EVENTS_PER_READ,
     IDEMPOTENCY_RECORDS_KEPT,
@@ -31,6 +32,7 @@ from service.sessions.store import (
     SessionRecord,
     new_tag,
 )
+from service.sessions.table import LogEntry
 
 
 @dataclass
@@ -45,9 +47,9 @@ class _Session:
     #: When each seat last moved (the store's monotonic clock).
     moved: dict[int, float] = field(default_factory=dict)
 
-    def append(self, version: int, events: Sequence[Event]) -> None:
+    def append(self, version: int, events: Sequence[LogEntry], deadline: int | None = None) -> None:
         for i, e in enumerate(events):
-            self.log.append(LoggedEvent(version, i, e))
+            self.log.append(LoggedEvent(version, i, e, deadline))
             self.log_keys.append((version, i))
 
 
@@ -64,6 +66,8 @@ class MemoryStore:
         #: :meth:`has_room` is ``False`` at this many live sessions (0: no bound).
         self.max_sessions = max_sessions
         self._sessions: dict[str, _Session] = {}
+        #: The deadline index: session id -> its clock's deadline, or a replica's claim on it (ms since the epoch).
+        self._deadlines: dict[str, int] = {}
         self._next_sweep = 0.0
         self._on_expired = on_expired
 
@@ -103,14 +107,38 @@ class MemoryStore:
         if count and self._on_expired is not None:
             self._on_expired(count)
 
-    async def create(self, session_id: str, record: SessionRecord, events: Sequence[Event]) -> bool:
+    async def create(self, session_id: str, record: SessionRecord, events: Sequence[LogEntry]) -> bool:
         self._sweep()
         if self._live(session_id) is not None:
             return False
         s = _Session(record=record, expires_at=self._now() + self.idle_seconds)
-        s.append(record.version, events)
+        deadline = record.clock.deadline if record.clock is not None else None
+        s.append(record.version, events, deadline)
         self._sessions[session_id] = s
+        self._index(session_id, record.clock)
         return True
+
+    def _index(self, session_id: str, clock: TurnClock | None) -> None:
+        if clock is None:
+            return
+        if clock.deadline is None:
+            self._deadlines.pop(session_id, None)
+        else:
+            self._deadlines[session_id] = clock.deadline
+
+    async def claim_due(self, now_ms: int, until_ms: int, limit: int) -> tuple[list[tuple[str, int]], int | None]:
+        due = sorted((ms, sid) for sid, ms in self._deadlines.items() if ms <= now_ms)[:limit]
+        for _, sid in due:
+            self._deadlines[sid] = until_ms
+        return [(sid, until_ms) for _, sid in due], min(self._deadlines.values(), default=None)
+
+    async def settle_clock(self, session_id: str, claimed_ms: int, deadline_ms: int | None) -> None:
+        if self._deadlines.get(session_id) != claimed_ms:
+            return
+        if deadline_ms is None:
+            del self._deadlines[session_id]
+        else:
+            self._deadlines[session_id] = deadline_ms
 
     async def load(self, session_id: str, idempotency_field: str | None = None, *,
                    seat: int | None = None) -> Loaded | None:
@@ -121,9 +149,10 @@ class MemoryStore:
         moved = s.moved.get(seat) if seat is not None else None
         return Loaded(s.record, replay, None if moved is None else self._now() - moved)
 
-    async def commit(self, session_id: str, base: SessionRecord, state: GameState, events: Sequence[Event],
+    async def commit(self, session_id: str, base: SessionRecord, state: GameState, events: Sequence[LogEntry],
                      idempotency: tuple[str, IdempotencyRecord] | None = None, *,
-                     seat: int | None = None) -> CommitOutcome:
+                     seat: int | None = None, clock: TurnClock | None = None, table: bytes | None = None,
+                     auth: bytes | None = None) -> CommitOutcome:
         s = self._live(session_id)
         if s is None:
             return Gone()
@@ -137,8 +166,11 @@ class MemoryStore:
         if seat is not None:
             s.moved[seat] = self._now()
         version = base.version + 1
-        s.record = SessionRecord(version, state, s.record.auth, new_tag())
-        s.append(version, events)
+        self._index(session_id, clock)
+        clock = s.record.clock if clock is None else clock  # (none given: the clock stands)
+        s.record = SessionRecord(version, state, s.record.auth if auth is None else auth, new_tag(), clock,
+                                 s.record.table if table is None else table)
+        s.append(version, events, clock.deadline if clock is not None else None)
         if idempotency is not None:
             s.idempotency[idempotency[0]] = idempotency[1]
             while len(s.idempotency) > IDEMPOTENCY_RECORDS_KEPT:
@@ -191,3 +223,4 @@ class MemoryStore:
 
     async def close(self) -> None:
         self._sessions.clear()
+        self._deadlines.clear()

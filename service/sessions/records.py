@@ -36,8 +36,13 @@ from engine.replay import replay_game
 from engine.seat_records import SeatRecord, move_of
 from engine.seat_records import seat_record as derive_seat_record
 from engine.setup import decks_so_far, seed_deck
-from service.sessions.service import SessionService, bearer_token, etag
+from service.sessions.access import no_spectator
+from service.sessions.clock import MoveTimedOut
+from service.sessions.headers import bearer_token
+from service.sessions.problems import etag
+from service.sessions.service import SessionService
 from service.sessions.store import EVENTS_PER_READ, LOG_START, LoggedEvent
+from service.sessions.table import TABLE_EVENTS
 from service.web.openapi import problem_responses, response_spec
 from service.web.problems import Problem
 
@@ -45,8 +50,13 @@ from service.web.problems import Problem
 
 
 def _by_version(log: Sequence[LoggedEvent]) -> list[tuple[int, list[Event]]]:
+    """The game's events grouped by version (the table's own events, such as ``seat_joined``, left out)."""
     groups: list[tuple[int, list[Event]]] = []
     for entry in log:
+        if isinstance(entry.event, TABLE_EVENTS):
+            continue  # the table's changes (seat_joined, …) are no moves of the game
+        if isinstance(entry.event, MoveTimedOut):
+            continue  # the turn clock's mark: the move it made follows, as any move's events
         if not groups or groups[-1][0] != entry.version:
             groups.append((entry.version, []))
         groups[-1][1].append(entry.event)
@@ -130,9 +140,12 @@ async def read_log(service: SessionService, session_id: str) -> list[LoggedEvent
 
 
 async def session_record(service: SessionService, session_id: str, token: str) -> SessionRecordResponse:
-    caller = await service._caller(session_id, token)  # noqa: SLF001 - the sessions' own authorization
+    caller = await service.caller(session_id, token)
+    no_spectator(caller)  # a record is the host's or a seat's
     state, version = caller.record.state, caller.record.version
-    log = [e for e in await read_log(service, session_id) if e.version <= version]
+    # The game's own events (the table's, such as seat_joined, change no state).
+    log = [e for e in await read_log(service, session_id)
+           if e.version <= version and not isinstance(e.event, TABLE_EVENTS)]
     if caller.seat is None:
         return SessionRecordResponse(session_id=session_id, version=version, seat=None,
                                      record=host_record(state, log))

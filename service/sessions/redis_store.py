@@ -5,12 +5,23 @@ them in one cluster slot so that one script may touch them all):
 
 =========================  ===========================================================================
 ``<p>s:{<id>}``            hash: ``v`` (version), ``tag``, ``st`` (msgpack state), ``auth`` (token hashes),
-                           ``m<seat>`` (when that seat last moved, Redis's clock in microseconds)
+                           ``m<seat>`` (when that seat last moved, Redis's clock in microseconds), ``ck``
+                           (the turn clock, msgpack, for a session with one: :mod:`.clock`; ``dl`` its deadline
+                           in ms since the epoch while it runs), ``tb`` (the
+                           table's record: settings, seats' names, invitations, spectators; absent: the defaults)
 ``<p>s:{<id>}:log``        stream of the engine's events, entry id ``<version>-<index>``, field ``e`` (and
-                           ``t``, the tag the change set, on each version's first entry)
+                           ``t``, the tag the change set, on each version's first entry; ``d``, the version's
+                           clock deadline in ms since the epoch, on every entry of a version that has one)
 ``<p>s:{<id>}:idem``       hash: ``<seat>:<Idempotency-Key>`` to the first response (msgpack record)
 ``<p>s:{<id>}:idemq``      list: idempotency fields, oldest first, to forget the oldest beyond a bound
 =========================  ===========================================================================
+
+One more key is shared by all sessions: ``<p>clocks``, the deadline index (a sorted set: session id scored by
+its clock's deadline, or by a replica's claim on it; :mod:`.sweeper`). The scripts that change a session keep
+its entry in step with its ``ck`` (on a Redis Cluster, where the index lives in another slot, by a second
+command right after the change: a replica that dies between the two leaves that clock to the sweeper's next
+pass over the entry the previous change left, which is never later than the new deadline, or, for a new
+session, unindexed).
 
 Every key carries the idle TTL, renewed together by every change. Round trips: creating is one (a script);
 reading a session is one (``HMGET``, or a script that also fetches an idempotency record); a move is the
@@ -62,7 +73,8 @@ from redis.exceptions import (
     TryAgainError,
 )
 
-from engine import Event, GameState
+from engine import GameState
+from service.sessions.clock import TurnClock, decode_clock, encode_clock
 from service.sessions.fanout import LogFollower
 from service.sessions.store import (
     EVENT_DECODER,
@@ -87,23 +99,33 @@ from service.sessions.store import (
     StoreUnavailable,
     new_tag,
 )
+from service.sessions.table import LogEntry
 
-#: KEYS: hash, log, idem, idemq. ARGV: ttl_ms, version, tag, state, auth, event... → 1 created, 0 id taken.
+#: KEYS: hash, log, idem, idemq[, deadline index]. ARGV: ttl_ms, version, tag, state, auth, clock ('' for none),
+#: deadline ms ('' for none), session id, table, event... → 1 created, 0 id taken.
 CREATE_LUA = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('DEL', KEYS[2], KEYS[3], KEYS[4])
-redis.call('HSET', KEYS[1], 'v', ARGV[2], 'tag', ARGV[3], 'st', ARGV[4], 'auth', ARGV[5])
+redis.call('HSET', KEYS[1], 'v', ARGV[2], 'tag', ARGV[3], 'st', ARGV[4], 'auth', ARGV[5], 'tb', ARGV[9])
+if ARGV[6] ~= '' then redis.call('HSET', KEYS[1], 'ck', ARGV[6]) end
+if ARGV[7] ~= '' then redis.call('HSET', KEYS[1], 'dl', ARGV[7]) end
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
-for i = 6, #ARGV do
-  redis.call('XADD', KEYS[2], ARGV[2] .. '-' .. (i - 6), 'e', ARGV[i])
+for i = 10, #ARGV do
+  if ARGV[7] ~= '' then
+    redis.call('XADD', KEYS[2], ARGV[2] .. '-' .. (i - 10), 'e', ARGV[i], 'd', ARGV[7])
+  else
+    redis.call('XADD', KEYS[2], ARGV[2] .. '-' .. (i - 10), 'e', ARGV[i])
+  end
 end
-if #ARGV >= 6 then redis.call('PEXPIRE', KEYS[2], ARGV[1]) end
+if #ARGV >= 10 then redis.call('PEXPIRE', KEYS[2], ARGV[1]) end
+if #KEYS >= 5 and ARGV[7] ~= '' then redis.call('ZADD', KEYS[5], ARGV[7], ARGV[8]) end
 return 1
 """
 
 #: KEYS: hash, idem. ARGV: idempotency field ('' for none), the mover's seat ('' for none) → {v, tag, st, auth,
-#: record or nil, microseconds since that seat last moved or -1}, or nil when the session is gone. (No HMGET
-#: inside scripts: the top-level HMGET and EVALSHA counts in ``INFO commandstats`` are then exactly the round
+#: record or nil, microseconds since that seat last moved or -1, clock or nil, table or nil}, or nil when the
+#: session is gone.
+#: (No HMGET inside scripts: the top-level HMGET and EVALSHA counts in ``INFO commandstats`` are then exactly the round
 #: trips of reads and writes, which the benchmark reports.)
 LOAD_LUA = """
 local v = redis.call('HGET', KEYS[1], 'v')
@@ -119,17 +141,22 @@ if ARGV[2] ~= '' then
   end
 end
 return {v, redis.call('HGET', KEYS[1], 'tag'), redis.call('HGET', KEYS[1], 'st'),
-        redis.call('HGET', KEYS[1], 'auth'), first, string.format('%.0f', ago)}
+        redis.call('HGET', KEYS[1], 'auth'), first, string.format('%.0f', ago), redis.call('HGET', KEYS[1], 'ck'),
+        redis.call('HGET', KEYS[1], 'tb')}
 """
 
-#: The compare-and-set of a move. KEYS: hash, log, idem, idemq. ARGV: expected version, expected tag, ttl_ms, new state,
-#: new tag, idempotency field ('' for none), idempotency record, records kept, mover's seat ('' for none), the session's
-#: change channel, event... → {1, new version} | {2, v, tag, st, auth, microseconds since the mover last moved or -1}
-#: (the session moved on: its current record) | {3, first record} (the idempotency key was used) | {0} (the session is
-#: gone). The new tag is also stored with the version's first event (field ``t``), so that a commit whose answer was
-#: lost can be recognised later (:data:`RESOLVE_LUA`); ``m<seat>`` is when (Redis's clock, microseconds) that seat last
-#: moved. The new version is published on the change channel, which the event follower of every replica with a live
-#: stream of the session listens to (:mod:`.fanout`).
+#: The compare-and-set of a move. KEYS: hash, log, idem, idemq[, deadline index]. ARGV: expected version, expected tag,
+#: ttl_ms, new state, new tag, idempotency field ('' for none), idempotency record, records kept, mover's seat ('' for
+#: none), the session's change channel, new clock ('' to keep it), its deadline ms ('' for none), session id, the new
+#: table ('' to keep it), the new auth ('' to keep it), event... → {1, new version} | {2, v, tag, st, auth,
+#: microseconds since the mover last moved or -1, clock or nil, table or nil} (the session moved on: its current
+#: record) | {3, first record} (the idempotency key was used) | {0} (the session is gone). A new clock's deadline goes
+#: to ``dl`` and, with the index key, to the session's entry of the deadline index (both removed without one); every
+#: event logged carries the version's deadline (``d``, the kept one when no clock is given). The new tag is also
+#: stored with the version's first event (field ``t``), so that a commit whose answer was lost can be recognised later
+#: (:data:`RESOLVE_LUA`); ``m<seat>`` is when (Redis's clock, microseconds) that seat last moved. The new version is
+#: published on the change channel, which the event follower of every replica with a live stream of the session
+#: listens to (:mod:`.fanout`).
 COMMIT_LUA = """
 local v = redis.call('HGET', KEYS[1], 'v')
 if not v then return {0} end
@@ -146,17 +173,30 @@ if v ~= ARGV[1] or tag ~= ARGV[2] then
     local moved = redis.call('HGET', KEYS[1], 'm' .. ARGV[9])
     if moved then ago = now_us - tonumber(moved) end
   end
-  return {2, v, tag, redis.call('HGET', KEYS[1], 'st'), redis.call('HGET', KEYS[1], 'auth'), string.format('%.0f', ago)}
+  return {2, v, tag, redis.call('HGET', KEYS[1], 'st'), redis.call('HGET', KEYS[1], 'auth'), string.format('%.0f', ago),
+          redis.call('HGET', KEYS[1], 'ck'), redis.call('HGET', KEYS[1], 'tb')}
 end
 local nv = tonumber(v) + 1
 redis.call('HSET', KEYS[1], 'v', nv, 'tag', ARGV[5], 'st', ARGV[4])
+if ARGV[14] ~= '' then redis.call('HSET', KEYS[1], 'tb', ARGV[14]) end
+if ARGV[15] ~= '' then redis.call('HSET', KEYS[1], 'auth', ARGV[15]) end
 if ARGV[9] ~= '' then redis.call('HSET', KEYS[1], 'm' .. ARGV[9], string.format('%.0f', now_us)) end
-for i = 11, #ARGV do
-  if i == 11 then
-    redis.call('XADD', KEYS[2], nv .. '-0', 'e', ARGV[i], 't', ARGV[5])
-  else
-    redis.call('XADD', KEYS[2], nv .. '-' .. (i - 11), 'e', ARGV[i])
+local deadline = ARGV[12]
+if ARGV[11] ~= '' then
+  redis.call('HSET', KEYS[1], 'ck', ARGV[11])
+  if deadline ~= '' then redis.call('HSET', KEYS[1], 'dl', deadline) else redis.call('HDEL', KEYS[1], 'dl') end
+  if #KEYS >= 5 then
+    if deadline ~= '' then redis.call('ZADD', KEYS[5], deadline, ARGV[13])
+    else redis.call('ZREM', KEYS[5], ARGV[13]) end
   end
+else
+  deadline = redis.call('HGET', KEYS[1], 'dl') or ''
+end
+for i = 16, #ARGV do
+  local entry = {'e', ARGV[i]}
+  if i == 16 then entry[3] = 't'; entry[4] = ARGV[5] end
+  if deadline ~= '' then entry[#entry + 1] = 'd'; entry[#entry + 1] = deadline end
+  redis.call('XADD', KEYS[2], nv .. '-' .. (i - 16), unpack(entry))
 end
 if ARGV[6] ~= '' then
   redis.call('HSET', KEYS[3], ARGV[6], ARGV[7])
@@ -198,6 +238,24 @@ if tonumber(v) >= nv then
 end
 if v == ARGV[1] and tag == ARGV[2] then redis.call('HSET', KEYS[1], 'tag', ARGV[4]) end
 return {2}
+"""
+
+#: Claims due sessions of the deadline index. KEYS: index. ARGV: now ms, claim until ms, at most → {{id, ...}, earliest
+#: score left or false}: each session due at ``now`` is re-scored to the claim's end, so other replicas pass it over.
+CLAIM_LUA = """
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
+for _, id in ipairs(due) do redis.call('ZADD', KEYS[1], ARGV[2], id) end
+local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+return {due, first[2] or false}
+"""
+
+#: Settles a claim. KEYS: index. ARGV: session id, the claim's score, the deadline ('' to remove): only while the
+#: entry is still the claim (a change that set a new deadline meanwhile wins).
+SETTLE_LUA = """
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not score or tonumber(score) ~= tonumber(ARGV[2]) then return 0 end
+if ARGV[3] == '' then redis.call('ZREM', KEYS[1], ARGV[1]) else redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1]) end
+return 1
 """
 
 #: Every store call fails fast (the service answers 503 and the client retries). The bound is one
@@ -333,9 +391,10 @@ class _Connections:
         self._all.clear()
 
 
-def _record(fields: Any) -> SessionRecord:
-    """A record from Redis's ``v, tag, st, auth``."""
-    return SessionRecord(int(fields[0]), STATE_DECODER.decode(fields[2]), bytes(fields[3]), bytes(fields[1]))
+def _record(fields: Any, clock: Any = None, table: Any = None) -> SessionRecord:
+    """A record from Redis's ``v, tag, st, auth`` (and ``ck`` and ``tb``, ``None`` when absent)."""
+    return SessionRecord(int(fields[0]), STATE_DECODER.decode(fields[2]), bytes(fields[3]), bytes(fields[1]),
+                         decode_clock(clock), b"" if table is None else bytes(table))
 
 
 @asynccontextmanager
@@ -385,6 +444,8 @@ class RedisStore:
         self._load = self.client.register_script(LOAD_LUA)
         self._commit = self.client.register_script(COMMIT_LUA)
         self._resolve = self.client.register_script(RESOLVE_LUA)
+        self._claim = self.client.register_script(CLAIM_LUA)
+        self._settle = self.client.register_script(SETTLE_LUA)
         self._next_node = 0
         # Live streams wait on the replica's one follower of the session logs, not on a connection each.
         self.follower = LogFollower(self._subscriber, self._read_now, self.channel)
@@ -392,6 +453,26 @@ class RedisStore:
     def keys(self, session_id: str) -> tuple[str, str, str, str]:
         base = f"{self.prefix}s:{{{session_id}}}"
         return base, base + ":log", base + ":idem", base + ":idemq"
+
+    def clock_index(self) -> str:
+        """The deadline index: every session with a running clock, scored by its deadline (or a claim)."""
+        return f"{self.prefix}clocks"
+
+    def _change_keys(self, session_id: str) -> list[str]:
+        """The keys of a change: the session's, and (one Redis only: in a cluster it is in another slot) the
+        deadline index."""
+        keys = list(self.keys(session_id))
+        return keys if self.cluster else [*keys, self.clock_index()]
+
+    async def _index_in_cluster(self, session_id: str, clock: TurnClock | None) -> None:
+        """In a cluster, the deadline index's entry, set by a command of its own after the change."""
+        if clock is None:
+            return
+        async with _guard("session_clock", self._on_error, self.command_timeout):
+            if clock.deadline is None:
+                await self.client.zrem(self.clock_index(), session_id)
+            else:
+                await self.client.zadd(self.clock_index(), {session_id: clock.deadline})
 
     def channel(self, session_id: str) -> str:
         """The pub/sub channel on which every change of the session publishes its new version."""
@@ -415,18 +496,24 @@ class RedisStore:
         return kind(host=host, port=port, socket_timeout=None, socket_connect_timeout=CONNECT_TIMEOUT,
                     retry=Retry(NoBackoff(), 0), protocol=2, **options)
 
-    async def create(self, session_id: str, record: SessionRecord, events: Sequence[Event]) -> bool:
+    async def create(self, session_id: str, record: SessionRecord, events: Sequence[LogEntry]) -> bool:
+        deadline = record.clock.deadline if record.clock is not None else None
         args: list[Any] = [self._ttl_ms, str(record.version), record.tag, STATE_ENCODER.encode(record.state),
-                           record.auth]
+                           record.auth, encode_clock(record.clock), "" if deadline is None else str(deadline),
+                           session_id, record.table]
         args.extend(EVENT_ENCODER.encode(e) for e in events)
         async with _guard("session_create", self._on_error, self.command_timeout):
             if self.cluster:  # acknowledged once a replica has it (see _replicated)
                 try:
-                    return bool(await self._replicated(self._create, self.keys(session_id), args))
+                    created = bool(await self._replicated(self._create, self.keys(session_id), args))
                 except CommitOutcomeUnknown:
                     raise StoreUnavailable("the session store could not confirm the new session in time; "
                                            "create it again") from None
-            return bool(await self._create(keys=self.keys(session_id), args=args))
+            else:
+                return bool(await self._create(keys=self._change_keys(session_id), args=args))
+        if created:
+            await self._index_in_cluster(session_id, record.clock)
+        return created
 
     async def load(self, session_id: str, idempotency_field: str | None = None, *,
                    seat: int | None = None) -> Loaded | None:
@@ -434,27 +521,43 @@ class RedisStore:
         reply: Any
         async with _guard("session_load", self._on_error, self.command_timeout):
             if idempotency_field is None and seat is None:
-                reply = await self._call(b"HMGET", hash_key, b"v", b"tag", b"st", b"auth")
+                reply = await self._call(b"HMGET", hash_key, b"v", b"tag", b"st", b"auth", b"ck", b"tb")
+                if reply and reply[0] is not None:
+                    return Loaded(_record(reply, reply[4], reply[5]), None)
             else:
                 reply = await self._evalsha(self._load, [hash_key, idem_key],
                                             [idempotency_field or "", "" if seat is None else str(seat)])
         if not reply or reply[0] is None:
             return None
-        replay = IDEMPOTENCY_DECODER.decode(reply[4]) if len(reply) > 4 and reply[4] is not None else None
-        ago = int(reply[5]) if len(reply) > 5 else -1
-        return Loaded(_record(reply), replay, None if ago < 0 else ago / 1e6)
+        replay = IDEMPOTENCY_DECODER.decode(reply[4]) if reply[4] is not None else None
+        ago = int(reply[5])
+        return Loaded(_record(reply, reply[6], reply[7]), replay, None if ago < 0 else ago / 1e6)
 
-    async def commit(self, session_id: str, base: SessionRecord, state: GameState, events: Sequence[Event],
+    async def commit(self, session_id: str, base: SessionRecord, state: GameState, events: Sequence[LogEntry],
                      idempotency: tuple[str, IdempotencyRecord] | None = None, *,
-                     seat: int | None = None) -> CommitOutcome:
+                     seat: int | None = None, clock: TurnClock | None = None, table: bytes | None = None,
+                     auth: bytes | None = None) -> CommitOutcome:
+        outcome = await self._commit_change(session_id, base, state, events, idempotency, seat, clock, table, auth)
+        if self.cluster and isinstance(outcome, Committed):
+            # The change stands if this fails: the previous entry brings the sweeper back to the session.
+            with contextlib.suppress(StoreUnavailable):
+                await self._index_in_cluster(session_id, clock)
+        return outcome
+
+    async def _commit_change(self, session_id: str, base: SessionRecord, state: GameState,
+                             events: Sequence[LogEntry], idempotency: tuple[str, IdempotencyRecord] | None,
+                             seat: int | None, clock: TurnClock | None, table: bytes | None,
+                             auth: bytes | None) -> CommitOutcome:
         field, first = ("", b"") if idempotency is None else (
             idempotency[0], IDEMPOTENCY_ENCODER.encode(idempotency[1]))
         tag = new_tag()
+        deadline = clock.deadline if clock is not None else None
         args: list[Any] = [str(base.version), base.tag, self._ttl_ms, STATE_ENCODER.encode(state), tag, field,
                            first, str(IDEMPOTENCY_RECORDS_KEPT), "" if seat is None else str(seat),
-                           self.channel(session_id)]
+                           self.channel(session_id), encode_clock(clock), "" if deadline is None else str(deadline),
+                           session_id, b"" if table is None else table, b"" if auth is None else auth]
         args.extend(EVENT_ENCODER.encode(e) for e in events)
-        keys = self.keys(session_id)
+        keys = self._change_keys(session_id)
         reply: Any
         sent = [False]
         try:
@@ -477,8 +580,8 @@ class RedisStore:
         if code == 1:
             return Committed(int(reply[1]), tag)
         if code == 2:
-            ago = int(reply[5]) if len(reply) > 5 else -1
-            return Conflict(_record(reply[1:]), None if ago < 0 else ago / 1e6)
+            ago = int(reply[5])
+            return Conflict(_record(reply[1:], reply[6], reply[7]), None if ago < 0 else ago / 1e6)
         if code == 3:
             return Replayed(IDEMPOTENCY_DECODER.decode(reply[1]))
         return Gone()
@@ -658,10 +761,29 @@ class RedisStore:
         entries = reply[0][1] if isinstance(reply, list) else next(iter(reply.values()))[0]
         for entry_id, fields in entries:
             version, index = _cursor(entry_id)
-            event = fields[b"e"] if isinstance(fields, dict) else next(
-                fields[k + 1] for k in range(0, len(fields), 2) if fields[k] == b"e")
-            out.append(LoggedEvent(version, index, EVENT_DECODER.decode(event)))
+            named = fields if isinstance(fields, dict) else {fields[k]: fields[k + 1] for k in range(0, len(fields), 2)}
+            deadline = named.get(b"d")
+            out.append(LoggedEvent(version, index, EVENT_DECODER.decode(named[b"e"]),
+                                   None if deadline is None else int(deadline)))
         return out
+
+    async def claim_due(self, now_ms: int, until_ms: int, limit: int) -> tuple[list[tuple[str, int]], int | None]:
+        """A read-only look at the earliest entry first (what every pass costs while nothing is due: one
+        ``ZRANGE``), then the claim script when something is."""
+        reply: Any
+        async with _guard("session_clock", self._on_error, self.command_timeout):
+            first = await self._call(b"ZRANGE", self.clock_index(), b"0", b"0", b"WITHSCORES")
+            if not first or int(float(first[1])) > now_ms:
+                return [], int(float(first[1])) if first else None
+            reply = await self._evalsha(self._claim, [self.clock_index()], [str(now_ms), str(until_ms), str(limit)])
+        ids = [m.decode() if isinstance(m, bytes) else str(m) for m in reply[0]]
+        earliest = int(float(reply[1])) if reply[1] else None
+        return [(sid, until_ms) for sid in ids], earliest
+
+    async def settle_clock(self, session_id: str, claimed_ms: int, deadline_ms: int | None) -> None:
+        async with _guard("session_clock", self._on_error, self.command_timeout):
+            await self._evalsha(self._settle, [self.clock_index()],
+                                [session_id, str(claimed_ms), "" if deadline_ms is None else str(deadline_ms)])
 
     async def has_room(self) -> bool:
         """``used_memory`` below ``max_fill`` percent of ``maxmemory`` (``INFO memory``, asked at most once a

@@ -6,11 +6,17 @@ unchanged.
 
 from __future__ import annotations
 
+from typing import Annotated, Literal
+
 import msgspec
+from litestar.exceptions import ValidationException
+from msgspec import Meta
 
 from bots import Level
 from engine import Event, Move, SeatView
 from engine.model import Phase
+from engine.reasons import Reason
+from service.games.suggest import BotSeed, Budget
 from service.referee.schemas import (
     DeckOrders,
     OptionOverrides,
@@ -21,9 +27,23 @@ from service.referee.schemas import (
     Seed,
     Snapshot,
 )
+from service.sessions.clock import ClockOptions, ClockView
+from service.sessions.table import (
+    DEFAULT_INVITATION_SECONDS,
+    MAX_INVITATION_SECONDS,
+    MIN_INVITATION_SECONDS,
+    LogEntry,
+    OnLeave,
+)
+from service.web.struct_dto import decode_request
 
-__all__ = ["CreateSessionRequest", "MoveApplied", "MoveRequest", "SessionCreated", "SessionLegalMoves",
-           "SessionSnapshot", "SessionState", "StreamEnd", "StreamEvent"]
+InvitationSeconds = Annotated[int, Meta(ge=MIN_INVITATION_SECONDS, le=MAX_INVITATION_SECONDS)]
+
+__all__ = ["CreateSessionRequest", "EmptyRequest", "HandToBotRequest", "InvitationIssued", "JoinRequest", "Joined",
+           "MoveApplied", "MoveRequest", "OWN_SEAT", "RawMoveRequest", "SeatChanged", "SeatInfo", "SeatTokenIssued",
+           "SessionCreated", "SessionLegalMoves", "SessionSnapshot", "SessionState", "SessionSuggestRequest",
+           "SessionValidation", "SpectatorCreated", "StreamEnd", "StreamEvent", "UnavailableMove",
+           "decode_move_request"]
 
 # ------------------------------------------------------------------------------------------------ requests
 
@@ -41,12 +61,82 @@ class CreateSessionRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unk
     #: Seats the service plays, by seat number: ``{"1": "expert", "2": "basic"}`` (at least one seat is human;
     #: a bot seat gets no token).
     bots: dict[str, Level] | None = None
+    #: A turn clock: each move's time limit, a reserve per seat, and the bot level that moves for a seat whose
+    #: time ran out (none: no clock).
+    clock: ClockOptions | None = None
+    #: Whether the seats may ask for hints (``POST /v1/sessions/{id}/suggest``); ``false``: 403 ``HINTS_OFF``.
+    hints: bool = True
+    #: Seats left open for players to join: each gets an invitation (a code) instead of a token.
+    open_seats: list[Seat] | None = None
+    #: How long the invitations live, in seconds (a minute to a week).
+    invitation_seconds: InvitationSeconds = DEFAULT_INVITATION_SECONDS
+    #: What a seat whose player leaves becomes: a bot's, at ``leave_level`` (``"bot"``), or an open seat that
+    #: waits for the host to invite someone (``"wait"``).
+    on_leave: OnLeave = "wait"
+    leave_level: Level = "basic"
+
+
+class EmptyRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """An operation that needs no settings (the body is an empty object: every POST takes a JSON body)."""
+
+
+class JoinRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Redeem an invitation: its code, and the name to play under."""
+
+    code: Annotated[str, Meta(min_length=1, max_length=128)]
+    #: 1 to 32 characters once trimmed: Unicode letters, marks, digits, single spaces and ``- ' . _``.
+    name: Annotated[str, Meta(max_length=256)]
+
+
+class HandToBotRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Give a seat to the service's bots."""
+
+    level: Level = "basic"
+
+
+class SessionSuggestRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Ask for a hint: a computer player's move for the token's seat, decided from that seat's view alone."""
+
+    level: Level = "basic"
+    seed: BotSeed | None = None
+    budget: Budget | None = None
 
 
 class MoveRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """A move for the token's seat (``move.seat`` must be that seat)."""
+    """A move for the token's seat. ``move.seat`` may be left out (the token fixes the seat); if given, it must
+    be the token's seat (403 ``WRONG_SEAT``)."""
 
     move: Move
+
+
+class RawMoveRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A session move's body before its move is decoded (:func:`decode_move_request`)."""
+
+    move: msgspec.Raw
+
+
+#: The seat of a session move that named none: the token's (no JSON number decodes to it).
+OWN_SEAT = 1 << 64
+
+
+def _missing_seat(exc: ValidationException) -> bool:
+    extra = exc.extra
+    return (isinstance(extra, list) and len(extra) == 1 and extra[0].get("key") == "move"
+            and extra[0].get("message") == "Object missing required field `seat`")
+
+
+def decode_move_request(body: bytes) -> MoveRequest:
+    """A session move's body, strictly decoded; a move without ``seat`` gets :data:`OWN_SEAT` (the service puts
+    the token's seat there). Errors are those of any body (:func:`~service.web.struct_dto.decode_request`)."""
+    try:
+        return decode_request(MoveRequest, body)
+    except ValidationException as exc:
+        if not _missing_seat(exc):
+            raise
+    document = msgspec.json.decode(body)  # it is JSON: only the move's seat was missing
+    document["move"]["seat"] = 0
+    request = decode_request(MoveRequest, msgspec.json.encode(document))
+    return MoveRequest(move=msgspec.structs.replace(request.move, seat=OWN_SEAT))
 
 
 # ----------------------------------------------------------------------------------------------- responses
@@ -66,21 +156,116 @@ class SessionCreated(msgspec.Struct, kw_only=True):
     expires_in: int
     #: The seats the service plays, and at which level.
     bots: dict[str, str] = msgspec.field(default_factory=dict)
+    #: The turn clock (``null``: none): who is on it and their deadline.
+    clock: ClockView | None = None
+    #: Whether the seats may ask for hints.
+    hints: bool = True
+    #: One invitation per open seat (their ``seat_tokens`` are ``null``).
+    invitations: list[InvitationIssued] = msgspec.field(default_factory=list)
+
+
+class InvitationIssued(msgspec.Struct, kw_only=True):
+    """An invitation to one open seat: give ``code`` to the player (``POST .../join`` redeems it once)."""
+
+    seat: int
+    code: str
+    expires_in: int
+
+
+class Joined(msgspec.Struct, kw_only=True):
+    """A redeemed invitation: the seat's token (keep it: it is answered once) and the version that records it."""
+
+    session_id: str
+    version: int
+    seat: int
+    seat_token: str
+    name: str
+
+
+class SeatTokenIssued(msgspec.Struct, kw_only=True):
+    """A seat's new token (the old one stopped working)."""
+
+    session_id: str
+    version: int
+    seat: int
+    seat_token: str
+
+
+class SeatChanged(msgspec.Struct, kw_only=True):
+    """A seat handed to a bot or opened (with its new invitation) or left."""
+
+    session_id: str
+    version: int
+    seat: int
+    now: Literal["bot", "open"]
+    invitation: InvitationIssued | None = None
+
+
+class SeatInfo(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """Who holds a seat: a player (``human``, with the name it joined under, if any), a ``bot`` (at
+    ``level``), or nobody yet (``open``, waiting for its invitation to be redeemed)."""
+
+    seat: int
+    kind: Literal["human", "bot", "open"]
+    name: str | None = None
+    level: Level | None = None
 
 
 class SessionState(msgspec.Struct, kw_only=True):
     session_id: str
     version: int
-    #: The seat whose view this is; ``null`` for the host's public view.
+    #: The seat whose view this is; ``null`` for the host's and a spectator's public view.
     seat: int | None
     view: SeatView
+    #: Who holds each seat (public).
+    seats: list[SeatInfo] = msgspec.field(default_factory=list)
+    #: The turn clock (``null``: none): who is on it and their deadline.
+    clock: ClockView | None = None
 
 
-class SessionLegalMoves(msgspec.Struct, kw_only=True):
+class UnavailableMove(msgspec.Struct, kw_only=True):
+    """A move of the bid box the seat may not make now, and why (the engine's check of that very move)."""
+
+    move: Move
+    reason: Reason
+    detail: str
+
+
+class SessionLegalMoves(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """A seat's legal moves; its empty members (``unavailable`` without ``?reasons=true``, ``clock`` without a
+    turn clock) are left out."""
+
     session_id: str
     version: int
     seat: int
     legal_moves: list[Move]
+    #: With ``?reasons=true`` during the auction: every other move of the bid box (each bid of the ladder, its
+    #: sans-kitty form where the rules have one, the pass), each with why it is not legal now.
+    unavailable: list[UnavailableMove] | None = None
+    #: The turn clock (``null``: none): who is on it and their deadline.
+    clock: ClockView | None = None
+
+
+class SessionValidation(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """Whether the seat's move is legal now; if not, why not and the seat's own legal moves."""
+
+    session_id: str
+    version: int
+    seat: int
+    legal: bool
+    reason: Reason | None = None
+    detail: str | None = None
+    legal_moves: list[Move] | None = None
+
+
+class SpectatorCreated(msgspec.Struct, kw_only=True):
+    """A new spectator token: it reads the public view and the public event stream, nothing else."""
+
+    session_id: str
+    spectator_token: str
+    #: How many spectator tokens the session now holds (at most ``max_spectators``).
+    spectators: int
+    max_spectators: int
 
 
 class MoveApplied(msgspec.Struct, kw_only=True):
@@ -90,6 +275,8 @@ class MoveApplied(msgspec.Struct, kw_only=True):
     #: The events the move caused, redacted for the mover's seat.
     events: list[Event]
     view: SeatView
+    #: The turn clock after this move (``null``: none): who is on it and their deadline.
+    clock: ClockView | None = None
 
 
 class SessionSnapshot(msgspec.Struct, kw_only=True):
@@ -98,13 +285,17 @@ class SessionSnapshot(msgspec.Struct, kw_only=True):
     snapshot: str
 
 
-class StreamEvent(msgspec.Struct, kw_only=True):
+class StreamEvent(msgspec.Struct, kw_only=True, omit_defaults=True):
     """The ``data`` of one event-stream message: the event as the reader's seat may see it, the session version
-    it belongs to, and the seat to act once that version's move is complete (``null``: nobody, e.g. game over)."""
+    it belongs to, and the seat to act once that version's move is complete (``null``: nobody, e.g. game over)
+    and, in a session with a turn clock, when that seat must have moved."""
 
     version: int
     to_act: int | None
-    event: Event
+    event: LogEntry
+    #: When ``to_act`` must have moved (RFC 3339, UTC, milliseconds): present in a session with a turn clock
+    #: while the clock runs (absent otherwise).
+    deadline: str | None = None
 
 
 class StreamEnd(msgspec.Struct, kw_only=True):

@@ -16,7 +16,9 @@ from typing import NamedTuple, Protocol
 
 import msgspec
 
-from engine import Event, GameState
+from engine import GameState
+from service.sessions.clock import TurnClock
+from service.sessions.table import LogEntry
 from service.web.problems import Problem
 
 #: How many idempotency records a session keeps (the oldest are forgotten first). A retry normally follows
@@ -29,7 +31,7 @@ EVENTS_PER_READ = 100
 STATE_ENCODER = msgspec.msgpack.Encoder()
 STATE_DECODER = msgspec.msgpack.Decoder(GameState)
 EVENT_ENCODER = STATE_ENCODER
-EVENT_DECODER = msgspec.msgpack.Decoder(Event)
+EVENT_DECODER = msgspec.msgpack.Decoder(LogEntry)
 
 
 class StoreUnavailable(Problem):
@@ -63,12 +65,17 @@ class SessionRecord(msgspec.Struct, frozen=True):
     ``tag`` is drawn at random by every change: ``(version, tag)`` names one exact state even if a store
     that lost data (a Redis restored from an older file) reaches the same version number again by another
     path, so that a compare-and-set against a remembered state can never apply to a different one.
+    ``table`` is the table's own record (:class:`service.sessions.table.Table`, msgpack; empty: the defaults):
+    its settings and spectators, changed only by the host, atomically with the version like a move.
     """
 
     version: int
     state: GameState
     auth: bytes
     tag: bytes
+    #: The session's turn clock (:mod:`.clock`), ``None`` for a session without one.
+    clock: TurnClock | None = None
+    table: bytes = b""
 
 
 def new_tag() -> bytes:
@@ -97,11 +104,13 @@ class Loaded(NamedTuple):
 
 
 class LoggedEvent(NamedTuple):
-    """One entry of a session's event log; its SSE id is ``f"{version}-{seq}"``."""
+    """One entry of a session's event log; its SSE id is ``f"{version}-{seq}"``. ``deadline``: when the seat to
+    act once that version was made had to move (milliseconds since the epoch; ``None``: no clock running)."""
 
     version: int
     seq: int
-    event: Event
+    event: LogEntry
+    deadline: int | None = None
 
 
 class Committed(NamedTuple):
@@ -139,9 +148,9 @@ class SessionStore(Protocol):
 
     idle_seconds: int
 
-    async def create(self, session_id: str, record: SessionRecord, events: Sequence[Event]) -> bool:
+    async def create(self, session_id: str, record: SessionRecord, events: Sequence[LogEntry]) -> bool:
         """Store a new session and its first events (logged at ``record.version``) atomically; ``False`` if
-        the id is taken."""
+        the id is taken. A record with a clock deadline enters the deadline index in the same step."""
         ...
 
     async def load(self, session_id: str, idempotency_field: str | None = None, *,
@@ -150,13 +159,16 @@ class SessionStore(Protocol):
         moved), or ``None`` if it is gone."""
         ...
 
-    async def commit(self, session_id: str, base: SessionRecord, state: GameState, events: Sequence[Event],
+    async def commit(self, session_id: str, base: SessionRecord, state: GameState, events: Sequence[LogEntry],
                      idempotency: tuple[str, IdempotencyRecord] | None = None, *,
-                     seat: int | None = None) -> CommitOutcome:
-        """If the session is still at ``base`` (its version and tag): store ``state`` at the next version
-        with a new tag, append ``events`` to the log, keep the idempotency record, note when ``seat`` (the
-        mover) moved, renew the idle expiry. All or nothing; an idempotency key already used answers its
-        record instead.
+                     seat: int | None = None, clock: TurnClock | None = None, table: bytes | None = None,
+                     auth: bytes | None = None) -> CommitOutcome:
+        """If the session is still at ``base`` (its version and tag): store ``state`` at the next version with a
+        new tag (and ``clock``, ``table`` and ``auth``, when given, as the record's: each not given stays as it
+        is), append ``events`` to the log (each carrying the deadline of the clock it leaves), keep the
+        idempotency record, note when ``seat`` (the mover) moved, set the session's entry of the deadline index
+        to a given ``clock``'s deadline (or remove it when that clock is paused), renew the idle expiry. All or
+        nothing; an idempotency key already used answers its record instead.
 
         Never answers a failure for a change that was made: a call whose answer was lost is followed up
         (a fresh connection reads whether this very change is in the store, and makes sure that a copy still
@@ -173,6 +185,17 @@ class SessionStore(Protocol):
     async def read_events(self, session_id: str, after: Cursor, wait: float) -> list[LoggedEvent]:
         """Up to :data:`EVENTS_PER_READ` events after ``after``; if there are none, wait up to ``wait``
         seconds for some (``0``: do not wait). An empty list means none arrived in time."""
+        ...
+
+    async def claim_due(self, now_ms: int, until_ms: int, limit: int) -> tuple[list[tuple[str, int]], int | None]:
+        """Up to ``limit`` sessions of the deadline index due at ``now_ms``, each claimed (its entry moved to
+        ``until_ms``, so that other replicas pass it over until then), and the earliest entry left (``None``:
+        none)."""
+        ...
+
+    async def settle_clock(self, session_id: str, claimed_ms: int, deadline_ms: int | None) -> None:
+        """If the session's index entry is still the claim ``claimed_ms`` (no change moved it meanwhile), set it
+        to ``deadline_ms`` (``None``: remove it)."""
         ...
 
     async def has_room(self) -> bool:

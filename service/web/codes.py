@@ -25,6 +25,7 @@ class ProblemCode(StrEnum):
     INVALID_DECK_ORDER = "INVALID_DECK_ORDER"
     INVALID_FIRST_DEALER = "INVALID_FIRST_DEALER"
     INVALID_BOTS = "INVALID_BOTS"
+    INVALID_CLOCK = "INVALID_CLOCK"
     NO_SUCH_SEAT = "NO_SUCH_SEAT"
     SNAPSHOT_MALFORMED = "SNAPSHOT_MALFORMED"
     SNAPSHOT_VERSION_UNSUPPORTED = "SNAPSHOT_VERSION_UNSUPPORTED"
@@ -44,9 +45,17 @@ class ProblemCode(StrEnum):
     WRONG_SEAT = "WRONG_SEAT"
     SESSION_NOT_FOUND = "SESSION_NOT_FOUND"
     VERSION_CONFLICT = "VERSION_CONFLICT"
+    MOVE_TIMED_OUT = "MOVE_TIMED_OUT"
     IDEMPOTENCY_KEY_REUSED = "IDEMPOTENCY_KEY_REUSED"
     STORE_UNAVAILABLE = "STORE_UNAVAILABLE"
     COMMIT_OUTCOME_UNKNOWN = "COMMIT_OUTCOME_UNKNOWN"
+    HINTS_OFF = "HINTS_OFF"
+    SPECTATORS_FULL = "SPECTATORS_FULL"
+    INVALID_NAME = "INVALID_NAME"
+    INVITATION_REDEEMED = "INVITATION_REDEEMED"
+    INVITATION_EXPIRED = "INVITATION_EXPIRED"
+    TOKEN_REVOKED = "TOKEN_REVOKED"
+    SEAT_NOT_HELD = "SEAT_NOT_HELD"
     API_KEY_REQUIRED = "API_KEY_REQUIRED"
     API_KEY_INVALID = "API_KEY_INVALID"
     RATE_LIMITED = "RATE_LIMITED"
@@ -80,6 +89,8 @@ PROBLEM_CODE_INFO: dict[ProblemCode, tuple[int, str]] = {
     ProblemCode.INVALID_FIRST_DEALER: (400, "The first dealer is not a seat of this game."),
     ProblemCode.INVALID_BOTS: (400, "The bot seats asked for are not seats of this game, name an unknown level, "
                                     "or leave no seat to a human."),
+    ProblemCode.INVALID_CLOCK: (400, "The turn clock asked for is out of bounds (`move_seconds`, `reserve_seconds`) "
+                                     "or names an unknown bot level."),
     ProblemCode.NO_SUCH_SEAT: (400, "A seat named in the request does not exist in this game."),
     ProblemCode.SNAPSHOT_MALFORMED: (400, "The snapshot is not of the form this service issues."),
     ProblemCode.SNAPSHOT_VERSION_UNSUPPORTED: (400, "The snapshot's format version is not one this service "
@@ -106,6 +117,16 @@ PROBLEM_CODE_INFO: dict[ProblemCode, tuple[int, str]] = {
     ProblemCode.SESSION_NOT_FOUND: (404, "The session never existed, was deleted, or expired."),
     ProblemCode.VERSION_CONFLICT: (409, "If-Match names a version the session is no longer at (see "
                                         "`current_version`)."),
+    ProblemCode.HINTS_OFF: (403, "The host turned hints off for this session."),
+    ProblemCode.SPECTATORS_FULL: (409, "The session holds as many spectator tokens as it may."),
+    ProblemCode.INVALID_NAME: (400, "A player's name is empty, too long, or has characters a name may not have."),
+    ProblemCode.INVITATION_REDEEMED: (409, "The invitation was already redeemed (ask the host for a new one)."),
+    ProblemCode.INVITATION_EXPIRED: (410, "The invitation has expired (ask the host for a new one)."),
+    ProblemCode.TOKEN_REVOKED: (401, "The token was replaced: reissued by the host, or its seat was handed on or "
+                                     "left."),
+    ProblemCode.SEAT_NOT_HELD: (409, "No player holds the seat (it is a bot's, or open)."),
+    ProblemCode.MOVE_TIMED_OUT: (409, "The seat ran out of time and the clock moved for it (at `timed_out_version`); "
+                                      "send its next move with If-Match naming `current_version`."),
     ProblemCode.IDEMPOTENCY_KEY_REUSED: (422, "The Idempotency-Key was already used for a different move."),
     ProblemCode.STORE_UNAVAILABLE: (503, "The session store is unavailable; nothing was applied; retry after "
                                          "Retry-After."),

@@ -114,6 +114,7 @@ PROBLEM_EXAMPLES: dict[str, tuple[str, dict[str, Any]]] = {
                                 "not in pack [], repeated ['4H'])", {}),
     "INVALID_FIRST_DEALER": ("first_dealer must be a seat from 0 to 3", {}),
     "INVALID_BOTS": ("bots: at least one seat must be left to a human player", {}),
+    "INVALID_CLOCK": ("clock.move_seconds must be from 1 to 86400, not 0.5", {}),
     "NO_SUCH_SEAT": ("seat 4 does not exist: seats are 0 to 3", {}),
     "SNAPSHOT_MALFORMED": ("a snapshot has three dot-separated parts", {}),
     "SNAPSHOT_VERSION_UNSUPPORTED": ("snapshot version 'v9' is not supported (supported: v1, v2)", {}),
@@ -139,9 +140,19 @@ PROBLEM_EXAMPLES: dict[str, tuple[str, dict[str, Any]]] = {
     "UNAUTHORIZED": ("this token is not valid for this session", {}),
     "FORBIDDEN": ("only the host token can export the snapshot", {}),
     "WRONG_SEAT": ("this token acts for seat 2 only; the move names seat 1", {}),
+    "HINTS_OFF": ("the host turned hints off for this session", {}),
+    "SPECTATORS_FULL": ("this session already has 32 spectator tokens, the most it holds", {}),
+    "INVALID_NAME": ("name: a name is made of letters, digits, spaces and - ' . _ only", {}),
+    "INVITATION_REDEEMED": ("this invitation was already redeemed: ask the host for a new one", {}),
+    "INVITATION_EXPIRED": ("this invitation has expired: ask the host for a new one", {}),
+    "TOKEN_REVOKED": ("this token was replaced: the host reissued it, or its seat was handed on or left", {}),
+    "SEAT_NOT_HELD": ("no player holds seat 2: it is a bot's or open", {}),
     "SESSION_NOT_FOUND": ("no session 'q0Jd3rXyFh2mJZ9KkQ7aLw': it never existed, was deleted, or expired "
                                "after its idle time (the host can recreate it from a snapshot)", {}),
     "VERSION_CONFLICT": ("the session is at version 8, not 7", {"current_version": 8}),
+    "MOVE_TIMED_OUT": ("seat 2 ran out of time: the clock moved for it at version 9 (the session is now at version "
+                       "10); nothing was applied. Read the session, and send the next move with If-Match: \"10\"",
+                       {"current_version": 10, "timed_out_version": 9}),
     "IDEMPOTENCY_KEY_REUSED": ("this Idempotency-Key was already used for a different move; use a new key "
                                     "for a new move", {}),
     "STORE_UNAVAILABLE": ("the session store is unavailable; retry shortly", {}),
@@ -164,9 +175,12 @@ _STATUS_DESCRIPTIONS = {
          "snapshot is not one this service sealed (altered, truncated, or under an unknown key).",
     401: "Missing or unknown credentials: the session token (`Authorization: Bearer …`) or, when the service "
          "requires API keys, the `X-API-Key` header.",
-    403: "A token of this session, but of the wrong role or seat.",
+    403: "A token of this session, but of the wrong role or seat, or an operation the host turned off.",
     404: "Unknown, deleted or expired session.",
-    409: "Stale `If-Match`: the session is at another version (`current_version`, and the current `ETag`).",
+    409: "Stale `If-Match`: the session is at another version (`current_version`, and the current `ETag`); or a "
+         "change of the table that cannot be made now (an invitation already redeemed, a seat nobody holds, as "
+         "many spectators as a session holds).",
+    410: "An invitation whose time is up: ask the host for a new one.",
     413: "The request body is larger than the configured limit (MAX_BODY_BYTES).",
     415: "The request body is not `application/json`.",
     422: "Well-formed but not acceptable: an illegal move (with the reason and the legal moves), a suggestion for a "

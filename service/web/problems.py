@@ -45,6 +45,8 @@ class ProblemDetails(msgspec.Struct, kw_only=True, omit_defaults=True):
     #: Illegal moves: the legal moves of the seat that made the move (empty when it is not that seat's turn).
     legal_moves: list[Move] | None = None
     current_version: int | None = None
+    #: ``MOVE_TIMED_OUT``: the version the turn clock made for the seat.
+    timed_out_version: int | None = None
     #: Records: the index of the refused move, the first derived field that differs, and the state before the
     #: refused move as a snapshot.
     move_index: int | None = None

@@ -2,9 +2,11 @@
 
 Java's ``java.net.http.HttpClient`` (and Spring's RestClient, Ktor …) offers a cleartext HTTP/2 upgrade on every
 plain-http request. A server may ignore the offer (RFC 9110 §7.8) and must then serve the request as HTTP/1.1,
-body included. uvicorn's default httptools parser does not (Kludex/uvicorn#2722: the body is lost, so every POST
-is a 400 "the request body is empty"); the README, the Dockerfile and the Compose file run ``--http h11``, which
-does. This test starts the README's command on a free port and sends such requests over a raw socket.
+body included. uvicorn's own httptools protocol does not (Kludex/uvicorn#2722: the body is lost, so every POST
+is a 400 "the request body is empty"); the served protocol (``service.ops.serving:GuardedHttpToolsProtocol``,
+which the README, the Dockerfile, the Compose file and the manifests run) goes on reading the request as
+HTTP/1.1, and so does the pure-Python ``GuardedH11Protocol``. This test starts the README's command (and the
+same with the h11 protocol) on a free port and sends such requests over a raw socket.
 """
 
 from __future__ import annotations
@@ -39,9 +41,14 @@ def readme_command() -> list[str]:
     return argv[1:]
 
 
-@pytest.fixture(scope="module")
-def readme_server() -> Iterator[int]:
+H11 = "service.ops.serving:GuardedH11Protocol"
+
+
+@pytest.fixture(scope="module", params=["readme", "h11"])
+def readme_server(request: pytest.FixtureRequest) -> Iterator[int]:
     argv = readme_command()
+    if request.param == "h11":
+        argv[argv.index("--http") + 1] = H11
     port = free_port()
     argv[argv.index("--port") + 1] = str(port)
     env = dict(os.environ, SNAPSHOT_KEYS=base64.urlsafe_b64encode(bytes(32)).rstrip(b"=").decode(),
@@ -107,11 +114,53 @@ def test_a_get_offering_h2c_is_served(readme_server: int) -> None:
     assert status == 200 and json.loads(body)["kitty_size"] == 3
 
 
+def _read_answers(sock: socket.socket, count: int) -> list[tuple[int, bytes]]:
+    """``count`` answers (status, body) read off a kept-alive connection, all with a Content-Length."""
+    data = b""
+    out: list[tuple[int, bytes]] = []
+    while len(out) < count:
+        while b"\r\n\r\n" not in data:
+            chunk = sock.recv(65536)
+            assert chunk, f"the connection closed after {len(out)} answers"
+            data += chunk
+        head, _, data = data.partition(b"\r\n\r\n")
+        length = int(re.search(rb"(?i)content-length: *(\d+)", head)[1])  # type: ignore[index]
+        while len(data) < length:
+            data += sock.recv(65536)
+        out.append((int(head.split()[1]), data[:length]))
+        data = data[length:]
+    return out
+
+
+def test_offering_requests_keep_their_bodies_on_a_kept_alive_connection(readme_server: int) -> None:
+    """Several POSTs on one connection, each offering h2c, pipelined in one write and then one by one, chunked
+    and not, then a plain request: every answer is the one its own body asks for."""
+    def post(players: int, chunked: bool) -> bytes:
+        body = b'{"players": %d, "seed": 7}' % players
+        framed = (b"Transfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n0\r\n\r\n" % (len(body), body) if chunked
+                  else b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+        return (b"POST /v1/games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" + UPGRADE
+                + framed)
+
+    with socket.create_connection(("127.0.0.1", readme_server), timeout=10) as sock:
+        sock.sendall(post(2, False) + post(3, True) + post(4, False))
+        answers = _read_answers(sock, 3)
+        for players in (5, 6):
+            sock.sendall(post(players, players == 6))
+            answers += _read_answers(sock, 1)
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        answers += _read_answers(sock, 1)
+    assert [status for status, _ in answers] == [201] * 5 + [200]
+    # Each answer is the game its own body asked for, in order: no body lost, none read twice.
+    assert [json.loads(body)["options"]["players"] for _, body in answers[:5]] == [2, 3, 4, 5, 6]
+
+
 def test_the_readme_dockerfile_and_compose_run_the_same_http_implementation() -> None:
-    """All three run h11: uvicorn's own, or the served protocol (service/ops/serving.py), which is h11's."""
+    """All three run the served protocol (service/ops/serving.py), which keeps the body of an h2c offer."""
     from uvicorn.config import HTTP_PROTOCOLS
     from uvicorn.importer import import_from_string
-    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    from service.ops.serving import GuardedHttpToolsProtocol
 
     readme = readme_command()
     dockerfile = (ROOT / "deploy" / "Dockerfile").read_text()
@@ -122,4 +171,4 @@ def test_the_readme_dockerfile_and_compose_run_the_same_http_implementation() ->
     assert len(chosen) == 1
     name = chosen.pop()
     protocol = import_from_string(HTTP_PROTOCOLS.get(name, name))
-    assert issubclass(protocol, H11Protocol)
+    assert protocol is GuardedHttpToolsProtocol

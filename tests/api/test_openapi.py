@@ -62,7 +62,8 @@ def test_every_operation_is_named_documented_and_exemplified(served: dict[str, A
         "getRules", "createGame", "viewGame", "legalMoves", "validateMove", "applyMove", "suggestMove",
         "createSession", "getSession", "getSessionLegalMoves", "applySessionMove", "exportSessionSnapshot",
         "deleteSession", "streamSessionEvents", "getHealth", "getReadiness", "getMetrics", "verifyRecord",
-        "getSessionRecord"}
+        "getSessionRecord", "validateSessionMove", "suggestSessionMove", "createSpectatorToken", "joinSession",
+        "leaveSession", "reissueSeatToken", "handSeatToBot", "inviteToSeat"}
     assert all(re.fullmatch(r"[a-z]+(?:[A-Z][a-z]+)*", op["operationId"]) for _, _, op in ops)  # camelCase
     problem_schemas = set()
     for path, method, op in ops:

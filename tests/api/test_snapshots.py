@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import logging
 import os
+from collections.abc import Callable
 
 import msgspec
 import pytest
@@ -12,7 +13,8 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from engine import Options, apply_move, legal_moves, new_game
+from engine import GameState, Options, apply_move, integrity_problems, legal_moves, new_game, structure_problems
+from engine.model import Bid, Pass
 from service.app import GENERATED_KEY_WARNING, create_app
 from service.config import Settings
 from service.referee.snapshots import Sealer, SnapshotError, _compressor, key_id
@@ -198,3 +200,109 @@ def test_snapshot_reveals_nothing_readable(snapshot: str) -> None:
     raw = base64.urlsafe_b64decode(snapshot.split(".")[2] + "==")
     for plain_marker in (b"rules_version", b"hands", b"kitty", b"seed", Options().deal_pattern.encode()):
         assert plain_marker not in raw
+
+
+# ------------------------------------------------------------------ the structural check and the full replay
+
+
+def _seal_v1(state: GameState, key: bytes = KEY_A) -> str:
+    """``state`` in the older ``v1`` format (no length, no padding), as a replica of an older release seals it."""
+    kid = key_id(key)
+    nonce = os.urandom(12)
+    frame = _compressor().compress(msgspec.msgpack.encode(state))
+    return f"v1.{kid}.{_b64e(nonce + AESGCM(key).encrypt(nonce, frame, f'v1.{kid}'.encode()))}"
+
+
+def _unreplayed_mutations() -> list[tuple[str, GameState, GameState]]:
+    """(what, original, mutated) for every mutation of tests/engine/test_integrity.py that the structural check
+    lets through and only the replay refuses (a state only an insider holding the key could seal)."""
+    from tests.engine.test_integrity import MUTATIONS, STATES
+
+    out = []
+    for state in STATES:
+        for _, what, mutate in MUTATIONS:
+            try:
+                bad = mutate(state)
+            except (StopIteration, IndexError, TypeError):
+                continue
+            if bad is not None and bad != state and not structure_problems(bad):
+                assert integrity_problems(bad), what
+                out.append((what, state, bad))
+    return out
+
+
+def test_a_current_snapshot_gets_the_structural_check_an_old_or_imported_one_the_replay() -> None:
+    """Snapshots of the current format, sealed under the key, are not replayed on opening (the seal proves the
+    service made them); ``v1`` snapshots and ``open(replay=True)`` (a session's first state) are."""
+    sealer = Sealer([KEY_A], cache_size=16)
+    what, _, bad = next(m for m in _unreplayed_mutations() if m[0] == "another bid")
+    current = Sealer([KEY_A]).seal(bad)
+    assert sealer.open(current) == bad
+    with pytest.raises(SnapshotError) as info:
+        sealer.open(current, replay=True)  # the cached, unreplayed state is replayed now
+    assert info.value.code == "SNAPSHOT_CORRUPT" and "not what this hand's recorded moves lead to" in str(
+        info.value.detail), what
+    with pytest.raises(SnapshotError) as info:
+        Sealer([KEY_A]).open(_seal_v1(bad))
+    assert info.value.code == "SNAPSHOT_CORRUPT"
+    good, _ = new_game(Options(), seed=4)
+    assert Sealer([KEY_A]).open(_seal_v1(good)) == good  # an old replica's real state still opens
+    remembered = sealer.seal(good, remember=True)
+    assert sealer.open(remembered, replay=True) is good  # the engine made it here: nothing to replay
+
+
+def test_a_state_only_the_replay_refuses_never_answers_500() -> None:
+    """Every such state, through every stateless operation's answer (the functions the handlers call): a
+    normal answer or a 4xx problem, never another error. Where the engine cannot act on it, the guard runs the
+    replay and the answer is SNAPSHOT_CORRUPT; the sample holds such states, so the guard is exercised."""
+    from service.games.api import answer_apply, answer_legal_moves, answer_validate, answer_view
+    from service.games.schemas import ApplyRequest, LegalMovesRequest, ValidateRequest, ViewRequest
+    from service.games.suggest import SuggestRequest, answer_suggest
+    from service.web.problems import Problem
+
+    sealer = Sealer([KEY_A])
+    guarded = 0
+    cases = _unreplayed_mutations()
+    assert len(cases) > 300
+    for what, original, bad in cases:
+        snap = sealer.seal(bad)
+        move = legal_moves(original)[0] if original.to_act is not None else Pass(seat=0)
+        seat = bad.to_act if bad.to_act is not None else 0
+        operations: list[tuple[Callable[..., object], tuple[object, ...]]] = [
+            (answer_view, (ViewRequest(snapshot=snap, seat=None), sealer)),
+            (answer_legal_moves, (LegalMovesRequest(snapshot=snap), sealer)),
+            (answer_validate, (ValidateRequest(snapshot=snap, move=move), sealer, "en")),
+            (answer_apply, (ApplyRequest(snapshot=snap, move=move), sealer, None)),
+            (answer_suggest, (SuggestRequest(snapshot=snap, seat=seat), sealer))]
+        for operation, args in operations:
+            try:
+                operation(*args)
+            except Problem as problem:
+                assert 400 <= problem.status < 500, (what, problem)
+                guarded += problem.code == "SNAPSHOT_CORRUPT"
+    assert guarded > 0
+
+
+def test_the_guard_turns_an_engine_failure_on_a_sealed_state_into_422(client: Client) -> None:
+    """The high bidder marked as passed (well-formed, unreachable): the view answers; the engine cannot apply
+    the last pass from it (an auction with nobody left to call), and the answer is the replay's finding."""
+    state, _ = new_game(Options(), seed=2, first_dealer=2)
+    for move in (Pass(seat=3), Bid(seat=0, bid="8H"), Pass(seat=1)):
+        state, _ = apply_move(state, move)
+    bad = msgspec.structs.replace(state, passed=(True, *state.passed[1:]))
+    assert not structure_problems(bad) and integrity_problems(bad)
+    with pytest.raises(AssertionError):
+        apply_move(bad, Pass(seat=2))  # what a 500 would have been made of
+    snap = Sealer([KEY_A]).seal(bad)
+    assert client.post("/v1/games/view", json={"snapshot": snap}).status_code == 200
+    response = client.post("/v1/games/apply", json={"snapshot": snap, "move": {"type": "pass", "seat": 2}})
+    problem = assert_problem(response, 422, "SNAPSHOT_CORRUPT")
+    assert "passed" in problem["detail"]
+
+
+def test_a_session_restored_from_a_snapshot_is_replayed(client: Client) -> None:
+    """A session keeps its state: an unreplayed insider's state must not become one."""
+    _, _, bad = next(m for m in _unreplayed_mutations() if m[0] == "another bid")
+    snap = Sealer([KEY_A]).seal(bad)
+    assert client.post("/v1/games/view", json={"snapshot": snap}).status_code == 200
+    assert_problem(client.post("/v1/sessions", json={"snapshot": snap}), 422, "SNAPSHOT_CORRUPT")

@@ -1,7 +1,8 @@
 """What the integrity check costs, beside the move it guards: per state of random games, the median time of
 ``apply_move`` (one random legal move), of ``integrity_problems`` on a state this process has never replayed
-("cold": another replica's snapshot, the memo cleared), and on the states of a game checked in order ("in
-order": each replay walks the moves it shares with the previous state and applies only the new ones).
+("cold": the memo cleared), on the states of a game checked in order ("in order": each replay walks the moves
+it shares with the previous state and applies only the new ones), and of ``structure_problems`` (the check a
+snapshot sealed by the service gets: another replica's included).
 
     .venv/bin/python tests/bench/bench_integrity.py --games 20
 
@@ -21,7 +22,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from engine import GameState, Options, apply_move, integrity_problems, legal_moves, new_game  # noqa: E402
+from engine import (  # noqa: E402
+    GameState,
+    Options,
+    apply_move,
+    integrity_problems,
+    legal_moves,
+    new_game,
+    structure_problems,
+)
 from engine import integrity as _integrity  # noqa: E402
 
 
@@ -50,12 +59,13 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=20)
     args = parser.parse_args()
     print(f"{'players':>7} {'states':>7} {'apply p50 µs':>13} {'cold p50 µs':>12} {'in order p50 µs':>16} "
-          f"{'cold/apply':>10} {'order/apply':>11}")
+          f"{'struct p50 µs':>13} {'cold/apply':>10} {'order/apply':>11} {'struct/apply':>12}")
     for players in (2, 3, 4, 5, 6):
         played = games(players, args.games)
         apply_t: list[float] = []
         cold_t: list[float] = []
         order_t: list[float] = []
+        struct_t: list[float] = []
         rng = random.Random(players)
         for states in played:
             for st in states:
@@ -75,8 +85,13 @@ def main() -> None:
                 t0 = time.perf_counter()
                 assert integrity_problems(st) == []
                 order_t.append(time.perf_counter() - t0)
-        a, c, o = median_us(apply_t), median_us(cold_t), median_us(order_t)
-        print(f"{players:>7} {len(cold_t):>7} {a:>13.1f} {c:>12.1f} {o:>16.1f} {c / a:>10.1f} {o / a:>11.1f}")
+            for st in states:
+                t0 = time.perf_counter()
+                assert structure_problems(st) == []
+                struct_t.append(time.perf_counter() - t0)
+        a, c, o, k = median_us(apply_t), median_us(cold_t), median_us(order_t), median_us(struct_t)
+        print(f"{players:>7} {len(cold_t):>7} {a:>13.1f} {c:>12.1f} {o:>16.1f} {k:>13.1f} {c / a:>10.1f} "
+              f"{o / a:>11.1f} {k / a:>12.1f}")
 
 
 if __name__ == "__main__":

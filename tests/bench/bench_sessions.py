@@ -1,6 +1,7 @@
 """Session moves through Redis against the stateless apply path (a script that prints figures, not a test).
 
     .venv/bin/python tests/bench/bench_sessions.py [--seconds 10] [--connections 64] [--idempotency-keys]
+                                                   [--http service.ops.serving:GuardedHttpToolsProtocol]
 
 Starts a redis-server of its own (free port, no persistence), the service with uvicorn (one worker, no access
 log) pinned to CPU 0, and runs the load generator (asyncio, raw HTTP/1.1 keep-alive, one connection per
@@ -8,13 +9,18 @@ simulated client, loopback only) on CPU 1; redis-server shares CPU 1 with the ge
 has its core to itself. Scenarios, ``--seconds`` each after a short warm-up:
 
 (a)  ``POST /v1/games/apply`` with a legal move on mid-game four-player snapshots (tricks 2 to 8), a pool
-     rotated by every connection (warm: the service has seen these snapshots, as in play on one replica);
+     rotated by every connection (warm: each snapshot sealed by the service itself, its answer to the move
+     before, so kept in its cache, as in play on one replica; tests/bench/bench_http.py's pool);
 (b)  ``POST /v1/sessions/{id}/moves`` through Redis: each connection creates its own session and plays the
      legal moves of whoever is to act, in turn, with ``If-Match`` (a fresh session when its game ends;
      creations are not counted as moves).
 
-Both scenarios run against one ``uvicorn --factory service.app:create_app`` (the service as deployed, with
-``REDIS_URL`` set, ``LOG_LEVEL=WARNING``, no rate limit or API keys), one after the other.
+Both scenarios run against one ``uvicorn --factory service.app:create_app --http <--http>`` (the service as
+deployed, by default with the served protocol, with ``REDIS_URL`` set, ``LOG_LEVEL=WARNING``, no rate limit or
+API keys), one after the other. The session-creation bounds are off (``SESSION_CREATE_PER_MINUTE=0``,
+``SESSION_CREATE_TOTAL_PER_MINUTE=0``): every connection is one client address (loopback) creating a session
+and a new one per finished game, which the served default (30 a minute per client) would refuse with 429
+within seconds; the bounds are measured by tests/ops, not here.
 
 Prints moves/s, p50/p99 latency, the ratio (b)/(a) (target: at least 50%) and the Redis round trips per move,
 from ``INFO commandstats`` deltas over the measured window: top-level ``HMGET`` (plain reads) plus ``EVALSHA``
@@ -60,10 +66,13 @@ HOST = "127.0.0.1"
 # -------------------------------------------------------------------------------------------- processes
 
 
-def start_service(factory: str, env: dict[str, str]) -> tuple[subprocess.Popen[bytes], int]:
+SERVED = "service.ops.serving:GuardedHttpToolsProtocol"
+
+
+def start_service(factory: str, env: dict[str, str], http: str = SERVED) -> tuple[subprocess.Popen[bytes], int]:
     port = free_port()
     cmd = [sys.executable, "-m", "uvicorn", "--factory", factory, "--host", HOST, "--port", str(port),
-           "--workers", "1", "--no-access-log", "--log-level", "warning"]
+           "--workers", "1", "--no-access-log", "--log-level", "warning", "--http", http]
     full_env = {**os.environ, **env, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     proc = subprocess.Popen(cmd, cwd=ROOT, env=full_env, preexec_fn=pin(SERVER_CPU))
     deadline = time.monotonic() + 30
@@ -141,25 +150,6 @@ class Figures:
 
 
 # --------------------------------------------------------------------------------- (a) stateless apply
-
-
-def apply_pool(sealer: Sealer, games: int = 6) -> list[bytes]:
-    """Mid-game four-player snapshots (tricks 2 to 8 of a hand), each with a legal move."""
-    rng = random.Random(500)
-    bodies = []
-    for seed in range(games):
-        state, _ = new_game(Options(), seed=seed)
-        taken = 0
-        for _ in range(2000):
-            if state.phase == "game_over" or taken >= 8:
-                break
-            moves = legal_moves(state)
-            if state.phase == "play" and 2 <= len(state.tricks) <= 8 and rng.random() < 0.3:
-                bodies.append(msgspec.json.encode({"snapshot": sealer.seal(state),
-                                                   "move": rng.choice(moves)}))
-                taken += 1
-            state, _ = apply_move(state, rng.choice(moves))
-    return bodies
 
 
 async def run_apply(port: int, pool: list[bytes], seconds: float, connections: int, server_pid: int) -> Figures:
@@ -288,17 +278,22 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--connections", type=int, default=64)
     parser.add_argument("--idempotency-keys", action="store_true", help="send an Idempotency-Key with each move")
+    parser.add_argument("--http", default=SERVED, help="uvicorn's --http (default: the served protocol)")
     args = parser.parse_args()
 
     key = Sealer.generate_key()
-    pool = apply_pool(Sealer([key]))
     redis_proc, redis_port = start_redis(CLIENT_CPU)
     redis = Redis(host=HOST, port=redis_port)
     env = {"SNAPSHOT_KEYS": base64.urlsafe_b64encode(key).rstrip(b"=").decode(), "LOG_LEVEL": "WARNING",
-           "REDIS_URL": f"redis://{HOST}:{redis_port}/0", "RATE_LIMIT_PER_MINUTE": "0", "API_KEYS": ""}
+           "REDIS_URL": f"redis://{HOST}:{redis_port}/0", "RATE_LIMIT_PER_MINUTE": "0", "API_KEYS": "",
+           "SESSION_CREATE_PER_MINUTE": "0", "SESSION_CREATE_TOTAL_PER_MINUTE": "0"}
     pin(CLIENT_CPU)()
     try:
-        server, port = start_service(FACTORY, env)
+        server, port = start_service(FACTORY, env, args.http)
+        from tests.bench.bench_http import apply_bodies, served_pool
+
+        # Warm: each snapshot sealed by this server (its answer to the move before), so kept in its cache.
+        pool = served_pool(port, apply_bodies(Sealer([key]), 6, False), 6, False)
         try:
             asyncio.run(run_apply(port, pool, 2, args.connections, server.pid))  # warm-up
             applied = asyncio.run(run_apply(port, pool, args.seconds, args.connections, server.pid))
@@ -313,7 +308,8 @@ def main() -> None:
     round_trips = (x["hmget"] + x["evalsha"] + x["eval"] + x["script"] - x["created"]) / max(1, x["moves"])
     print(f"service on CPU {SERVER_CPU} (uvicorn, 1 worker, no access log); load generator and redis-server on "
           f"CPU {CLIENT_CPU} of {os.cpu_count()}; {args.connections} keep-alive connections; "
-          f"{args.seconds:g} s per scenario; both against {FACTORY}")
+          f"{args.seconds:g} s per scenario; both against {FACTORY} --http {args.http}, session-creation "
+          "bounds off")
     print(f"(a) POST /v1/games/apply (mid-game 4p snapshots, pool {len(pool)}):  {applied.rps:8.0f} req/s   "
           f"p50 {applied.pct(0.5):6.2f} ms   p99 {applied.pct(0.99):6.2f} ms")
     keyed = " +Idempotency-Key" if args.idempotency_keys else ""

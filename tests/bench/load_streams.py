@@ -2,10 +2,11 @@
 figures, not a test).
 
     .venv/bin/python tests/bench/load_streams.py [--streams 100,1000,5000] [--seconds 10] [--rate 20]
-                                                 [--store redis|memory]
+                                                 [--store redis|memory] [--http PROTOCOL]
 
 Starts a redis-server of its own (free port, no persistence) and the service as served (uvicorn, one worker,
-the served protocol ``service.ops.serving:GuardedH11Protocol`` with its timeouts and limits, no access log,
+the served protocol ``service.ops.serving:GuardedHttpToolsProtocol`` with its timeouts and limits (``--http``
+chooses another, e.g. ``service.ops.serving:GuardedH11Protocol``), no access log,
 ``LOG_LEVEL=WARNING``)
 pinned to CPU 0; the load generator (asyncio, raw HTTP/1.1 sockets, loopback only) and redis-server share CPU 1.
 For each N of ``--streams``:
@@ -74,11 +75,10 @@ def raise_open_files_limit() -> int:
     return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
 
 
-def start_service(env: dict[str, str]) -> tuple[subprocess.Popen[bytes], int]:
+def start_service(env: dict[str, str], http: str) -> tuple[subprocess.Popen[bytes], int]:
     port = free_port()
     cmd = [sys.executable, "-m", "uvicorn", "--factory", "service.app:create_app", "--host", HOST, "--port",
-           str(port), "--http", "service.ops.serving:GuardedH11Protocol", "--no-access-log", "--log-level",
-           "warning"]
+           str(port), "--http", http, "--no-access-log", "--log-level", "warning"]
     full_env = {**os.environ, **env, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen(cmd, cwd=ROOT, env=full_env, preexec_fn=pin(SERVER_CPU))
     deadline = time.monotonic() + 30
@@ -341,6 +341,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=10.0, help="seconds of moves per level")
     parser.add_argument("--rate", type=float, default=20.0, help="moves per second")
     parser.add_argument("--store", choices=("redis", "memory"), default="redis")
+    parser.add_argument("--http", default="service.ops.serving:GuardedHttpToolsProtocol",
+                        help="uvicorn's --http (default: the served protocol)")
     args = parser.parse_args()
     levels = [int(x) for x in args.streams.split(",") if x.strip()]
     limit = raise_open_files_limit()
@@ -359,7 +361,7 @@ def main() -> None:
         redis_proc, redis_port = start_redis(CLIENT_CPU, "--maxclients", "20000")
         env["REDIS_URL"] = f"redis://{HOST}:{redis_port}/0"
         probe = Redis(host=HOST, port=redis_port, client_name="load-probe")
-    service, port = start_service(env)
+    service, port = start_service(env, args.http)
     try:
         print(f"store: {args.store}; service pid {service.pid} on CPU {SERVER_CPU}, load generator on CPU "
               f"{CLIENT_CPU}; {args.rate:g} moves/s for {args.seconds:g} s per level; "

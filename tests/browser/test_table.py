@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import socket
 import threading
 import urllib.parse
@@ -40,6 +41,8 @@ ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 STEP_MS = 40  # the bots' moves stay this long on screen (the page's default is 600)
 TURN_TIMEOUT_MS = 30_000
 MAX_MOVES = 400
+CLOCK_SECONDS = 4  # the turn clock of the two-player table: each move's time limit
+SKIPPED_TURNS = 2  # the turns one of its players lets the clock play
 
 
 @pytest.fixture(scope="module")
@@ -250,13 +253,13 @@ def test_a_whole_game_against_three_bots_played_by_clicking(page: Page, service:
     assert kept["events"][-1]["event"]["type"] == "game_over"
     # The log holds every event of the seat's stream once, in order: what a plain reader gets.
     assert ids == stream_ids(service, kept["sessionId"], kept["seatToken"])
-    # The page reads as our seat only: the host token serves only to export the sealed snapshot (for hints).
-    host = [(method, path) for method, path, used in calls if used == kept["hostToken"]]
-    assert host and all(method == "GET" and path.endswith("/snapshot") for method, path in host), host
-    sessions = [(method, path, used) for method, path, used in calls
-                if path.startswith("/v1/sessions/") and not path.endswith("/snapshot")]
-    assert {path.rsplit("/", 1)[-1] for _, path, _ in sessions} >= {"events", "legal-moves", "moves"}
-    assert all(used == kept["seatToken"] for _, _, used in sessions), "a session was read with another token"
+    # The page plays with its seat token only: the host token is not kept, no snapshot is exported, and hints
+    # and reasons come from the session itself for our seat.
+    assert set(kept) >= {"sessionId", "seatToken"} and "hostToken" not in kept
+    assert all(not path.endswith("/snapshot") and not path.startswith("/v1/games") for _, path, _ in calls), calls
+    sessions = [(method, path, used) for method, path, used in calls if path.startswith("/v1/sessions/")]
+    assert {path.rsplit("/", 1)[-1] for _, path, _ in sessions} >= {"events", "legal-moves", "moves", "suggest"}
+    assert all(used == kept["seatToken"] for _, _, used in sessions), "a session was used with another token"
     # Only our own cards were ever shown: every card the page received is our seat's.
     for item in kept["events"]:
         event = item["event"]
@@ -417,11 +420,13 @@ def test_the_contractor_takes_the_kitty_discards_and_nominates(page: Page, servi
 
 
 def test_a_reload_after_the_session_is_gone_offers_a_new_game(page: Page, service: LiveService) -> None:
-    deal(page, service, target=500)
+    with page.expect_response(lambda r: r.request.method == "POST" and r.url.endswith("/v1/sessions")) as created:
+        deal(page, service, target=500)
+    host_token = created.value.json()["host_token"]  # seen on the wire only: the page does not keep it
     kept = saved(page)
     with httpx.Client(timeout=10) as http:
         gone = http.delete(f"{service.url}/v1/sessions/{kept['sessionId']}",
-                           headers={"Authorization": f"Bearer {kept['hostToken']}"})
+                           headers={"Authorization": f"Bearer {host_token}"})
     assert gone.status_code == 204
     streams: list[str] = []
     page.on("request", lambda r: streams.append(r.url) if "/events?" in r.url else None)
@@ -430,3 +435,90 @@ def test_a_reload_after_the_session_is_gone_offers_a_new_game(page: Page, servic
     assert page.evaluate("localStorage['fivehundred.table']") is None
     page.wait_for_timeout(2500)
     assert len(streams) <= 1, f"the page kept reopening a gone session's stream: {streams}"
+
+
+def test_two_players_join_one_table_with_two_bots_and_a_spectator_watches(browser: Browser,
+                                                                          service: LiveService) -> None:
+    """A host (plain HTTP) creates a table with two open seats and two bot seats, a turn clock and a spectator
+    token; two browser contexts join it by their invitations, under their names, and play a hand (the whole
+    game, to 10 points) by clicking; a third context watches. The second player lets its first turns run out:
+    the clock plays them (``move_timed_out`` on every stream), and its page plays on afterwards. Each page uses
+    only its own token; the spectator's page never receives a card of any hand."""
+    with httpx.Client(base_url=service.url, timeout=10) as http:
+        created = http.post("/v1/sessions", json={"players": 4, "seed": 7, "first_dealer": 3,
+                                                  "options": {"target": 10}, "bots": {"1": "basic", "3": "basic"},
+                                                  "open_seats": [0, 2],
+                                                  "clock": {"move_seconds": CLOCK_SECONDS, "bot": "basic"}}).json()
+        host = {"Authorization": f"Bearer {created['host_token']}"}
+        spectator = http.post(f"/v1/sessions/{created['session_id']}/spectators", json={}, headers=host).json()
+    sid = created["session_id"]
+    codes = {i["seat"]: i["code"] for i in created["invitations"]}
+    contexts = [browser.new_context(viewport={"width": 1280, "height": 900}) for _ in range(3)]
+    errors: list[str] = []
+    calls: list[list[str]] = [[], [], []]  # the tokens each page sent
+    try:
+        pages = [c.new_page() for c in contexts]
+        for i, p in enumerate(pages):
+            p.on("pageerror", lambda error: errors.append(str(error)))
+            p.on("request", lambda r, i=i: calls[i].append(
+                r.headers.get("authorization", "").removeprefix("Bearer ")
+                or urllib.parse.parse_qs(urllib.parse.urlsplit(r.url).query).get("access_token", [""])[0])
+                if "/v1/sessions/" in r.url else None)
+        ana, bo, watcher = pages
+        for p, seat, name in ((ana, 0, "Ana"), (bo, 2, "Bö Ström")):
+            p.goto(f"{service.url}/demo/?step_ms={STEP_MS}&join={sid}&code={codes[seat]}")
+            p.wait_for_selector("#join:not([hidden])")
+            p.fill("#join [name=name]", name)
+            p.click("#join-button")
+            p.wait_for_selector("#table:not([hidden])")
+        watcher.goto(f"{service.url}/demo/?step_ms={STEP_MS}&watch={sid}&token={spectator['spectator_token']}")
+        watcher.wait_for_selector("#table:not([hidden])")
+        moves = skipped = bo_moves = 0
+        players = {0: ana, 2: bo}
+        while any(p.get_attribute("body", "data-turn") != "over" for p in players.values()):
+            acted = False
+            for p in players.values():
+                if p.get_attribute("body", "data-turn") != "you":
+                    continue
+                if p is bo and skipped < SKIPPED_TURNS:  # Bo looks away: the clock moves for it
+                    p.wait_for_function("document.body.dataset.turn !== 'you'", timeout=TURN_TIMEOUT_MS)
+                    skipped += 1
+                else:
+                    play_one(p)
+                    moves += 1
+                    bo_moves += p is bo
+                acted = True
+            if not acted:
+                ana.wait_for_timeout(50)
+            assert moves < MAX_MOVES, "the game did not end"
+        watcher.wait_for_selector("body[data-turn=over]", timeout=TURN_TIMEOUT_MS)
+        assert watcher.inner_text("#status").startswith("Game over")
+        # Names: each player sees the other's; the watcher sees both.
+        assert "Bö Ström" in ana.inner_text("#seats") and "Ana" in bo.inner_text("#seats")
+        assert "Ana" in watcher.inner_text("#table") and "Bö Ström" in watcher.inner_text("#table")
+        assert watcher.locator("#hand button").count() == 0  # no cards to click, no hand shown
+        kept = [saved(p) for p in (ana, bo)]
+        assert [k["seat"] for k in kept] == [0, 2] and all("hostToken" not in k for k in kept)
+        # Each page used its own token only, and never the host's.
+        own = [{kept[0]["seatToken"]}, {kept[1]["seatToken"]}, {spectator["spectator_token"]}]
+        for used, allowed in zip(calls, own, strict=True):
+            assert set(used) - {""} <= allowed and used, (used, allowed)
+        # The watcher's log is the public stream, and no card of any hand reached it.
+        shown = watcher.eval_on_selector_all("#log li", "items => items.map(li => li.dataset.eventId)")
+        assert shown == stream_ids(service, sid, spectator["spectator_token"])
+        log = "\n".join(watcher.eval_on_selector_all("#log li", "items => items.map(li => li.textContent)"))
+        assert "received cards" in log and not re.search(r"received \S+[♠♣♦♥]|received Jkr", log), log
+        assert "seat joined" in log.lower() or "Seat joined" in log
+        # The clock's moves for Bo are on every stream, and Bo's own moves went through after them.
+        with httpx.Client(timeout=20) as http:
+            public = http.get(f"{service.url}/v1/sessions/{sid}/events",
+                              headers={"Authorization": f"Bearer {spectator['spectator_token']}"}).text
+        timed_out = [json.loads(line[len("data: "):])["event"] for line in public.splitlines()
+                     if line.startswith("data: ") and '"move_timed_out"' in line]
+        assert sum(e["seat"] == 2 for e in timed_out) >= SKIPPED_TURNS, timed_out
+        assert "move timed out" in log.lower(), log
+        assert bo_moves > 0, "Bo's page did not play on after the clock's moves"
+    finally:
+        for c in contexts:
+            c.close()
+    assert not errors, f"JavaScript errors on the pages: {errors}"

@@ -10,7 +10,7 @@ from collections.abc import Callable
 import msgspec
 import pytest
 
-from engine import GameState, Options, apply_move, integrity_problems, new_game
+from engine import GameState, Options, apply_move, integrity_problems, new_game, structure_problems
 from engine.cards import SUITS
 from engine.deal import pack_for
 from engine.integrity import MAX_HAND_NUMBER
@@ -189,6 +189,61 @@ MUTATIONS: list[tuple[str, str, Mutation]] = [
 def test_real_states_pass(index: int) -> None:
     for state in STATES[index:index + 8]:
         assert integrity_problems(state) == []
+        assert structure_problems(state) == []
+
+
+def test_every_state_of_random_games_passes_the_structural_check() -> None:
+    """Every state (not a sample) of random games of every size and option set: the structural check refuses
+    nothing the game reaches, or a snapshot of it would be refused."""
+    checked = 0
+    for players in (2, 3, 4, 5, 6):
+        rng = random.Random(players * 7 + 1)
+        for g in range(6):
+            state, _ = new_game(random_options(rng, players), seed=g)  # type: ignore[arg-type]
+            for before, mv in random_game(rng, state, pass_bias=0.6):
+                assert structure_problems(before) == [], (players, g, before.phase)
+                state = apply_move(before, mv)[0]
+                checked += 1
+            assert structure_problems(state) == []
+    assert checked > 1000
+
+
+#: Mutations the structural check alone refuses in every state they apply to: ranges, every card once, the
+#: phase and the turn (the rest, the legality of the recorded moves, is the replay's).
+STRUCTURAL = {"another rules version", "a target that cannot be played", "another player count", "a negative seed",
+              "a seed of 2**64", "a deck order missing a card", "a dealt deck missing a card",
+              "more dealt decks than hands", "hand -1", "hand -2**63", "beyond the bound",
+              "a seat that does not exist", "seat -1", "not a phase", "the game is over", "play before it starts",
+              "back to the auction", "nobody in a game in progress", "ten more for side 0",
+              "a score not a multiple of 10", "one score too many", "a card moved to another hand", "a card twice",
+              "a dead hand where there is none, or a card gone from it", "a kitty card lost", "one entry too few",
+              "a call that is no bid", "a pass made sans kitty", "a proposer that is no seat",
+              "a joker nominated as game_over", "a trick led by a seat not playing",
+              "a trick of a nominated lead with no suit", "the trick in progress led by a seat that does not exist",
+              "discards before the exchange", "a contract during the auction", "a trick in progress during the auction",
+              "a last hand that does not give the scores", "no last hand although the game is over"}
+
+
+def test_the_structural_check_refuses_ranges_cards_phase_and_turn() -> None:
+    tried: set[str] = set()
+    for state in STATES:
+        for _, what, mutate in MUTATIONS:
+            if what not in STRUCTURAL:
+                continue
+            try:
+                bad = mutate(state)
+            except (StopIteration, IndexError, TypeError):
+                continue
+            if bad is None or bad == state:
+                continue
+            assert structure_problems(bad), f"{what} in a {state.options.players}-player {state.phase} state"
+            tried.add(what)
+    assert tried == STRUCTURAL
+    # In the play, the turn: the seat after the one that played last, or the last trick's winner.
+    play = next(s for s in STATES if s.phase == "play" and s.trick is not None and len(s.active) > 2)
+    assert play.to_act is not None
+    assert any("not the next seat" in p for p in structure_problems(replace(
+        play, to_act=next(x for x in play.active if x != play.to_act))))
 
 
 def test_every_mutation_is_refused_with_a_named_problem_and_nothing_raises() -> None:
@@ -233,8 +288,9 @@ def test_values_of_the_wrong_kind_are_refused_not_raised() -> None:
     for state in STATES[::5]:
         for name, value in _hostile_values():
             bad = replace(state, **{name: value})
-            problems = integrity_problems(bad)
-            assert problems and all(isinstance(p, str) and p for p in problems), (name, value)
+            for check in (integrity_problems, structure_problems):
+                problems = check(bad)
+                assert problems and all(isinstance(p, str) and p for p in problems), (check, name, value)
 
 
 def test_the_reported_cases() -> None:

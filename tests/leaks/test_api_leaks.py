@@ -376,7 +376,13 @@ class Stateless:
 
 
 class Session:
-    """One game through a hosted session, seen by ``viewer`` (its seat's token, or the host's)."""
+    """One game through a hosted session, seen by ``viewer`` with every credential it may hold.
+
+    A seat joins by invitation under a name (so the invitation code is probed as a bearer token too), reads its
+    view, its legal moves with the bid box's reasons, validates a probe, asks for a hint whenever it is to act,
+    makes its own moves without naming its seat, and reads its stream. The public is the host's token and a
+    spectator token minted by the host: each reads the view and the stream, and the spectator is refused every
+    other operation."""
 
     def __init__(self, client: httpx.AsyncClient, viewer: int | None) -> None:
         self.client = client
@@ -384,40 +390,88 @@ class Session:
         self.url = ""
         self.tokens: list[str] = []
         self.host = ""
+        self.spectator = ""
+        #: Versions the table's own changes added before the first move (the viewer's joining, the spectator).
+        self.table_versions = 0
 
     def _auth(self, seat: int | None) -> dict[str, str]:
         return {"Authorization": "Bearer " + (self.host if seat is None else self.tokens[seat])}
 
     async def start(self, body: dict[str, Any]) -> Any:
+        if self.viewer is not None:
+            body = {**body, "open_seats": [self.viewer]}
         r = await self.client.post("/v1/sessions", json=body)
         assert r.status_code == 201, r.text
         created = r.json()
         self.url = f"/v1/sessions/{created['session_id']}"
         self.tokens, self.host = created["seat_tokens"], created["host_token"]
-        return {k: v for k, v in created.items() if k not in ("host_token", "seat_tokens", "session_id")}
+        shown = {k: v for k, v in created.items()
+                 if k not in ("host_token", "seat_tokens", "session_id", "invitations")}
+        if self.viewer is not None:
+            code = created["invitations"][0]["code"]
+            refused = await self.client.get(self.url, headers={"Authorization": "Bearer " + code})
+            assert refused.status_code == 401, refused.text
+            r = await self.client.post(self.url + "/join", json={"code": code, "name": "Ana"})
+            assert r.status_code == 200, r.text
+            self.tokens[self.viewer] = r.json()["seat_token"]
+            shown["refused invitation"] = refused.json()
+            shown["joined"] = {k: v for k, v in r.json().items() if k != "seat_token"}
+        else:
+            r = await self.client.post(self.url + "/spectators", json={}, headers=self._auth(None))
+            assert r.status_code == 201, r.text
+            self.spectator = r.json()["spectator_token"]
+        self.table_versions = 1
+        return shown
 
     async def look(self) -> list[tuple[str, Any]]:
-        r = await self.client.get(self.url, headers=self._auth(self.viewer))
-        out: list[tuple[str, Any]] = [("view", r.json())]
-        if self.viewer is not None:
-            r = await self.client.get(self.url + "/legal-moves", headers=self._auth(self.viewer))
-            out.append(("legal-moves", r.json()))
+        if self.viewer is None:
+            out: list[tuple[str, Any]] = []
+            spectator = {"Authorization": "Bearer " + self.spectator}
+            for who, headers in (("host", self._auth(None)), ("spectator", spectator)):
+                out.append((f"{who} view", (await self.client.get(self.url, headers=headers)).json()))
+            for path, body in (("/legal-moves", None), ("/snapshot", None), ("/record", None),
+                               ("/validate", {"move": {"type": "pass"}}), ("/suggest", {})):
+                r = await self.client.request("POST" if body is not None else "GET", self.url + path, json=body,
+                                              headers=spectator)
+                assert r.status_code == 403, (path, r.text)
+                out.append((f"spectator {path}", r.json()))
+            return out
+        mine = self._auth(self.viewer)
+        out = [("view", (await self.client.get(self.url, headers=mine)).json())]
+        r = await self.client.get(self.url + "/legal-moves", headers=mine, params={"reasons": "true"})
+        out.append(("legal-moves", r.json()))
+        r = await self.client.post(self.url + "/validate", json={"move": {"type": "pass"}}, headers=mine)
+        out.append(("validate", r.json()))
+        r = await self.client.post(self.url + "/suggest", json={"level": "basic", "seed": 1}, headers=mine)
+        out.append(("hint", r.json()))
         return out
 
     async def move(self, move: Move) -> list[tuple[str, Any]]:
-        r = await self.client.post(self.url + "/moves", json={"move": jsonable(move)}, headers=self._auth(move.seat))
+        body = jsonable(move)
+        if move.seat == self.viewer:
+            body = {k: v for k, v in body.items() if k != "seat"}  # the token fixes the seat
+        r = await self.client.post(self.url + "/moves", json={"move": body}, headers=self._auth(move.seat))
         assert r.status_code == 200, r.text
         return [("move answer", r.json())] if move.seat == self.viewer else []
 
     async def probe(self, move: Move) -> list[tuple[str, Any]]:
         r = await self.client.post(self.url + "/moves", json={"move": jsonable(move)}, headers=self._auth(move.seat))
         assert r.status_code == 422, r.text
-        return [("problem", r.json())]
+        v = await self.client.post(self.url + "/validate", json={"move": jsonable(move)},
+                                   headers=self._auth(move.seat))
+        assert v.status_code == 200 and v.json()["legal"] is False, v.text
+        return [("problem", r.json()), ("validate probe", v.json())]
 
     async def stream(self, count: int) -> list[Any]:
-        events, _ = await read_stream(self.client, self.url + "/events", headers=self._auth(self.viewer),
-                                      count=count, timeout=10)
-        return [(e.id, e.event, e.data) for e in events]
+        readers = [self._auth(self.viewer)]
+        if self.viewer is None:
+            readers.append({"Authorization": "Bearer " + self.spectator})
+        out: list[Any] = []
+        for headers in readers:
+            events, _ = await read_stream(self.client, self.url + "/events", headers=headers, count=count,
+                                          timeout=10)
+            out += [(e.id, e.event, e.data) for e in events]
+        return out
 
 
 @dataclass
@@ -452,11 +506,15 @@ async def play_twins(client: httpx.AsyncClient, case: Case, viewer: int | None, 
         t.log_length = len(events)
         t.received.add("created", await api.start(body), knowledge.of(viewer), pack)
         t.knowledge = knowledge  # type: ignore[attr-defined]
+        added = api.table_versions if isinstance(api, Session) else 0
+        for v in range(2, 2 + added):  # the table's changes (joining, a spectator): no card moves
+            t.allowed_by_version[v] = t.allowed_by_version[1]
+        t.log_length += 1 if added and viewer is not None else 0  # joining logs seat_joined; a spectator nothing
         twins.append(t)
     a, b = twins
     first_hand = a.state.hand_number
     steps = 0
-    version = 1
+    version = 1 + (a.api.table_versions if isinstance(a.api, Session) else 0)
     while steps < MAX_STEPS:
         for t in twins:
             k: Knowledge = t.knowledge  # type: ignore[attr-defined]

@@ -16,7 +16,9 @@ import httpx
 from tests.redis_server import die_with_parent, free_port
 
 ROOT = Path(__file__).resolve().parents[2]
-PROTOCOL = "service.ops.serving:GuardedH11Protocol"
+#: The served protocols: the one the README, the Dockerfile and the manifests run, and the pure-Python one.
+PROTOCOL = "service.ops.serving:GuardedHttpToolsProtocol"
+PROTOCOLS = (PROTOCOL, "service.ops.serving:GuardedH11Protocol")
 
 
 def dockerfile_command() -> list[str]:
@@ -26,14 +28,14 @@ def dockerfile_command() -> list[str]:
 
 
 class Server:
-    """``cmd`` (default: the served protocol over the app of tests.sessions.app_factory, whose heartbeat the
+    """``cmd`` (default: the served ``protocol`` over the app of tests.sessions.app_factory, whose heartbeat the
     environment sets) on 127.0.0.1 and a free port; its ``uvicorn`` run as this Python's module."""
 
-    def __init__(self, env: dict[str, str], cmd: list[str] | None = None) -> None:
+    def __init__(self, env: dict[str, str], cmd: list[str] | None = None, protocol: str = PROTOCOL) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         if cmd is None:
-            cmd = ["uvicorn", "--factory", "tests.sessions.app_factory:create_app", "--http", PROTOCOL,
+            cmd = ["uvicorn", "--factory", "tests.sessions.app_factory:create_app", "--http", protocol,
                    "--no-access-log", "--timeout-graceful-shutdown", "1"]
         cmd = [sys.executable, "-m", *_at(cmd, self.port), "--log-level", "warning"]
         full_env = {**os.environ, "PYTHONPATH": str(ROOT), "LOG_LEVEL": "WARNING",

@@ -15,17 +15,17 @@ import pytest
 
 from service.config import ConfigError, load_serving_limits
 
-from .served import Server
+from .served import PROTOCOLS, Server
 
 #: Real connections held open against the served protocol's timeouts: in CI's run, not in the quick loop.
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture(scope="module")
-def timed() -> Iterator[Server]:
-    """Short read timeouts and write-stall limit, a generous connection limit."""
+@pytest.fixture(scope="module", params=PROTOCOLS, ids=lambda p: p.rsplit(":", 1)[1])
+def timed(request: pytest.FixtureRequest) -> Iterator[Server]:
+    """Short read timeouts and write-stall limit, a generous connection limit; each served protocol."""
     server = Server({"HEADER_TIMEOUT_SECONDS": "1", "BODY_TIMEOUT_SECONDS": "1", "WRITE_STALL_SECONDS": "1",
-                     "MAX_CONNECTIONS": "200"})
+                     "MAX_CONNECTIONS": "200"}, protocol=request.param)
     yield server
     server.stop()
 
@@ -131,8 +131,9 @@ def test_the_limits_are_validated() -> None:
             load_serving_limits(env)
 
 
-def test_a_connection_over_the_limit_is_refused_with_503() -> None:
-    server = Server({"MAX_CONNECTIONS": "8", "HEADER_TIMEOUT_SECONDS": "60"})
+@pytest.mark.parametrize("protocol", PROTOCOLS, ids=lambda p: p.rsplit(":", 1)[1])
+def test_a_connection_over_the_limit_is_refused_with_503(protocol: str) -> None:
+    server = Server({"MAX_CONNECTIONS": "8", "HEADER_TIMEOUT_SECONDS": "60"}, protocol=protocol)
     held: list[socket.socket] = []
     try:
         for _ in range(8):

@@ -112,7 +112,7 @@ async def sse_events(response: httpx.Response) -> AsyncIterator[SseEvent | None]
                 data = json.loads(fields["data"])
                 name = fields.get("event", "message")
                 if name == "message":
-                    assert set(data) == {"version", "to_act", "event"}, data
+                    assert set(data) - {"deadline"} == {"version", "to_act", "event"}, data  # deadline: clocks
                     assert fields["id"].startswith(f"{data['version']}-"), (fields["id"], data)
                     yield SseEvent(fields["id"], data["event"]["type"], data["event"], data["version"],
                                    data["to_act"])

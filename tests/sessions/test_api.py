@@ -73,8 +73,9 @@ async def test_seat_reads_its_own_view_and_host_the_public_view(client: httpx.As
     for seat, headers in enumerate(g.seats):
         r = await client.get(g.url, headers=headers)
         assert r.status_code == 200 and r.headers["etag"] == '"1"'
+        seats = [{"seat": s, "kind": "human"} for s in range(4)]
         assert r.json() == {"session_id": g.id, "version": 1, "seat": seat,
-                            "view": jsonable(view(g.mirror.state, seat))}
+                            "view": jsonable(view(g.mirror.state, seat)), "seats": seats, "clock": None}
         r = await client.get(g.url, headers=headers, params={"seat": seat})
         assert r.status_code == 200
     r = await client.get(g.url, headers=g.host)
@@ -127,6 +128,26 @@ async def test_wrong_role_or_seat_is_403(client: httpx.AsyncClient) -> None:
     assert await g.version() == 1
 
 
+async def test_a_move_without_seat_is_the_tokens_seat(client: httpx.AsyncClient) -> None:
+    g = await Game.create(client)
+    actor = g.mirror.state.to_act
+    assert actor is not None
+    seatless = {"move": {"type": "pass"}}
+    # Another seat's token: its own seat is not to act (the move is refused for that seat, not the actor's).
+    other = (actor + 1) % 4
+    r = await client.post(g.url + "/moves", json=seatless, headers=g.seats[other])
+    assert_problem(r, 422, "ILLEGAL_MOVE")
+    assert r.json()["reason"] == "NOT_YOUR_TURN"
+    assert_problem(await client.post(g.url + "/moves", json=seatless, headers=g.host), 403, "FORBIDDEN")
+    assert_problem(await client.post(g.url + "/moves", json={"move": {"type": "pass", "seat": -1}},
+                                     headers=g.seats[actor]), 403, "WRONG_SEAT")
+    assert_problem(await client.post(g.url + "/moves", json={"move": {"type": "bid"}}, headers=g.seats[actor]),
+                   400, "MALFORMED_MOVE")
+    r = await client.post(g.url + "/moves", json=seatless, headers=g.seats[actor])
+    assert r.status_code == 200, r.text
+    assert r.json()["events"][0]["seat"] == actor and r.json()["version"] == 2
+
+
 async def test_unknown_session_is_404(client: httpx.AsyncClient) -> None:
     g = await Game.create(client)
     for sid in ("AAAAAAAAAAAAAAAAAAAAAA", "x", "not a session id!"):
@@ -149,7 +170,7 @@ async def test_move_answers_version_events_and_view(client: httpx.AsyncClient) -
     assert r.headers["etag"] == '"2"'
     assert r.json() == {"version": 2, "phase": g.mirror.state.phase, "to_act": g.mirror.state.to_act,
                         "events": jsonable(events),
-                        "view": jsonable(view(g.mirror.state, move.seat))}
+                        "view": jsonable(view(g.mirror.state, move.seat)), "clock": None}
     assert await g.version() == 2
 
 

@@ -67,7 +67,9 @@ async function api(method, path, { token, body, ifMatch, idempotencyKey } = {}) 
 /**
  * What survives a reload (in localStorage): the session, our tokens, and every event received so far.
  * @typedef {{id: string, version: number, toAct: number|null, event: any}} Received
- * @typedef {{sessionId: string, seat: number, seatToken: string, hostToken: string, players: number,
+ * `seatToken` is our seat's token, or a spectator's when `watching` (then `seat` is only where the table is seen
+ * from: a spectator sees what the public sees, and acts for nobody).
+ * @typedef {{sessionId: string, seat: number, seatToken: string, players: number, watching?: boolean,
  *            preset: string, level: string, lastEventId: string|null, events: Received[]}} Saved
  */
 /** @type {Saved|null} */
@@ -76,6 +78,8 @@ let saved = null;
 let rules = null;
 /** @type {{version: number, view: any, at: number}|null} the newest state known, as the seat sees it */
 let latest = null;
+/** @type {any[]} who holds each seat (`seats` of the session: a player's name, a bot, or open) */
+let seatsInfo = [];
 /** @type {any[]} the seat's legal moves at latest.version (empty when it is not to act) */
 let legal = [];
 let shownVersion = 0; // every event up to this version has been shown (animated)
@@ -117,9 +121,10 @@ async function createSession(form) {
   if (field("seed")) body.seed = Number(field("seed"));
   if (field("first_dealer")) body.first_dealer = Number(field("first_dealer"));
   const created = await api("POST", "/v1/sessions", { body });
-  // The tokens are answered once, so keep them: ours is seat 0's (bot seats get null). The host token only
-  // exports the sealed snapshot for hints and validation; the table never reads anything a seat may not see.
-  return { sessionId: created.session_id, seat: 0, seatToken: created.seat_tokens[0], hostToken: created.host_token,
+  // The tokens are answered once: we keep only ours, seat 0's (bot seats get null). The host token is not kept:
+  // it exports the sealed snapshot, which opens every hand; a player's table holds nothing but its seat token,
+  // which asks the session itself for reasons and hints about its own seat.
+  return { sessionId: created.session_id, seat: 0, seatToken: created.seat_tokens[0],
            players, preset: field("preset"), level: field("level"), lastEventId: null, events: [] };
 }
 
@@ -251,6 +256,11 @@ async function animate(/** @type {any} */ event, /** @type {boolean} */ quick) {
   const theirs = event.seat !== undefined && event.seat !== saved?.seat;
   const pause = (/** @type {number} */ ms) => (quick ? Promise.resolve() : sleep(ms));
   switch (event.type) {
+    case "seat_joined":
+    case "seat_left":
+    case "seat_token_reissued":
+      await refresh(); // who holds the seats (names) changed
+      break;
     case "hand_dealt":
       trick = [];
       drawTrick();
@@ -283,6 +293,7 @@ async function animate(/** @type {any} */ event, /** @type {boolean} */ quick) {
 /** GET the seat's view (and the version it is at). */
 async function refresh() {
   const state = await api("GET", base(), { token: saved?.seatToken });
+  seatsInfo = state.seats ?? [];
   setLatest(state.version, state.view);
 }
 
@@ -311,7 +322,7 @@ async function draw() {
   const ticket = ++drawTicket;
   const { version, view } = latest;
   drawnVersion = Math.max(drawnVersion, version);
-  const mine = view.to_act === saved.seat;
+  const mine = !saved.watching && view.to_act === saved.seat;
   const moves = mine ? await api("GET", `${base()}/legal-moves`, { token: saved.seatToken }) : null;
   if (ticket !== drawTicket) return; // a newer draw started meanwhile
   if (moves && moves.version !== version) { await refresh(); return; }
@@ -342,7 +353,8 @@ async function draw() {
 
 // ------------------------------------------------------------------------------------------------ drawing
 
-const seatName = (/** @type {number} */ seat) => (seat === saved?.seat ? "You" : `Seat ${seat}`);
+const seatName = (/** @type {number} */ seat) => (seat === saved?.seat && !saved?.watching ? "You"
+  : seatsInfo[seat]?.name ?? `Seat ${seat}`);
 const sideOf = (/** @type {any} */ view, /** @type {number} */ seat) =>
   view.sides.findIndex((/** @type {number[]} */ side) => side.includes(seat));
 const cardName = (/** @type {string} */ card) => rules?.names.cards[card] ?? card;
@@ -401,7 +413,10 @@ function seatPanel(/** @type {any} */ view, /** @type {number} */ seat, /** @typ
   li.innerHTML = `<strong class="name"></strong> <span class="tags"></span>
     <span class="count"></span> <span class="said" aria-live="off"></span>`;
   /** @type {HTMLElement} */ (li.querySelector(".name")).textContent = seatName(seat) + (seat === saved?.seat ? ` (seat ${seat})` : "");
-  if (seat !== saved?.seat) tags.unshift(`${saved?.level} bot`);
+  const holder = seatsInfo[seat];
+  if (holder?.kind === "bot") tags.unshift(`${holder.level} bot`);
+  else if (holder?.kind === "open") tags.unshift("open seat");
+  else if (!holder && seat !== saved?.seat) tags.unshift(`${saved?.level} bot`);
   /** @type {HTMLElement} */ (li.querySelector(".tags")).textContent = tags.join(" · ");
   /** @type {HTMLElement} */ (li.querySelector(".count")).textContent =
     `${view.hand_sizes[seat]} cards` + (tricks !== undefined && view.phase === "play" ? ` · ${tricks} tricks` : "");
@@ -531,8 +546,8 @@ function drawBidBox(/** @type {boolean} */ mine) {
 }
 
 /**
- * Why a move is not legal now, in the service's words: the sealed snapshot (host token) checked by the
- * stateless `POST /v1/games/validate`. Cached per version; shown under the bid box.
+ * Why a move is not legal now, in the service's words: `POST /v1/sessions/{id}/validate` with our seat token
+ * (the engine's check of that very move of our seat). Cached per version; shown under the bid box.
  * @param {any} move
  */
 async function explain(move) {
@@ -540,25 +555,13 @@ async function explain(move) {
   const version = latest.version;
   const key = `${version} ${JSON.stringify(move)}`;
   if (!reasons.has(key)) {
-    reasons.set(key, snapshotAt(version)
-      .then((snapshot) => api("POST", "/v1/games/validate", { body: { snapshot, move } }))
+    reasons.set(key, api("POST", `${base()}/validate`, { token: saved?.seatToken, body: { move } })
       .then((answer) => (answer.legal ? "" : `${answer.detail} (${answer.reason})`))
       .catch(() => ""));
   }
   const text = await /** @type {Promise<string>} */ (reasons.get(key));
   if (latest?.version === version) $("bid-reason").textContent = text;
   return text;
-}
-
-/** @type {Map<number, Promise<string>>} */
-const snapshots = new Map();
-/** The sealed snapshot of the session (opaque: it shows nothing), exported with the host token. */
-function snapshotAt(/** @type {number} */ version) {
-  if (!snapshots.has(version)) {
-    snapshots.clear();
-    snapshots.set(version, api("GET", `${base()}/snapshot`, { token: saved?.hostToken }).then((s) => s.snapshot));
-  }
-  return /** @type {Promise<string>} */ (snapshots.get(version));
 }
 
 function drawDiscardButton(/** @type {any} */ view) {
@@ -662,12 +665,12 @@ function describe(/** @type {any} */ e) {
 
 // --------------------------------------------------------------------------------------------------- hints
 
-/** A hint: the computer player's choice for our seat (POST /v1/games/suggest, deciding from our view). */
+/** A hint: the computer player's choice for our seat (POST /v1/sessions/{id}/suggest with our seat token,
+ *  deciding from our seat's view alone). */
 async function hint() {
   if (!latest || !saved) return;
   const version = latest.version;
-  const snapshot = await snapshotAt(version);
-  const answer = await api("POST", "/v1/games/suggest", { body: { snapshot, seat: saved.seat, level: saved.level === "expert" ? "expert" : "basic" } });
+  const answer = await api("POST", `${base()}/suggest`, { token: saved.seatToken, body: { level: saved.level === "expert" ? "expert" : "basic" } });
   if (latest.version !== version) return;
   clearHint();
   const move = answer.move;
@@ -781,7 +784,6 @@ async function setup() {
 }
 
 async function newGame() {
-  const old = saved;
   source?.close();
   source = null;
   localStorage.removeItem(STORAGE_KEY);
@@ -790,9 +792,41 @@ async function newGame() {
   shownVersion = drawnVersion = 0;
   streamEnded = false;
   queue.length = 0;
-  if (old) api("DELETE", `/v1/sessions/${old.sessionId}`, { token: old.hostToken }).catch(() => {}); // tidy up
   problem(null);
   await setup();
+}
+
+/**
+ * Arrive at a session someone else hosts, from a link: `?join=<session>&code=<invitation>` asks for our name and
+ * redeems the invitation for our seat's token (`POST /v1/sessions/{id}/join`); `?watch=<session>&token=<spectator
+ * token>` watches as a spectator (the public view and stream only).
+ */
+async function arrive() {
+  const sessionId = /** @type {string} */ (params.get("join") ?? params.get("watch"));
+  const url = `/v1/sessions/${encodeURIComponent(sessionId)}`;
+  let seat = 0;
+  let token = /** @type {string} */ (params.get("token") ?? "");
+  if (params.has("join")) {
+    const form = /** @type {HTMLFormElement} */ ($("join"));
+    form.hidden = false;
+    document.body.dataset.turn = "joining";
+    status("Choose the name you play under.");
+    const joined = await new Promise((resolve) => {
+      form.onsubmit = (event) => {
+        event.preventDefault();
+        const name = /** @type {HTMLInputElement} */ (form.elements.namedItem("name")).value;
+        api("POST", `${url}/join`, { body: { code: params.get("code"), name } }).then(resolve, problem);
+      };
+    });
+    form.hidden = true;
+    seat = joined.seat;
+    token = joined.seat_token;
+  }
+  const state = await api("GET", url, { token });
+  saved = { sessionId, seat, seatToken: token, players: state.view.players, watching: params.has("watch"),
+            preset: "", level: "basic", lastEventId: null, events: [] };
+  if (!saved.watching) save(); // a reload of the same page resumes our seat
+  await open();
 }
 
 async function start() {
@@ -809,6 +843,12 @@ async function start() {
   });
   const kept = localStorage.getItem(STORAGE_KEY);
   saved = kept ? JSON.parse(kept) : null;
+  const link = params.get("join") ?? params.get("watch");
+  if (link && saved?.sessionId !== link) { // a reload of a joined seat resumes it below instead
+    saved = null;
+    await arrive();
+    return;
+  }
   if (saved) {
     try {
       await open(); // a reload: the same seat, the stream resumed after the last event kept

@@ -1,0 +1,264 @@
+"""Turn clocks of hosted sessions: a time limit per move, an optional reserve per seat, and a bot that moves
+for a seat whose time ran out.
+
+A session created with ``"clock": {"move_seconds": 30, "reserve_seconds": 120, "bot": "basic"}`` keeps a
+:class:`TurnClock` in its record, beside the state, written by the same compare-and-set as every move:
+
+- when a seat comes to act (any seat: a bot seat's clock is a safety net for bot moves a replica did not get to
+  commit), its turn starts *now* and its **deadline** is now + ``move_seconds`` + what is left of its reserve;
+- when it moves, the time it took beyond ``move_seconds`` is drawn from its reserve (never below zero);
+- when the deadline passes first, the service moves for it (:mod:`.sweeper`): the move the named bot level
+  plays from that seat's own view, with a seed drawn from the committed state and a per-seat secret
+  (:func:`clock_move`), so every replica that notices computes the same move and the compare-and-set lets
+  exactly one commit it. Its version's events start with :class:`MoveTimedOut`; the seat's reserve is spent;
+- nobody is to act (the game is over): no deadline, the clock is paused. (The engine scores a hand as part of
+  its last card's move and deals the next at once, so a new hand restarts the clock with its first decision.)
+
+A seat whose last turn the clock played, and which has not moved itself since, must show that it knows: its
+next move is refused with 409 ``MOVE_TIMED_OUT`` (naming the current version and the version the clock made)
+unless it carries ``If-Match`` with a version at or after the clock's move. A move meant for the turn the clock
+took can so never be applied to a later turn of the same seat (a trick it then leads, say). A move that
+commits before the clock's does is simply applied: the first commit wins.
+
+Deadlines are absolute (milliseconds since the Unix epoch, UTC) and come from :attr:`ClockSettings.now`, so
+tests pass short limits or a clock of their own. Nothing here does I/O: :mod:`.sweeper` plays the moves.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Annotated
+
+import msgspec
+
+from bots import Level
+from engine import Event, GameState, Move, apply_move
+from service.sessions.bots import bot_move, bot_seats
+from service.web.problems import Problem
+
+#: Bounds of a session's clock (seconds). The least move time is a setting (``CLOCK_MIN_MOVE_SECONDS``).
+MAX_MOVE_SECONDS = 86_400
+MAX_RESERVE_SECONDS = 86_400
+DEFAULT_MIN_MOVE_SECONDS = 1.0
+
+_SLOT = 32
+
+
+@dataclass(frozen=True)
+class ClockSettings:
+    """How a replica runs the clocks: the least move time a session may ask for, how often its sweeper looks
+    for due deadlines at most (it also wakes for the earliest one it knows), how long a claim on a due session
+    keeps the other replicas off it (a replica that dies holding one delays that move by this much), and the
+    wall clock (seconds since the epoch)."""
+
+    min_move_seconds: float = DEFAULT_MIN_MOVE_SECONDS
+    poll_seconds: float = 0.1
+    claim_seconds: float = 2.0
+    now: Callable[[], float] = time.time
+
+    def now_ms(self) -> int:
+        return int(self.now() * 1000)
+
+
+# --------------------------------------------------------------------------------------------- contract
+
+
+class ClockOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A session's turn clock: each move's time limit, a reserve per seat, and who plays a seat that runs out."""
+
+    #: Seconds each move may take (milliseconds count; at least the service's least move time, 1 s unless
+    #: configured otherwise).
+    move_seconds: Annotated[float, msgspec.Meta(gt=0, le=MAX_MOVE_SECONDS)]
+    #: Extra seconds per seat for the whole game, drawn down by each move that takes longer than
+    #: ``move_seconds`` (0: none).
+    reserve_seconds: Annotated[float, msgspec.Meta(ge=0, le=MAX_RESERVE_SECONDS)] = 0
+    #: The bot level that moves for a seat whose time ran out.
+    bot: Level = "basic"
+
+
+class ClockView(msgspec.Struct, kw_only=True):
+    """A session's clock as everyone sees it (clocks are public)."""
+
+    move_seconds: float
+    reserve_seconds: float
+    bot: Level
+    #: The seat on the clock (the seat to act); ``null`` while the clock is paused (nobody is to act).
+    seat: int | None
+    #: When ``seat`` must have moved (RFC 3339, UTC, milliseconds); ``null`` while paused.
+    deadline: str | None
+    #: Reserve seconds left, by seat (the deadline of the seat to act already includes its own).
+    reserves: list[float]
+
+
+class MoveTimedOut(msgspec.Struct, frozen=True, tag_field="type", tag="move_timed_out", kw_only=True):
+    """The first event of a move the clock made: ``seat`` did not move by ``deadline``, so the ``bot`` level
+    moved for it (the events that follow are that move's)."""
+
+    seat: int
+    bot: Level
+    deadline: str
+
+
+#: What a session's log holds: the engine's events and the clock's.
+SessionEvent = Event | MoveTimedOut
+
+
+# -------------------------------------------------------------------------------------------- the record
+
+
+class TurnClock(msgspec.Struct, frozen=True, array_like=True):
+    """A session's clock, kept in its record (times in milliseconds; ``deadline`` since the epoch)."""
+
+    move_ms: int
+    reserve_ms: int
+    bot: Level
+    #: The seat on the clock and when its turn started; ``None`` while paused.
+    seat: int | None
+    started: int
+    deadline: int | None
+    #: Reserve left, by seat.
+    reserves: tuple[int, ...]
+    #: By seat: the version the clock made for it, while that seat has not moved itself since (else 0).
+    timed_out: tuple[int, ...]
+
+
+CLOCK_ENCODER = msgspec.msgpack.Encoder()
+CLOCK_DECODER = msgspec.msgpack.Decoder(TurnClock)
+
+
+def encode_clock(clock: TurnClock | None) -> bytes:
+    return b"" if clock is None else CLOCK_ENCODER.encode(clock)
+
+
+def decode_clock(raw: bytes | None) -> TurnClock | None:
+    return CLOCK_DECODER.decode(raw) if raw else None
+
+
+def invalid_clock(detail: str, case: str, **params: object) -> Problem:
+    return Problem("INVALID_CLOCK", detail, message=(f"problem.INVALID_CLOCK.detail.{case}", dict(params)))
+
+
+def new_clock(options: ClockOptions | None, state: GameState, settings: ClockSettings,
+              now_ms: int) -> TurnClock | None:
+    """A new session's clock (``None``: no clock), checked against the bounds, running for the seat to act."""
+    if options is None:
+        return None
+    low = settings.min_move_seconds
+    if not low <= options.move_seconds <= MAX_MOVE_SECONDS:
+        raise invalid_clock(f"clock.move_seconds must be from {low:g} to {MAX_MOVE_SECONDS}, not "
+                            f"{options.move_seconds:g}", "move_seconds", low=f"{low:g}", high=MAX_MOVE_SECONDS,
+                            value=f"{options.move_seconds:g}")
+    if not 0 <= options.reserve_seconds <= MAX_RESERVE_SECONDS:
+        raise invalid_clock(f"clock.reserve_seconds must be from 0 to {MAX_RESERVE_SECONDS}, not "
+                            f"{options.reserve_seconds:g}", "reserve_seconds", high=MAX_RESERVE_SECONDS,
+                            value=f"{options.reserve_seconds:g}")
+    n = state.options.players
+    reserve = round(options.reserve_seconds * 1000)
+    paused = TurnClock(round(options.move_seconds * 1000), reserve, options.bot, None, now_ms, None,
+                       (reserve,) * n, (0,) * n)
+    return _run_for(paused, state, now_ms)
+
+
+def _run_for(clock: TurnClock, state: GameState, now_ms: int) -> TurnClock:
+    """``clock`` with the turn of ``state``'s seat to act starting now (paused when nobody is to act)."""
+    seat = state.to_act
+    if seat is None:
+        return msgspec.structs.replace(clock, seat=None, started=now_ms, deadline=None)
+    return msgspec.structs.replace(clock, seat=seat, started=now_ms,
+                                   deadline=now_ms + clock.move_ms + clock.reserves[seat])
+
+
+def after_move(clock: TurnClock | None, state: GameState, version: int, now_ms: int, *,
+               timed_out: bool = False) -> TurnClock | None:
+    """The clock once the seat on it moved at ``now_ms`` (or the clock moved for it, ``timed_out``), making
+    ``version`` whose state is ``state``: its overrun drawn from its reserve, the next turn started."""
+    if clock is None:
+        return None
+    reserves, flags = list(clock.reserves), list(clock.timed_out)
+    mover = clock.seat
+    if mover is not None:
+        overrun = max(0, now_ms - clock.started - clock.move_ms)
+        reserves[mover] = 0 if timed_out else max(0, reserves[mover] - overrun)
+        flags[mover] = version if timed_out else 0
+    return _run_for(msgspec.structs.replace(clock, reserves=tuple(reserves), timed_out=tuple(flags)), state,
+                    now_ms)
+
+
+def clocks_after(clock: TurnClock | None, states: Sequence[GameState], version: int,
+                 now_ms: int) -> list[TurnClock | None]:
+    """The clocks after each of several moves committed at ``now_ms``, the first making ``version``."""
+    out: list[TurnClock | None] = []
+    for i, state in enumerate(states):
+        clock = after_move(clock, state, version + i, now_ms)
+        out.append(clock)
+    return out
+
+
+def is_due(clock: TurnClock | None, now_ms: int) -> bool:
+    return clock is not None and clock.deadline is not None and clock.deadline <= now_ms
+
+
+def deadline_text(ms: int | None) -> str | None:
+    """``ms`` since the epoch as RFC 3339 UTC with milliseconds (``2026-12-01T22:00:00.000Z``)."""
+    if ms is None:
+        return None
+    moment = datetime.datetime.fromtimestamp(ms / 1000, tz=datetime.UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
+
+
+def clock_view(clock: TurnClock | None) -> ClockView | None:
+    if clock is None:
+        return None
+    return ClockView(move_seconds=clock.move_ms / 1000, reserve_seconds=clock.reserve_ms / 1000, bot=clock.bot,
+                     seat=clock.seat, deadline=deadline_text(clock.deadline),
+                     reserves=[r / 1000 for r in clock.reserves])
+
+
+# ------------------------------------------------------------------------------------------ clock moves
+
+
+def clock_secret(auth: bytes, seat: int) -> bytes:
+    """The seed secret of the clock's moves for ``seat``: derived from the seat's slot in ``auth`` (the hash of
+    its token), which no other seat knows; the seat itself gains nothing by predicting its own move."""
+    return hashlib.sha256(b"turn-clock:" + auth[(seat + 1) * _SLOT:(seat + 2) * _SLOT]).digest()
+
+
+def clock_move(state: GameState, version: int, auth: bytes, clock: TurnClock) -> Move:
+    """The move the clock makes for the seat to act at ``version``: the clock's bot level deciding from that
+    seat's own view, seeded from the committed state (the same on every replica)."""
+    seat = state.to_act
+    assert seat is not None
+    return bot_move(state, version, clock.bot, clock_secret(auth, seat))
+
+
+def timed_out_move(state: GameState, version: int, auth: bytes, clock: TurnClock,
+                   now_ms: int) -> tuple[GameState, list[SessionEvent], TurnClock | None] | None:
+    """The change the clock makes when ``clock`` is due on ``state`` at ``version``: the new state, its events
+    (:class:`MoveTimedOut` first) and clock; ``None`` when there is none to make (no deadline, not due, or the
+    seat to act is a bot seat, whose move its own turn plays)."""
+    seat = state.to_act
+    if seat is None or not is_due(clock, now_ms) or clock.seat != seat or seat in bot_seats(auth):
+        return None
+    new_state, events = apply_move(state, clock_move(state, version, auth, clock))
+    marker = MoveTimedOut(seat=seat, bot=clock.bot, deadline=deadline_text(clock.deadline) or "")
+    return new_state, [marker, *events], after_move(clock, new_state, version + 1, now_ms, timed_out=True)
+
+
+def check_not_timed_out(clock: TurnClock | None, version: int, seat: int, expected: set[int] | None) -> None:
+    """409 ``MOVE_TIMED_OUT`` for a move of ``seat`` whose last turn the clock played, unless ``If-Match``
+    (``expected``) names a version at or after the clock's move."""
+    made = clock.timed_out[seat] if clock is not None and seat < len(clock.timed_out) else 0
+    if not made or (expected is not None and max(expected) >= made):
+        return
+    raise Problem("MOVE_TIMED_OUT",
+                  f"seat {seat} ran out of time: the clock moved for it at version {made} (the session is now at "
+                  f"version {version}); nothing was applied. Read the session, and send the next move with "
+                  f"If-Match: \"{version}\"",
+                  current_version=version, timed_out_version=made, headers={"ETag": f'"{version}"'},
+                  message=("problem.MOVE_TIMED_OUT.detail.clock_moved",
+                           {"seat": seat, "timed_out_version": made, "current_version": version}))
+

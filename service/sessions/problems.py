@@ -1,0 +1,37 @@
+"""The sessions' own problems (401, 403, 404, 409), each worded in every language by its ``case``.
+
+Errors of the engine and of the snapshots come from :mod:`service.referee`; these are about tokens, seats and
+versions of a hosted session.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from service.web.problems import Problem
+
+
+def etag(version: int) -> str:
+    return f'"{version}"'
+
+
+def unauthorized(detail: str, case: str | None = None) -> Problem:
+    """401; ``case`` names the detail's text in the other languages (``problem.UNAUTHORIZED.detail.<case>``)."""
+    return Problem("UNAUTHORIZED", detail, headers={"WWW-Authenticate": "Bearer"},
+                   message=(f"problem.UNAUTHORIZED.detail.{case}", {}) if case else None)
+
+
+def forbidden(detail: str, case: str, *, code: str = "FORBIDDEN", **params: Any) -> Problem:
+    """403; ``case`` and ``params`` word the detail in the other languages (``problem.<code>.detail.<case>``)."""
+    return Problem(code, detail, message=(f"problem.{code}.detail.{case}", params))
+
+
+def not_found(session_id: str) -> Problem:
+    return Problem("SESSION_NOT_FOUND", f"no session {session_id[:64]!r}: it never existed, was "
+                   "deleted, or expired after its idle time (the host can recreate it from a snapshot)")
+
+
+def conflict(current: int, detail: str, case: str, **params: Any) -> Problem:
+    """409 with the current version; ``case`` and ``params`` word it in the other languages."""
+    return Problem("VERSION_CONFLICT", detail, current_version=current, headers={"ETag": etag(current)},
+                   message=(f"problem.VERSION_CONFLICT.detail.{case}", {"current_version": current, **params}))

@@ -1,0 +1,160 @@
+"""A session's live events as Server-Sent Events, each redacted for the reader's seat.
+
+Authorised when the stream opens (so that errors are proper responses); then the frames of the session's log
+from the reader's ``Last-Event-ID`` on, heartbeats while nothing happens, and a final ``end`` frame once the
+game is over and every event was sent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AbstractAsyncContextManager
+from typing import Any, TypeVar
+
+import msgspec
+
+from engine import redact_events
+from engine.model import GameOver
+from service.sessions.access import Access, identify
+from service.sessions.clock import MoveTimedOut, deadline_text
+from service.sessions.headers import parse_event_id
+from service.sessions.schemas import StreamEnd, StreamEvent
+from service.sessions.store import Cursor, LoggedEvent, SessionStore, StoreUnavailable
+from service.sessions.table import TABLE_EVENTS, LogEntry, SeatLeft, SeatTokenReissued
+from service.web.problems import Problem
+
+T = TypeVar("T")
+
+#: Counts an open event stream while its context is entered (e.g. ``ShutdownCoordinator.track_stream``).
+StreamTracker = Callable[[], AbstractAsyncContextManager[Any]]
+
+#: The frame that ends a finished game's stream. Browsers: ``source.addEventListener("end", () =>
+#: source.close())``; a reader that reconnects anyway (Last-Event-ID at the end) is answered 204, which the SSE
+#: standard defines as "stop reconnecting".
+END_EVENT = "end"
+
+_JSON = msgspec.json.Encoder()
+
+
+def event_frame(e: LoggedEvent, seat: int | None, to_act: int | None) -> bytes:
+    """One Server-Sent Events frame: ``id: <version>-<index>`` and, with no ``event:`` name (so that an
+    ``EventSource``'s ``onmessage`` sees it), ``data:`` a :class:`StreamEvent` as ``seat`` may see it."""
+    shown = e.event if isinstance(e.event, (MoveTimedOut, *TABLE_EVENTS)) else redact_events((e.event,), seat)[0]
+    data = StreamEvent(version=e.version, to_act=to_act, event=shown, deadline=deadline_text(e.deadline))
+    return b"id: %d-%d\ndata: %s\n\n" % (e.version, e.seq, _JSON.encode(data))
+
+
+def end_frame(version: int) -> bytes:
+    return b"event: %s\ndata: %s\n\n" % (END_EVENT.encode(), _JSON.encode(StreamEnd(version=version)))
+
+
+def _mover(event: LogEntry) -> int | None:
+    """The seat to act before the version whose first event is ``event``: the seat whose move it records (every
+    move's first event names it), or for a change of the table (which changes no turn) the seat to act then."""
+    if isinstance(event, TABLE_EVENTS):
+        return event.to_act
+    seat = getattr(event, "seat", None)
+    return seat if isinstance(seat, int) else None
+
+
+class EventStreams:
+    """Opens the sessions' event streams."""
+
+    def __init__(self, store: SessionStore, access: Access, *, stopping: asyncio.Event,
+                 heartbeat_seconds: float = 15.0, track_stream: StreamTracker | None = None) -> None:
+        self.store = store
+        self.access = access
+        self.stopping = stopping
+        self.heartbeat_seconds = heartbeat_seconds
+        self._track_stream = track_stream
+
+    async def open(self, session_id: str, token: str, last_event_id: str | None) -> AsyncIterator[bytes] | None:
+        """Authorize now (so errors are proper responses), then the SSE frames as an async iterator; ``None``
+        when the game is over and the reader has had every event (answered 204: stop reconnecting)."""
+        cursor = parse_event_id(last_event_id)
+        caller = await self.access.caller(session_id, token)
+        finished = caller.record.state.phase == "game_over"
+        if finished and not await self.store.read_events(session_id, cursor, 0):
+            return None
+        return self._frames(session_id, token, caller.seat, cursor, finished)
+
+    async def _frames(self, session_id: str, token: str, seat: int | None, cursor: Cursor,
+                      finished: bool) -> AsyncIterator[bytes]:
+        tracked = self._track_stream() if self._track_stream is not None else contextlib.nullcontext()
+        async with tracked:
+            async for frame in self._stream(session_id, token, seat, cursor, finished):
+                yield frame
+
+    async def _still_valid(self, session_id: str, token: str) -> bool:
+        """Whether ``token`` still opens the session (a seat's token stops when it is reissued, or its seat is
+        handed on or left)."""
+        loaded = await self.store.load(session_id)
+        if loaded is None:
+            return False
+        try:
+            identify(loaded.record, loaded, token)
+        except Problem:
+            return False
+        return True
+
+    async def _stream(self, session_id: str, token: str, seat: int | None, cursor: Cursor,
+                      finished: bool) -> AsyncIterator[bytes]:
+        yield b"retry: 1000\n\n"
+        try:
+            while not self.stopping.is_set():
+                wait = 0.0 if finished else self.heartbeat_seconds
+                batch = await self._unless_stopping(self.store.read_events(session_id, cursor, wait))
+                if batch is None:
+                    return
+                if not batch:
+                    if finished:
+                        yield end_frame(cursor[0])  # the game is over and everything was sent
+                        return
+                    if not await self.store.exists(session_id):
+                        return  # the session is gone
+                    yield b": heartbeat\n\n"
+                    continue
+                if any(isinstance(e.event, (SeatLeft, SeatTokenReissued)) for e in batch) and \
+                        not await self._still_valid(session_id, token):
+                    return  # the token was revoked: its stream ends, and a reconnect is answered 401
+                turns = await self._turns(session_id, batch)
+                yield b"".join(event_frame(e, seat, turns.get(e.version)) for e in batch)
+                cursor = batch[-1].version, batch[-1].seq
+                finished = finished or isinstance(batch[-1].event, GameOver)
+        except StoreUnavailable:
+            return  # the client reconnects with Last-Event-ID and loses nothing
+
+    async def _turns(self, session_id: str, batch: list[LoggedEvent]) -> dict[int, int | None]:
+        """The seat to act after each version of ``batch``: the mover of the next version's first event (every
+        move's first event names its mover), and for the last version the session's own record, or if the
+        session has moved on since, the mover of the next logged version."""
+        turns: dict[int, int | None] = {}
+        for previous, current in zip(batch, batch[1:], strict=False):
+            if current.version != previous.version:
+                turns[previous.version] = _mover(current.event)
+        last = batch[-1]
+        if isinstance(last.event, GameOver):
+            turns[last.version] = None
+            return turns
+        loaded = await self.store.load(session_id)
+        if loaded is not None and loaded.record.version == last.version:
+            turns[last.version] = loaded.record.state.to_act
+        else:
+            after = await self.store.read_events(session_id, (last.version, last.seq), 0)
+            following = next((e for e in after if e.version != last.version), None)
+            turns[last.version] = None if following is None else _mover(following.event)
+        return turns
+
+    async def _unless_stopping(self, work: Awaitable[T]) -> T | None:
+        """``work``'s result, or ``None`` if the service starts shutting down first."""
+        task = asyncio.ensure_future(work)
+        stop = asyncio.ensure_future(self.stopping.wait())
+        try:
+            await asyncio.wait((task, stop), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stop.cancel()
+            if not task.done():
+                task.cancel()
+        return task.result() if task.done() and not task.cancelled() else None

@@ -1,0 +1,125 @@
+"""The clock sweeper: each replica's one asyncio task that makes the moves of seats whose time ran out.
+
+Deadlines live in the store, not in a process: every session with a running clock has an entry in the store's
+deadline index (:meth:`~service.sessions.store.SessionStore.claim_due`; in Redis the sorted set ``<p>clocks``,
+persisted as the sessions are), which the change that sets a deadline updates atomically with it. So a clock
+survives the restart of any replica, and of Redis itself when Redis persists its data.
+
+Each pass (at most every ``poll_seconds``, sooner when the earliest deadline is sooner) claims the due entries:
+the claim moves them ``claim_seconds`` ahead, so the other replicas pass them over meanwhile (a replica that dies
+holding a claim delays those moves by that much, no more). For each claimed session the sweeper reads the
+record (the truth: the index is only a pointer to it) and, if its deadline has passed, commits the clock's move
+(:func:`~service.sessions.clock.timed_out_move`) by compare-and-set on the version it read, then the bot seats'
+replies. The move is a deterministic function of the committed state, so replicas that race for it (a claim
+that outlived its holder, say) compute the same move and exactly one commit applies: a timed-out move is never
+made twice. A record whose deadline is not due (the entry was stale) or that has no clock any more has its
+entry set right, unless a change set it meanwhile.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+
+from service.sessions.bot_turns import MOVE_ATTEMPTS, BotTurns, MoveCounter
+from service.sessions.bots import bot_to_act
+from service.sessions.clock import ClockSettings, after_move, timed_out_move
+from service.sessions.memo import RecentRecords
+from service.sessions.store import Committed, Conflict, SessionRecord, SessionStore, StoreUnavailable
+
+logger = logging.getLogger("fivehundred.sessions")
+
+#: Due sessions one pass claims at most (the next pass follows at once when there were that many): few, so that
+#: a burst of deadlines is shared by the replicas rather than all taken by the first to wake.
+CLAIM_BATCH = 16
+
+
+class ClockSweeper:
+    """Makes the timed-out moves of the sessions in one store."""
+
+    def __init__(self, store: SessionStore, bots: BotTurns, recent: RecentRecords, settings: ClockSettings,
+                 metrics: MoveCounter | None = None) -> None:
+        self.store = store
+        self.bots = bots
+        self.recent = recent
+        self.settings = settings
+        self.metrics = metrics
+        #: Clock moves this replica committed (for tests and logs).
+        self.moves_made = 0
+        #: Whether :meth:`run` is running (from the app's startup to its shutdown).
+        self.running = False
+
+    async def run(self, stopping: asyncio.Event) -> None:
+        """Sweep until ``stopping`` is set; a store outage only delays the next pass."""
+        self.running = True
+        try:
+            while not stopping.is_set():
+                delay = self.settings.poll_seconds
+                try:
+                    delay = await self.sweep()
+                except StoreUnavailable:
+                    pass  # Redis away: try again on the next pass
+                except Exception:  # a defect must not stop the clocks of every session
+                    logger.exception("clock sweep failed")
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stopping.wait(), delay)
+        finally:
+            self.running = False
+
+    async def sweep(self) -> float:
+        """One pass: claim the due sessions and make their moves; answers how long to wait for the next."""
+        settings = self.settings
+        now = settings.now_ms()
+        due, earliest = await self.store.claim_due(now, now + round(settings.claim_seconds * 1000), CLAIM_BATCH)
+        if due:
+            await asyncio.gather(*(self.expire(session_id, claimed) for session_id, claimed in due))
+        if len(due) >= CLAIM_BATCH:
+            return 0.0
+        if earliest is None:
+            return settings.poll_seconds
+        return min(settings.poll_seconds, max(0.0, (earliest - settings.now_ms()) / 1000))
+
+    async def expire(self, session_id: str, claimed: int) -> None:
+        """Make the clock's move in one claimed session if its deadline has passed, then settle its entry."""
+        try:
+            loaded = await self.store.load(session_id)
+            if loaded is None:  # deleted or expired
+                await self.store.settle_clock(session_id, claimed, None)
+                return
+            record = loaded.record
+            if bot_to_act(record.state, record.auth):  # bot moves a replica did not get to commit
+                record = await self.bots.play(session_id, record)
+            record = await self._time_out(session_id, record)
+            clock = record.clock
+            await self.store.settle_clock(session_id, claimed, None if clock is None else clock.deadline)
+        except StoreUnavailable:
+            logger.warning("clock of session %s left for a later pass: the store failed", session_id[:8])
+
+    async def _time_out(self, session_id: str, record: SessionRecord) -> SessionRecord:
+        for _ in range(MOVE_ATTEMPTS):
+            clock = record.clock
+            if clock is None:
+                return record
+            now = self.settings.now_ms()
+            change = await asyncio.to_thread(timed_out_move, record.state, record.version, record.auth, clock, now)
+            if change is None:
+                return record
+            state, events, _ = change
+            # The next turn starts when the move is committed, not when its decision began.
+            after = after_move(clock, state, record.version + 1, self.settings.now_ms(), timed_out=True)
+            outcome = await self.store.commit(session_id, record, state, events, clock=after)
+            if isinstance(outcome, Committed):
+                record = SessionRecord(outcome.version, state, record.auth, outcome.tag, after, table=record.table)
+                self.recent.remember(session_id, record)
+                self.moves_made += 1
+                if self.metrics is not None:
+                    self.metrics.move_applied()
+                logger.info("clock moved for seat %s of session %s at version %d (%d ms late)", clock.seat,
+                            session_id[:8], outcome.version, now - (clock.deadline or now))
+                return await self.bots.play_quietly(session_id, record)
+            if not isinstance(outcome, Conflict):
+                return record  # gone
+            record = outcome.current  # another replica made it, or the seat moved in time: look again
+            self.recent.remember(session_id, record)
+        return record

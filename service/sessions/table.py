@@ -1,0 +1,168 @@
+"""The table of a hosted session: its settings, its seats' names and invitations, its spectators.
+
+Apart from the game state and the seats' tokens (``auth``), a session has what only its host and its players
+change: whether the seats may ask for hints, the invitations of its open seats (SHA-256 of each code, its
+expiry, whether it was redeemed), the players' display names, what happens to a seat whose player leaves, the
+spectators' tokens and the tokens that were revoked (so that their holders are told so). It travels in the
+record's ``table`` field beside the state, so that every change is one compare-and-set like a move: an
+invitation redeemed on one replica is redeemed on every replica at once, and two players redeeming the same
+invitation at the same moment on two replicas get one seat for one of them (the other's compare-and-set loses,
+and it finds the invitation redeemed).
+
+The changes of the seats are logged as events of their own (:data:`TableEvent`) beside the engine's, so that
+every reader of the event stream learns who joined, left or got a new token.
+"""
+
+from __future__ import annotations
+
+import os
+import unicodedata
+from typing import Literal
+
+import msgspec
+
+from bots import Level
+from service.sessions.clock import SessionEvent
+from service.web.problems import Problem
+
+#: The most spectator tokens a session holds.
+MAX_SPECTATORS = 32
+#: The most revoked token hashes a session remembers (older ones are then simply unknown: 401).
+MAX_REVOKED = 32
+#: A display name's length bounds (in characters, after NFC normalisation and trimming).
+MAX_NAME = 32
+#: How long an invitation may live: at least a minute, at most a week (default a day).
+MIN_INVITATION_SECONDS = 60
+MAX_INVITATION_SECONDS = 7 * 86_400
+DEFAULT_INVITATION_SECONDS = 86_400
+
+#: First bytes of an open seat's slot in ``auth``: no token hashes to it (a SHA-256 preimage), so nobody acts
+#: for the seat until an invitation for it is redeemed.
+OPEN_MARK = b"\x00opn"
+_SLOT = 32
+
+OnLeave = Literal["bot", "wait"]
+
+
+class Invitation(msgspec.Struct, frozen=True, array_like=True):
+    """An invitation to one seat: the SHA-256 of its code, when it expires (Unix seconds), whether redeemed."""
+
+    seat: int
+    code: bytes
+    expires_at: float
+    redeemed: bool = False
+
+
+class Table(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """A session's own settings, seats' names and invitations, and spectators."""
+
+    #: Whether the seats may ask for a hint (``POST .../suggest``).
+    hints: bool = True
+    #: SHA-256 of each spectator token, in the order they were minted.
+    spectators: tuple[bytes, ...] = ()
+    #: Each seat's display name (``None``: none), by seat; empty: no names at all.
+    names: tuple[str | None, ...] = ()
+    invitations: tuple[Invitation, ...] = ()
+    #: SHA-256 of the tokens that were replaced (reissued, or their seat handed on), newest last.
+    revoked: tuple[bytes, ...] = ()
+    #: What a seat whose player leaves becomes: a bot's (at ``leave_level``), or an open seat that waits.
+    on_leave: OnLeave = "wait"
+    leave_level: Level = "basic"
+    invitation_seconds: int = DEFAULT_INVITATION_SECONDS
+
+    def name(self, seat: int) -> str | None:
+        return self.names[seat] if seat < len(self.names) else None
+
+    def with_name(self, seat: int, name: str | None, players: int) -> tuple[str | None, ...]:
+        names = list(self.names) + [None] * (players - len(self.names))
+        names[seat] = name
+        return tuple(names)
+
+
+# ------------------------------------------------------------------------------------------ table events
+
+
+class SeatJoined(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="seat_joined"):
+    """A player redeemed the invitation to ``seat`` under ``name``. ``to_act``: the seat to act (unchanged)."""
+
+    seat: int
+    name: str
+    to_act: int | None
+
+
+class SeatLeft(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="seat_left"):
+    """``seat`` changed hands: its player left or the host gave it away; it is now a bot's (``now: "bot"``, at
+    ``level``) or open, waiting for a player (``"open"``)."""
+
+    seat: int
+    now: Literal["bot", "open"]
+    level: Level | None = None
+    to_act: int | None
+
+
+class SeatTokenReissued(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="seat_token_reissued"):
+    """The host gave ``seat`` a new token: the old one stopped working."""
+
+    seat: int
+    to_act: int | None
+
+
+TableEvent = SeatJoined | SeatLeft | SeatTokenReissued
+TABLE_EVENTS = (SeatJoined, SeatLeft, SeatTokenReissued)
+#: An entry of a session's event log: the engine's events, the clock's and the table's.
+LogEntry = SessionEvent | TableEvent
+
+# ------------------------------------------------------------------------------------------------ helpers
+
+_ENCODER = msgspec.msgpack.Encoder()
+_DECODER = msgspec.msgpack.Decoder(Table)
+
+
+def decode_table(raw: bytes) -> Table:
+    """The table of a record (an empty field: the defaults, as for a session created before tables)."""
+    return _DECODER.decode(raw) if raw else Table()
+
+
+def encode_table(table: Table) -> bytes:
+    return _ENCODER.encode(table)
+
+
+def open_slot() -> bytes:
+    """A new open seat's 32-byte slot in ``auth``."""
+    return OPEN_MARK + os.urandom(_SLOT - len(OPEN_MARK))
+
+
+def is_open(auth: bytes, seat: int) -> bool:
+    return auth[(seat + 1) * _SLOT:(seat + 2) * _SLOT].startswith(OPEN_MARK)
+
+
+def with_slot(auth: bytes, seat: int, slot: bytes) -> bytes:
+    """``auth`` with ``seat``'s slot replaced."""
+    start = (seat + 1) * _SLOT
+    return auth[:start] + slot + auth[start + _SLOT:]
+
+
+def slot_of(auth: bytes, seat: int) -> bytes:
+    return auth[(seat + 1) * _SLOT:(seat + 2) * _SLOT]
+
+
+#: Characters allowed in a name beside letters, marks, digits and spaces.
+_NAME_PUNCTUATION = frozenset("-'._")
+
+
+def check_name(raw: str) -> str:
+    """A display name, normalised (NFC, trimmed): 1 to :data:`MAX_NAME` characters, each a Unicode letter,
+    mark or digit, a space (not two in a row) or one of ``- ' . _``; no control or formatting characters.
+    400 ``INVALID_NAME`` otherwise."""
+    name = unicodedata.normalize("NFC", raw).strip()
+    problem: tuple[str, str] | None = None
+    if not 1 <= len(name) <= MAX_NAME:
+        problem = (f"a name is 1 to {MAX_NAME} characters long", "length")
+    elif "  " in name:
+        problem = ("a name has no two spaces in a row", "spaces")
+    elif any(not (unicodedata.category(c)[0] in "LMN" or c == " " or c in _NAME_PUNCTUATION) for c in name):
+        problem = ("a name is made of letters, digits, spaces and - ' . _ only", "characters")
+    if problem is not None:
+        raise Problem("INVALID_NAME", f"name: {problem[0]}",
+                      message=(f"problem.INVALID_NAME.detail.{problem[1]}", {"max": MAX_NAME}))
+    return name
