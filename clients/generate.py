@@ -95,7 +95,10 @@ def typescript_package(node_modules: Path, work: Path, dist: Path) -> tuple[Path
         (stage / "src" / source.name).write_text(source.read_text().replace(VERSION_MARK, version))
     (stage / "node_modules").symlink_to(node_modules.resolve(), target_is_directory=True)
     bin_dir = node_modules / ".bin"
-    run([str(bin_dir / "openapi-typescript"), str(CONTRACT), "-o", "src/api.ts"], log, cwd=stage)
+    # Properties with a schema default stay optional (openapi-typescript otherwise makes them required, in
+    # requests too, so that `{ players: 4 }` would not compile as a session request).
+    run([str(bin_dir / "openapi-typescript"), str(CONTRACT), "-o", "src/api.ts", "--default-non-nullable=false"], log,
+        cwd=stage)
     run([str(bin_dir / "tsc"), "-p", "tsconfig.json"], log, cwd=stage)
     dist.mkdir(parents=True, exist_ok=True)
     for old in dist.glob("five-hundred-referee-client-*.tgz"):

@@ -92,6 +92,11 @@ PACKAGE_SOURCES = sorted(p for p in CLIENTS.rglob("*") if p.is_file() and not {"
                          & set(p.relative_to(CLIENTS).parts) and "__pycache__" not in p.parts)
 
 
+def readme_example(readme: Path, language: str) -> str:
+    """The first ``language`` code block of a package README: its usage example."""
+    return readme.read_text().split(f"```{language}\n", 1)[1].split("```", 1)[0]
+
+
 def _package(name: str, folder: Path, *options: str) -> tuple[Path, str]:
     """``clients/generate.py <name>``, building into ``folder``: the package it built, and the build's log."""
     run([sys.executable, str(CLIENTS / "generate.py"), name, "--work", str(folder / "work"),
@@ -111,7 +116,7 @@ def python_client(tools: GeneratorTools) -> Build:
              "--target", str(folder / "site"), str(wheel)])
         (folder / "build.log").write_text(log)
 
-    return _cached("python-client", build, "package", *PACKAGE_SOURCES)
+    return _cached("python-client", build, "package", Path(__file__), *PACKAGE_SOURCES)
 
 
 def typescript_client(node_modules: Path) -> Build:
@@ -128,6 +133,8 @@ def typescript_client(node_modules: Path) -> Build:
             shutil.copy(TYPESCRIPT_DIR / item, project / item)
         for source in sources:
             shutil.copy(source, project / "src" / source.name)
+        # The package README's example, compiled with the scenario (and run by the suite).
+        (project / "src" / "readme_example.ts").write_text(readme_example(CLIENTS / "typescript" / "README.md", "ts"))
         modules = project / "node_modules"
         modules.mkdir()
         for entry in node_modules.resolve().iterdir():
@@ -140,7 +147,7 @@ def typescript_client(node_modules: Path) -> Build:
         (folder / "build.log").write_text("\n".join(log))
 
     return _cached("typescript-client", build, TYPESCRIPT_DIR / "package-lock.json",
-                   TYPESCRIPT_DIR / "tsconfig.json", *sources, *PACKAGE_SOURCES)
+                   TYPESCRIPT_DIR / "tsconfig.json", Path(__file__), *sources, *PACKAGE_SOURCES)
 
 
 def java_client(tools: GeneratorTools) -> Build:

@@ -136,8 +136,7 @@ def test_python_package_carries_the_release_version_and_licence(python_build: ge
 def test_python_package_readme_example_runs(python_build: generate.Build, tools: GeneratorTools,
                                             live_service: LiveService) -> None:
     """The package README's example, as written, against the live service (only its base URL changed)."""
-    readme = (ROOT / "clients" / "python" / "README.md").read_text()
-    example = readme.split("```python\n", 1)[1].split("```", 1)[0]
+    example = generate.readme_example(ROOT / "clients" / "python" / "README.md", "python")
     assert 'BASE_URL = "http://127.0.0.1:8000"' in example
     example = example.replace('"http://127.0.0.1:8000"', repr(live_service.url))
     env = {**os.environ, "PYTHONPATH": str(python_build.folder / "site")}
@@ -184,6 +183,20 @@ def test_typescript_package_carries_the_release_version_and_licence(typescript_b
         index = packed.extractfile("package/dist/index.js")
         assert index is not None
         assert f'CONTRACT_VERSION = "{__version__}"' in index.read().decode()
+
+
+def test_typescript_package_readme_example_runs(typescript_build: generate.Build, live_service: LiveService) -> None:
+    """The package README's example, compiled with tsc --strict beside the scenario, run against the live
+    service (only its base URL changed)."""
+    compiled = typescript_build.folder / "project" / "dist" / "readme_example.js"
+    code = compiled.read_text()
+    assert '"http://127.0.0.1:8000"' in code
+    pointed = compiled.with_name("readme_example_live.js")
+    pointed.write_text(code.replace('"http://127.0.0.1:8000"', json.dumps(live_service.url)))
+    result = subprocess.run(["node", str(pointed)], capture_output=True, text=True, timeout=CLIENT_TIMEOUT)
+    assert result.returncode == 0, f"the README example failed:\n{result.stdout}\n{result.stderr}"
+    first, second = result.stdout.strip().splitlines()
+    assert first.isdigit() and "type" in second, result.stdout
 
 
 # ------------------------------------------------------------------------------------------------------ Java
