@@ -18,6 +18,7 @@ from litestar.openapi.spec import Components, Example, Schema, SecurityScheme, T
 from litestar.openapi.spec.enums import OpenAPIType
 from litestar.static_files import create_static_files_router
 
+from service.version import __version__
 from service.web.codes import ProblemCode
 from service.web.litestar_compat import StructSchemaPlugin
 from service.web.problems import PROBLEM_MEDIA_TYPE, Problem, ProblemDetails
@@ -28,7 +29,8 @@ if TYPE_CHECKING:
 
     from service.web.litestar_compat import SchemaCreator
 
-API_VERSION = "1.0.0"
+#: The contract's version is the release's (service/version.py).
+API_VERSION = __version__
 
 API_DESCRIPTION = """\
 Rules as a service for the card game Five Hundred: the referee for third-party games (web, mobile, bots).
