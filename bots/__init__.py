@@ -31,6 +31,7 @@ from bots.knowledge import Knowledge, determinize
 from engine import Discard, Move, Options, SeatView, canonical_move, legal_moves
 from engine.cards import sort_hand
 from engine.deal import pack_index
+from engine.seats import controlled_seats
 
 Level = Literal["random", "basic", "expert"]
 LEVELS: tuple[Level, ...] = ("random", "basic", "expert")
@@ -76,7 +77,7 @@ def legal_moves_from_view(view: SeatView, options: Options) -> list[Move]:
 def _knowledge(view: SeatView, options: Options) -> Knowledge:
     if view.seat is None:
         raise BotError("a bot plays for a seat: this is the public view")
-    if view.to_act != view.seat:
+    if view.to_act is None or view.to_act not in controlled_seats(options, view.seat):
         who = "nobody: the game is over" if view.to_act is None else f"seat {view.to_act}"
         raise BotError(f"seat {view.seat} is not to act; {who} is")
     if view.players != options.players:
@@ -86,7 +87,8 @@ def _knowledge(view: SeatView, options: Options) -> Knowledge:
 
 def decide(view: SeatView, options: Options, *, level: Level = "basic", seed: int = 0, budget: int | None = None,
            legal: Sequence[Move] | None = None) -> Decision:
-    """The move ``level`` plays for the seat of ``view`` (which must be the seat to act).
+    """The move ``level`` plays for the seat of ``view`` (which must be the seat to act, or in the ghost-partners
+    game the seat whose ghost is to act: the move is then the ghost's, decided from the human's view).
 
     ``legal``: the seat's legal moves when the caller has them (the API serves them to that seat); otherwise
     they are derived from the view (see :mod:`bots.knowledge` for the one thing a view does not say).

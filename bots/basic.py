@@ -37,6 +37,7 @@ from engine import (
 from engine.cards import Strain
 from engine.deal import pack_for
 from engine.rules import MISERE, MISERE_BIDS, OPEN_MISERE, bid_level, bid_strain, bid_value, hand_strain
+from engine.seats import seat_count
 from engine.tricks import free_joker, high_free_joker
 
 STRAINS = ("S", "C", "D", "H", "NT")
@@ -102,11 +103,15 @@ def own_tricks(hand: Sequence[str], strain: str, opts: Options) -> float:
     return est
 
 
+#: Tricks a three-card kitty adds on average to a contractor's own.
+KITTY_TRICKS = 0.5
+
+
 def helper_tricks(opts: Options) -> float:
     """Tricks a partner and the kitty add on average to a contractor's own (by player count)."""
-    n = opts.players
+    n = seat_count(opts)  # the ghost-partners game plays as four seats
     partner = {2: 0.0, 3: 0.0, 4: 1.6, 5: 1.0}.get(n, 2.2 if opts.six_player_teams == "two_teams_of_three" else 1.0)
-    kitty = 0.5 if len(pack_for(opts)) - 10 * n <= 3 else 0.8
+    kitty = KITTY_TRICKS if len(pack_for(opts)) - 10 * n <= 3 else 0.8
     return partner + kitty
 
 
@@ -141,6 +146,11 @@ def choose_bid(knowledge: Knowledge, legal: Sequence[Move]) -> Move:
         return passes[0] if passes else legal[0]
     extra = helper_tricks(opts)
     estimates = {s: own_tricks(hand, s, opts) + extra for s in STRAINS}
+    ghost = next((g for g in view.ghosts if g.controlled_by == knowledge.seat), None)
+    if ghost is not None:  # ghost partners: the partner's face-up cards are seen, not guessed (its others are not)
+        guessed = helper_tricks(opts) - KITTY_TRICKS
+        estimates = {s: own_tricks(hand, s, opts) + KITTY_TRICKS
+                     + min(guessed + 1.0, 0.8 * own_tricks(ghost.face_up, s, opts) + 0.4) for s in STRAINS}
     high = view.high_bid
     team = set(team_of(view, knowledge.seat))
     partner_high = high is not None and high.seat in team and high.seat != knowledge.seat
@@ -289,7 +299,7 @@ def choose_card(knowledge: Knowledge, legal: Sequence[Move]) -> Move:
     for s, cards in knowledge.known_hands.items():
         if s != seat:
             outstanding.update(cards)
-    active = tuple(s for s in range(view.players) if not (c and s in c.sitting_out))
+    active = tuple(s for s in range(len(view.hand_sizes)) if not (c and s in c.sitting_out))
     team = team_of(view, seat)
     partner_leads = ""
     for t in view.tricks:

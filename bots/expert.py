@@ -63,6 +63,7 @@ from engine import (
 from engine.cards import Strain
 from engine.model import HandScored
 from engine.rules import MISERE_BIDS, bid_level, bid_strain, hand_strain
+from engine.seats import controller, seat_count
 from engine.tricks import led_suit, trick_winner_index
 
 replace = msgspec.structs.replace
@@ -75,7 +76,7 @@ DEFAULT_BUDGET = 64
 
 
 def _side_index(opts: Options) -> list[int]:
-    out = [0] * opts.players
+    out = [0] * seat_count(opts)
     for i, members in enumerate(sides(opts)):
         for s in members:
             out[s] = i
@@ -85,7 +86,7 @@ def _side_index(opts: Options) -> list[int]:
 def _basic_move(state: GameState) -> Move:
     seat = state.to_act
     assert seat is not None
-    knowledge = Knowledge(view(state, seat), state.options)
+    knowledge = Knowledge(view(state, controller(state.options, seat)), state.options)
     legal = [] if state.phase == "exchange" else legal_moves(state)
     return decide_basic(knowledge, legal)
 
@@ -127,7 +128,10 @@ def playout(state: GameState, seat: int) -> float:
                 c = state.contract
                 table = hand_strain(opts, c.bid if c else None, state.nominations)
                 teams = _teams(state)
-            if not any(table.suit[x] is None for s in state.active for x in state.hands[s]):
+            # (The fast playout knows no ghost piles: in the ghost-partners game the engine plays every card,
+            # turning up the cards beneath.)
+            if not state.ghost_piles and not any(table.suit[x] is None for s in state.active
+                                                 for x in state.hands[s]):
                 return _fast_playout(state, seat, table, teams)
             actor = state.to_act
             assert actor is not None
@@ -210,7 +214,7 @@ def _fast_playout(state: GameState, seat: int, table: Strain, teams: dict[int, f
 def _teams(state: GameState) -> dict[int, frozenset[int]]:
     """Who plays together this hand, in a sampled deal (everyone knows everything there)."""
     opts = state.options
-    n = opts.players
+    n = seat_count(opts)
     c = state.contract
     if c is None:
         out: dict[int, frozenset[int]] = {}

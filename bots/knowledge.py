@@ -5,7 +5,9 @@ rules let that seat have) and the options. This module turns that view into:
 
 - :class:`Knowledge`: the seat's own cards, the cards it has seen (played, exposed, the kitty or its discards
   when it saw them), the unseen cards, and the *places* the unseen cards may be (other hands, the kitty, the
-  discards, the two-player dead hand) with their sizes and the suits each hand has shown void in;
+  discards, the two-player dead hand, a ghost's face-down cards) with their sizes and the suits each hand has
+  shown void in (a ghost's face-up cards are known to all; its face-down cards are unseen by all, its partner
+  included);
 - :func:`determinize`: one full :class:`engine.GameState` drawn uniformly among the deals consistent with that
   knowledge (voids respected), for search and for asking the engine which moves are legal.
 
@@ -31,6 +33,7 @@ from engine.cards import Strain, sort_hand
 from engine.deal import has_dead_hand, pack_for, pack_index
 from engine.model import Call, CallView, Contract, Trick
 from engine.rules import MISERE_BIDS, hand_strain
+from engine.seats import controlled_seats, seat_count
 from engine.tricks import joker_may_follow
 
 #: Names of the places unseen cards can be.
@@ -50,14 +53,19 @@ class Knowledge:
             raise ValueError("a bot plays for a seat, not for a spectator")
         self.view = view
         self.options = options
-        seat = self.seat = view.seat
-        n = options.players
+        # The seat deciding: the viewer, or (ghost partners) the viewer's ghost when the ghost is to act; the
+        # viewer's own cards stay known either way.
+        acting = view.to_act is not None and view.to_act != view.seat and \
+            view.to_act in controlled_seats(options, view.seat)
+        seat = self.seat = view.to_act if acting and view.to_act is not None else view.seat
+        n = seat_count(options)
         pack = pack_for(options)
         c = view.contract
         self.table: Strain = hand_strain(options, c.bid if c else None,
                                          tuple(sorted(view.joker_nominations.items())))
         seen: set[str] = set()
-        self.hand: tuple[str, ...] | None = view.hand
+        ghosts = {g.seat: g for g in view.ghosts}
+        self.hand: tuple[str, ...] | None = ghosts[seat].face_up if seat in ghosts else view.hand
         if view.hand is not None:
             seen.update(view.hand)
         played: list[str] = []
@@ -65,7 +73,10 @@ class Knowledge:
             played.extend(p.card for p in t.plays)
         self.played = tuple(played)
         seen.update(played)
-        known_hands: dict[int, tuple[str, ...]] = {seat: view.hand} if view.hand is not None else {}
+        known_hands: dict[int, tuple[str, ...]] = {view.seat: view.hand} if view.hand is not None else {}
+        for g in view.ghosts:  # a ghost's face-up cards are seen by all; its face-down ones by nobody
+            known_hands[g.seat] = g.face_up
+            seen.update(g.face_up)
         for name, cards in view.exposed.items():
             if int(name) != seat:
                 known_hands[int(name)] = cards
@@ -100,6 +111,9 @@ class Knowledge:
             slots[DISCARDS] = discards_hidden
         if has_dead_hand(options) and phase != "game_over":
             slots[DEAD_HAND] = 10
+        for g in view.ghosts:
+            if g.face_down:
+                slots[face_down_slot(g.seat)] = g.face_down
         self.slots = slots
         self.unseen = tuple(x for x in pack if x not in seen)
         if len(self.unseen) != sum(slots.values()):
@@ -125,8 +139,9 @@ def team_of(view: SeatView, seat: int) -> tuple[int, ...]:
     contracting = (c.contractor, *c.partners)
     if seat in contracting:
         return tuple(contracting)
-    if len(view.sides) == view.players:  # every seat for itself: the defenders are one side against it
-        return tuple(s for s in range(view.players) if s not in contracting)
+    seats = len(view.hand_sizes)
+    if len(view.sides) == seats:  # every seat for itself: the defenders are one side against it
+        return tuple(s for s in range(seats) if s not in contracting)
     for members in view.sides:
         if seat in members:
             return members
@@ -201,7 +216,7 @@ def state_from(knowledge: Knowledge, placed: dict[int, list[str]]) -> GameState:
     """The game state with the seat's known cards and the unseen cards where ``placed`` puts them."""
     view = knowledge.view
     opts = knowledge.options
-    n = opts.players
+    n = seat_count(opts)
     index = pack_index(opts)
 
     def ordered(cards: Sequence[str]) -> tuple[str, ...]:
@@ -256,10 +271,15 @@ def state_from(knowledge: Knowledge, placed: dict[int, list[str]]) -> GameState:
         out = set(cv.sitting_out) if cv else set()
         active = tuple(s for s in range(n) if s not in out)
     passed = _passed(view, opts)
+    # Ghost partners: each covered face-up card lies on one of the cards placed face down for that ghost.
+    ghost_piles = tuple(
+        tuple(zip(g.covered, ordered(placed.get(face_down_slot(g.seat), ())), strict=True)) for g in view.ghosts)
     return GameState(
         rules_version=view.rules_version, options=opts, seed=0, hand_number=view.hand_number, dealer=view.dealer,
         phase=phase, to_act=view.to_act, scores=view.scores, hands=hands,
-        dead_hand=ordered(placed.get(DEAD_HAND, ())), kitty=kitty, discards=discards, viewed=view.looked,
+        dead_hand=ordered(placed.get(DEAD_HAND, ())),
+        ghost_piles=((),) * (n - len(ghost_piles)) + ghost_piles if ghost_piles else (), kitty=kitty,
+        discards=discards, viewed=view.looked,
         kitty_shown=opts.show_kitty and phase == "exchange", calls=tuple(_call(c) for c in view.auction), passed=passed,
         high=None if high is None else _call(high),
         raising=raising, contract=contract, nominations=tuple(sorted(view.joker_nominations.items())),
@@ -268,6 +288,11 @@ def state_from(knowledge: Knowledge, placed: dict[int, list[str]]) -> GameState:
         tricks_won=view.tricks_won if (playing or view.tricks) else (), result=view.result,
         last_hand=view.last_hand,
     )
+
+
+def face_down_slot(ghost: int) -> int:
+    """The place name of a ghost's face-down cards (ghost partners): below the other places' names."""
+    return -10 - ghost
 
 
 def _passed(view: SeatView, opts: Options) -> tuple[bool, ...]:

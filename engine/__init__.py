@@ -67,6 +67,7 @@ from engine.records import (
 from engine.replay import build_record, replay_game, replay_states, verify_record
 from engine.rules import bid_value, ladder, score_table_rows, sides
 from engine.seat_records import SeatRecord, SeatVerified, seat_record, verify_seat_record
+from engine.seats import controlled_seats, controller, player_to_act, seat_count
 from engine.setup import resolve_options
 from engine.views import public_view, redact_events, seat_view, view
 
@@ -78,10 +79,11 @@ __all__ = [
     "NominateJoker", "Options", "OptionsError", "Pass", "Play", "ProposeRedeal", "Reason", "RecordContract",
     "RecordOptions", "RecordRefused", "RecordResult", "RecordTextError", "RecordTrick", "Rejection", "SeatRecord",
     "SeatVerified", "SeatView", "Verified", "apply_move", "bid_value", "build_record", "canonical_move",
-    "check_move", "effective_suit",
+    "check_move", "controlled_seats", "controller", "effective_suit",
     "engine_options", "integrity_problems", "judge_game", "kitty_size", "ladder", "legal_moves", "new_game",
-    "option_catalogue", "pack_for", "parse_card", "partners", "public_view", "record_from_text", "record_options",
-    "record_to_text", "redact_events", "replay_game", "replay_states", "resolve_options", "score_hand",
-    "score_table_rows", "seat_record", "seat_view", "sides", "structure_problems", "to_act", "verify_record",
+    "option_catalogue", "pack_for", "parse_card", "partners", "player_to_act", "public_view", "record_from_text",
+    "record_options", "record_to_text", "redact_events", "replay_game", "replay_states", "resolve_options",
+    "score_hand", "score_table_rows", "seat_count", "seat_record", "seat_view", "sides", "structure_problems",
+    "to_act", "verify_record",
     "verify_seat_record", "view",
 ]

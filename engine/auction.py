@@ -53,6 +53,7 @@ from engine.rules import (
     side_of,
     top_rung,
 )
+from engine.seats import is_ghost_game, seat_count
 from engine.setup import deal_hand
 from engine.tokens import bid_rejection as unknown_bid
 
@@ -185,9 +186,10 @@ def legal_redeal_answers(state: GameState, seat: int) -> list[Move]:
 
 def may_propose_redeal(state: GameState, seat: int) -> bool:
     """No-ace-no-face (RULES.md 3.1): before its first call, once per hand, a seat holding no A, K, Q, J or
-    joker may propose a redeal, in the games with partners."""
+    joker may propose a redeal, in the games with partners (not the ghost-partners game: the partner who would
+    answer is the proposer's own ghost)."""
     opts = state.options
-    return (opts.no_ace_no_face and has_teams(opts) and state.redeal_proposer is None
+    return (opts.no_ace_no_face and has_teams(opts) and not is_ghost_game(opts) and state.redeal_proposer is None
             and not state.misere_barred and state.viewed[seat]
             and all(c.seat != seat for c in state.calls)
             and not any(c in JOKERS or rank_of(c) in HONOURS for c in state.hands[seat]))
@@ -360,7 +362,7 @@ def end_auction(st: GameState, events: list[Event]) -> GameState:
     sitting_out: tuple[int, ...] = ()
     if high.bid in MISERE_BIDS and has_teams(opts):
         side = side_of(opts)
-        sitting_out = tuple(s for s in range(n) if s != contractor and side[s] == side[contractor])
+        sitting_out = tuple(s for s in range(seat_count(opts)) if s != contractor and side[s] == side[contractor])
     alone = plays_alone(opts, high.bid)
     contract = Contract(bid=high.bid, contractor=contractor, sans_kitty=high.sans_kitty, sitting_out=sitting_out,
                         alone=alone, partner_settled=opts.players != 5 or alone)
@@ -378,7 +380,7 @@ def everyone_looks(st: GameState, events: list[Event]) -> GameState:
     for s in range(st.options.players):
         if not st.viewed[s]:
             events.append(LookedAtHand(seat=s, cards=st.hands[s]))
-    return replace(st, viewed=(True,) * st.options.players)
+    return replace(st, viewed=(True,) * len(st.viewed))
 
 
 __all__ = ["apply_call", "apply_redeal_answer", "bid_rejection", "check_call", "end_auction", "everyone_looks",

@@ -38,6 +38,7 @@ from engine.model import (
 from engine.options import Options
 from engine.reasons import Reason
 from engine.rules import MISERE_BIDS, OPEN_MISERE, bid_level, has_teams, is_nt_family, joker_low, side_of
+from engine.seats import seat_count
 from engine.tokens import card_rejection, suit_rejection
 from engine.tricks import trick_seat
 
@@ -82,7 +83,7 @@ def open_play(st: GameState, events: list[Event]) -> GameState:
 
 def start_play(st: GameState, leader: int, events: list[Event]) -> GameState:
     """The play phase with ``leader`` to lead (also the no-trump play-out of an all-pass, without a contract)."""
-    n = st.options.players
+    n = seat_count(st.options)
     c = st.contract
     out = set(c.sitting_out) if c else set()
     active = tuple(s for s in range(n) if s not in out)
@@ -164,7 +165,7 @@ def partners(state: GameState) -> tuple[int, ...]:
         return ()
     if has_teams(opts):
         side = side_of(opts)
-        return tuple(s for s in range(opts.players) if s != c.contractor and side[s] == side[c.contractor])
+        return tuple(s for s in range(seat_count(opts)) if s != c.contractor and side[s] == side[c.contractor])
     if opts.players != 5 or c.alone:
         return ()
     if c.chosen_partners:

@@ -23,6 +23,7 @@ from functools import lru_cache
 
 from engine.cards import JOKERS, RANK_ORDER, build_pack, rank_of
 from engine.options import Options, OptionsError
+from engine.seats import GHOST_PILES, GHOSTS, is_ghost_game, seat_count
 
 _STANDARD_KITTY_PACKETS = {3: (1, 1, 1), 4: (1, 2, 1), 5: (2, 2, 1), 6: (2, 2, 2)}
 HAND_SIZE = 10
@@ -85,6 +86,8 @@ _LIMITS = tuple(_TWO64 - _TWO64 % n if n else 0 for n in range(128))
 
 @lru_cache(maxsize=64)
 def pack_for(opts: Options) -> tuple[str, ...]:
+    if is_ghost_game(opts):  # the standard four-player 43-card pack (fours_removed applies; deck_4p does not)
+        return build_pack(4, fours_removed=opts.fours_removed)
     return build_pack(opts.players, deck_4p=opts.deck_4p, fours_removed=opts.fours_removed,
                       two_player_method=opts.two_player_method, five_player_deck=opts.five_player_deck,
                       six_player_kitty=opts.six_player_kitty)
@@ -100,8 +103,8 @@ def has_dead_hand(opts: Options) -> bool:
 
 
 def hand_count(opts: Options) -> int:
-    """Hands dealt: one per seat, plus the dead hand of the two-player game."""
-    return opts.players + (1 if has_dead_hand(opts) else 0)
+    """Hands dealt: one per seat (ghosts included), plus the dead hand of the two-player game."""
+    return seat_count(opts) + (1 if has_dead_hand(opts) else 0)
 
 
 def kitty_size(opts: Options) -> int:
@@ -117,6 +120,9 @@ def kitty_packets(opts: Options) -> tuple[tuple[int, int], ...]:
         raise OptionsError(f"deal_pattern {opts.deal_pattern!r} is not numbers joined by '-'") from None
     if len(numbers) % 2 or not numbers or any(n < 0 for n in numbers) or len(numbers) > 20:
         raise OptionsError(f"deal_pattern {opts.deal_pattern!r} must alternate player and kitty packets")
+    if is_ghost_game(opts) and opts.deal_pattern != "3-1-4-1-3-1":
+        raise OptionsError("deal_pattern does not apply to two_player_method=ghost_partners: its deal is fixed "
+                           "(RULES.md 2.2); leave it at 3-1-4-1-3-1")
     players, kitty = numbers[0::2], numbers[1::2]
     size = kitty_size(opts)
     if opts.deal_pattern == "3-1-4-1-3-1" and size in _STANDARD_KITTY_PACKETS:
@@ -133,6 +139,8 @@ def deal(opts: Options, deck: Sequence[str], dealer: int) -> tuple[list[list[str
     Returns (hands per seat, dead hand, kitty). The two-player dead hand is dealt first, as the hand on the
     dealer's left (RULES.md 2.2).
     """
+    if is_ghost_game(opts):
+        return _deal_ghosts(opts, deck, dealer)
     n = opts.players
     order: list[int] = [(dealer + 1 + i) % n for i in range(n)]
     hands: list[list[str]] = [[] for _ in range(n)]
@@ -147,6 +155,32 @@ def deal(opts: Options, deck: Sequence[str], dealer: int) -> tuple[list[list[str
         kitty.extend(deck[pos:pos + to_kitty])
         pos += to_kitty
     return hands, dead, kitty
+
+
+def _deal_ghosts(opts: Options, deck: Sequence[str], dealer: int) -> tuple[list[list[str]], list[str], list[str]]:
+    """The ghost-partners deal (RULES.md 2.2, method C), clockwise from the dealer's left within each kind of seat:
+    3 to each human; 5 face down in a row to each ghost; 1 to the kitty; 4 to each human; 5 face up to each ghost,
+    one on each face-down card; 1 to the kitty; 3 to each human; 1 to the kitty.
+
+    A ghost's hand comes back as its 10 cards in dealt order: the 5 face down, then the 5 face up, the ``i``-th
+    face-up card lying on the ``i``-th face-down one (:func:`engine.ghosts.lay_out` splits it)."""
+    n = seat_count(opts)
+    clockwise = [(dealer + 1 + i) % n for i in range(n)]
+    humans = [s for s in clockwise if s not in GHOSTS]
+    ghosts = [s for s in clockwise if s in GHOSTS]
+    hands: list[list[str]] = [[] for _ in range(n)]
+    kitty: list[str] = []
+    pos = 0
+    for to_human, to_ghost in ((3, GHOST_PILES), (4, GHOST_PILES), (3, 0)):
+        for s in humans:
+            hands[s].extend(deck[pos:pos + to_human])
+            pos += to_human
+        for s in ghosts:
+            hands[s].extend(deck[pos:pos + to_ghost])
+            pos += to_ghost
+        kitty.extend(deck[pos:pos + 1])  # (a slice, as deal() takes it: tests deal positions through it)
+        pos += 1
+    return hands, [], kitty
 
 
 def _cut_value(c: str) -> int:

@@ -52,6 +52,32 @@ DECISIONS: list[dict[str, str]] = [
                  "fresh shuffle if it runs out)."},
     {"topic": "American single-round auction",
      "decision": "final_bidder_may_raise does not apply to american_single_round bidding: every seat has exactly one call."},
+    {"topic": "ghost partners: seats and control",
+     "decision": "two_player_method=ghost_partners seats four: the humans at seats 0 and 1, side by side, and each one's "
+                 "ghost opposite it (seat 2 is seat 0's, seat 3 is seat 1's), so the sides are 0+2 against 1+3 and the "
+                 "hand is scored exactly as the four-player game between them. A ghost never bids and never deals: the "
+                 "auction and the deal go round the two humans (the dealer's opponent calls first; the deal alternates), "
+                 "and first_lead=eldest means the dealer's opponent. Each human plays its ghost's cards, seeing of them "
+                 "only what everyone sees. A ghost's move names the ghost's own seat; the view says who controls each "
+                 "ghost (ghosts[].controlled_by), a human's legal moves include its ghost's when the ghost is to act, and "
+                 "a hosted session's seat token moves for its ghost too. A ghost is no viewer: views, legal moves and "
+                 "suggestions are asked for the humans' seats."},
+    {"topic": "ghost partners: the deal and the piles",
+     "decision": "The deal is the fixed one of the rules (3 to each human, 5 face down to each ghost, 1 to the kitty, 4 to "
+                 "each human, 5 face up to each ghost, one on each face-down card, 1 to the kitty, 3 to each human, 1 to "
+                 "the kitty), clockwise from the dealer's left within each kind of seat; deal_pattern must stay at its "
+                 "default. The pack is the four-player 43-card pack (fours_removed applies, deck_4p does not). A ghost's "
+                 "playable cards are its face-up cards: it follows suit with those alone, and when a card that covers "
+                 "another is played, the card beneath is turned up for everyone (event ghost_cards_up) and can be played "
+                 "from then on. Nobody, its own human included, sees a face-down card before that; the views show how "
+                 "many lie face down and which face-up cards cover one."},
+    {"topic": "ghost partners: kitty, leads, misère",
+     "decision": "The highest bidder (always a human) takes the kitty into its own hand and discards from it; the ghost's "
+                 "cards stay as they lie. A ghost that wins a trick leads the next one, its human choosing among its "
+                 "face-up cards. In misère the contractor's ghost sits out (its cards are not played and stay face down "
+                 "and face up as they lie), as a four-player partner does. no_ace_no_face has no effect: the partner who "
+                 "would answer a proposal is the proposer's own ghost. The last trick, where a joker is led without a "
+                 "suit, is told by the trick count, since a ghost's last face-up card may still cover another."},
     {"topic": "24-card two-player pack",
      "decision": "A-9 in four suits with no joker and a 4-card kitty (a joker is not verified by any source)."},
 ]

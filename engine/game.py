@@ -50,6 +50,7 @@ from engine.options import Options
 from engine.play import check_play, legal_plays, play
 from engine.reasons import Reason
 from engine.scoring import judge_game, score_hand
+from engine.seats import controller, seat_count
 from engine.setup import GameSetupError, new_game
 from engine.tokens import seat_rejection
 
@@ -66,12 +67,14 @@ def to_act(state: GameState) -> int | None:
 
 
 def legal_moves(state: GameState, seat: int | None = None) -> Sequence[Move]:
-    """Every legal move of ``seat`` (default: the seat to act); empty for a seat that may not act now.
+    """Every legal move of ``seat`` (default: the seat to act); empty for a seat that may not act now. In the
+    ghost-partners game a human's legal moves include its ghost's when the ghost is to act (the moves name the
+    ghost's seat: :func:`engine.seats.controlled_seats`).
 
     A list, except at the exchange: there the discards come as a :class:`engine.model.DiscardChoices`, a sequence
     equal to the list of them that builds each move only when it is read (``list(...)`` gives the list)."""
     actor = state.to_act
-    if actor is None or (seat is not None and seat != actor):
+    if actor is None or (seat is not None and seat != actor and controller(state.options, actor) != seat):
         return []
     phase = state.phase
     if phase == "play":
@@ -110,7 +113,7 @@ _PHASE_MOVE_SET["game_over"] = frozenset()
 def _check_turn(state: GameState, move: Move) -> Rejection:
     """Why a move by the wrong seat, of the wrong kind, or after the game is refused."""
     seat = move.seat
-    rejection = seat_rejection(seat, state.options.players)
+    rejection = seat_rejection(seat, seat_count(state.options))
     if rejection is not None:
         return rejection
     if state.phase == "game_over":

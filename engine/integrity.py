@@ -36,6 +36,7 @@ from functools import lru_cache
 
 from engine.cards import SUITS, sort_hand
 from engine.deal import HAND_SIZE, has_dead_hand, kitty_size, pack_for, pack_index
+from engine.ghosts import face_down
 from engine.model import (
     AnswerRedeal,
     Bid,
@@ -54,6 +55,7 @@ from engine.model import (
 )
 from engine.options import RULES_VERSION, Options, OptionsError
 from engine.rules import ALL_BIDS, ladder, side_of, sides
+from engine.seats import GHOST_PILES, ghost_seats, seat_count
 from engine.setup import validate_options
 from engine.tricks import seat_after
 
@@ -163,9 +165,10 @@ def _structure_problems(state: GameState) -> list[str]:
         return [f"options: {exc}"]
     if opts.players not in (2, 3, 4, 5, 6):
         return [f"players {opts.players!r} is not 2 to 6"]
-    n = opts.players
+    n = opts.players  # the players, who bid and deal
+    seats = seat_count(opts)  # the seats holding hands (the ghosts too, in the ghost-partners game)
     # Shapes and ranges of every field, before anything reads them.
-    shape = _shape_problems(state, n)
+    shape = _shape_problems(state, seats)
     if shape:
         return problems + shape
     facts = _facts(opts)
@@ -177,7 +180,7 @@ def _structure_problems(state: GameState) -> list[str]:
         problems.append(f"dealer {state.dealer} is not a seat")
     if state.phase not in _PHASES:
         problems.append(f"phase {state.phase!r} is not a phase")
-    if state.to_act is not None and not 0 <= state.to_act < n:
+    if state.to_act is not None and not 0 <= state.to_act < seats:
         problems.append(f"to_act {state.to_act} is not a seat")
     if (state.to_act is None) != (state.phase == "game_over"):
         problems.append("exactly a finished game has no seat to act")
@@ -185,9 +188,10 @@ def _structure_problems(state: GameState) -> list[str]:
         problems.append(f"{len(state.scores)} scores for {facts.sides} sides")
     if any(s % 10 or abs(s) > MAX_SCORE for s in state.scores):
         problems.append(f"a score is not a multiple of 10 within ±{MAX_SCORE}")
-    for name in ("viewed", "passed"):
-        if len(getattr(state, name)) != n:
-            problems.append(f"{name} has {len(getattr(state, name))} entries for {n} players")
+    for name, size in (("viewed", seats), ("passed", n)):
+        if len(getattr(state, name)) != size:
+            problems.append(f"{name} has {len(getattr(state, name))} entries for {size} seats")
+    problems += _pile_problems(state)
     if problems:
         return problems
     for name in ("deck_orders", "dealt_decks"):
@@ -204,11 +208,12 @@ def _structure_problems(state: GameState) -> list[str]:
     return _hand_problems(state, facts)
 
 
+# long: one pass over the current hand's fields, each check a line or two
 def _hand_problems(state: GameState, facts: _Facts) -> list[str]:
     """The current hand's fields: seats, bids and cards of this game, the contract where the phase needs one,
     the hands making a deal with the cards played, and in the play the order of the tricks and the turn."""
     opts = state.options
-    n = opts.players
+    n, seats = opts.players, seat_count(opts)  # the players call; every seat plays (a ghost, in ghost partners)
     phase = state.phase
     out: list[str] = []
     for i, call in enumerate(state.calls):
@@ -223,7 +228,7 @@ def _hand_problems(state: GameState, facts: _Facts) -> list[str]:
         out.append(f"redeal_proposer {proposer!r} is not a seat")
     if not all(_is_int(s) and 0 <= s < n for s in state.misere_barred):
         out.append("misere_barred names seats that do not exist")
-    if len(set(state.active)) != len(state.active) or not all(_is_int(s) and 0 <= s < n for s in state.active):
+    if len(set(state.active)) != len(state.active) or not all(_is_int(s) and 0 <= s < seats for s in state.active):
         out.append("active names seats that do not exist, or one twice")
     if state.high is not None and (state.high.bid not in ALL_BIDS or not _is_int(state.high.seat)
                                    or not 0 <= state.high.seat < n):
@@ -239,7 +244,7 @@ def _hand_problems(state: GameState, facts: _Facts) -> list[str]:
     if c is not None:
         if c.bid not in ALL_BIDS or not _is_int(c.contractor) or not 0 <= c.contractor < n:
             out.append("the contract is not a bid by a seat")
-        elif not all(_is_int(s) and 0 <= s < n for s in (*c.sitting_out, *c.chosen_partners)):
+        elif not all(_is_int(s) and 0 <= s < seats for s in (*c.sitting_out, *c.chosen_partners)):
             out.append("the contract names seats that do not exist")
         elif c.called_card is not None and c.called_card not in facts.pack_set:
             out.append(f"the called card {c.called_card!r} is not in the pack")
@@ -261,7 +266,7 @@ def _hand_problems(state: GameState, facts: _Facts) -> list[str]:
     taken = c.contractor if c is not None and phase == "exchange" else -1
     if taken >= 0 and not set(kitty) <= set(state.hands[taken]):
         return ["the kitty's cards are not in the contractor's hand during the exchange"]
-    if any(len(h) + len(played[s]) - (len(kitty) if s == taken else 0) != HAND_SIZE
+    if any(len(h) + len(face_down(state, s)) + len(played[s]) - (len(kitty) if s == taken else 0) != HAND_SIZE
            for s, h in enumerate(state.hands)):
         return [_NO_DEAL]
     return []
@@ -275,7 +280,7 @@ def _play_problems(state: GameState) -> list[str]:
     trick counts those of the winners, the seat to act the next to play, and each seat holding ten cards less
     those it played."""
     active = state.active
-    n = state.options.players
+    n = seat_count(state.options)
     if not active or len(set(active)) != len(active) or not all(_is_int(s) and 0 <= s < n for s in active):
         return ["no valid seats playing the hand"]
     size = len(active)
@@ -315,8 +320,8 @@ def _play_problems(state: GameState) -> list[str]:
         in_trick = [active[(start + j) % size] for j in range(len(trick.cards))]
     done = len(tricks)
     for s, hand in enumerate(state.hands):
-        if s in active and len(hand) + done + (s in in_trick) != HAND_SIZE or s not in active and len(
-                hand) != HAND_SIZE:
+        held = len(hand) + len(face_down(state, s))  # (a ghost's face-down cards lie in its piles)
+        if s in active and held + done + (s in in_trick) != HAND_SIZE or s not in active and held != HAND_SIZE:
             return [_NO_DEAL]
     return []
 
@@ -349,10 +354,30 @@ def _shape_problems(state: GameState, n: int) -> list[str]:
     return out
 
 
+def _pile_problems(state: GameState) -> list[str]:
+    """Ghost partners: five piles of two cards for each ghost, none for anyone else (where each card is, the card
+    count and the replay check)."""
+    opts = state.options
+    ghosts = ghost_seats(opts)
+    piles = state.ghost_piles
+    if not ghosts:
+        return ["ghost piles in a game without ghosts"] if piles else []
+    if type(piles) is not tuple or len(piles) != seat_count(opts):
+        return [f"ghost_piles must have {seat_count(opts)} entries, one per seat"]
+    for s, seat_piles in enumerate(piles):
+        size = GHOST_PILES if s in ghosts else 0
+        if type(seat_piles) is not tuple or len(seat_piles) != size or not all(
+                type(p) is tuple and len(p) == 2 and all(type(c) is str for c in p) for p in seat_piles):
+            return [f"seat {s} must have {size} ghost piles of a face-up and a face-down card"]
+    return []
+
+
 def _card_problems(state: GameState, facts: _Facts) -> list[str]:
-    """Every card exactly once, wherever it is."""
+    """Every card exactly once, wherever it is (a ghost's face-down cards lie in its piles)."""
     problems: list[str] = []
     located: list[str] = [c for h in state.hands for c in h]
+    for g in ghost_seats(state.options):
+        located += face_down(state, g)
     located += state.dead_hand
     if state.phase == "exchange":
         # The contractor holds the kitty's cards; ``kitty`` only records which they are.
@@ -390,7 +415,7 @@ def _history_problems(state: GameState) -> list[str]:
     from engine.game import judge_game
 
     opts = state.options
-    n = opts.players
+    n = seat_count(opts)
     out: list[str] = []
     last = state.last_hand
     n_sides = len(sides(opts))
@@ -409,7 +434,7 @@ def _history_problems(state: GameState) -> list[str]:
                 or sum(last.tricks_won) != 10:
             out.append("last_hand without a contract names a contractor or a result")
     else:
-        if last.bid not in ladder(opts) or last.contractor is None or not 0 <= last.contractor < n \
+        if last.bid not in ladder(opts) or last.contractor is None or not 0 <= last.contractor < opts.players \
                 or type(last.made) is not bool:
             out.append("last_hand's contract is not one of this game")
         elif not last.contracting_seats or last.contracting_seats[0] != last.contractor or len(
@@ -592,7 +617,7 @@ def _next_setup_move(state: GameState, st: GameState) -> Move | str | None:
 
 def _played_by(state: GameState) -> list[list[str]] | str:
     """The cards each seat played this hand (from the tricks and their leaders)."""
-    n = state.options.players
+    n = seat_count(state.options)
     out: list[list[str]] = [[] for _ in range(n)]
     active = state.active
     tricks = (*state.tricks, *((state.trick,) if state.trick is not None else ()))
@@ -622,12 +647,19 @@ def _dealt_hands(state: GameState, played: list[list[str]]) -> list[list[str]] |
     n = state.options.players
     c = state.contract
     hands = [list(h) + played[s] for s, h in enumerate(state.hands)]
+    ghosts = ghost_seats(state.options)
+    for g in ghosts:  # a ghost was dealt its piles: the cards it holds face up, has played, and has face down
+        dealt = sorted(x for pile in state.ghost_piles[g] for x in pile)
+        if sorted(hands[g] + list(face_down(state, g))) != dealt:
+            return f"seat {g}'s cards face up, face down and played are not the ghost's piles"
+        hands[g] = [up for up, _ in state.ghost_piles[g]]
     kitty = state.kitty if state.kitty else state.discards
     if c is not None and state.phase == "exchange":
         if not 0 <= c.contractor < n or not set(kitty) <= set(hands[c.contractor]):
             return "the kitty's cards are not in the contractor's hand during the exchange"
         hands[c.contractor] = [x for x in hands[c.contractor] if x not in kitty]
-    if any(len(h) != HAND_SIZE for h in hands) or len(kitty) != kitty_size(state.options):
+    if any(len(h) != (GHOST_PILES if s in ghosts else HAND_SIZE) for s, h in enumerate(hands)) \
+            or len(kitty) != kitty_size(state.options):
         return _NO_DEAL
     return hands
 
@@ -645,6 +677,7 @@ def _deal_of(state: GameState) -> GameState | str:
     if isinstance(hands, str):
         return hands
     kitty = state.kitty if state.kitty else state.discards
+    ghosts = ghost_seats(opts)
     index = pack_index(opts)
     scores, last = state.scores, state.last_hand
     if state.phase == "game_over":
@@ -656,8 +689,9 @@ def _deal_of(state: GameState) -> GameState | str:
                      hand_number=state.hand_number, dealer=state.dealer,
                      phase="auction", to_act=(state.dealer + 1) % n, scores=scores,
                      hands=tuple(sort_hand(h, index) for h in hands),
-                     dead_hand=sort_hand(state.dead_hand, index), kitty=tuple(kitty),
-                     viewed=(not opts.blind_misere_enabled,) * n, passed=(False,) * n, last_hand=last)
+                     dead_hand=sort_hand(state.dead_hand, index), ghost_piles=state.ghost_piles, kitty=tuple(kitty),
+                     viewed=(not opts.blind_misere_enabled,) * n + (True,) * len(ghosts), passed=(False,) * n,
+                     last_hand=last)
 
 
 def _auction_moves(state: GameState) -> list[tuple[str, Move]] | str:

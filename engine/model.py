@@ -340,6 +340,14 @@ class PartnerRevealed(_Event, frozen=True, tag="partner_revealed"):
     card: str
 
 
+class GhostCardsUp(_Event, frozen=True, tag="ghost_cards_up"):
+    """Ghost partners: cards of a ghost that everyone now sees face up: its five face-up cards at the deal, then
+    each card turned up when the card lying on it is played."""
+
+    seat: Seat
+    cards: tuple[str, ...]
+
+
 class TrickWon(_Event, frozen=True, tag="trick_won"):
     seat: Seat
     trick_number: int
@@ -370,7 +378,7 @@ class GameOver(_Event, frozen=True, tag="game_over"):
 Event = HandDealt | CardsReceived | DealerCut | LookedAtHand | BidMade | Passed | AuctionReopened \
     | RedealProposed | RedealAnswered | AuctionWon | ThrownIn | NoTrumpPlayOut | KittyShown | KittyTaken \
     | Discarded | CardCalled | WentAlone | PartnersChosen | JokerNominated | CardPlayed | PartnerRevealed \
-    | TrickWon | HandExposed | HandScored | GameOver
+    | GhostCardsUp | TrickWon | HandExposed | HandScored | GameOver
 
 
 # ----------------------------------------------------------------------------------------------- state
@@ -434,6 +442,10 @@ class GameState(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     scores: tuple[int, ...]
     hands: tuple[tuple[str, ...], ...]
     dead_hand: tuple[str, ...] = ()
+    #: Ghost partners: per seat (empty for the humans), each ghost's five piles as dealt this hand, each a pair
+    #: (face-up card, the face-down card beneath it). Fixed for the hand; a ghost's ``hands`` entry holds only its
+    #: cards now face up, and a face-down card is turned up once the card on it has left that hand.
+    ghost_piles: tuple[tuple[tuple[str, str], ...], ...] = ()
     kitty: tuple[str, ...]
     discards: tuple[str, ...] = ()
     viewed: tuple[bool, ...]
@@ -496,6 +508,18 @@ class ContractView(msgspec.Struct, frozen=True, kw_only=True):
     alone: bool = False
 
 
+class GhostView(msgspec.Struct, frozen=True, kw_only=True):
+    """Ghost partners: a ghost's cards as everyone sees them. ``face_up`` are the cards it may play; ``covered``
+    are those of them with a face-down card beneath (``face_down`` of them in all, never shown to anyone)."""
+
+    seat: Seat
+    #: The seat that plays this ghost's cards (its human partner).
+    controlled_by: Seat
+    face_up: tuple[str, ...]
+    covered: tuple[str, ...]
+    face_down: int
+
+
 class SeatView(msgspec.Struct, frozen=True, kw_only=True):
     """What one seat (or, with ``seat: null``, every spectator) may know."""
 
@@ -524,3 +548,6 @@ class SeatView(msgspec.Struct, frozen=True, kw_only=True):
     scores: tuple[int, ...]
     last_hand: HandScored | None
     result: GameResult | None
+    #: Ghost partners: each ghost's public cards (empty in every other game). ``hand_sizes`` counts a ghost's
+    #: face-up cards only.
+    ghosts: tuple[GhostView, ...] = ()

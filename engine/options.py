@@ -137,10 +137,11 @@ class Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=T
     out_backwards_only_if_opponent_nonnegative: Annotated[bool, _about(
         "true: a side at or below lose_at loses only if some other side's score is at least 0.")] = False
     # 3.6 by number of players
-    two_player_method: Annotated[Literal["uspcc_dead_hand", "uspcc_24_card"], _about(
+    two_player_method: Annotated[Literal["uspcc_dead_hand", "uspcc_24_card", "ghost_partners"], _about(
         "uspcc_dead_hand: 33 cards, a dead 10-card hand nobody sees. uspcc_24_card: A-9 in four suits, no joker, kitty "
-        "4. (The Australian ghost-partner method is not offered: its sources do not say who "
-        "plays the ghosts.)")] = "uspcc_dead_hand"
+        "4. ghost_partners: the Australian 43-card game; each human (seats 0 and 1) has a ghost partner opposite "
+        "(seats 2 and 3) dealt five cards face down under five face up; only the humans bid; a human plays its "
+        "ghost's face-up cards, and a card played uncovers the one beneath it.")] = "uspcc_dead_hand"
     three_player_all_pass: Annotated[Literal["redeal_next_dealer", "play_no_trumps"], _about(
         "Three players, everyone passes: redeal_next_dealer, or play_no_trumps (each player +10 per trick, no widow, "
         "eldest leads). Replaces all_pass for three players.")] = "redeal_next_dealer"

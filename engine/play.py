@@ -16,6 +16,7 @@ import msgspec
 
 from engine.cards import ALL_CARDS, JOKERS, SUITS, Strain
 from engine.deal import pack_for
+from engine.ghosts import turn_up
 from engine.model import (
     CardPlayed,
     Event,
@@ -134,9 +135,13 @@ def joker_lead_suits(state: GameState, seat: int, hand: tuple[str, ...], low: bo
     """Suits a free joker may be led as (``(None,)``: the last trick, no suit needed; empty: it may not be led
     now). ``low``: the low joker of ``joker_low_in_misere``, whose lead always names a suit."""
     opts = state.options
-    if len(hand) == 1 and not low:
+    # The last trick by the trick count, not by the hand's size: a ghost's face-up cards may be its last one with
+    # a face-down card still beneath it (ghost partners).
+    last = len(state.tricks) == TRICKS_PER_HAND - 1
+    if last and not low:
         return (None,)
-    if opts.joker_lead_timing == "last_trick_only" and len(hand) > 1:
+    only_jokers = all(x in JOKERS for x in hand)
+    if opts.joker_lead_timing == "last_trick_only" and not last and not only_jokers:
         return ()
     rule = opts.joker_lead_restriction
     if rule == "unled_suit":
@@ -145,7 +150,7 @@ def joker_lead_suits(state: GameState, seat: int, hand: tuple[str, ...], low: bo
         allowed = tuple(s for s in SUITS if s not in state.shown_void[seat])
     else:
         allowed = SUITS
-    if not allowed and (len(hand) == 1 or all(x in JOKERS for x in hand)):
+    if not allowed and (last or only_jokers):
         # Only jokers left (a two-joker pack, or the low joker on the last trick): any suit rather than deadlock.
         allowed = SUITS
     return allowed
@@ -247,6 +252,8 @@ def play(state: GameState, move: Play, events: list[Event]) -> GameState | Rejec
     new_hands = tuple(hands_list)
     events.append(_SEAT_PLAYED[seat][card] if move_nominate is None
                   else CardPlayed(seat=seat, card=card, nominate=move_nominate))
+    if state.ghost_piles:  # ghost partners: the card beneath a ghost's played card is turned up
+        new_hands = turn_up(state, seat, card, new_hands, events)
     suits_led = state.suits_led
     shown_void = state.shown_void
     cards: tuple[str, ...]

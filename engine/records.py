@@ -109,7 +109,8 @@ class HandRecord(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     dealer: int
     #: How many of the record's moves belong to this hand (they follow the previous hands' moves).
     move_count: int
-    #: The hands as dealt, by seat (each in the pack's order), the two-player dead hand, and the kitty.
+    #: The hands as dealt, by seat (each in the pack's order; a ghost's ten cards, face up and face down), the
+    #: two-player dead hand, and the kitty.
     dealt: tuple[tuple[str, ...], ...]
     dead_hand: tuple[str, ...]
     kitty: tuple[str, ...]

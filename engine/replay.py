@@ -26,6 +26,7 @@ from typing import Any
 import msgspec
 
 from engine.game import GameSetupError, IllegalMove, Rejection, apply_move, canonical_move, new_game
+from engine.ghosts import dealt_hands
 from engine.model import (
     CardPlayed,
     Event,
@@ -74,7 +75,7 @@ class _HandBuilder:
     def __init__(self, state: GameState) -> None:
         self.hand_number = state.hand_number
         self.dealer = state.dealer
-        self.dealt = state.hands
+        self.dealt = dealt_hands(state)
         self.dead_hand = state.dead_hand
         self.kitty = state.kitty
         self.move_count = 0

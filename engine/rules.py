@@ -8,6 +8,7 @@ from typing import Final
 from engine.cards import SAME_COLOUR, STRAINS, Strain, strain_table
 from engine.deal import pack_for
 from engine.options import Options
+from engine.seats import is_ghost_game, seat_count
 
 MISERE: Final = "MISERE"
 OPEN_MISERE: Final = "OPEN_MISERE"
@@ -49,8 +50,9 @@ def trump_of(bid: str | None) -> str | None:
 
 @lru_cache(maxsize=64)
 def sides(opts: Options) -> tuple[tuple[int, ...], ...]:
-    """Scoring sides: fixed teams in the 4- and 6-player games, every seat for itself otherwise."""
-    n = opts.players
+    """Scoring sides: fixed teams in the 4- and 6-player games (and each human with its ghost in the ghost-partners
+    game, seated as the four-player game), every seat for itself otherwise."""
+    n = seat_count(opts)
     if n == 4:
         return ((0, 2), (1, 3))
     if n == 6:
@@ -62,7 +64,7 @@ def sides(opts: Options) -> tuple[tuple[int, ...], ...]:
 
 @lru_cache(maxsize=64)
 def side_of(opts: Options) -> tuple[int, ...]:
-    out = [0] * opts.players
+    out = [0] * seat_count(opts)
     for i, members in enumerate(sides(opts)):
         for s in members:
             out[s] = i
@@ -70,7 +72,8 @@ def side_of(opts: Options) -> tuple[int, ...]:
 
 
 def has_teams(opts: Options) -> bool:
-    return opts.players in (4, 6)
+    """Fixed partnerships: four and six players, and the ghost-partners game (each human with its ghost)."""
+    return opts.players in (4, 6) or is_ghost_game(opts)
 
 
 def plays_alone(opts: Options, bid: str) -> bool:
@@ -142,6 +145,7 @@ def hand_strain(opts: Options, bid: str | None, nominations: tuple[tuple[str, st
     low = joker_low(opts, bid)
     trump = trump_of(bid)
     low_trump = None
-    if trump is not None and opts.players == 4 and opts.deck_4p == "43" and opts.fours_removed == "4S_4D":
+    if trump is not None and opts.fours_removed == "4S_4D" and (
+            (opts.players == 4 and opts.deck_4p == "43") or is_ghost_game(opts)):
         low_trump = "4" + SAME_COLOUR[trump]  # RULES.md 3.2: the other 4 of the trump colour is the lowest trump
     return strain_table(pack_for(opts), trump, nominations or None, low, low_trump)

@@ -92,6 +92,7 @@ from engine.records import (
 )
 from engine.replay import MoveScreen, checked_options, first_difference
 from engine.rules import plays_alone, sides
+from engine.seats import is_ghost_game
 from engine.views import redact_events
 
 SEAT_RECORD_FORMAT: Literal["fivehundred-record/1+seat"] = "fivehundred-record/1+seat"
@@ -428,6 +429,9 @@ def _setup(record: SeatRecord) -> Options:
     if len(record.moves) > MAX_RECORD_MOVES:
         raise RecordRefused("RECORD_TOO_LONG", f"a record holds at most {MAX_RECORD_MOVES} moves", field="moves")
     opts = checked_options(record.rules_version, record.options, record.players, len(record.hands))
+    if is_ghost_game(opts):  # its deals would need the ghosts' piles fitted to the cards turned up: not done
+        raise _mismatch("options", "a seat's record of the ghost-partners game (two_player_method=ghost_partners) "
+                        "cannot be verified; the host's record of the game can")
     if not 0 <= record.seat < opts.players:
         raise _mismatch("seat", f"seat {record.seat} does not exist: seats are 0 to {opts.players - 1}")
     if record.first_dealer is None or not 0 <= record.first_dealer < opts.players:

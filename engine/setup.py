@@ -15,9 +15,11 @@ import msgspec
 
 from engine.cards import sort_hand
 from engine.deal import SeedStream, cut_for_dealer, deal, kitty_packets, pack_for, pack_index, shuffled
-from engine.model import CardsReceived, CutDraw, DealerCut, Event, GameState, HandDealt
+from engine.ghosts import lay_out
+from engine.model import CardsReceived, CutDraw, DealerCut, Event, GameState, GhostCardsUp, HandDealt
 from engine.options import PRESETS, RULES_VERSION, Options, OptionsError, option_catalogue
 from engine.rules import sides
+from engine.seats import ghost_seats, seat_count
 
 
 class GameSetupError(ValueError):
@@ -99,9 +101,10 @@ def new_game(options: Options, *, seed: int, deck_orders: Sequence[Sequence[str]
         events.append(DealerCut(draws=tuple(CutDraw(seat=s, card=c) for s, c in draws), dealer=dealer))
     else:
         dealer = SeedStream(seed, "dealer").below(n)
+    seats = seat_count(options)
     blank = GameState(rules_version=RULES_VERSION, options=options, seed=seed, deck_orders=decks,
                       hand_number=-1, dealer=dealer, phase="auction", to_act=None,
-                      scores=(0,) * len(sides(options)), hands=((),) * n, kitty=(), viewed=(True,) * n,
+                      scores=(0,) * len(sides(options)), hands=((),) * seats, kitty=(), viewed=(True,) * seats,
                       passed=(False,) * n)
     state = deal_hand(blank, dealer, events)
     return state, events
@@ -149,17 +152,25 @@ def deal_hand(st: GameState, dealer: int, events: list[Event]) -> GameState:
     index = pack_index(opts)
     n = opts.players
     viewed = not opts.blind_misere_enabled
+    ghosts = ghost_seats(opts)
+    piles: list[tuple[tuple[str, str], ...]] = [()] * len(hands)
+    for g in ghosts:  # a ghost holds only its face-up cards; the face-down ones lie in its piles
+        hands[g][:], piles[g] = lay_out(hands[g])
     events.append(HandDealt(hand_number=hand_number, dealer=dealer))
     sorted_hands = tuple(sort_hand(h, index) for h in hands)
     for s in range(n):
         events.append(CardsReceived(seat=s, cards=sorted_hands[s] if viewed else None))
+    for g in ghosts:
+        events.append(GhostCardsUp(seat=g, cards=sorted_hands[g]))
     first = (dealer + 1) % n
     return GameState(
         rules_version=st.rules_version, options=opts, seed=st.seed, deck_orders=deck_orders,
         dealt_decks=dealt_decks, hand_number=hand_number, dealer=dealer, phase="auction", to_act=first,
         scores=st.scores,
         hands=sorted_hands, dead_hand=sort_hand(dead, index),
-        kitty=tuple(kitty), viewed=(viewed,) * n, passed=(False,) * n, last_hand=st.last_hand,
+        ghost_piles=tuple(piles) if ghosts else (),
+        kitty=tuple(kitty), viewed=(viewed,) * n + (True,) * len(ghosts), passed=(False,) * n,
+        last_hand=st.last_hand,
     )
 
 

@@ -21,6 +21,7 @@ from engine.model import Bid, CallCard, ChoosePartners, Discard, Move, NominateJ
 from engine.options import Options
 from engine.reasons import Reason
 from engine.rules import ALL_BIDS
+from engine.seats import seat_count
 
 
 def is_seat(seat: object, players: int) -> bool:
@@ -62,7 +63,7 @@ def seat_rejection(seat: object, players: int, *, partner: bool = False) -> Reje
 def token_rejection(opts: Options, move: Move) -> Rejection | None:
     """The refusal of the first token of ``move`` that this game does not have (seat, card, suit, bid, partner),
     else ``None``: what a move's syntax can get wrong, whoever's turn it is."""
-    rejection = seat_rejection(move.seat, opts.players)
+    rejection = seat_rejection(move.seat, seat_count(opts))
     if rejection is not None:
         return rejection
     if isinstance(move, Play):

@@ -4,7 +4,9 @@ A seat sees its own hand (once it has looked), the auction, the contract, every 
 counts, scores, an exposed open-misère hand, the kitty only as contractor during the exchange (or when shown to
 all), its own discards, and the five-player partner only once the called card is played (or if it is the
 partner, or it is the contractor and holds or discarded the called card). A seat that has not looked at its hand
-(blind misère) does not see it. The public view (``seat=None``) is what every seat knows.
+(blind misère) does not see it. The public view (``seat=None``) is what every seat knows. In the ghost-partners
+game every viewer sees each ghost's face-up cards and nobody sees its face-down ones (``ghosts``); a ghost's
+``hands`` entry holds only its face-up cards, so no view can show the others.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import msgspec
 
 from engine.contract import partners
 from engine.deal import kitty_size
+from engine.ghosts import ghost_views
 from engine.model import (
     Call,
     CallView,
@@ -104,7 +107,7 @@ def view(state: GameState, seat: int | None) -> SeatView:
         current_trick=_trick_view(state, state.trick) if playing and state.trick else None,
         tricks=tuple(_trick_view(state, t) for t in state.tricks) if state.active else (),
         tricks_won=state.tricks_won, exposed=exposed, sides=sides(state.options), scores=state.scores,
-        last_hand=state.last_hand, result=state.result,
+        last_hand=state.last_hand, result=state.result, ghosts=ghost_views(state),
     )
 
 

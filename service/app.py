@@ -54,7 +54,7 @@ from service.sessions.redis_store import is_cluster_url, redis_client
 from service.web.encoding import ResponseEncodingMiddleware
 from service.web.exception_handlers import exception_handlers
 from service.web.media import require_json
-from service.web.openapi import ExactStructSchemaPlugin, install_document_hook, openapi_config, swagger_assets_router
+from service.web.openapi import ExactStructSchemaPlugin, openapi_config, swagger_assets_router
 from service.web.problems import Problem, ProblemDetails
 
 logger = logging.getLogger("fivehundred.snapshots")
@@ -179,7 +179,6 @@ def create_app(settings: Settings | None = None, *, session_key_prefix: str = SE
         state=State({"sealer": sealer, "settings": settings, "sessions": sessions, "metrics": metrics,
                      "shutdown": shutdown}),
     )
-    install_document_hook(app)
     # Outermost, around Litestar's whole handler: request ids, access lines and request metrics cover 404s,
     # 405s and CORS preflights too. Run uvicorn with --no-access-log (the JSON access line replaces it).
     wrap_asgi_handler(

@@ -1,31 +1,11 @@
 """All configuration comes from environment variables, validated at start with a clear message.
 
-| variable | default | meaning |
-|---|---|---|
-| ``REDIS_URL`` | unset | Redis for sessions, idempotency, event streams and rate limits; unset: in-process store |
-| ``SNAPSHOT_KEYS`` | generated | comma-separated base64url 32-byte keys; the first seals, all open |
-| ``API_KEYS`` | unset | comma-separated integrator keys; when set, every ``/v1`` request needs ``X-API-Key`` |
-| ``RATE_LIMIT_PER_MINUTE`` | ``0`` | requests per client per minute; 0 turns limiting off |
-| ``CORS_ORIGINS`` | unset | comma-separated allowed origins, ``scheme://host[:port]`` (``*`` for any) |
-| ``SESSION_IDLE_SECONDS`` | ``86400`` | idle expiry of a hosted session |
-| ``MAX_BODY_BYTES`` | ``65536`` | largest accepted request body |
-| ``LOG_LEVEL`` | ``INFO`` | ``DEBUG``, ``INFO``, ``WARNING``, ``ERROR`` |
-| ``SHUTDOWN_GRACE_SECONDS`` | ``10`` | how long shutdown waits for requests in flight |
-| ``DEMO_ENABLED`` | ``true`` | serve the reference web table at ``/demo/`` (``false`` leaves it out) |
-| ``SESSION_CREATE_PER_MINUTE`` | ``30`` | sessions one client may create per minute (429 above); 0: unbounded |
-| ``SESSION_CREATE_TOTAL_PER_MINUTE`` | ``300`` | sessions all clients together may create per minute (503 above) |
-| ``SESSION_STORE_MAX_FILL`` | ``80`` | percent of Redis ``maxmemory`` above which no session is created (503) |
-| ``MEMORY_MAX_SESSIONS`` | ``10000`` | sessions the in-process store holds at most (503 on creating another) |
-| ``CLOCK_MIN_MOVE_SECONDS`` | ``1`` | the least move time a session's turn clock may ask for |
-| ``CLOCK_POLL_SECONDS`` | ``0.1`` | how often a replica looks for turn clocks that ran out, at most |
-| ``CLOCK_CLAIM_SECONDS`` | ``2`` | how long a replica's claim on a run-out clock keeps the others off it |
+deploy/CONFIGURATION.md is the one table of the variables (name, default, meaning), checked against this module
+by tests/deploy/test_configuration.py.
 
 ``REDIS_URL`` names one Redis (``redis://``, ``rediss://``, ``unix://``) or a Redis Cluster:
 ``redis+cluster://[user:password@]host:port[,host:port…]`` (``rediss+cluster://`` with TLS), any of its nodes
 (several, so that starting does not depend on one); the client finds the others and follows failovers.
-
-uvicorn itself reads ``FORWARDED_ALLOW_IPS`` (default ``127.0.0.1``): the proxies, by address or network,
-whose ``X-Forwarded-For`` it believes; rate limits and logs then see the client that proxy forwarded.
 
 The four bounds on session creation keep a flood of cheap creations (each session is kept for
 ``SESSION_IDLE_SECONDS``) from filling the store: with the defaults a Redis of 400 MB (about 80,000 sessions
@@ -33,15 +13,8 @@ of 5 KB) cannot be filled by creations faster than in four hours, and creation s
 while moves in existing sessions go on. Constructed in code, :class:`Settings` leaves them off (0), as tests
 and benchmarks want; the environment's defaults, which the served configuration reads, turn them on.
 
-The server's own limits (read by :mod:`service.ops.serving`, the protocol the served configuration runs;
-:func:`load_serving_limits`):
-
-| variable | default | meaning |
-|---|---|---|
-| ``HEADER_TIMEOUT_SECONDS`` | ``10`` | a request's line and headers must arrive within this (else 408, closed) |
-| ``BODY_TIMEOUT_SECONDS`` | ``30`` | its body must arrive within this once the headers did (else 408, closed) |
-| ``WRITE_STALL_SECONDS`` | ``30`` | a client that takes nothing of a full write buffer for this long is cut |
-| ``MAX_CONNECTIONS`` | ``10000`` | open connections per process; one more is answered 503 and closed |
+The server's own limits (``HEADER_TIMEOUT_SECONDS`` and the rest) are read by :func:`load_serving_limits`, for
+the protocol the served configuration runs (:mod:`service.ops.serving`).
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ PACKAGES = ("engine", "bots", "service")
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("engine",),
     ("bots",),
-    ("service.config", "service.i18n"),
+    ("service.config", "service.i18n", "service.version"),
     ("service.web",),
     ("service.ops", "service.referee"),
     ("service.games",),

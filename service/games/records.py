@@ -252,7 +252,11 @@ def _refuse_undecodable(bad: UndecodableMove, sealer: Sealer) -> Problem:
     the moves before it, if one of them is refused."""
     rec = bad.request.record
     if rec is not None:  # its derived fields are cut with its moves: replay the moves alone
-        verified = replay_game(engine_options(rec.options), seed=rec.seed, deck_orders=rec.deck_orders,
+        try:
+            opts = engine_options(rec.options)
+        except OptionsError as exc:  # as verify_record answers the record's options
+            raise options_problem(_ascii(str(exc))) from None
+        verified = replay_game(opts, seed=rec.seed, deck_orders=rec.deck_orders,
                                first_dealer=rec.first_dealer, moves=rec.moves, screen=syntax_rejection,
                                replay_seed=secrets.randbits(SEED_BITS))
     else:

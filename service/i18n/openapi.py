@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from litestar.params import Parameter
+from litestar.params import HeaderParameter, QueryParameter
 
 from service.i18n.negotiation import SUPPORTED_LANGUAGES
 
@@ -18,15 +18,15 @@ _LIST = ", ".join(f"`{language}`" for language in SUPPORTED_LANGUAGES)
 def language_parameters() -> dict[str, Any]:
     """Layered parameters for ``Litestar(parameters=...)``."""
     return {
-        "accept_language": Parameter(
-            str | None, header="Accept-Language", required=False, default=None,
+        "accept_language": HeaderParameter(
+            annotation=str | None, name="Accept-Language", required=False, default=None,
             description=f"The languages the client prefers (RFC 9110, with quality values and `*`). Texts come "
                         f"in the best supported one: {_LIST}; `en` when none is acceptable. Machine fields "
                         f"(codes, reasons, tokens, option names) never change. The response says its language "
                         f"in `Content-Language`.",
             examples=None),
-        "lang": Parameter(
-            str | None, query="lang", required=False, default=None,
+        "lang": QueryParameter(
+            annotation=str | None, name="lang", required=False, default=None,
             description=f"Overrides `Accept-Language` when it names a supported language ({_LIST}); otherwise "
                         f"ignored.",
             examples=None),

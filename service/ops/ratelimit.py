@@ -57,6 +57,7 @@ from redis.asyncio import Redis, RedisCluster
 from redis.exceptions import RedisError
 
 from service.i18n import request_language
+from service.ops.redis_compat import cluster_slots_stale
 from service.web.problems import make_problem, send_problem
 
 from .clients import API_KEY_HEADER, OPERATIONAL_PATHS, client_identity
@@ -180,7 +181,7 @@ class RedisRateLimitBackend:
     async def hit(self, key: str, limit: int, window_seconds: float) -> RateLimitDecision:
         window_ms = max(1, int(window_seconds * 1000))
         try:
-            if isinstance(self.client, RedisCluster) and self.client._initialize:
+            if isinstance(self.client, RedisCluster) and cluster_slots_stale(self.client):
                 # A cluster client first learns the nodes and slots (a few round trips, once, and again after
                 # a node failed): not within the bound of one request's count.
                 async with asyncio.timeout(CLUSTER_INITIALIZE_TIMEOUT):

@@ -30,6 +30,7 @@ from engine import (
     check_move,
     legal_moves,
     new_game,
+    player_to_act,
     resolve_options,
     view,
 )
@@ -191,7 +192,7 @@ def suggest(state: GameState, seat: int, level: Level, seed: int | None, budget:
     ``None``, and answered, so that any suggestion can be reproduced) and the decision. ``NOT_TO_ACT`` (422)
     for a seat that is not to act."""
     check_seat(seat, state.options.players)
-    if state.to_act != seat:
+    if player_to_act(state) != seat:  # the seat to act, or (ghost partners) the human whose ghost is to act
         who = "the game is over" if state.to_act is None else f"seat {state.to_act} is"
         raise Problem("NOT_TO_ACT", f"seat {seat} is not to act; {who}")
     seed = secrets.randbits(SEED_BITS) if seed is None else seed

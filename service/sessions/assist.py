@@ -13,7 +13,7 @@ import asyncio
 
 import msgspec
 
-from engine import Bid, GameState, Move, Pass
+from engine import Bid, GameState, Move, Pass, controlled_seats
 from engine.reasons import Reason
 from engine.rules import MISERE_BIDS, ladder
 from service.games.suggest import SuggestResponse
@@ -71,7 +71,7 @@ class SeatAssist:
         own = seat_only(caller, "validate moves", "host_validate")
         if move.seat == OWN_SEAT:
             move = msgspec.structs.replace(move, seat=own)
-        elif move.seat != own:
+        elif move.seat not in controlled_seats(caller.record.state.options, own):  # itself, or its ghost
             raise Problem("WRONG_SEAT", f"this token acts for seat {own} only; the move names seat "
                                              f"{move.seat}",
                           message=("problem.WRONG_SEAT.detail.seats", {"seat": own, "named": move.seat}))

@@ -12,7 +12,7 @@ from typing import Protocol
 
 import msgspec
 
-from engine import Event, GameState, redact_events, view
+from engine import Event, GameState, player_to_act, redact_events, view
 from service.sessions.bots import bot_chain, bot_seats
 from service.sessions.clock import ClockSettings, TurnClock, after_move, clock_view
 from service.sessions.memo import RecentRecords
@@ -46,7 +46,7 @@ class BotTurns:
     async def replies(self, record: SessionRecord, state: GameState) -> Chain:
         """The bot moves that will follow ``state`` (the next version of ``record``), decided off the loop."""
         bots = bot_seats(record.auth)
-        if state.to_act is None or state.to_act not in bots:
+        if player_to_act(state) not in bots:  # the seat to act, or a ghost's human
             return []
         return await asyncio.to_thread(bot_chain, state, record.version + 1, bots)
 
@@ -70,7 +70,7 @@ class BotTurns:
         bots = bot_seats(record.auth)
         for _ in range(4 * MOVE_ATTEMPTS):
             if chain is None:
-                if record.state.to_act is None or record.state.to_act not in bots:
+                if player_to_act(record.state) not in bots:
                     return record
                 chain = await asyncio.to_thread(bot_chain, record.state, record.version, bots)
             for state, events in chain:

@@ -24,7 +24,7 @@ import hashlib
 import os
 
 from bots import LEVELS, Level, decide
-from engine import Event, GameState, Move, apply_move, legal_moves, view
+from engine import Event, GameState, Move, apply_move, legal_moves, player_to_act, view
 
 #: First bytes of a bot seat's slot in ``auth``.
 BOT_MARK = b"\x00bot"
@@ -54,8 +54,9 @@ def bot_seats(auth: bytes) -> BotSeats:
 
 
 def bot_move(state: GameState, version: int, level: Level, secret: bytes) -> Move:
-    """The move the bot seat to act plays at ``version`` (decided from its own view only)."""
-    seat = state.to_act
+    """The move the bot seat to act (or whose ghost is to act) plays at ``version`` (decided from its own view
+    only)."""
+    seat = player_to_act(state)
     assert seat is not None
     seed = int.from_bytes(hashlib.sha256(secret + version.to_bytes(8, "big")).digest()[:8], "big")
     return decide(view(state, seat), state.options, level=level, seed=seed, legal=legal_moves(state, seat)).move
@@ -66,8 +67,8 @@ def bot_chain(state: GameState, version: int, bots: BotSeats,
     """The states and events of the bot moves that follow ``state`` (at ``version``) until a human seat is to
     act or the game is over: entry ``i`` is the session at version ``version + 1 + i``."""
     out: list[tuple[GameState, list[Event]]] = []
-    while state.to_act is not None and state.to_act in bots and len(out) < limit:
-        level, secret = bots[state.to_act]
+    while (mover := player_to_act(state)) is not None and mover in bots and len(out) < limit:
+        level, secret = bots[mover]
         state, events = apply_move(state, bot_move(state, version, level, secret))
         version += 1
         out.append((state, events))
@@ -75,4 +76,5 @@ def bot_chain(state: GameState, version: int, bots: BotSeats,
 
 
 def bot_to_act(state: GameState, auth: bytes) -> bool:
-    return state.to_act is not None and state.to_act in bot_seats(auth)
+    mover = player_to_act(state)
+    return mover is not None and mover in bot_seats(auth)

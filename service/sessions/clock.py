@@ -36,7 +36,7 @@ from typing import Annotated
 import msgspec
 
 from bots import Level
-from engine import Event, GameState, Move, apply_move
+from engine import Event, GameState, Move, apply_move, player_to_act
 from service.sessions.bots import bot_move, bot_seats
 from service.web.problems import Problem
 
@@ -164,8 +164,9 @@ def new_clock(options: ClockOptions | None, state: GameState, settings: ClockSet
 
 
 def _run_for(clock: TurnClock, state: GameState, now_ms: int) -> TurnClock:
-    """``clock`` with the turn of ``state``'s seat to act starting now (paused when nobody is to act)."""
-    seat = state.to_act
+    """``clock`` with the turn of ``state``'s seat to act (a ghost's: its human's) starting now (paused when nobody
+    is to act)."""
+    seat = player_to_act(state)
     if seat is None:
         return msgspec.structs.replace(clock, seat=None, started=now_ms, deadline=None)
     return msgspec.structs.replace(clock, seat=seat, started=now_ms,
@@ -230,7 +231,7 @@ def clock_secret(auth: bytes, seat: int) -> bytes:
 def clock_move(state: GameState, version: int, auth: bytes, clock: TurnClock) -> Move:
     """The move the clock makes for the seat to act at ``version``: the clock's bot level deciding from that
     seat's own view, seeded from the committed state (the same on every replica)."""
-    seat = state.to_act
+    seat = player_to_act(state)
     assert seat is not None
     return bot_move(state, version, clock.bot, clock_secret(auth, seat))
 
@@ -240,7 +241,7 @@ def timed_out_move(state: GameState, version: int, auth: bytes, clock: TurnClock
     """The change the clock makes when ``clock`` is due on ``state`` at ``version``: the new state, its events
     (:class:`MoveTimedOut` first) and clock; ``None`` when there is none to make (no deadline, not due, or the
     seat to act is a bot seat, whose move its own turn plays)."""
-    seat = state.to_act
+    seat = player_to_act(state)
     if seat is None or not is_due(clock, now_ms) or clock.seat != seat or seat in bot_seats(auth):
         return None
     new_state, events = apply_move(state, clock_move(state, version, auth, clock))

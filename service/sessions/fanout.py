@@ -34,6 +34,7 @@ from typing import Any
 from redis.asyncio.connection import Connection
 from redis.exceptions import RedisError
 
+from service.ops import redis_compat
 from service.sessions.store import EVENTS_PER_READ, Cursor, LoggedEvent, StoreUnavailable
 
 logger = logging.getLogger("fivehundred.sessions")
@@ -259,7 +260,7 @@ class LogFollower:
                 commands.append(_pack(b"SUBSCRIBE", *(f.channel for f in subscribe[i:i + BATCH])))
             if not commands:
                 commands.append(_pack(b"PING"))
-            await conn.send_packed_command(b"".join(commands), check_health=False)
+            await redis_compat.send(conn, b"".join(commands))
 
     def _sweep(self, now: float) -> None:
         for session_id, followed in list(self._followed.items()):
@@ -275,7 +276,7 @@ class LogFollower:
     async def _read(self, conn: Connection) -> None:
         while True:
             async with asyncio.timeout(self._ping_seconds * 3):
-                reply: Any = await conn.read_response(disconnect_on_error=True)
+                reply: Any = await redis_compat.read_reply(conn, disconnect_on_error=True)
             if not isinstance(reply, list) or not reply:
                 continue
             kind = bytes(reply[0])

@@ -34,7 +34,7 @@ from typing import NamedTuple, Protocol
 
 import msgspec
 
-from engine import Event, GameState, Move, redact_events, view
+from engine import Event, GameState, Move, controlled_seats, redact_events, view
 from service.referee import operations
 from service.sessions.access import Access, identify, is_spectator, role
 from service.sessions.bot_turns import MOVE_ATTEMPTS, BotTurns
@@ -200,7 +200,7 @@ class MoveLoop:
         its own seat (409), legality (422), then the new state, its events and the answer's body (the codes of
         the stateless endpoints)."""
         seat = self._mover(record, token)
-        if move.seat != seat:
+        if move.seat not in controlled_seats(record.state.options, seat):  # itself, and a ghost partner's seat
             raise forbidden(f"this token acts for seat {seat} only; the move names seat {move.seat}",
                             "seats", code="WRONG_SEAT", seat=seat, named=move.seat)
         if replay is not None:

@@ -50,7 +50,7 @@ from service.web.problems import Problem
 
 
 def _by_version(log: Sequence[LoggedEvent]) -> list[tuple[int, list[Event]]]:
-    """The game's events grouped by version (the table's own events, such as ``seat_joined``, left out)."""
+    """The game's events grouped by version (the table's and the clock's own marks left out)."""
     groups: list[tuple[int, list[Event]]] = []
     for entry in log:
         if isinstance(entry.event, TABLE_EVENTS):
@@ -143,9 +143,7 @@ async def session_record(service: SessionService, session_id: str, token: str) -
     caller = await service.caller(session_id, token)
     no_spectator(caller)  # a record is the host's or a seat's
     state, version = caller.record.state, caller.record.version
-    # The game's own events (the table's, such as seat_joined, change no state).
-    log = [e for e in await read_log(service, session_id)
-           if e.version <= version and not isinstance(e.event, TABLE_EVENTS)]
+    log = [e for e in await read_log(service, session_id) if e.version <= version]
     if caller.seat is None:
         return SessionRecordResponse(session_id=session_id, version=version, seat=None,
                                      record=host_record(state, log))
@@ -173,7 +171,7 @@ class SessionRecordController(Controller):
                      "the session expires. 409 `RECORD_UNAVAILABLE` for a session restored from a snapshot.",
          security=[{"sessionToken": []}],
          responses={200: response_spec(SessionRecordResponse, "The record.", ("The host's record", _example())),
-                    **problem_responses("MALFORMED_REQUEST", "UNAUTHORIZED", "SESSION_NOT_FOUND",
+                    **problem_responses("MALFORMED_REQUEST", "UNAUTHORIZED", "FORBIDDEN", "SESSION_NOT_FOUND",
                                         "RECORD_UNAVAILABLE", "STORE_UNAVAILABLE")})
     async def get_record(self, request: Request[Any, Any, Any], session_service: NamedDependency[SessionService],
                          session_id: FromPath[str]) -> Response[SessionRecordResponse]:

@@ -51,9 +51,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import time
 import urllib.parse
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, cast
 
@@ -74,6 +75,7 @@ from redis.exceptions import (
 )
 
 from engine import GameState
+from service.ops import redis_compat
 from service.sessions.clock import TurnClock, decode_clock, encode_clock
 from service.sessions.fanout import LogFollower
 from service.sessions.store import (
@@ -350,7 +352,7 @@ class _Connections:
     (a Redis that restarted) nor holding unread data; otherwise reconnected."""
 
     def __init__(self, client: Redis, limit: int) -> None:
-        self._make: Callable[[], Connection] = client.connection_pool.make_connection
+        self._make: Callable[[], Connection] = functools.partial(redis_compat.new_connection, client)
         self._idle: list[Connection] = []
         self._all: set[Connection] = set()
         #: At most ``limit`` commands in flight at once (so at most that many connections); the others queue.
@@ -360,25 +362,20 @@ class _Connections:
         await self._slots.acquire()
         conn = self._idle.pop() if self._idle else self._make()
         try:
-            await self._connect(conn)  # nothing to do when connected
+            await redis_compat.connect(conn)  # nothing to do when connected
             try:
-                stale = await conn.can_read()
+                stale = await redis_compat.holds_unread_data(conn)
             except (RedisError, OSError):  # can_read has disconnected it
                 stale = True
             if stale:
                 await conn.disconnect()
-                await self._connect(conn)
+                await redis_compat.connect(conn)
         except BaseException:
             self._all.discard(conn)  # unusable now (Redis away): dropped, not kept
             self._slots.release()
             raise
         self._all.add(conn)
         return conn
-
-    @staticmethod
-    async def _connect(conn: Connection) -> None:
-        connect: Callable[[], Awaitable[None]] = conn.connect  # (untyped in redis-py)
-        await connect()
 
     def release(self, conn: Connection) -> None:
         self._idle.append(conn)
@@ -438,7 +435,7 @@ class RedisStore:
             single = _client(url)
             self.client = single
             self._hot = _Connections(single, HOT_CONNECTIONS)
-            self._fresh: Callable[[], Connection] = single.connection_pool.make_connection
+            self._fresh: Callable[[], Connection] = functools.partial(redis_compat.new_connection, single)
         self._max_wait = max_wait
         self._create = self.client.register_script(CREATE_LUA)
         self._load = self.client.register_script(LOAD_LUA)
@@ -483,8 +480,7 @@ class RedisStore:
         one: a publish reaches every node, and a node that failed is passed over on the next try)."""
         conn = self._cluster_node_connection() if self.cluster else self._fresh()
         async with asyncio.timeout(CONNECT_TIMEOUT + self.command_timeout):
-            connect: Callable[[], Awaitable[None]] = conn.connect  # (untyped in redis-py)
-            await connect()
+            await redis_compat.connect(conn)
         return conn
 
     def _cluster_node_connection(self) -> Connection:
@@ -595,12 +591,10 @@ class RedisStore:
         conn = self._fresh()
         try:
             async with asyncio.timeout(self.resolve_timeout):
-                connect: Callable[[], Awaitable[None]] = conn.connect  # (untyped in redis-py)
-                await connect()
-                await conn.send_packed_command(_pack(b"EVAL", RESOLVE_LUA, "3", keys[0], keys[1], keys[2],
-                                                     str(base.version), base.tag, tag, new_tag(), field),
-                                               check_health=False)
-                reply: Any = await conn.read_response()
+                await redis_compat.connect(conn)
+                await redis_compat.send(conn, _pack(b"EVAL", RESOLVE_LUA, "3", keys[0], keys[1], keys[2],
+                                                    str(base.version), base.tag, tag, new_tag(), field))
+                reply: Any = await redis_compat.read_reply(conn)
         except (RedisError, OSError) as exc:
             if self._on_error is not None:
                 self._on_error("session_commit")
@@ -649,8 +643,8 @@ class RedisStore:
         try:
             if sent is not None:
                 sent[0] = True
-            await conn.send_packed_command(packed, check_health=False)
-            return await conn.read_response()
+            await redis_compat.send(conn, packed)
+            return await redis_compat.read_reply(conn)
         finally:
             self._hot.release(conn)
 
@@ -668,15 +662,13 @@ class RedisStore:
         client = self.client
         use_eval = False
         for _ in range(3):
-            if client._initialize:  # a node failed since: re-read the slots first (redis-py's own flag)
+            if redis_compat.cluster_slots_stale(client):  # a node failed since: re-read the slots first
                 await client.initialize()
-            slot = client.keyslot(keys[0])
-            nodes = client.nodes_manager.slots_cache.get(slot) or []
-            if not nodes:
+            primary = redis_compat.slot_primary(client, keys[0])
+            if primary is None:
                 raise StoreUnavailable()
-            primary = nodes[0]
             need = self.wait_replicas
-            conn = primary.acquire_connection()
+            conn = redis_compat.node_connection(primary)
             head = (b"EVAL", script.script) if use_eval else (b"EVALSHA", script.sha)
             commands: list[tuple[Any, ...]] = [(*head, str(len(keys)), *keys, *args)]
             if need:
@@ -684,19 +676,19 @@ class RedisStore:
             try:
                 if sent is not None:
                     sent[0] = True
-                await conn.send_packed_command(conn.pack_commands(commands), check_health=False)
+                await redis_compat.send(conn, redis_compat.pack_commands(conn, commands))
                 error: ResponseError | None = None
                 try:
-                    reply: Any = await conn.read_response()
+                    reply: Any = await redis_compat.read_reply(conn)
                 except ResponseError as exc:  # an error reply: the WAIT's reply still follows
                     error = exc
-                acked = int(await conn.read_response()) if need else 0
+                acked = int(await redis_compat.read_reply(conn)) if need else 0
             except BaseException:
                 await conn.disconnect()  # mid-command: never reused with a reply still on its way
-                client._initialize = True  # the node may have failed: re-read the slots before the next command
+                redis_compat.cluster_reread_slots(client)  # the node may have failed: re-read the slots first
                 raise
             finally:
-                primary.release(conn)
+                redis_compat.release_node_connection(primary, conn)
             if error is None:
                 if acked < need:
                     raise CommitOutcomeUnknown()
@@ -706,7 +698,7 @@ class RedisStore:
             if isinstance(error, NoScriptError):  # a promoted replica, a restarted node: EVAL caches it there
                 use_eval = True
             elif isinstance(error, (MovedError, AskError, TryAgainError, ClusterDownError)):
-                client._initialize = True  # the slot moved (a failover): follow it
+                redis_compat.cluster_reread_slots(client)  # the slot moved (a failover): follow it
                 await asyncio.sleep(0.05)
             else:
                 raise error

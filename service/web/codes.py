@@ -118,14 +118,6 @@ PROBLEM_CODE_INFO: dict[ProblemCode, tuple[int, str]] = {
     ProblemCode.SESSION_NOT_FOUND: (404, "The session never existed, was deleted, or expired."),
     ProblemCode.VERSION_CONFLICT: (409, "If-Match names a version the session is no longer at (see "
                                         "`current_version`)."),
-    ProblemCode.HINTS_OFF: (403, "The host turned hints off for this session."),
-    ProblemCode.SPECTATORS_FULL: (409, "The session holds as many spectator tokens as it may."),
-    ProblemCode.INVALID_NAME: (400, "A player's name is empty, too long, or has characters a name may not have."),
-    ProblemCode.INVITATION_REDEEMED: (409, "The invitation was already redeemed (ask the host for a new one)."),
-    ProblemCode.INVITATION_EXPIRED: (410, "The invitation has expired (ask the host for a new one)."),
-    ProblemCode.TOKEN_REVOKED: (401, "The token was replaced: reissued by the host, or its seat was handed on or "
-                                     "left."),
-    ProblemCode.SEAT_NOT_HELD: (409, "No player holds the seat (it is a bot's, or open)."),
     ProblemCode.MOVE_TIMED_OUT: (409, "The seat ran out of time and the clock moved for it (at `timed_out_version`); "
                                       "send its next move with If-Match naming `current_version`."),
     ProblemCode.IDEMPOTENCY_KEY_REUSED: (422, "The Idempotency-Key was already used for a different move."),
@@ -134,6 +126,14 @@ PROBLEM_CODE_INFO: dict[ProblemCode, tuple[int, str]] = {
     ProblemCode.COMMIT_OUTCOME_UNKNOWN: (503, "The store stopped answering while a move was committed: it may or "
                                               "may not have been applied; retrying with the same Idempotency-Key "
                                               "is safe."),
+    ProblemCode.HINTS_OFF: (403, "The host turned hints off for this session."),
+    ProblemCode.SPECTATORS_FULL: (409, "The session holds as many spectator tokens as it may."),
+    ProblemCode.INVALID_NAME: (400, "A player's name is empty, too long, or has characters a name may not have."),
+    ProblemCode.INVITATION_REDEEMED: (409, "The invitation was already redeemed (ask the host for a new one)."),
+    ProblemCode.INVITATION_EXPIRED: (410, "The invitation has expired (ask the host for a new one)."),
+    ProblemCode.TOKEN_REVOKED: (401, "The token was replaced: reissued by the host, or its seat was handed on or "
+                                     "left."),
+    ProblemCode.SEAT_NOT_HELD: (409, "No player holds the seat (it is a bot's, or open)."),
     ProblemCode.API_KEY_REQUIRED: (401, "The service requires an API key and none was sent."),
     ProblemCode.API_KEY_INVALID: (401, "The API key sent is not one of the service's keys."),
     ProblemCode.RATE_LIMITED: (429, "Too many requests from this client; retry after Retry-After."),

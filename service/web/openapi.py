@@ -6,27 +6,31 @@ The committed ``openapi/openapi.json`` is what :func:`service.app.create_app` se
 
 from __future__ import annotations
 
+import copy
 import typing
 from typing import TYPE_CHECKING, Any
 
 import msgspec
-from litestar import Litestar, Router
-from litestar._openapi.plugin import OpenAPIPlugin
-from litestar._openapi.schema_generation.plugins.struct import StructSchemaPlugin
+from litestar import Router
 from litestar.openapi import OpenAPIConfig, ResponseSpec
-from litestar.openapi.plugins import SwaggerRenderPlugin
+from litestar.openapi.plugins import JsonRenderPlugin, SwaggerRenderPlugin
 from litestar.openapi.spec import Components, Example, Schema, SecurityScheme, Tag
 from litestar.openapi.spec.enums import OpenAPIType
 from litestar.static_files import create_static_files_router
 
+from service.version import __version__
 from service.web.codes import ProblemCode
+from service.web.litestar_compat import StructSchemaPlugin
 from service.web.problems import PROBLEM_MEDIA_TYPE, Problem, ProblemDetails
 
 if TYPE_CHECKING:
-    from litestar._openapi.schema_generation import SchemaCreator
+    from litestar.connection import Request
     from litestar.typing import FieldDefinition
 
-API_VERSION = "1.0.0"
+    from service.web.litestar_compat import SchemaCreator
+
+#: The contract's version is the release's (service/version.py).
+API_VERSION = __version__
 
 API_DESCRIPTION = """\
 Rules as a service for the card game Five Hundred: the referee for third-party games (web, mobile, bots).
@@ -68,7 +72,7 @@ class ExactStructSchemaPlugin(StructSchemaPlugin):
         config = struct.__struct_config__
         if config.array_like:
             return self._tuple_schema(struct, schema_creator)
-        schema = super().to_openapi_schema(field_definition, schema_creator)
+        schema = super().to_openapi_schema(field_definition, typing.cast(Any, schema_creator))
         if config.forbid_unknown_fields:
             schema.additional_properties = False
         return schema
@@ -245,8 +249,9 @@ def swagger_assets_router() -> Router:
                                       include_in_schema=False, send_as_attachment=False)
 
 
-def _swagger_plugin() -> SwaggerRenderPlugin:
-    return SwaggerRenderPlugin(
+def _swagger_plugin(finished: FinishedDocument) -> SwaggerRenderPlugin:
+    return FinishedSwaggerRenderPlugin(
+        finished,
         path="/swagger",
         js_url=f"{SWAGGER_ASSETS_PATH}/swagger-ui-bundle.js",
         css_url=f"{SWAGGER_ASSETS_PATH}/swagger-ui.css",
@@ -257,6 +262,7 @@ def _swagger_plugin() -> SwaggerRenderPlugin:
 
 def openapi_config(security_schemes: dict[str, SecurityScheme] | None = None) -> OpenAPIConfig:
     """The document's configuration; ``security_schemes`` (the sessions' bearer tokens) go into its components."""
+    finished = FinishedDocument()
     return OpenAPIConfig(
         title="Five Hundred referee",
         version=API_VERSION,
@@ -271,7 +277,8 @@ def openapi_config(security_schemes: dict[str, SecurityScheme] | None = None) ->
         components=Components(security_schemes=dict(security_schemes or {})),
         create_examples=False,
         use_handler_docstrings=False,
-        render_plugins=[_swagger_plugin()],
+        # Swagger UI first: it is also served at /schema. Both serve finish_document of Litestar's document.
+        render_plugins=[_swagger_plugin(finished), FinishedJsonRenderPlugin(finished)],
     )
 
 
@@ -483,21 +490,38 @@ def finish_document(document: dict[str, Any]) -> dict[str, Any]:
     return document
 
 
-class _FinishingOpenAPIPlugin(OpenAPIPlugin):
-    """Litestar's OpenAPI plugin, serving :func:`finish_document` of the document it builds."""
+class FinishedDocument:
+    """:func:`finish_document` of the document Litestar builds, computed once: Litestar hands every render plugin
+    the same (cached) dictionary, which is left as it is."""
 
-    __slots__ = ()
+    def __init__(self) -> None:
+        self._source: dict[str, Any] | None = None
+        self._finished: dict[str, Any] = {}
 
-    def provide_openapi_schema(self) -> dict[str, Any]:
-        if not self._openapi_schema:
-            self._openapi_schema = finish_document(self.provide_openapi().to_schema())
-        return self._openapi_schema
+    def __call__(self, document: dict[str, Any]) -> dict[str, Any]:
+        if document is not self._source:
+            self._finished = finish_document(copy.deepcopy(document))
+            self._source = document
+        return self._finished
 
 
-def install_document_hook(app: Litestar) -> None:
-    """Serve :func:`finish_document` of Litestar's document at ``/schema/openapi.json`` (and to every UI).
+class FinishedJsonRenderPlugin(JsonRenderPlugin):
+    """``/schema/openapi.json``: the finished document."""
 
-    Litestar builds its plugin itself; the subclass has the same slots, so the instance's class is swapped.
-    """
-    plugin = app.plugins.get(OpenAPIPlugin)
-    plugin.__class__ = _FinishingOpenAPIPlugin
+    def __init__(self, finished: FinishedDocument, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.finished = finished
+
+    def render(self, request: Request[Any, Any, Any], openapi_schema: dict[str, Any]) -> bytes:
+        return super().render(request, self.finished(openapi_schema))
+
+
+class FinishedSwaggerRenderPlugin(SwaggerRenderPlugin):
+    """Swagger UI on the finished document."""
+
+    def __init__(self, finished: FinishedDocument, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.finished = finished
+
+    def render(self, request: Request[Any, Any, Any], openapi_schema: dict[str, Any]) -> bytes:
+        return super().render(request, self.finished(openapi_schema))

@@ -21,10 +21,11 @@ from litestar.exceptions import ClientException, ValidationException
 from litestar.typing import FieldDefinition
 
 if TYPE_CHECKING:
-    from litestar._openapi.schema_generation import SchemaCreator
     from litestar.dto.data_structures import DTOFieldDefinition
     from litestar.openapi.spec import Reference, Schema
     from litestar.types.serialization import LitestarEncodableType
+
+    from service.web.litestar_compat import SchemaCreator
 
 T = TypeVar("T")
 
@@ -59,6 +60,8 @@ def decode_request(model_type: type[T], body: bytes) -> T:
         raise validation_exception(exc) from None
     except msgspec.DecodeError as exc:
         raise ClientException(detail=str(exc)) from None
+    except RecursionError:  # msgspec counts nesting against the interpreter's limit, which the call stack shares
+        raise ClientException(detail="JSON nested too deeply") from None
     return decoded
 
 

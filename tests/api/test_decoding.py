@@ -59,7 +59,6 @@ def test_the_typed_options_are_accepted_and_echoed_alike(client: Client) -> None
     {"type": "pass", "seat": "0"},
     {"type": "pass", "seat": 0.0},
     {"type": "pass", "seat": True},
-    {"type": "pass"},
     {"type": "fold", "seat": 0},
     {"type": "bid", "seat": 0, "bid": 7},
 ])
@@ -75,6 +74,19 @@ def test_a_malformed_move_is_the_same_400_in_both_apis(client: Client, move: dic
     state = client.get(f"/v1/sessions/{session['session_id']}",
                        headers={"authorization": f"Bearer {session['host_token']}"}).json()
     assert state["version"] == 1  # nothing applied
+
+
+def test_a_seatless_move_is_malformed_statelessly_and_the_tokens_in_a_session(client: Client) -> None:
+    created = client.post("/v1/games", json={"players": 4, "seed": 42, "first_dealer": 3}).json()
+    problem = assert_problem(client.post("/v1/games/apply", json={"snapshot": created["snapshot"],
+                                                                  "move": {"type": "pass"}}), 400, "MALFORMED_MOVE")
+    assert "seat" in problem["detail"]
+    session = _session(client)
+    token = session["seat_tokens"][0]
+    answer = client.post(f"/v1/sessions/{session['session_id']}/moves", json={"move": {"type": "pass"}},
+                         headers={"authorization": f"Bearer {token}"})
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["events"][0] == {"type": "passed", "seat": 0}
 
 
 @pytest.mark.parametrize("depth", [200, 1_000, 10_000])

@@ -7,20 +7,27 @@ from collections.abc import Iterator
 
 from engine import GameState, Options, apply_move, legal_moves, new_game
 from engine.deal import has_dead_hand
-from tests.engine.randomplay import random_options
+from tests.engine.randomplay import random_ghost_options, random_options
 
-PLAYER_COUNTS = (2, 3, 4, 5, 6)
+#: "ghosts" is the two-player ghost-partners game (``two_player_method=ghost_partners``).
+PLAYER_COUNTS: tuple[int | str, ...] = (2, 3, 4, 5, 6, "ghosts")
 
 
-def random_states(players: int, games: int, seed: int, every: int = 1) -> Iterator[tuple[Options, GameState]]:
+def random_states(players: int | str, games: int, seed: int, every: int = 1) -> Iterator[tuple[Options, GameState]]:
     """States along seeded random games (a quarter with default options), every ``every``-th one.
 
     The moves are random but pass often, and misère and the setup phases come up under the random options, so
     the states cover the auction, redeal answers, partner calls, the exchange, joker nominations and play.
     """
-    rng = random.Random(seed * 7919 + players)
+    if players == "ghosts":
+        rng = random.Random(seed * 7919 + 7)
+        default = Options(players=2, two_player_method="ghost_partners")
+    else:
+        rng = random.Random(seed * 7919 + players)  # type: ignore[operator]
+        default = Options(players=players)  # type: ignore[arg-type]
     for g in range(games):
-        opts = Options(players=players) if g % 4 == 0 else random_options(rng, players)  # type: ignore[arg-type]
+        opts = default if g % 4 == 0 else random_ghost_options(rng) if players == "ghosts" \
+            else random_options(rng, players)  # type: ignore[arg-type]
         state, _ = new_game(opts, seed=seed * 1000 + g)
         for step in range(400):
             if state.to_act is None:
@@ -42,7 +49,7 @@ def random_states(players: int, games: int, seed: int, every: int = 1) -> Iterat
 def hidden_places(state: GameState, seat: int) -> list[tuple[str, int]]:
     """The places whose cards ``seat`` cannot see, by the rules (RULES.md and engine/views.py's docstring):
     other seats' hands (not an exposed open-misère hand), the kitty unless the seat sees it, the discards unless
-    it made them, the dead hand."""
+    it made them, the dead hand, each ghost's face-down cards (a ghost's face-up cards are seen by all)."""
     places: list[tuple[str, int]] = []
     c = state.contract
     exposed = c is not None and c.bid == "OPEN_MISERE" and state.phase == "play" and (
@@ -62,4 +69,14 @@ def hidden_places(state: GameState, seat: int) -> list[tuple[str, int]]:
         places.append(("discards", 0))
     if has_dead_hand(state.options):
         places.append(("dead", 0))
+    for g, piles in enumerate(state.ghost_piles):
+        if any(up in state.hands[g] for up, _ in piles):
+            places.append(("face_down", g))
     return places
+
+
+def mover(state: GameState) -> int:
+    """The seat whose player moves now: the seat to act, or the human (opposite) of a ghost to act."""
+    seat = state.to_act
+    assert seat is not None
+    return seat - 2 if state.ghost_piles and seat in (2, 3) else seat

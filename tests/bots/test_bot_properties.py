@@ -17,22 +17,21 @@ from bots import LEVELS, BotError, Decision, decide
 from engine import GameState, check_move, legal_moves, view
 from engine.cards import sort_hand
 from engine.deal import pack_index
-from tests.bots.states import PLAYER_COUNTS, hidden_places, random_states
+from tests.bots.states import PLAYER_COUNTS, hidden_places, mover, random_states
 
 #: Expert at a tiny budget keeps the property affordable; the search code path is the same at any budget.
 TINY_BUDGET = 2
 
 
 def _decide(state: GameState, level: str, seed: int, with_legal: bool = True) -> Decision:
-    seat = state.to_act
-    assert seat is not None
+    seat = mover(state)  # the seat to act, or the human whose ghost is to act
     return decide(view(state, seat), state.options, level=level, seed=seed,  # type: ignore[arg-type]
                   budget=TINY_BUDGET if level == "expert" else None,
                   legal=legal_moves(state) if with_legal else None)
 
 
 @pytest.mark.parametrize("players", PLAYER_COUNTS)
-def test_every_level_plays_a_legal_move(players: int) -> None:
+def test_every_level_plays_a_legal_move(players: int | str) -> None:
     checked = {level: 0 for level in LEVELS}
     phases: set[str] = set()
     for i, (_opts, state) in enumerate(random_states(players, games=24, seed=11)):
@@ -48,7 +47,7 @@ def test_every_level_plays_a_legal_move(players: int) -> None:
 
 
 @pytest.mark.parametrize("players", PLAYER_COUNTS)
-def test_moves_derived_from_the_view_alone_are_legal(players: int) -> None:
+def test_moves_derived_from_the_view_alone_are_legal(players: int | str) -> None:
     """Without the legal-move list the bot derives its moves from its view; only a refused no-ace-no-face redeal
     (which a view does not show) can make it offer a misère bid the engine refuses."""
     checked = 0
@@ -68,14 +67,22 @@ def _permute_hidden(state: GameState, seat: int, rng: random.Random) -> GameStat
     for kind, s in places:
         contents.append(state.hands[s] if kind == "hand" else
                         state.kitty if kind == "kitty" else state.discards if kind == "discards" else
-                        state.dead_hand)
+                        tuple(down for up, down in state.ghost_piles[s] if up in state.hands[s])
+                        if kind == "face_down" else state.dead_hand)
     pool = [c for cards in contents for c in cards]
     rng.shuffle(pool)
     index = pack_index(state.options)
     hands = list(state.hands)
+    piles = list(state.ghost_piles)
     changes: dict[str, object] = {}
     pos = 0
     for (kind, s), cards in zip(places, contents, strict=True):
+        if kind == "face_down":  # the same piles, other cards beneath the covered ones
+            fresh = iter(pool[pos:pos + len(cards)])
+            piles[s] = tuple((up, next(fresh) if up in state.hands[s] else down) for up, down in piles[s])
+            changes["ghost_piles"] = tuple(piles)
+            pos += len(cards)
+            continue
         new = sort_hand(pool[pos:pos + len(cards)], index)
         pos += len(cards)
         if kind == "hand":
@@ -90,13 +97,12 @@ def _permute_hidden(state: GameState, seat: int, rng: random.Random) -> GameStat
 
 
 @pytest.mark.parametrize("players", PLAYER_COUNTS)
-def test_no_peeking_decisions_ignore_the_cards_the_seat_cannot_see(players: int) -> None:
+def test_no_peeking_decisions_ignore_the_cards_the_seat_cannot_see(players: int | str) -> None:
     rng = random.Random(players)
     compared = {level: 0 for level in LEVELS}
     moved = 0
     for i, (_opts, state) in enumerate(random_states(players, games=12, seed=13, every=3)):
-        seat = state.to_act
-        assert seat is not None
+        seat = mover(state)
         other = _permute_hidden(state, seat, rng)
         moved += other != state
         # The views are equal (the engine shows nothing hidden), and so are the seat's legal moves ...

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 import shutil
+import sys
+import tarfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +23,7 @@ from .tooling import (
     CONTRACT,
     GENERATOR_REQUIREMENTS,
     HERE,
+    ROOT,
     TYPESCRIPT_DIR,
     GeneratorTools,
     _build_once,
@@ -83,39 +86,68 @@ def _cached(name: str, build: Callable[[Path], None], *keys: bytes | str | Path)
     return Build(folder, (folder / "build.log").read_text())
 
 
+CLIENTS = ROOT / "clients"
+#: What the client packages are built from besides the contract: the script and the package sources.
+PACKAGE_SOURCES = sorted(p for p in CLIENTS.rglob("*") if p.is_file() and not {"build", "dist", "node_modules"}
+                         & set(p.relative_to(CLIENTS).parts) and "__pycache__" not in p.parts)
+
+
+def readme_example(readme: Path, language: str) -> str:
+    """The first ``language`` code block of a package README: its usage example."""
+    return readme.read_text().split(f"```{language}\n", 1)[1].split("```", 1)[0]
+
+
+def _package(name: str, folder: Path, *options: str) -> tuple[Path, str]:
+    """``clients/generate.py <name>``, building into ``folder``: the package it built, and the build's log."""
+    run([sys.executable, str(CLIENTS / "generate.py"), name, "--work", str(folder / "work"),
+         "--dist", str(folder / "dist"), *options])
+    built = [p for p in (folder / "dist").iterdir() if p.suffix in (".whl", ".tgz")]
+    assert len(built) == 1, built
+    return built[0], (folder / "work" / f"{name}.log").read_text()
+
+
 def python_client(tools: GeneratorTools) -> Build:
-    """openapi-python-client: the package ``fivehundred_client`` (put the build folder on PYTHONPATH)."""
+    """The Python client package, as clients/generate.py builds it (a wheel), installed with pip into
+    ``site/`` (put it on PYTHONPATH; its dependencies are the generators' environment's)."""
 
     def build(folder: Path) -> None:
-        result = run([str(tools.python), "-m", "openapi_python_client", "generate", "--path", str(CONTRACT),
-                      "--output-path", str(folder / PYTHON_PACKAGE), "--meta", "none", "--overwrite"],
-                     env=tools.env())
-        (folder / "build.log").write_text(result.stdout + result.stderr)
+        wheel, log = _package("python", folder, "--python", str(tools.python))
+        run([str(tools.python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps",
+             "--target", str(folder / "site"), str(wheel)])
+        (folder / "build.log").write_text(log)
 
-    return _cached("python-client", build, "v1")
+    return _cached("python-client", build, "package", Path(__file__), *PACKAGE_SOURCES)
 
 
 def typescript_client(node_modules: Path) -> Build:
-    """openapi-typescript types for openapi-fetch, and the scenario compiled with ``tsc --strict``."""
+    """The TypeScript client package, as clients/generate.py builds it (an npm tarball), unpacked into a node
+    project's ``node_modules`` (as ``npm install <tarball>`` does; its one dependency, openapi-fetch, and the
+    compiler are the pinned ones) and the scenario compiled against it with ``tsc --strict``."""
     sources = sorted((TYPESCRIPT_DIR / "src").glob("*.ts"))
 
     def build(folder: Path) -> None:
-        log = []
+        tarball, generated = _package("typescript", folder, "--node-modules", str(node_modules))
+        project = folder / "project"
+        (project / "src").mkdir(parents=True)
         for item in ("package.json", "tsconfig.json"):
-            shutil.copy(TYPESCRIPT_DIR / item, folder / item)
-        (folder / "node_modules").symlink_to(node_modules.resolve(), target_is_directory=True)
-        (folder / "src").mkdir()
+            shutil.copy(TYPESCRIPT_DIR / item, project / item)
         for source in sources:
-            shutil.copy(source, folder / "src" / source.name)
-        bin_dir = node_modules / ".bin"
-        result = run([str(bin_dir / "openapi-typescript"), str(CONTRACT), "-o", "src/api.d.ts"], cwd=folder)
-        log += ["$ openapi-typescript", result.stdout, result.stderr]
-        result = run([str(bin_dir / "tsc"), "--strict", "-p", "tsconfig.json"], cwd=folder)
-        log += ["$ tsc --strict", result.stdout, result.stderr]
+            shutil.copy(source, project / "src" / source.name)
+        # The package README's example, compiled with the scenario (and run by the suite).
+        (project / "src" / "readme_example.ts").write_text(readme_example(CLIENTS / "typescript" / "README.md", "ts"))
+        modules = project / "node_modules"
+        modules.mkdir()
+        for entry in node_modules.resolve().iterdir():
+            (modules / entry.name).symlink_to(entry, target_is_directory=entry.is_dir())
+        with tarfile.open(tarball) as packed:
+            packed.extractall(folder / "unpacked", filter="data")
+        (folder / "unpacked" / "package").rename(modules / "five-hundred-referee-client")
+        result = run([str(node_modules / ".bin" / "tsc"), "--strict", "-p", "tsconfig.json"], cwd=project)
+        log = [generated, "$ tsc --strict", result.stdout, result.stderr]
         (folder / "build.log").write_text("\n".join(log))
 
     return _cached("typescript-client", build, TYPESCRIPT_DIR / "package-lock.json",
-                   TYPESCRIPT_DIR / "tsconfig.json", *sources)
+                   TYPESCRIPT_DIR / "tsconfig.json", Path(__file__), *sources, *PACKAGE_SOURCES)
 
 
 def java_client(tools: GeneratorTools) -> Build:

@@ -15,13 +15,17 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import tarfile
+import zipfile
 from typing import Any
 
 import pytest
 
+from service.version import __version__
+
 from . import generate
 from .conftest import SCENARIO
-from .tooling import HERE, GeneratorTools, LiveService, read_report, require_tools
+from .tooling import HERE, ROOT, GeneratorTools, LiveService, read_report, require_tools
 
 #: The quick loop (``pytest -m "not slow"``) leaves these out: three client generators,
 #: their compilers and a live service.
@@ -110,11 +114,36 @@ def test_python_client_generates_without_contract_warnings(python_build: generat
 
 def test_python_client_plays_the_scenario(python_build: generate.Build, tools: GeneratorTools,
                                           live_service: LiveService, reference: dict[str, Any]) -> None:
-    env = {**os.environ, "PYTHONPATH": str(python_build.folder)}
+    env = {**os.environ, "PYTHONPATH": str(python_build.folder / "site")}
     result = subprocess.run([str(tools.python), str(HERE / "python" / "play.py"), live_service.url,
                              json.dumps(SCENARIO)], capture_output=True, text=True, env=env, timeout=CLIENT_TIMEOUT)
     assert result.returncode == 0, f"the Python client failed:\n{result.stdout}\n{result.stderr}"
     check_report(read_report(result.stdout), reference)
+
+
+def test_python_package_carries_the_release_version_and_licence(python_build: generate.Build) -> None:
+    (wheel,) = (python_build.folder / "dist").glob("*.whl")
+    with zipfile.ZipFile(wheel) as packed:
+        names = packed.namelist()
+        metadata = packed.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
+    fields = dict(line.split(": ", 1) for line in metadata.split("\n\n")[0].splitlines() if ": " in line)
+    assert (fields["Name"], fields["Version"], fields["License-Expression"]) == \
+        ("five-hundred-referee-client", __version__, "MIT")
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
+    assert "fivehundred_client/py.typed" in names
+
+
+def test_python_package_readme_example_runs(python_build: generate.Build, tools: GeneratorTools,
+                                            live_service: LiveService) -> None:
+    """The package README's example, as written, against the live service (only its base URL changed)."""
+    example = generate.readme_example(ROOT / "clients" / "python" / "README.md", "python")
+    assert 'BASE_URL = "http://127.0.0.1:8000"' in example
+    example = example.replace('"http://127.0.0.1:8000"', repr(live_service.url))
+    env = {**os.environ, "PYTHONPATH": str(python_build.folder / "site")}
+    result = subprocess.run([str(tools.python), "-c", example], capture_output=True, text=True, env=env,
+                            timeout=CLIENT_TIMEOUT)
+    assert result.returncode == 0, f"the README example failed:\n{result.stdout}\n{result.stderr}"
+    assert "bid_made" in result.stdout or "passed" in result.stdout, result.stdout
 
 
 # ------------------------------------------------------------------------------------------------ TypeScript
@@ -128,15 +157,46 @@ def typescript_build(typescript_node_modules: Any) -> generate.Build:
 def test_typescript_client_generates_and_compiles_strictly(typescript_build: generate.Build) -> None:
     # openapi-typescript marks problems with a warning sign or "warn"; tsc --strict failing fails the build.
     assert_no_unexplained(typescript_build, "openapi-typescript", r"(?i)⚠|warn|error")
-    assert (typescript_build.folder / "dist" / "play.js").is_file()
+    assert (typescript_build.folder / "project" / "dist" / "play.js").is_file()
 
 
 def test_typescript_client_plays_the_scenario(typescript_build: generate.Build, live_service: LiveService,
                                               reference: dict[str, Any]) -> None:
-    result = subprocess.run(["node", str(typescript_build.folder / "dist" / "play.js"), live_service.url,
+    result = subprocess.run(["node", str(typescript_build.folder / "project" / "dist" / "play.js"), live_service.url,
                              json.dumps(SCENARIO)], capture_output=True, text=True, timeout=CLIENT_TIMEOUT)
     assert result.returncode == 0, f"the TypeScript client failed:\n{result.stdout}\n{result.stderr}"
     check_report(read_report(result.stdout), reference)
+
+
+def test_typescript_package_carries_the_release_version_and_licence(typescript_build: generate.Build) -> None:
+    (tarball,) = (typescript_build.folder / "dist").glob("*.tgz")
+    with tarfile.open(tarball) as packed:
+        names = packed.getnames()
+        extracted = packed.extractfile("package/package.json")
+        assert extracted is not None
+        package = json.loads(extracted.read())
+    assert (package["name"], package["version"], package["license"]) == \
+        ("five-hundred-referee-client", __version__, "MIT")
+    assert {"package/LICENSE", "package/README.md", "package/dist/index.js", "package/dist/index.d.ts",
+            "package/dist/api.d.ts"} <= set(names)
+    with tarfile.open(tarball) as packed:
+        index = packed.extractfile("package/dist/index.js")
+        assert index is not None
+        assert f'CONTRACT_VERSION = "{__version__}"' in index.read().decode()
+
+
+def test_typescript_package_readme_example_runs(typescript_build: generate.Build, live_service: LiveService) -> None:
+    """The package README's example, compiled with tsc --strict beside the scenario, run against the live
+    service (only its base URL changed)."""
+    compiled = typescript_build.folder / "project" / "dist" / "readme_example.js"
+    code = compiled.read_text()
+    assert '"http://127.0.0.1:8000"' in code
+    pointed = compiled.with_name("readme_example_live.js")
+    pointed.write_text(code.replace('"http://127.0.0.1:8000"', json.dumps(live_service.url)))
+    result = subprocess.run(["node", str(pointed)], capture_output=True, text=True, timeout=CLIENT_TIMEOUT)
+    assert result.returncode == 0, f"the README example failed:\n{result.stdout}\n{result.stderr}"
+    first, second = result.stdout.strip().splitlines()
+    assert first.isdigit() and "type" in second, result.stdout
 
 
 # ------------------------------------------------------------------------------------------------------ Java

@@ -17,37 +17,17 @@ import kubernetes_validate
 import pytest
 import yaml
 
+from tests.deploy import configuration
+
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 K8S = DEPLOY / "k8s"
 # A version whose schemas kubernetes-validate ships (it has 1.25 to 1.37 at the time of writing); pinned so
 # that a newer package does not silently change what "valid" means.
 KUBERNETES_VERSION = "1.30.0"
 
-# The environment the service's config module reads: nothing else may appear in the manifests.
-ALLOWED_ENV = {
-    "REDIS_URL",
-    "SNAPSHOT_KEYS",
-    "API_KEYS",
-    "RATE_LIMIT_PER_MINUTE",
-    "CORS_ORIGINS",
-    "SESSION_IDLE_SECONDS",
-    "MAX_BODY_BYTES",
-    "LOG_LEVEL",
-    "SHUTDOWN_GRACE_SECONDS",
-    "HEADER_TIMEOUT_SECONDS",
-    "BODY_TIMEOUT_SECONDS",
-    "WRITE_STALL_SECONDS",
-    "MAX_CONNECTIONS",
-    "SESSION_CREATE_PER_MINUTE",
-    "SESSION_CREATE_TOTAL_PER_MINUTE",
-    "SESSION_STORE_MAX_FILL",
-    "MEMORY_MAX_SESSIONS",
-    "CLOCK_MIN_MOVE_SECONDS",
-    "CLOCK_POLL_SECONDS",
-    "CLOCK_CLAIM_SECONDS",
-    "DEMO_ENABLED",
-    "FORWARDED_ALLOW_IPS",  # read by uvicorn itself: the proxies whose X-Forwarded-For is believed
-}
+# The environment the service reads (deploy/CONFIGURATION.md, checked against the code; the engine's loader's
+# variables are the install's and the tests', not a deployment's): nothing else may appear in the manifests.
+ALLOWED_ENV = {v.name for v in configuration.variables().values() if v.reader != "engine"}
 UVICORN_COMMAND = "uvicorn --factory service.app:create_app"
 
 YAML_FILES = sorted([*DEPLOY.rglob("*.yaml"), *DEPLOY.rglob("*.yml")])

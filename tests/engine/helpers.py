@@ -33,8 +33,10 @@ from engine import (
     resolve_options,
 )
 from engine.deal import deal, pack_for
+from engine.ghosts import dealt_hands
 from engine.model import HandScored, TrickWon
 from engine.rules import hand_strain
+from engine.seats import seat_count
 
 N, E, S, W = 0, 1, 2, 3
 NS, EW = 0, 1
@@ -93,7 +95,8 @@ def deck_for(options: Options, dealer: int, hands: Mapping[int, Sequence[str]] |
     pack = pack_for(options)
     pos_hands, pos_dead, pos_kitty = deal(options, list(range(len(pack))), dealer)
     wanted: list[tuple[list[int], list[str], str]] = [(pos_kitty, list(kitty or []), "kitty")]
-    wanted += [(pos_hands[s], list(hands.get(s, [])), f"seat {s}") for s in range(options.players)]
+    seats = seat_count(options)
+    wanted += [(pos_hands[s], list(hands.get(s, [])), f"seat {s}") for s in range(seats)]
     if pos_dead:
         wanted.append((pos_dead, list(dead or []), "dead"))
     named = [c for _, cards, _ in wanted for c in cards]
@@ -109,13 +112,12 @@ def deck_for(options: Options, dealer: int, hands: Mapping[int, Sequence[str]] |
         if len(kitty_cards) < len(wanted[0][0]):
             kitty_cards.append(j)
             pool.remove(j)
-    order = sorted(range(1, len(wanted)), key=lambda i: -len(voids.get(i - 1, "")) if i <= options.players
-                   else 0)
+    order = sorted(range(1, len(wanted)), key=lambda i: -len(voids.get(i - 1, "")) if i <= seats else 0)
     for i in [*order, 0]:
         positions, cards, label = wanted[i]
         if len(cards) > len(positions):
             raise ValueError(f"{label} gets {len(cards)} cards, holds {len(positions)}")
-        banned = voids.get(i - 1, "") if 1 <= i <= options.players else ""
+        banned = voids.get(i - 1, "") if 1 <= i <= seats else ""
         while len(cards) < len(positions):
             pick = next((c for c in pool if (label == "kitty" or c not in JOKERS)
                          and (suit(c) or "") not in banned), None)
@@ -138,8 +140,9 @@ def start(options: Options, hands: Mapping[int, Sequence[str]] | None = None, *,
     """Deal a game whose first hand is built by :func:`deck_for`; optionally start from other ``scores``."""
     deck = deck_for(options, dealer, hands, kitty, dead, voids)
     state, _ = new_game(options, seed=0, deck_orders=[deck, *more_decks], first_dealer=dealer)
+    dealt = dealt_hands(state)  # a ghost's hand holds only its face-up cards; its piles hold the others
     for s, cards in (hands or {}).items():
-        assert set(cards) <= set(state.hands[s]), (s, cards, state.hands[s])
+        assert set(cards) <= set(dealt[s]), (s, cards, dealt[s])
     if kitty is not None:
         assert sorted(state.kitty) == sorted(kitty)
     if scores is not None:
@@ -154,7 +157,7 @@ def with_scores(state: GameState, scores: Sequence[int]) -> GameState:
     Scores come from scored hands, so the state also records a last hand that gave them (here an uncontracted
     hand whose change was the whole total): the integrity check refuses scores with no scored hand behind them.
     """
-    n = state.options.players
+    n = seat_count(state.options)
     last = HandScored(bid=None, contractor=None, contracting_seats=(), made=None, tricks_won=(10,) + (0,) * (n - 1),
                       deltas=tuple(scores), scores=tuple(scores))
     st = msgspec.structs.replace(state, scores=tuple(scores), last_hand=last if any(scores) else None)
@@ -274,7 +277,7 @@ def play_out(state: GameState, want: Sequence[Iterable[int]] | None = None, *,
     """
     wanted = [set(w) for w in want] if want is not None else None
     group, target = (set(tricks[0]), tricks[1]) if tricks is not None else (set(), 0)
-    everyone = set(range(state.options.players))
+    everyone = set(range(seat_count(state.options)))
     budget = [50_000]
 
     def won_by_group(st: GameState) -> int:

@@ -80,6 +80,8 @@ SPECS = [
     (5, {"five_player_partner_method": "choose_player"}, 52, 0, "deal", 3),
     (6, {}, 61, 5, "play", 4),
     (6, {"six_player_teams": "three_teams_of_two", "six_player_misere": True}, 62, 1, "deal", 3),
+    (2, {"two_player_method": "ghost_partners"}, 22, 1, "deal", 3),
+    (2, {"two_player_method": "ghost_partners"}, 23, 0, "play", 6),
 ]
 
 

@@ -48,6 +48,18 @@ def random_options(rng: random.Random, players: int, change_probability: float =
     return resolve_options(players, None, overrides)
 
 
+def random_ghost_options(rng: random.Random, change_probability: float = 0.3) -> Options:
+    """A random rule set of the two-player ghost-partners game (``two_player_method=ghost_partners``)."""
+    while True:
+        base = random_options(rng, 2, change_probability)
+        if base.two_player_method == "ghost_partners":
+            return base
+        overrides = msgspec.structs.asdict(base)
+        overrides["two_player_method"] = "ghost_partners"
+        del overrides["players"]
+        return resolve_options(2, None, overrides)
+
+
 def choose(rng: random.Random, state: GameState, moves: list[Move], pass_bias: float) -> Move:
     """A random legal move; in the auction, pass with probability ``pass_bias`` so games last several hands."""
     if state.phase == "auction" and rng.random() < pass_bias:

@@ -1,5 +1,6 @@
 """Known-answer tests for what the rules keep hidden: who holds the joker before it is played or nominated,
-the five-player partner while the called card is unplayed, and a blind-misère hand nobody has looked at.
+the five-player partner while the called card is unplayed, a blind-misère hand nobody has looked at, and a
+ghost's face-down cards (ghost partners).
 
 Each test plays the same line from two deals that differ only in cards a viewer cannot see, and checks that
 everything that viewer receives (view, phase, turn, events as redacted for it, its legal moves, and their
@@ -19,13 +20,14 @@ from engine import (
     Move,
     NominateJoker,
     Options,
+    Play,
     apply_move,
     legal_moves,
     new_game,
     redact_events,
     view,
 )
-from engine.model import CardsReceived, Event, JokerNominated
+from engine.model import CardsReceived, Event, GhostCardsUp, JokerNominated
 from tests.engine.helpers import E, N, S, W, deck_for, opts
 
 _ENC = msgspec.json.Encoder()
@@ -221,3 +223,45 @@ def test_blind_misere_seats_see_only_their_own_hand_when_the_hand_goes_on(player
         if viewer is not None:
             assert len(shown) == 1
     assert view(state, 1).hand is not None and view(state, None).hand is None
+
+
+# ------------------------------------------------------------------------------------------------ ghost partners
+
+
+def test_a_ghosts_face_down_cards_are_hidden_from_everyone_until_turned_up() -> None:
+    # Two deals that differ only in two face-down cards, one under each ghost (seats 2 and 3): until one of them
+    # is turned up, both humans and the public receive exactly the same bytes (views, events, legal moves), the
+    # ghost's own human included; the turn-up then shows the card to all at once.
+    o = opts(2, two_player_method="ghost_partners")
+    hands = {0: ["JH", "JD", "AH", "KH", "QH", "10H", "9H", "AC", "KC", "5S"], 1: ["JK"],
+             2: ["KS", "QC", "JC", "10C", "9C", "6S", "AD", "KD", "QD", "JS"],
+             3: ["8D", "7D", "6D", "5D", "4D", "10S", "9S", "8S", "AS", "QS"]}
+    deck = deck_for(o, E, hands, kitty=["4H", "6H", "7H"])
+    other = swapped_deck(deck, "9C", "8D")  # 9C lies under ghost 2's JS, 8D under ghost 3's 10S
+    a, _ = new_game(o, seed=0, deck_orders=[deck], first_dealer=E)
+    b, _ = new_game(o, seed=0, deck_orders=[other], first_dealer=E)
+    assert ("JS", "9C") in a.ghost_piles[2] and ("JS", "8D") in b.ghost_piles[2]
+    ea: list[Event] = []
+    eb: list[Event] = []
+    compared = 0
+    line: list[Move] = [msgspec.convert({"type": "bid", "seat": N, "bid": "7H"}, Move),  # type: ignore[arg-type]
+                        msgspec.convert({"type": "pass", "seat": E}, Move),  # type: ignore[arg-type]
+                        Discard(seat=N, cards=("4H", "6H", "7H"))]
+    while a.hand_number == 0:
+        for viewer in (N, E, None):
+            assert received(a, ea, viewer) == received(b, eb, viewer), (viewer, a.phase, compared)
+        compared += 1
+        legal = list(legal_moves(a))
+        # Keep the covering cards JS and 10S back as long as the rules allow.
+        mv = line.pop(0) if line else next((m for m in legal if getattr(m, "card", "") not in ("JS", "10S")),
+                                           legal[0])
+        if isinstance(mv, Play) and mv.card in ("JS", "10S"):
+            break  # this play turns up one of the swapped cards
+        a, ea = apply_move(a, mv)
+        b, eb = apply_move(b, mv)
+    assert compared > 10
+    a, ea = apply_move(a, mv)
+    b, eb = apply_move(b, mv)
+    shown_a = [e for e in redact_events(ea, N) if isinstance(e, GhostCardsUp)]
+    shown_b = [e for e in redact_events(eb, N) if isinstance(e, GhostCardsUp)]
+    assert shown_a != shown_b and {shown_a[0].cards[0], shown_b[0].cards[0]} == {"9C", "8D"}

@@ -16,8 +16,9 @@ from engine.deal import pack_for
 from engine.integrity import MAX_HAND_NUMBER
 from engine.model import Call, Contract, GameResult, Play, Trick
 from engine.rules import ladder
+from engine.seats import seat_count
 from tests.engine.helpers import misere_hands, opts, setup
-from tests.engine.randomplay import random_game, random_options
+from tests.engine.randomplay import random_game, random_ghost_options, random_options
 
 replace = msgspec.structs.replace
 _DECODER = msgspec.msgpack.Decoder(GameState)
@@ -27,11 +28,14 @@ STATES_PER_COUNT = 24
 def sample_states() -> list[GameState]:
     """States of every phase from random games of 2 to 6 players, finished games included."""
     out: list[GameState] = []
-    for players in (2, 3, 4, 5, 6):
+    for players in (2, 3, 4, 5, 6, GHOSTS):
         rng = random.Random(players * 31)
         got: list[GameState] = []
         for g in range(40):
-            opts = Options(players=players) if g % 3 == 0 else random_options(rng, players)  # type: ignore[arg-type]
+            if players == GHOSTS:
+                opts = GHOST if g % 3 == 0 else random_ghost_options(rng)
+            else:
+                opts = Options(players=players) if g % 3 == 0 else random_options(rng, players)  # type: ignore[arg-type]
             state, _ = new_game(opts, seed=g)
             last = state
             for before, mv in random_game(rng, state, pass_bias=0.6):
@@ -46,6 +50,8 @@ def sample_states() -> list[GameState]:
     return out
 
 
+GHOSTS = 7  # sample_states' stand-in player count for the two-player ghost-partners game
+GHOST = Options(players=2, two_player_method="ghost_partners")
 STATES = sample_states()
 
 
@@ -98,7 +104,7 @@ MUTATIONS: list[tuple[str, str, Mutation]] = [
     ("to_act", "nobody in a game in progress", lambda s: None if s.to_act is None else replace(s, to_act=None)),
     ("to_act", "the next seat", lambda s: None if s.to_act is None else replace(
         s, to_act=(s.to_act + 1) % s.options.players)),
-    ("to_act", "a seat that does not exist", lambda s: replace(s, to_act=s.options.players)),
+    ("to_act", "a seat that does not exist", lambda s: replace(s, to_act=seat_count(s.options))),
     ("scores", "ten more for side 0", lambda s: replace(s, scores=(s.scores[0] + 10, *s.scores[1:]))),
     ("scores", "a score not a multiple of 10", lambda s: replace(s, scores=(s.scores[0] + 5, *s.scores[1:]))),
     ("scores", "one score too many", lambda s: replace(s, scores=(*s.scores, 0))),
@@ -110,6 +116,15 @@ MUTATIONS: list[tuple[str, str, Mutation]] = [
     ("dead_hand", "a dead hand where there is none, or a card gone from it", lambda s: replace(
         s, dead_hand=s.dead_hand[1:]) if s.dead_hand else (replace(
             s, dead_hand=(s.hands[N][0],), hands=(s.hands[N][1:], *s.hands[1:])) if s.hands[N] else None)),
+    ("ghost_piles", "ghost piles in a game without ghosts", lambda s: None if s.ghost_piles else replace(
+        s, ghost_piles=((("AS", "KS"),),))),
+    ("ghost_piles", "a ghost's face-down card replaced by a card held elsewhere", lambda s: replace(
+        s, ghost_piles=(*s.ghost_piles[:2], ((s.ghost_piles[2][0][0], s.hands[N][0]), *s.ghost_piles[2][1:]),
+                        s.ghost_piles[3])) if s.ghost_piles and s.hands[N] else None),
+    ("ghost_piles", "a ghost with four piles", lambda s: replace(
+        s, ghost_piles=(*s.ghost_piles[:3], s.ghost_piles[3][1:])) if s.ghost_piles else None),
+    ("ghost_piles", "no piles in a ghost-partners game", lambda s: replace(s, ghost_piles=())
+     if s.ghost_piles else None),
     ("kitty", "a kitty card lost", lambda s: replace(s, kitty=s.kitty[1:]) if s.kitty else None),
     ("kitty", "a kitty during the play of an exchanged contract", lambda s: replace(
         s, kitty=s.discards, discards=()) if s.discards and s.phase != "game_over" else None),
@@ -156,7 +171,7 @@ MUTATIONS: list[tuple[str, str, Mutation]] = [
      s.hands[s.contract.contractor] else None),
     ("active", "a seat dropped from the play", lambda s: replace(s, active=s.active[:-1]) if s.active else None),
     ("tricks", "a trick led by a seat not playing", lambda s: replace(s, tricks=(replace(
-        s.tricks[0], leader=s.options.players), *s.tricks[1:])) if s.tricks else None),
+        s.tricks[0], leader=seat_count(s.options)), *s.tricks[1:])) if s.tricks else None),
     ("tricks", "a trick won by another seat", lambda s: replace(s, tricks=(replace(
         s.tricks[0], winner=next(x for x in s.active if x != s.tricks[0].winner)), *s.tricks[1:]))
      if s.tricks else None),
@@ -196,10 +211,11 @@ def test_every_state_of_random_games_passes_the_structural_check() -> None:
     """Every state (not a sample) of random games of every size and option set: the structural check refuses
     nothing the game reaches, or a snapshot of it would be refused."""
     checked = 0
-    for players in (2, 3, 4, 5, 6):
+    for players in (2, 3, 4, 5, 6, GHOSTS):
         rng = random.Random(players * 7 + 1)
         for g in range(6):
-            state, _ = new_game(random_options(rng, players), seed=g)  # type: ignore[arg-type]
+            opts = random_ghost_options(rng) if players == GHOSTS else random_options(rng, players)  # type: ignore[arg-type]
+            state, _ = new_game(opts, seed=g)
             for before, mv in random_game(rng, state, pass_bias=0.6):
                 assert structure_problems(before) == [], (players, g, before.phase)
                 state = apply_move(before, mv)[0]

@@ -35,3 +35,14 @@ def test_perft_depth_one_of_the_opening_auction_is_the_default_bid_box() -> None
     expected += 286  # C(13, 3) discards after 10NT
     expected += 1 + 2  # after open misère: pass, 10H, 10NT
     assert perft(state, 2) == expected
+
+
+def test_perft_of_the_ghost_partners_auction_is_the_four_player_bid_box() -> None:
+    # Only the two humans call, from the same bid box as the four-player game: after the first call the other
+    # human has exactly what the second seat of a four-player game has (a pass leaves the pass and every bid; a
+    # second pass throws the hand in, one node like any other), and 10NT again ends the auction at once with C(13, 3)
+    # discards.
+    four, _ = new_game(Options(), seed=11, first_dealer=3)
+    ghosts, _ = new_game(Options(players=2, two_player_method="ghost_partners"), seed=11, first_dealer=1)
+    assert ghosts.to_act == 0 and legal_moves(ghosts) == legal_moves(four)
+    assert perft(ghosts, 1) == 27 and perft(ghosts, 2) == perft(four, 2)

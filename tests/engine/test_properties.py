@@ -13,33 +13,40 @@ from engine import (
     Options,
     apply_move,
     check_move,
+    controller,
     integrity_problems,
     legal_moves,
     new_game,
+    seat_count,
     view,
 )
 from engine.model import Discard
-from tests.engine.randomplay import junk_moves, move_key, random_game, random_options
+from tests.engine.randomplay import junk_moves, move_key, random_game, random_ghost_options, random_options
 
 #: The quick loop (``pytest -m "not slow"``) leaves these out: about 3,000 random games.
 pytestmark = pytest.mark.slow
 
-PLAYER_COUNTS = (2, 3, 4, 5, 6)
+#: "ghosts" is the two-player ghost-partners game (``two_player_method=ghost_partners``).
+PLAYER_COUNTS: tuple[int | str, ...] = (2, 3, 4, 5, 6, "ghosts")
 _STATE = msgspec.msgpack.Decoder(GameState)
 GAMES_PER_COUNT = 400
+GHOSTS = Options(players=2, two_player_method="ghost_partners")
 
 
-def _games(players: int, count: int, base: int) -> list[tuple[int, Options, float]]:
-    rng = random.Random(base * 7919 + players)
+def _games(players: int | str, count: int, base: int) -> list[tuple[int, Options, float]]:
+    rng = random.Random(base * 7919 + (7 if players == "ghosts" else players))  # type: ignore[operator]
     out = []
     for i in range(count):
-        opts = Options(players=players) if i % 4 == 0 else random_options(rng, players)  # type: ignore[arg-type]
+        if players == "ghosts":
+            opts = GHOSTS if i % 4 == 0 else random_ghost_options(rng)
+        else:
+            opts = Options(players=players) if i % 4 == 0 else random_options(rng, players)  # type: ignore[arg-type]
         out.append((base + i, opts, rng.choice([0.0, 0.5, 0.8, 0.9])))
     return out
 
 
 @pytest.mark.parametrize("players", PLAYER_COUNTS)
-def test_random_games_keep_every_invariant(players: int) -> None:
+def test_random_games_keep_every_invariant(players: int | str) -> None:
     hands_played = 0
     for seed, opts, bias in _games(players, GAMES_PER_COUNT, 1000):
         rng = random.Random(seed)
@@ -51,9 +58,11 @@ def test_random_games_keep_every_invariant(players: int) -> None:
             assert before.to_act is not None and before.phase != "game_over"
             legal = legal_moves(before)
             assert legal, f"no legal move in phase {before.phase}"
-            # Nobody else may act.
-            others = [s for s in range(players) if s != before.to_act]
+            # Nobody else may act (but a ghost's human, for it).
+            acting = (before.to_act, controller(opts, before.to_act))
+            others = [s for s in range(seat_count(opts)) if s not in acting]
             assert all(legal_moves(before, s) == [] for s in others)
+            assert legal_moves(before, controller(opts, before.to_act)) == legal
             # check and the legal list agree on every legal move (a sample of the discard combinations).
             sample = legal if not isinstance(legal[0], Discard) else rng.sample(legal, min(10, len(legal)))
             for m in sample:
@@ -83,7 +92,7 @@ def test_random_games_keep_every_invariant(players: int) -> None:
 
 
 @pytest.mark.parametrize("players", PLAYER_COUNTS)
-def test_games_end_and_replay_identically(players: int) -> None:
+def test_games_end_and_replay_identically(players: int | str) -> None:
     for seed, opts, bias in _games(players, 60, 5000):
         moves = []
         state, _ = new_game(opts, seed=seed)
@@ -111,15 +120,18 @@ def _hidden_hands(state: GameState, viewer: int) -> list[int]:
     out = [s for s in range(state.options.players) if s != viewer and s not in exposed]
     if state.dead_hand:
         out.append(-1)
+    # Ghost partners: a ghost's face-down cards (-10 - ghost); its face-up cards are seen by everyone.
+    out += [-10 - g for g, piles in enumerate(state.ghost_piles) if any(u in state.hands[g] for u, _ in piles)]
     return out
 
 
 def _swap(state: GameState, rng: random.Random, a: int, b: int) -> GameState:
     hands = [list(h) for h in state.hands]
     dead = list(state.dead_hand)
+    down = [[d for u, d in piles if u in state.hands[g]] for g, piles in enumerate(state.ghost_piles)]
 
     def pool(x: int) -> list[str]:
-        return dead if x == -1 else hands[x]
+        return dead if x == -1 else down[-x - 10] if x <= -10 else hands[x]
 
     kitty = set(state.kitty) if state.phase == "exchange" else set()
     pa = [c for c in pool(a) if c not in kitty]
@@ -130,11 +142,13 @@ def _swap(state: GameState, rng: random.Random, a: int, b: int) -> GameState:
     la, lb = pool(a), pool(b)
     la[la.index(ca)] = cb
     lb[lb.index(cb)] = ca
-    return msgspec.structs.replace(state, hands=tuple(tuple(h) for h in hands), dead_hand=tuple(dead))
+    piles = tuple(tuple((u, {ca: cb, cb: ca}.get(d, d)) for u, d in p) for p in state.ghost_piles)
+    return msgspec.structs.replace(state, hands=tuple(tuple(h) for h in hands), dead_hand=tuple(dead),
+                                   ghost_piles=piles)
 
 
 @pytest.mark.parametrize("players", PLAYER_COUNTS)
-def test_views_do_not_change_when_hidden_cards_are_swapped(players: int) -> None:
+def test_views_do_not_change_when_hidden_cards_are_swapped(players: int | str) -> None:
     checked = 0
     for seed, opts, bias in _games(players, 80, 9000):
         rng = random.Random(seed)
@@ -142,7 +156,7 @@ def test_views_do_not_change_when_hidden_cards_are_swapped(players: int) -> None
         for before, _move in random_game(rng, state, pass_bias=bias):
             if rng.random() > 0.3:
                 continue
-            for viewer in range(players):
+            for viewer in range(opts.players):
                 hidden = _hidden_hands(before, viewer)
                 if len(hidden) < 2:
                     continue

@@ -10,12 +10,15 @@ What a viewer may know is derived here from the rules and the moves made, not fr
 - an open-misère contractor's hand once exposed;
 - the kitty: the contractor once it takes it, everyone when it is shown (``show_kitty``);
 - the discards: the contractor;
+- ghost partners: every ghost's face-up cards, by everyone; a face-down card once the card lying on it is played
+  (nobody, its own human included, before then);
 - five players, called card: the partner once the called card is played; the holder knows it is the partner; the
   contractor knows it plays alone when the called card is among cards it has seen (its hand, the kitty it took,
   its discards). Everyone else learns the partner when the card is played, or from the hand's score.
 
 The swap property: swapping two cards between places a viewer cannot see (other seats' hands, its own hand before
-it looks, the dead hand, a kitty nobody has taken, discards it did not make) changes nothing that viewer receives,
+it looks, the dead hand, a kitty nobody has taken, discards it did not make, a ghost's face-down cards) changes
+nothing that viewer receives,
 byte for byte: its view (phase and turn included), its legal moves, the refusals of its moves; and, after the same
 move is made in both states, the events it is sent, its next view and next legal moves (unless that move shows
 the viewer one of the swapped places, e.g. it looks at its own hand).
@@ -55,10 +58,11 @@ from engine import (
     view,
 )
 from engine.model import CardCalled, CardsReceived, DealerCut, Discarded, JokerNominated, KittyTaken, LookedAtHand
-from tests.engine.randomplay import junk_moves, random_options
+from tests.engine.randomplay import junk_moves, random_ghost_options, random_options
 from tests.support import move_lists
 
-PLAYER_COUNTS = (2, 3, 4, 5, 6)
+#: "ghosts" is the two-player ghost-partners game (``two_player_method=ghost_partners``).
+PLAYER_COUNTS: tuple[int | str, ...] = (2, 3, 4, 5, 6, "ghosts")
 GAMES_PER_COUNT = 16
 #: Each game is cut off after this many deals (throw-ins included): hidden-information cases recur every hand.
 MAX_DEALS = 4
@@ -92,15 +96,18 @@ class Knowledge:
     played: set[str] = field(default_factory=set)
     exposed: frozenset[str] = frozenset()
     nominated: set[str] = field(default_factory=set)
+    #: Ghost partners: the ghosts' cards face up so far (dealt face up, or turned up), seen by everyone.
+    ghosts_up: set[str] = field(default_factory=set)
 
     @classmethod
     def deal(cls, state: GameState) -> Knowledge:
         blind = state.options.blind_misere_enabled
+        up = {up for piles in state.ghost_piles for up, _ in piles}
         return cls(hand_number=state.hand_number, dealt=tuple(frozenset(h) for h in state.hands),
-                   kitty=frozenset(state.kitty), looked=[not blind] * state.options.players)
+                   kitty=frozenset(state.kitty), looked=[not blind] * state.options.players, ghosts_up=up)
 
     def known(self, viewer: int | None) -> set[str]:
-        out = self.played | self.exposed | self.nominated
+        out = self.played | self.exposed | self.nominated | self.ghosts_up
         if self.kitty_shown:
             out |= self.kitty
         if viewer is not None:
@@ -120,7 +127,8 @@ class Knowledge:
 
     def within(self, before: GameState, move: Move, after: GameState) -> Knowledge:
         """This hand's knowledge after ``move`` (what the move itself showed, even if it ended the hand)."""
-        k = replace(self, looked=list(self.looked), played=set(self.played), nominated=set(self.nominated))
+        k = replace(self, looked=list(self.looked), played=set(self.played), nominated=set(self.nominated),
+                    ghosts_up=set(self.ghosts_up))
         seat = move.seat
         if isinstance(move, LookAtHand) or (isinstance(move, Bid) and move.bid != "BLIND_MISERE"):
             k.looked[seat] = True
@@ -136,6 +144,8 @@ class Knowledge:
             k.discards = frozenset(move.cards)
         if isinstance(move, Play):
             k.played.add(move.card)
+            if before.ghost_piles:  # a ghost's card played: the card beneath it is turned up
+                k.ghosts_up |= {down for up, down in before.ghost_piles[seat] if up == move.card}
         if isinstance(move, NominateJoker) and move.suit is not None:
             k.nominated.add(move.card)
         if c is not None and c.bid == "OPEN_MISERE" and after.phase == "play" and not k.exposed and (
@@ -180,7 +190,22 @@ def card_tokens(obj: object) -> Iterator[str]:
 
 
 def viewers(state: GameState) -> list[int | None]:
+    """The players (a ghost is no viewer: its human sees what everyone sees of it) and the public."""
     return [*range(state.options.players), None]
+
+
+def mover(state: GameState) -> int | None:
+    """The player who makes the move of the seat to act: a ghost's (seat 2 or 3) human opposite it."""
+    to_act = state.to_act
+    if to_act is not None and state.ghost_piles and to_act in (2, 3):
+        return to_act - 2
+    return to_act
+
+
+def face_down(state: GameState) -> dict[int, list[str]]:
+    """Each ghost's cards still face down: those under a card it still holds."""
+    return {g: [down for up, down in piles if up in state.hands[g]] for g, piles in enumerate(state.ghost_piles)
+            if piles}
 
 
 # ------------------------------------------------------------------------------------------------ the checks
@@ -213,10 +238,11 @@ def check_state(state: GameState, k: Knowledge, where: str) -> None:
                     assert cv.partners == ()
             else:
                 assert cv.partners_known and cv.partners == truth
-        # Legal moves: nobody but the seat to act has any; the actor's name only cards it may know of.
+        # Legal moves: nobody but the seat to act (or the human of a ghost to act) has any; the actor's name only
+        # cards it may know of.
         moves = legal_moves(state, v) if v is not None else []
         COUNTS["legal_move_lists"] += 1
-        if v != state.to_act:
+        if v != mover(state):
             assert moves == [], f"{where}: seat {v} has moves out of turn"
         else:
             leaked = set(card_tokens(moves)) - known
@@ -248,6 +274,8 @@ def hidden_places(state: GameState, k: Knowledge, v: int | None, move: Move) -> 
         if s != v or not k.looked[s]:
             out.append((f"hand{s}", [c for c in hand if c not in known and c not in avoid]))
     out.append(("dead", [c for c in state.dead_hand if c not in avoid]))
+    for g, cards in face_down(state).items():
+        out.append((f"face_down{g}", [c for c in cards if c not in known and c not in avoid]))
     if state.phase != "exchange":
         out.append(("kitty", [c for c in state.kitty if c not in known and c not in avoid]))
     out.append(("discards", [c for c in state.discards if c not in known and c not in avoid]))
@@ -258,8 +286,9 @@ def swap(state: GameState, a: str, b: str) -> GameState:
     def sub(cards: tuple[str, ...]) -> tuple[str, ...]:
         return tuple(b if c == a else a if c == b else c for c in cards)
 
+    piles = tuple(tuple((up, *sub((down,))) for up, down in p) for p in state.ghost_piles)
     return msgspec.structs.replace(state, hands=tuple(sub(h) for h in state.hands), dead_hand=sub(state.dead_hand),
-                                   kitty=sub(state.kitty), discards=sub(state.discards))
+                                   kitty=sub(state.kitty), discards=sub(state.discards), ghost_piles=piles)
 
 
 def received(state: GameState, v: int | None) -> bytes:
@@ -276,6 +305,8 @@ def check_swaps(rng: random.Random, before: GameState, move: Move, after: GameSt
         a, b = rng.choice(ca), rng.choice(cb)
         other = swap(before, a, b)
         COUNTS["swaps"] += 1
+        if pa.startswith("face_down") or pb.startswith("face_down"):
+            COUNTS["swaps_of_face_down_cards"] += 1
         assert received(other, v) == received(before, v), f"{where}: {v} sees the swap of {a} ({pa}) and {b} ({pb})"
         if v is not None:
             for junk in junk_moves(rng, before, 2):
@@ -325,10 +356,10 @@ def choose(rng: random.Random, state: GameState, moves: list[Move], pass_bias: f
     return moves[rng.randrange(len(moves))]
 
 
-def leak_options(rng: random.Random, players: int) -> Options:
+def leak_options(rng: random.Random, players: int | str) -> Options:
     """Random options, with the options that hide things switched on more often than chance."""
     for _ in range(50):
-        o = random_options(rng, players, 0.3)
+        o = random_ghost_options(rng, 0.3) if players == "ghosts" else random_options(rng, players, 0.3)  # type: ignore[arg-type]
         forced: dict[str, object] = {}
         for name, p in (("blind_misere_enabled", 0.5), ("sans_kitty_enabled", 0.4), ("show_kitty", 0.2)):
             if rng.random() < p:
@@ -340,14 +371,14 @@ def leak_options(rng: random.Random, players: int) -> Options:
         try:
             from engine import resolve_options
 
-            return resolve_options(players, None, {**msgspec.structs.asdict(o), **forced})
+            return resolve_options(o.players, None, {**msgspec.structs.asdict(o), **forced})
         except Exception:  # noqa: BLE001 - an option set that cannot be played: draw another
             continue
     raise AssertionError("no playable option set")
 
 
-def run_game(players: int, index: int) -> None:
-    rng = random.Random(players * 100_003 + index)
+def run_game(players: int | str, index: int) -> None:
+    rng = random.Random((7 if players == "ghosts" else players) * 100_003 + index)  # type: ignore[operator]
     opts = leak_options(rng, players)
     seed = rng.randrange(2**32)
     pass_bias = rng.choice([0.3, 0.5, 0.7])
@@ -378,6 +409,8 @@ def run_game(players: int, index: int) -> None:
             COUNTS["called_card_in_kitty" if c.called_card in after.kitty else "called_card_sans_kitty"] += 1
         if isinstance(move, Bid) and move.bid == "BLIND_MISERE":
             COUNTS["blind_misere_bids"] += 1
+        COUNTS["ghost_cards_turned_up"] += len(k_after.ghosts_up - k.ghosts_up) if k_after.hand_number == \
+            k.hand_number else 0
         if rng.random() < SWAP_RATE:
             check_swaps(rng, state, move, after, events, k, k_after, here)
         if after.hand_number != state.hand_number:
@@ -387,7 +420,7 @@ def run_game(players: int, index: int) -> None:
 
 
 @pytest.mark.parametrize("players", PLAYER_COUNTS)
-def test_nothing_leaks_in_random_games(players: int) -> None:
+def test_nothing_leaks_in_random_games(players: int | str) -> None:
     before = Counter(COUNTS)
     for i in range(GAMES_PER_COUNT):
         run_game(players, i)
@@ -395,6 +428,8 @@ def test_nothing_leaks_in_random_games(players: int) -> None:
     print(f"\n{players} players: " + ", ".join(f"{k}={v}" for k, v in sorted(got.items())))
     assert got["games"] == GAMES_PER_COUNT and got["swaps_after_move"] > 50
     assert got["phase:play"] > 100 and got["nominate_without_joker"] > 0
+    if players == "ghosts":
+        assert got["swaps_of_face_down_cards"] > 100 and got["ghost_cards_turned_up"] > 100
 
 
 def test_every_hidden_case_was_exercised() -> None:

@@ -239,3 +239,15 @@ def test_details_quoting_the_clients_tokens_are_ascii(client: Client) -> None:
     play = {"type": "play", "seat": 0, "card": "\u00e9"}
     response = client.post(PATH, json={"players": 4, "seed": 1, "moves": [play]})
     assert response.status_code == 400 and response.json()["code"] == "MALFORMED_MOVE" and response.content.isascii()
+
+
+def test_a_record_with_impossible_options_and_an_undecodable_move_is_invalid_options(client: Client,
+                                                                                    games: list[PlayedGame]) -> None:
+    """A record whose options cannot set up a game (here a deal pattern that does not alternate player and kitty
+    packets) is refused 400 INVALID_OPTIONS, as it is without the undecodable move, never a 500."""
+    game = games[0]
+    record = _json(game.record)
+    record["options"] = {**record["options"], "deal_pattern": "62-22-63-01-88-0-2"}
+    assert _verify(client, {"record": record}, 400)["code"] == "INVALID_OPTIONS"
+    record["moves"] = [{"type": "play", "seat": 0, "card": 5}, *record["moves"][1:]]
+    assert _verify(client, {"record": record}, 400)["code"] == "INVALID_OPTIONS"
