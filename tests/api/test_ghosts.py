@@ -44,9 +44,11 @@ def test_a_human_asks_for_and_makes_its_ghosts_moves(client: Client, sealer: Sea
     # The ghost's legal moves: for the seat to act, and for its human; none for the other human.
     moves = as_json(list(legal_moves(state)))
     body = client.post("/v1/games/legal-moves", json={"snapshot": snapshot}).json()
-    assert body["seat"] == ghost and body["moves"] == moves
-    assert client.post("/v1/games/legal-moves", json={"snapshot": snapshot, "seat": human}).json()["moves"] == moves
-    assert client.post("/v1/games/legal-moves", json={"snapshot": snapshot, "seat": 1 - human}).json()["moves"] == []
+    assert body["seat"] == ghost and body["legal_moves"] == moves
+    listed = client.post("/v1/games/legal-moves", json={"snapshot": snapshot, "seat": human}).json()
+    assert listed["legal_moves"] == moves
+    other = client.post("/v1/games/legal-moves", json={"snapshot": snapshot, "seat": 1 - human}).json()
+    assert other["legal_moves"] == []
     # A ghost is no viewer.
     assert_problem(client.post("/v1/games/view", json={"snapshot": snapshot, "seat": ghost}), 400, "NO_SUCH_SEAT")
     # A suggestion for the human is a move of its ghost.
@@ -60,15 +62,14 @@ def test_a_human_asks_for_and_makes_its_ghosts_moves(client: Client, sealer: Sea
     move = legal_moves(state)[0]
     assert isinstance(move, Play)
     response = client.post("/v1/games/apply", json={"snapshot": snapshot, "move": as_json(move),
-                                                    "views": ["0", "1", "public"]})
+                                                    "views": [0, 1, None]})
     assert response.status_code == 200, response.text
     after = apply_move(state, move)[0]
     body = response.json()
     down = {d for g, piles in enumerate(after.ghost_piles) for u, d in piles if u in after.hands[g]}
-    for name, viewer in (("0", 0), ("1", 1), ("public", None)):
-        assert body["views"][name]["view"] == as_json(view(after, viewer))
-        assert [g["face_up"] for g in body["views"][name]["view"]["ghosts"]] == [list(after.hands[2]),
-                                                                             list(after.hands[3])]
+    for answered, viewer in zip(body["views"], (0, 1, None), strict=True):
+        assert answered["seat"] == viewer and answered["view"] == as_json(view(after, viewer))
+        assert [g["face_up"] for g in answered["view"]["ghosts"]] == [list(after.hands[2]), list(after.hands[3])]
     assert not [c for c in down if f'"{c}"' in response.text]
 
 
