@@ -75,7 +75,9 @@ def random_game(rng: random.Random, state: GameState, pass_bias: float = 0.6,
 
     Every game must end within ``max_steps``, except under ``out_backwards_only_if_opponent_nonnegative``, where
     sides that are all below ``lose_at`` legitimately play on until one reaches the target (random play may never
-    get there); such a game is cut off at ``max_steps``.
+    get there), and under ``win_requires_contract`` once a side stands at the target without having won it by a
+    contract (it plays on until it makes one, which random play rarely does); such a game is cut off at
+    ``max_steps``.
     """
     from engine import apply_move
 
@@ -87,7 +89,8 @@ def random_game(rng: random.Random, state: GameState, pass_bias: float = 0.6,
         move = choose(rng, state, moves, pass_bias)
         yield state, move
         state, _ = apply_move(state, move)
-    if not may_run_on:
+    past_target = state.options.win_requires_contract and max(state.scores) >= state.options.target
+    if not (may_run_on or past_target):
         raise AssertionError(f"game did not end within {max_steps} moves")
 
 

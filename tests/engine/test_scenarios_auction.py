@@ -12,6 +12,7 @@ from engine import (
     NominateJoker,
     Pass,
     bid_value,
+    canonical_move,
     check_move,
     legal_moves,
     redact_events,
@@ -203,8 +204,9 @@ def test_T21_kitty_exchange_discards_hidden_and_out_of_play():
         assert view(state, seat).kitty is None
     assert check_move(state, Discard(seat=N, cards=tuple(kitty))) is None
     assert check_move(state, Discard(seat=N, cards=("JK", own, hands[N][0]))) is None  # joker and own cards
-    chosen = ("JK", kitty[1], own)  # the joker, a kitty card and an own card
-    state, ev = exchange(state, chosen)
+    sent = ("JK", kitty[1], own)  # the joker, a kitty card and an own card, in no particular order
+    chosen = canonical_move(Discard(seat=N, cards=sent), opts()).cards  # the order the engine writes: the pack's
+    state, ev = exchange(state, sent)
     assert state.discards == chosen and len(state.hands[N]) == 10
     assert view(state, N).discards == chosen
     for seat in (E, S, W, None):
