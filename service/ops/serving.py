@@ -66,16 +66,25 @@ REQUEST_TIMEOUT = _refusal(408, "Request Timeout")
 TOO_MANY_CONNECTIONS = _refusal(503, "Service Unavailable", "retry-after: 1")
 
 
-class GuardedH11Protocol(H11Protocol):
-    """uvicorn's h11 protocol plus header and body timeouts, a write-stall limit and a connection limit."""
+class _Guards(asyncio.Protocol):
+    """What both served protocols guard alike: the connection limit, the read timers' arming and the write-stall
+    cut. Each protocol says itself when a request's head or body is still awaited (``_expect``) and what a read
+    timeout answers (``_read_timed_out``)."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    limits: ServingLimits
+    loop: asyncio.AbstractEventLoop
+    transport: asyncio.Transport
+    connections: set[Any]
+
+    def _init_guards(self) -> None:
         self.limits = serving_limits()
         self._read_timer: asyncio.TimerHandle | None = None
         self._reading: str | None = None  # "headers" or "body": what the read timer is for
         self._stall_timer: asyncio.TimerHandle | None = None
         self._refused = False
+
+    def _read_timed_out(self) -> None:
+        raise NotImplementedError
 
     # ------------------------------------------------------------------------------------- connection
 
@@ -94,6 +103,47 @@ class GuardedH11Protocol(H11Protocol):
             self._stall_timer.cancel()
             self._stall_timer = None
         super().connection_lost(exc)
+
+    # ---------------------------------------------------------------------------------------- reading
+
+    def _expect(self, what: str) -> None:
+        self._cancel_read_timer()
+        seconds = self.limits.header_timeout_seconds if what == "headers" else self.limits.body_timeout_seconds
+        self._reading = what
+        self._read_timer = self.loop.call_later(seconds, self._read_timed_out)
+
+    def _cancel_read_timer(self) -> None:
+        if self._read_timer is not None:
+            self._read_timer.cancel()
+            self._read_timer = None
+        self._reading = None
+
+    # ---------------------------------------------------------------------------------------- writing
+
+    def pause_writing(self) -> None:
+        super().pause_writing()
+        if self._stall_timer is None:
+            self._stall_timer = self.loop.call_later(self.limits.write_stall_seconds, self._write_stalled)
+
+    def resume_writing(self) -> None:
+        if self._stall_timer is not None:
+            self._stall_timer.cancel()
+            self._stall_timer = None
+        super().resume_writing()
+
+    def _write_stalled(self) -> None:
+        self._stall_timer = None
+        self.transport.abort()  # drops the unsent buffer; connection_lost tells the app the client is gone
+
+
+class GuardedH11Protocol(_Guards, H11Protocol):
+    """uvicorn's h11 protocol plus header and body timeouts, a write-stall limit and a connection limit."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._init_guards()
+
+    # ------------------------------------------------------------------------------------- connection
 
     def data_received(self, data: bytes) -> None:
         if self._refused:
@@ -118,18 +168,6 @@ class GuardedH11Protocol(H11Protocol):
         elif state is not h11.IDLE and self._reading is not None:
             self._cancel_read_timer()  # the request is in (or the connection is closing)
 
-    def _expect(self, what: str) -> None:
-        self._cancel_read_timer()
-        seconds = self.limits.header_timeout_seconds if what == "headers" else self.limits.body_timeout_seconds
-        self._reading = what
-        self._read_timer = self.loop.call_later(seconds, self._read_timed_out)
-
-    def _cancel_read_timer(self) -> None:
-        if self._read_timer is not None:
-            self._read_timer.cancel()
-            self._read_timer = None
-        self._reading = None
-
     def _read_timed_out(self) -> None:
         self._read_timer = None
         self._reading = None
@@ -141,22 +179,6 @@ class GuardedH11Protocol(H11Protocol):
             self.transport.write(REQUEST_TIMEOUT)  # no response of ours under way: say why before closing
         self.transport.close()
 
-    # ---------------------------------------------------------------------------------------- writing
-
-    def pause_writing(self) -> None:
-        super().pause_writing()
-        if self._stall_timer is None:
-            self._stall_timer = self.loop.call_later(self.limits.write_stall_seconds, self._write_stalled)
-
-    def resume_writing(self) -> None:
-        if self._stall_timer is not None:
-            self._stall_timer.cancel()
-            self._stall_timer = None
-        super().resume_writing()
-
-    def _write_stalled(self) -> None:
-        self._stall_timer = None
-        self.transport.abort()  # drops the unsent buffer; connection_lost tells the app the client is gone
 
 
 # ---------------------------------------------------------------------------------------------- httptools
@@ -202,7 +224,7 @@ class _AfterUpgradeOffer:
         self.protocol.on_message_complete()
 
 
-class GuardedHttpToolsProtocol(HttpToolsProtocol):
+class GuardedHttpToolsProtocol(_Guards, HttpToolsProtocol):
     """uvicorn's httptools protocol with the limits of :class:`GuardedH11Protocol`, and a request offering an
     upgrade other than to a WebSocket (``Upgrade: h2c``, which Java's HttpClient sends) served as HTTP/1.1 with
     its body, as HTTP allows (RFC 9110 section 7.8), instead of losing the body.
@@ -212,32 +234,12 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.limits = serving_limits()
-        self._read_timer: asyncio.TimerHandle | None = None
-        self._reading: str | None = None  # "headers" or "body": what the read timer is for
-        self._stall_timer: asyncio.TimerHandle | None = None
-        self._refused = False
+        self._init_guards()
         self._in_request = False  # from a request's first byte to its last
         self._head_read = False  # the request's head is complete (its body may not be)
         self._completed = 0  # requests read whole on this connection
 
     # ------------------------------------------------------------------------------------- connection
-
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        super().connection_made(transport)
-        if len(self.connections) > self.limits.max_connections:
-            self._refused = True
-            transport.write(TOO_MANY_CONNECTIONS)
-            transport.close()
-            return
-        self._expect("headers")
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self._cancel_read_timer()
-        if self._stall_timer is not None:
-            self._stall_timer.cancel()
-            self._stall_timer = None
-        super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
         if self._refused:
@@ -304,18 +306,6 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
 
     # ---------------------------------------------------------------------------------------- reading
 
-    def _expect(self, what: str) -> None:
-        self._cancel_read_timer()
-        seconds = self.limits.header_timeout_seconds if what == "headers" else self.limits.body_timeout_seconds
-        self._reading = what
-        self._read_timer = self.loop.call_later(seconds, self._read_timed_out)
-
-    def _cancel_read_timer(self) -> None:
-        if self._read_timer is not None:
-            self._read_timer.cancel()
-            self._read_timer = None
-        self._reading = None
-
     def _read_timed_out(self) -> None:
         what = self._reading
         self._read_timer = None
@@ -331,19 +321,3 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
             self.transport.write(REQUEST_TIMEOUT)  # no response of ours under way: say why before closing
         self.transport.close()
 
-    # ---------------------------------------------------------------------------------------- writing
-
-    def pause_writing(self) -> None:
-        super().pause_writing()
-        if self._stall_timer is None:
-            self._stall_timer = self.loop.call_later(self.limits.write_stall_seconds, self._write_stalled)
-
-    def resume_writing(self) -> None:
-        if self._stall_timer is not None:
-            self._stall_timer.cancel()
-            self._stall_timer = None
-        super().resume_writing()
-
-    def _write_stalled(self) -> None:
-        self._stall_timer = None
-        self.transport.abort()  # drops the unsent buffer; connection_lost tells the app the client is gone
