@@ -133,12 +133,16 @@ async def test_deadline_in_views_answers_and_frames(clocked: tuple[httpx.AsyncCl
     assert {(d["version"], d["deadline"]) for d in frames} == {(1, clock["deadline"]), (2, answered["deadline"])}
 
 
-async def _raw_frames(client: httpx.AsyncClient, url: str, token: str) -> list[dict[str, Any]]:
-    """The ``data`` of every game frame logged so far, as sent (the stream sends them all, then a heartbeat)."""
+async def _raw_frames(client: httpx.AsyncClient, url: str, token: str,
+                      through: int | None = None) -> list[dict[str, Any]]:
+    """The ``data`` of every game frame logged so far, as sent (the stream sends them all, then a heartbeat);
+    with ``through``, those of the versions up to it (a game the clock keeps moving may never pause)."""
     out: list[dict[str, Any]] = []
     async with asyncio.timeout(10), client.stream("GET", url, headers=bearer(token)) as r:
         async for line in r.aiter_lines():
             if line.startswith("data:") and "event" in (data := json.loads(line[5:])):  # not the end frame
+                if through is not None and data["version"] > through:
+                    return out
                 out.append(data)
             elif line.startswith(":") and out:
                 return out
@@ -177,14 +181,19 @@ async def test_the_clock_reveals_nothing(clocked: tuple[httpx.AsyncClient, Any])
     """A clock move's events reach each reader redacted like any move's; its mark is public and the same for
     all; no reader learns another seat's cards from either."""
     client, _ = clocked
-    created = await _create(client, {"move_seconds": 0.2}, bots={"1": "random", "2": "random", "3": "random"})
-    await _until_timed_out(client, created, count=2)
+    # A game no single hand can end: seat 0 sits a partner's misère out, so its second clock move may come only
+    # in the next hand.
+    created = await _create(client, {"move_seconds": 0.2}, bots={"1": "random", "2": "random", "3": "random"},
+                            options={"target": 100_000, "lose_at": -100_000})
+    seen = await _until_timed_out(client, created, count=2)
+    through = seen[-1].version
+    assert through is not None
     url = f"/v1/sessions/{created['session_id']}/events"
-    host = await _raw_frames(client, url, created["host_token"])
-    seat0 = await _raw_frames(client, url, created["seat_tokens"][0])
-    n = min(len(host), len(seat0))
-    assert n > 0
-    for h, s in zip(host[:n], seat0[:n], strict=True):
+    host = await _raw_frames(client, url, created["host_token"], through)
+    seat0 = await _raw_frames(client, url, created["seat_tokens"][0], through)
+    assert len(host) == len(seat0) >= len(seen)
+    assert sum(h["event"]["type"] == "move_timed_out" for h in host) >= 2
+    for h, s in zip(host, seat0, strict=True):
         assert (h["version"], h["event"]["type"]) == (s["version"], s["event"]["type"])
         if h["event"]["type"] == "move_timed_out":
             assert h == s and set(h["event"]) == {"type", "seat", "bot", "deadline"}
