@@ -168,6 +168,9 @@ PROBLEM_EXAMPLES: dict[str, tuple[str, dict[str, Any]]] = {
                         {"title": "API key invalid"}),
     "RATE_LIMITED": ("This client may make 600 requests per 60 s; retry after 12 s.",
                      {"title": "Too many requests"}),
+    # Suggestions and hints (service/ops/search.py).
+    "SEARCH_BUSY": ("this replica is searching 2 suggestions with 8 waiting, as many as it takes; retry after "
+                    "5 s", {"title": "Search busy"}),
     # GET /readyz (service/ops/health.py documents it).
     "NOT_READY": ("Failed checks: store=failed.", {"title": "Service not ready"}),
 }
@@ -193,6 +196,24 @@ _STATUS_DESCRIPTIONS = {
          "applied. `COMMIT_OUTCOME_UNKNOWN` (moves): the move may or may not have been applied; a retry with the "
          "same `Idempotency-Key` is safe.",
 }
+
+#: What a status's description says of codes that only some operations answer with.
+_CODE_NOTES = {
+    "SEARCH_BUSY": "`SEARCH_BUSY` (suggestions and hints): every search place of this replica (searches at once "
+                   "and their queue) is taken; nothing was searched or charged; retry after `Retry-After`.",
+}
+#: Codes whose status's general description does not apply to them.
+_STORE_CODES = ("STORE_UNAVAILABLE", "COMMIT_OUTCOME_UNKNOWN")
+
+
+def _description(status: int, group: list[str]) -> str:
+    if status == 503 and not any(code in _STORE_CODES for code in group):
+        text = "Unavailable for now."
+    else:
+        text = _STATUS_DESCRIPTIONS[status]
+    notes = [_CODE_NOTES[code] for code in group if code in _CODE_NOTES]
+    return " ".join([text, *notes, "Codes: " + ", ".join(group) + "."])
+
 
 #: The problem codes each kind of operation can answer with.
 SNAPSHOT_CODES = ("SNAPSHOT_MALFORMED", "SNAPSHOT_VERSION_UNSUPPORTED", "SNAPSHOT_UNKNOWN_KEY",
@@ -225,7 +246,7 @@ def problem_responses(*codes: str) -> dict[int, ResponseSpec]:
     return {
         status: ResponseSpec(
             data_container=ProblemDetails,
-            description=_STATUS_DESCRIPTIONS[status] + " Codes: " + ", ".join(group) + ".",
+            description=_description(status, group),
             media_type=PROBLEM_MEDIA_TYPE,
             generate_examples=False,
             examples=[ExactExample(summary=code, value=problem_example(code)) for code in group],
