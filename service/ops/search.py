@@ -56,6 +56,8 @@ T = TypeVar("T")
 
 #: The longest ``Retry-After`` a busy answer gives (seconds).
 MAX_RETRY_AFTER = 60
+#: Seconds stopping waits for a worker to finish what it is doing before ending it.
+STOP_SECONDS = 1.0
 #: Weight of the newest search in the running mean of search times.
 _MEAN_WEIGHT = 0.2
 
@@ -136,14 +138,23 @@ class SearchLane:
         self._pool = self._new_pool()
 
     def stop(self) -> None:
+        """End the workers: at once when idle, after :data:`STOP_SECONDS` when searching (its request is gone)."""
         pool, self._pool = self._pool, None
         if pool is None:
             return
         processes = list((getattr(pool, "_processes", None) or {}).values())
-        pool.shutdown(wait=False, cancel_futures=True)
-        for process in processes:  # a search under way is not waited for: its request is gone
+        pool.shutdown(wait=False, cancel_futures=True)  # idle workers exit at once
+        deadline = time.monotonic() + STOP_SECONDS
+        for process in processes:
             with contextlib.suppress(Exception):
-                process.terminate()
+                process.join(max(0.0, deadline - time.monotonic()))
+        for process in processes:  # one still searching: its request is gone
+            with contextlib.suppress(Exception):
+                if process.is_alive():
+                    process.terminate()
+                    process.join(5)
+        with contextlib.suppress(Exception):
+            pool.shutdown(wait=True)
 
 
 class _Slots:
@@ -207,8 +218,8 @@ class SearchPool:
         self.bots.start()
 
     async def stop(self) -> None:
-        self.hints.stop()
-        self.bots.stop()
+        await asyncio.to_thread(self.hints.stop)
+        await asyncio.to_thread(self.bots.stop)
 
     # ------------------------------------------------------------------------------------------ bot lane
 
