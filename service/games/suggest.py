@@ -103,13 +103,19 @@ def playouts_asked(level: Level, budget: int | None) -> int:
 async def searched(search: SearchPool, client: str, state: GameState, seat: int, level: Level, seed: int | None,
                    budget: int | None) -> tuple[int, Decision]:
     """:func:`service.referee.operations.suggest`, run where searches run: an ``expert`` search in the search
-    pool (bounded, charged to ``client``), the other levels in a thread."""
-    seed, decision = operations.suggestion(state, seat, level, seed, budget)
+    pool, once admitted (bounded, charged to ``client``: refused before anything is computed), the other
+    levels in a thread."""
     playouts = playouts_asked(level, budget)
-    with engine_errors():  # BotError: unreachable after the checks above; a 422 rather than a 500
-        if playouts == 0:
-            return seed, await asyncio.to_thread(decision)
-        return seed, await search.search(client, playouts, decision, spent=lambda d: d.playouts)
+    if playouts == 0:
+        seed, decide_now = operations.suggestion(state, seat, level, seed, budget)
+        with engine_errors():
+            return seed, await asyncio.to_thread(decide_now)
+    async with search.admitted(client, playouts) as admission:
+        seed, decide_there = operations.suggestion(state, seat, level, seed, budget)
+        with engine_errors():  # BotError: unreachable after the checks above; a 422 rather than a 500
+            decision = await admission.run(decide_there)
+        admission.spend(decision.playouts)
+    return seed, decision
 
 
 async def answer_suggest(data: SuggestRequest, sealer: Sealer, search: SearchPool, client: str) -> SuggestResponse:

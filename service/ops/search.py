@@ -35,12 +35,14 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import ctypes
 import logging
 import math
 import multiprocessing
 import os
+import signal
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from concurrent.futures import Executor, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
@@ -48,12 +50,14 @@ from typing import Any, TypeVar
 from service.ops.playouts import PlayoutBudget
 from service.web.problems import Problem
 
-__all__ = ["SearchLane", "SearchPool", "busy_problem"]
+__all__ = ["Admission", "SearchLane", "SearchPool", "busy_problem"]
 
 logger = logging.getLogger("fivehundred.ops.search")
 
 T = TypeVar("T")
 
+#: prctl's option that signals a process when its parent dies (Linux).
+PR_SET_PDEATHSIG = 1
 #: The longest ``Retry-After`` a busy answer gives (seconds).
 MAX_RETRY_AFTER = 60
 #: Seconds stopping waits for a worker to finish what it is doing before ending it.
@@ -62,8 +66,13 @@ STOP_SECONDS = 1.0
 _MEAN_WEIGHT = 0.2
 
 
-def _worker_start(nice: int) -> None:
-    """In each new worker: lower its CPU priority by ``nice`` (the serving process keeps its own)."""
+def _worker_start(nice: int, parent: int) -> None:
+    """In each new worker: die with the serving process (Linux; a worker left behind would hold its memory for
+    ever), and lower its CPU priority by ``nice`` (the serving process keeps its own)."""
+    with contextlib.suppress(Exception):
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:  # the serving process died before the line above
+        os._exit(1)
     if nice > 0:
         with contextlib.suppress(OSError):
             os.nice(nice)
@@ -90,17 +99,19 @@ class SearchLane:
         self.workers = workers
         self.nice = nice
         self._pool: ProcessPoolExecutor | None = None
+        self._stopped = False
         #: Pools replaced after a worker died (for logs and tests).
         self.replaced = 0
 
     def start(self) -> None:
+        self._stopped = False
         if self.workers > 0 and self._pool is None:
             self._pool = self._new_pool()
 
     def _new_pool(self) -> ProcessPoolExecutor:
         # spawn, not fork: the serving process has threads and an event loop a forked child must not inherit.
         pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"),
-                                   initializer=_worker_start, initargs=(self.nice,))
+                                   initializer=_worker_start, initargs=(self.nice, os.getpid()))
         for _ in range(self.workers):
             pool.submit(_warm)
         return pool
@@ -115,9 +126,9 @@ class SearchLane:
         """``fn(*args)`` in a worker (or a thread); :class:`BrokenProcessPool` when a worker died meanwhile."""
         pool = self._pool
         if pool is None:
-            if self.workers > 0:  # stopped, or never started: a thread rather than an error
-                logger.warning("search lane %s has no pool; deciding in a thread", self.name)
-            return await asyncio.to_thread(fn, *args)
+            if self._stopped:  # shutting down: not in the serving process (the bot lane falls back to it)
+                raise BrokenProcessPool(f"the {self.name} search lane has stopped")
+            return await asyncio.to_thread(fn, *args)  # threads (0 workers), or not started (tests)
         try:
             future = asyncio.get_running_loop().run_in_executor(pool, fn, *args)
         except (BrokenProcessPool, RuntimeError):  # broken, or shut down by a replacement under way
@@ -140,6 +151,7 @@ class SearchLane:
     def stop(self) -> None:
         """End the workers: at once when idle, after :data:`STOP_SECONDS` when searching (its request is gone)."""
         pool, self._pool = self._pool, None
+        self._stopped = self.workers > 0
         if pool is None:
             return
         processes = list((getattr(pool, "_processes", None) or {}).values())
@@ -247,12 +259,13 @@ class SearchPool:
                                    f"{len(self.slots.waiting)} waiting, as many as it takes; retry after "
                                    f"{retry} s")
 
-    async def search(self, client: str, playouts: int, fn: Callable[..., T], *args: Any,
-                     spent: Callable[[T], int] | None = None) -> T:
-        """``fn(*args)``, a suggestion or hint of up to ``playouts`` playouts for ``client``: 503 ``SEARCH_BUSY``
-        when every slot and queue place is taken (or a worker died running it), 429 ``RATE_LIMITED`` when
-        the playouts do not fit in the client's budget; ``spent(result)`` is what it used (the rest is given
-        back)."""
+    @contextlib.asynccontextmanager
+    async def admitted(self, client: str, playouts: int) -> AsyncIterator[Admission]:
+        """A suggestion or hint of up to ``playouts`` playouts for ``client``, admitted: its place among the
+        searches taken (after waiting its turn in the queue) and its playouts charged; run it with
+        :meth:`Admission.run`. 503 ``SEARCH_BUSY`` when every search place and queue place is taken, 429
+        ``RATE_LIMITED`` when the playouts do not fit in the client's budget (both before anything is done, so
+        a refusal costs little). On leaving, the place is freed and what was not spent given back."""
         if self.slots.full():
             raise self._busy()
         charged = 0
@@ -268,25 +281,49 @@ class SearchPool:
                               headers={"Retry-After": str(retry)},
                               message=("problem.RATE_LIMITED.detail", {"count": retry}))
             charged = playouts
-        used = 0
+        admission = Admission(self, charged)
         try:
             if self.slots.full():  # filled while the budget was charged
                 raise self._busy()
             await self.slots.acquire()
             try:
-                started = time.monotonic()
-                try:
-                    result = await self.hints.run(fn, *args)
-                except BrokenProcessPool:
-                    self.refused_busy += 1
-                    raise busy_problem(1, "the worker searching this suggestion stopped; nothing was "
-                                          "searched; retry after 1 s") from None
-                elapsed = time.monotonic() - started
-                self.mean_seconds += _MEAN_WEIGHT * (elapsed - self.mean_seconds)
+                yield admission
             finally:
                 self.slots.release()
-            used = charged if spent is None else min(charged, max(0, spent(result)))
-            return result
         finally:
-            if charged > used:
-                await self.budget.refund(client, charged - used)  # type: ignore[union-attr]
+            if charged > admission.spent:
+                await self.budget.refund(client, charged - admission.spent)  # type: ignore[union-attr]
+
+    async def search(self, client: str, playouts: int, fn: Callable[..., T], *args: Any,
+                     spent: Callable[[T], int] | None = None) -> T:
+        """``fn(*args)`` as an admitted search (:meth:`admitted`); ``spent(result)`` is what it used."""
+        async with self.admitted(client, playouts) as admission:
+            result = await admission.run(fn, *args)
+            admission.spend(playouts if spent is None else spent(result))
+            return result
+
+
+class Admission:
+    """An admitted search: run it once in the hint lane, and say what it spent (the charge is kept until then)."""
+
+    def __init__(self, pool: SearchPool, charged: int) -> None:
+        self.pool = pool
+        self.charged = charged
+        #: What stays charged: all of it unless :meth:`spend` says less (nothing when the search failed).
+        self.spent = 0
+
+    def spend(self, playouts: int) -> None:
+        self.spent = min(self.charged, max(0, playouts))
+
+    async def run(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` in the hint lane: 503 ``SEARCH_BUSY`` if its worker dies (or the lane stopped)."""
+        started = time.monotonic()
+        try:
+            result = await self.pool.hints.run(fn, *args)
+        except BrokenProcessPool:
+            self.pool.refused_busy += 1
+            raise busy_problem(1, "the worker searching this suggestion stopped; nothing was searched; retry "
+                                  "after 1 s") from None
+        self.spent = self.charged
+        self.pool.mean_seconds += _MEAN_WEIGHT * (time.monotonic() - started - self.pool.mean_seconds)
+        return result

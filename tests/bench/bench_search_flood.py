@@ -88,9 +88,9 @@ def start_server(port: int, config: dict[str, str]) -> subprocess.Popen[bytes]:
 
 
 def stop_server(proc: subprocess.Popen[bytes]) -> None:
-    proc.terminate()
+    proc.terminate()  # searches still queued by the flood finish first (uvicorn's graceful shutdown)
     try:
-        proc.wait(15)
+        proc.wait(60)
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait()
