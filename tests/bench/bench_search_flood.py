@@ -3,17 +3,20 @@ script, not a test).
 
     .venv/bin/python tests/bench/bench_search_flood.py [--seconds 15] [--rounds 2] [--in-flight 20]
                                                        [--budget 5000] [--players 6]
-                                                       [--configs bounded,unmetered,unbounded]
+                                                       [--runs bounded:polite,unmetered:polite,...]
 
-For each configuration of the service, in turn in each of ``--rounds`` rounds (so that other load on the machine
-weighs on all alike), a fresh server (``uvicorn --factory service.app:create_app`` with the served protocol, one
+For each run (a configuration of the service and a flooding client), in turn in each of ``--rounds`` rounds (so
+that other load on the machine weighs on all alike), a fresh server (``uvicorn --factory service.app:create_app`` with the served protocol, one
 process, no access log, no request rate limit) is started and measured twice for ``--seconds`` each:
 
 - **idle**: a probe sends, one at a time on one keep-alive connection, ``GET /healthz`` and a stateless apply
   (``POST /v1/games/apply``, a legal move on a four-player snapshot), 10 ms apart;
 - **flood**: the same probe while one client (a process of its own, one address) keeps ``--in-flight`` expert
-  suggestions of ``--budget`` playouts for a ``--players``-player opening bid in flight, sending the next as soon
-  as any is answered, whatever the answer (503, 429 or 200): the worst a client can do without a rate limit.
+  suggestions of ``--budget`` playouts for a ``--players``-player opening bid in flight. A ``polite`` client
+  sends the next as soon as one is answered 200, and after a refusal (503, 429) waits its ``Retry-After``, as
+  HTTP asks; a ``hammer`` client sends the next at once whatever the answer: a flood of requests more than of
+  searches (its refusals take the serving process's CPU, as requests to any endpoint would: what
+  ``RATE_LIMIT_PER_MINUTE`` bounds).
 
 The configurations (each as the environment sets it; deploy/CONFIGURATION.md):
 
@@ -24,7 +27,8 @@ The configurations (each as the environment sets it; deploy/CONFIGURATION.md):
   ``BOT_WORKERS=0``, ``SEARCH_CONCURRENCY=0``, ``SEARCH_PLAYOUTS_PER_MINUTE=0``): the service without its search
   bounds, for comparison.
 
-Prints, per configuration, the p50/p99/max latency of each probe idle and under flood (the median over rounds),
+The runs default to ``bounded:polite``, ``unmetered:polite``, ``unmetered:hammer`` and ``unbounded:polite``
+(unbounded never refuses, so its client is the same either way). Prints, per run, the p50/p99/max latency of each probe idle and under flood (the median over rounds),
 the ratio of the flood p99 to the idle p99 (the target: at most 3), and what the flood's suggestions were answered
 with. The server and the probe are not pinned or niced: the serving process, its search workers and the clients
 share the machine's cores as they would on a replica.
@@ -55,6 +59,7 @@ HOST = "127.0.0.1"
 SERVED = "service.ops.serving:GuardedHttpToolsProtocol"
 KEY = base64.urlsafe_b64encode(bytes(range(32))).rstrip(b"=").decode()
 
+MODES = ("polite", "hammer")
 CONFIGS: dict[str, dict[str, str]] = {
     "bounded": {},
     "unmetered": {"SEARCH_PLAYOUTS_PER_MINUTE": "0"},
@@ -85,15 +90,6 @@ def start_server(port: int, config: dict[str, str]) -> subprocess.Popen[bytes]:
         time.sleep(0.1)
     proc.kill()
     raise SystemExit("the server did not start within 60 s")
-
-
-def stop_server(proc: subprocess.Popen[bytes]) -> None:
-    proc.terminate()  # searches still queued by the flood finish first (uvicorn's graceful shutdown)
-    try:
-        proc.wait(60)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
 
 
 def request(port: int, method: str, path: str, body: Any = None) -> tuple[int, Any]:
@@ -153,8 +149,9 @@ def summary(samples: list[float]) -> dict[str, float]:
 # ------------------------------------------------------------------------------------------------- flood
 
 
-async def _flood(port: int, body: bytes, in_flight: int) -> Counter[int]:
-    """Keep ``in_flight`` suggestions in flight (each on its own keep-alive connection) until stdin closes."""
+async def _flood(port: int, body: bytes, in_flight: int, polite: bool) -> Counter[int]:
+    """Keep ``in_flight`` suggestions in flight (each on its own keep-alive connection) until stdin closes; a
+    ``polite`` client waits a refusal's ``Retry-After`` before it sends again."""
     counts: Counter[int] = Counter()
     head = (f"POST /v1/games/suggest HTTP/1.1\r\nHost: {HOST}\r\nContent-Type: application/json\r\n"
             f"Content-Length: {len(body)}\r\n\r\n").encode() + body
@@ -166,13 +163,21 @@ async def _flood(port: int, body: bytes, in_flight: int) -> Counter[int]:
             while not stopping.is_set():
                 writer.write(head)
                 status_line = await reader.readline()
-                length = 0
+                length, retry_after = 0, 1.0
                 while (line := await reader.readline()) not in (b"\r\n", b""):
                     name, _, value = line.decode("latin-1").partition(":")
                     if name.lower() == "content-length":
                         length = int(value)
+                    elif name.lower() == "retry-after":
+                        retry_after = float(value)
                 await reader.readexactly(length)
-                counts[int(status_line.split()[1])] += 1
+                status = int(status_line.split()[1])
+                counts[status] += 1
+                if polite and status in (429, 503):
+                    try:
+                        await asyncio.wait_for(stopping.wait(), retry_after)
+                    except TimeoutError:
+                        pass
         except (ConnectionError, asyncio.IncompleteReadError):
             counts[0] += 1
         finally:
@@ -190,8 +195,8 @@ async def _flood(port: int, body: bytes, in_flight: int) -> Counter[int]:
     return counts
 
 
-def flood_main(port: int, body_file: str, in_flight: int) -> None:
-    counts = asyncio.run(_flood(port, Path(body_file).read_bytes(), in_flight))
+def flood_main(port: int, body_file: str, in_flight: int, mode: str) -> None:
+    counts = asyncio.run(_flood(port, Path(body_file).read_bytes(), in_flight, mode == "polite"))
     print(json.dumps({str(k): v for k, v in sorted(counts.items())}), flush=True)
 
 
@@ -214,7 +219,7 @@ def tree_cpu(pid: int) -> float:
     return total
 
 
-def measure(config: str, args: argparse.Namespace, body_file: Path) -> dict[str, Any]:
+def measure(config: str, mode: str, args: argparse.Namespace, body_file: Path) -> dict[str, Any]:
     port = free_port()
     server = start_server(port, CONFIGS[config])
     try:
@@ -224,14 +229,15 @@ def measure(config: str, args: argparse.Namespace, body_file: Path) -> dict[str,
         idle = probe(port, apply_body, args.seconds)
         cpu_before = tree_cpu(server.pid)
         flooder = subprocess.Popen([sys.executable, __file__, "--flood", str(port), str(body_file),
-                                    str(args.in_flight)], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+                                    str(args.in_flight), mode], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         time.sleep(3.0)  # the flood fills the searches and their queue
         flooded = probe(port, apply_body, args.seconds)
         cpu = tree_cpu(server.pid) - cpu_before
         out, _ = flooder.communicate(b"", timeout=120)
         answers = json.loads(out.decode().strip().splitlines()[-1])
     finally:
-        stop_server(server)
+        server.kill()  # at once: the searches the flood left queued are not waited for (workers die with it)
+        server.wait()
     return {"idle": {k: summary(v) for k, v in idle.items()}, "flood": {k: summary(v) for k, v in flooded.items()},
             "answers": answers, "cpu": cpu}
 
@@ -243,29 +249,31 @@ def main() -> None:
     parser.add_argument("--in-flight", type=int, default=20)
     parser.add_argument("--budget", type=int, default=5000)
     parser.add_argument("--players", type=int, default=6)
-    parser.add_argument("--configs", default="bounded,unmetered,unbounded")
-    parser.add_argument("--flood", nargs=3, help=argparse.SUPPRESS)
+    parser.add_argument("--runs", default="bounded:polite,unmetered:polite,unmetered:hammer,unbounded:polite")
+    parser.add_argument("--flood", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.flood:
-        flood_main(int(args.flood[0]), args.flood[1], int(args.flood[2]))
+        flood_main(int(args.flood[0]), args.flood[1], int(args.flood[2]), args.flood[3])
         return
-    configs = [c for c in args.configs.split(",") if c]
-    unknown = [c for c in configs if c not in CONFIGS]
+    configs = [c for c in args.runs.split(",") if c]
+    unknown = [c for c in configs if c.partition(":")[0] not in CONFIGS or c.partition(":")[2] not in MODES]
     if unknown:
-        raise SystemExit(f"unknown configurations {unknown}: choose from {sorted(CONFIGS)}")
+        raise SystemExit(f"unknown runs {unknown}: CONFIG:MODE, CONFIG one of {sorted(CONFIGS)}, MODE one of "
+                         f"{MODES}")
     body_file = Path(f"/tmp/bench_search_flood_{os.getpid()}.json")
     results: dict[str, list[dict[str, Any]]] = {c: [] for c in configs}
     try:
         for r in range(args.rounds):
             for config in configs:
                 print(f"round {r + 1}/{args.rounds}: {config} …", file=sys.stderr, flush=True)
-                results[config].append(measure(config, args, body_file))
+                name, _, mode = config.partition(":")
+                results[config].append(measure(name, mode, args, body_file))
     finally:
         body_file.unlink(missing_ok=True)
     print(f"engine: FIVE_HUNDRED_ENGINE={os.environ.get('FIVE_HUNDRED_ENGINE', 'auto')}; cpus: {os.cpu_count()}; "
           f"flood: {args.in_flight} in flight, {args.players}-player opening bid, budget {args.budget}; "
           f"{args.seconds:g} s per phase, {args.rounds} rounds (medians over rounds)")
-    print(f"{'config':<10} {'probe':<8} {'idle p50':>9} {'idle p99':>9} {'idle max':>9} {'flood p50':>10} "
+    print(f"{'run':<17} {'probe':<8} {'idle p50':>9} {'idle p99':>9} {'idle max':>9} {'flood p50':>10} "
           f"{'flood p99':>10} {'flood max':>10} {'p99 ratio':>10}  samples")
     for config in configs:
         for name in ("healthz", "apply"):
@@ -274,7 +282,7 @@ def main() -> None:
 
             ratio = med("flood", "p99") / med("idle", "p99")
             verdict = "ok" if ratio <= 3 else "OVER 3x"
-            print(f"{config:<10} {name:<8} {med('idle', 'p50'):9.2f} {med('idle', 'p99'):9.2f} "
+            print(f"{config:<17} {name:<8} {med('idle', 'p50'):9.2f} {med('idle', 'p99'):9.2f} "
                   f"{med('idle', 'max'):9.2f} {med('flood', 'p50'):10.2f} {med('flood', 'p99'):10.2f} "
                   f"{med('flood', 'max'):10.2f} {ratio:9.2f}x  {int(med('idle', 'n'))}/{int(med('flood', 'n'))}"
                   f"  {verdict}")
@@ -282,7 +290,7 @@ def main() -> None:
         for r in results[config]:
             answers.update(r["answers"])
         cpu = statistics.median(r["cpu"] for r in results[config])
-        print(f"{'':<10} flood answers over all rounds (status: count): {dict(sorted(answers.items()))}; "
+        print(f"{'':<17} flood answers over all rounds (status: count): {dict(sorted(answers.items()))}; "
               f"server CPU during the flood probe: {cpu:.1f} s (median)")
     print("latencies in ms")
 
