@@ -13,6 +13,7 @@ requests.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Annotated, Any
 
 import msgspec
@@ -21,8 +22,6 @@ from litestar.di import NamedDependency
 from litestar.openapi.spec import Example
 from litestar.params import Body
 from msgspec import Meta
-
-import asyncio
 
 from bots import LEVELS, MAX_BUDGET, Candidate, Decision, Level, decide
 from bots.expert import DEFAULT_BUDGET

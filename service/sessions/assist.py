@@ -15,8 +15,8 @@ from engine import Bid, GameState, Move, Pass, controlled_seats
 from engine.reasons import Reason
 from engine.rules import MISERE_BIDS, ladder
 from service.games.suggest import SuggestResponse, searched
-from service.ops.search import SearchPool
 from service.i18n import rejection_text
+from service.ops.search import SearchPool
 from service.referee import operations
 from service.sessions.access import Access, seat_only
 from service.sessions.clock import clock_view

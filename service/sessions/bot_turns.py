@@ -7,7 +7,6 @@ this module commits those moves, after a human move or on the next access when a
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from typing import Protocol
 

@@ -6,8 +6,9 @@ script, not a test).
                                                        [--runs bounded:polite,unmetered:polite,...]
 
 For each run (a configuration of the service and a flooding client), in turn in each of ``--rounds`` rounds (so
-that other load on the machine weighs on all alike), a fresh server (``uvicorn --factory service.app:create_app`` with the served protocol, one
-process, no access log, no request rate limit) is started and measured twice for ``--seconds`` each:
+that other load on the machine weighs on all alike), a fresh server (``uvicorn --factory service.app:create_app``
+with the served protocol, one process, no access log, no request rate limit) is started and measured twice for
+``--seconds`` each:
 
 - **idle**: a probe sends, one at a time on one keep-alive connection, ``GET /healthz`` and a stateless apply
   (``POST /v1/games/apply``, a legal move on a four-player snapshot), 10 ms apart;
@@ -28,10 +29,10 @@ The configurations (each as the environment sets it; deploy/CONFIGURATION.md):
   bounds, for comparison.
 
 The runs default to ``bounded:polite``, ``unmetered:polite``, ``unmetered:hammer`` and ``unbounded:polite``
-(unbounded never refuses, so its client is the same either way). Prints, per run, the p50/p99/max latency of each probe idle and under flood (the median over rounds),
-the ratio of the flood p99 to the idle p99 (the target: at most 3), and what the flood's suggestions were answered
-with. The server and the probe are not pinned or niced: the serving process, its search workers and the clients
-share the machine's cores as they would on a replica.
+(unbounded never refuses, so its client is the same either way). Prints, per run, the p50/p99/max latency of each
+probe idle and under flood (the median over rounds), the ratio of the flood p99 to the idle p99 (the target: at most
+3), and what the flood's suggestions were answered with. The server and the probe are not pinned or niced: the
+serving process, its search workers and the clients share the machine's cores as they would on a replica.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import base64
+import contextlib
 import http.client
 import json
 import os
@@ -174,10 +176,8 @@ async def _flood(port: int, body: bytes, in_flight: int, polite: bool) -> Counte
                 status = int(status_line.split()[1])
                 counts[status] += 1
                 if polite and status in (429, 503):
-                    try:
+                    with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(stopping.wait(), retry_after)
-                    except TimeoutError:
-                        pass
         except (ConnectionError, asyncio.IncompleteReadError):
             counts[0] += 1
         finally:
@@ -219,10 +219,21 @@ def tree_cpu(pid: int) -> float:
     return total
 
 
+def settle(pid: int, seconds: float = 30.0) -> None:
+    """Wait until the server's process tree is quiet (under 5 % of a core over half a second), at most ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        before = tree_cpu(pid)
+        time.sleep(0.5)
+        if tree_cpu(pid) - before < 0.025:
+            return
+
+
 def measure(config: str, mode: str, args: argparse.Namespace, body_file: Path) -> dict[str, Any]:
     port = free_port()
     server = start_server(port, CONFIGS[config])
     try:
+        settle(server.pid)  # the workers' start (imports) is not measured as idle latency
         apply_body, suggest_body = bodies(port, args.players, args.budget)
         body_file.write_bytes(suggest_body)
         probe(port, apply_body, 2.0)  # warm

@@ -5,6 +5,7 @@ settings read from the environment. (Through HTTP against real servers: test_sea
 from __future__ import annotations
 
 import asyncio
+
 import pytest
 
 from service.config import ConfigError, Settings, load_settings
