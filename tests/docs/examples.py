@@ -2,17 +2,18 @@
 
 The convention (docs/TESTING.md, "Executed examples"):
 
-* A fenced block tagged ``console`` is a transcript. A line starting with ``$ `` is a command (a line ending in
-  `` \\`` continues it on the next line); the lines after it, up to the next command, are what it prints
-  (stdout and stderr together). A command with no lines after it must succeed (exit status 0); a command that
+* A fenced block tagged ``console`` is a transcript. A line starting with ``$ `` is a command, continued by the
+  lines after it that start with ``> `` (as a shell shows them); the lines after it, up to the next command, are
+  what it prints (stdout and stderr together). A command with no lines after it must succeed (exit status 0); a command that
   shows output is judged by its output alone.
 * In expected output, ``...`` matches any run of characters within a line (an id, a token, a snapshot, a
   timestamp, an ETag), and a line that is ``...`` alone matches any number of lines, none included.
   Trailing spaces and trailing blank lines are not compared.
 * Every ``console`` block of one document runs, in order, in one ``bash`` process started in an empty
   directory with ``API`` set to the service's address: a variable or file one block makes is there for the
-  next. ``<!-- example: skip (why) -->`` on the line before a block leaves it out (it needs Redis stopped, say);
-  the reason is required.
+  next. ``<!-- example: redis down -->`` on the line before a block runs it (in a bash process of its own)
+  against a second service whose Redis does not answer; ``<!-- example: skip (why) -->`` leaves it out, and the
+  reason is required.
 * A block of any other language is not run, and may not contain ``$ `` transcript lines: a transcript is
   either run or marked skipped with its reason, never silently left out.
 """
@@ -67,9 +68,9 @@ class Block:
             text = lines[i]
             if text.startswith("$ "):
                 start, command = i, text[2:]
-                while command.endswith("\\") and i + 1 < len(lines):
+                while i + 1 < len(lines) and lines[i + 1].startswith("> "):
                     i += 1
-                    command += "\n" + lines[i]
+                    command += "\n" + lines[i][2:]
                 out.append(Command(self.line + 1 + start, command))
             elif out:
                 out[-1].expected.append(text)
@@ -134,9 +135,14 @@ class Outcome:
                 f"--- the service gave (exit status {self.status})\n" + "\n".join(self.output))
 
 
-def run_document(blocks_: list[Block], api: str, workdir: Path, timeout: float = 120) -> list[Outcome]:
-    """Run the document's ``console`` blocks (not skipped) in one bash process; each command's outcome."""
-    commands = [(b, c) for b in blocks_ if b.lang == "console" and not b.skipped for c in b.commands()]
+REDIS_DOWN = "redis down"
+
+
+def run_document(blocks_: list[Block], api: str, workdir: Path, timeout: float = 120,
+                 mark: str | None = None) -> list[Outcome]:
+    """Run the document's ``console`` blocks marked ``mark`` (by default the unmarked ones) in one bash process;
+    each command's outcome."""
+    commands = [(b, c) for b in blocks_ if b.lang == "console" and b.mark == mark for c in b.commands()]
     script = ["exec 2>&1"]
     for index, (_, command) in enumerate(commands):
         script.append(command.text)

@@ -10,6 +10,7 @@ the test is skipped on a developer's machine and fails under CI, ``CI`` set, who
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,7 +18,9 @@ from pathlib import Path
 import pytest
 
 from tests.clients.tooling import LiveService
-from tests.docs.examples import ROOT, Block, blocks, documents, line_matches, output_matches, run_document
+from tests.docs.examples import (REDIS_DOWN, ROOT, Block, blocks, documents, line_matches, output_matches,
+                                 run_document)
+from tests.redis_server import free_port
 
 KEY = "Zml2ZS1odW5kcmVkLWRvY3MtZXhhbXBsZXMta2V5LTE"  # 32 bytes, base64url: the examples' fixed snapshot key
 
@@ -28,6 +31,18 @@ def require(*tools: str) -> None:
         if os.environ.get("CI"):
             pytest.fail(f"{', '.join(missing)} missing (.ci/run installs them)")
         pytest.skip(f"{', '.join(missing)} not installed (apt-get install curl jq)")
+
+
+@pytest.fixture(scope="module")
+def redis_down(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveService]:
+    """A service whose Redis does not answer: ``REDIS_URL`` names a port nothing listens on."""
+    live = LiveService.start(tmp_path_factory.mktemp("examples-down") / "service.log",
+                             {"SNAPSHOT_KEYS": KEY, "LOG_LEVEL": "ERROR",
+                              "REDIS_URL": f"redis://127.0.0.1:{free_port()}/0"})
+    try:
+        yield live
+    finally:
+        live.stop()
 
 
 @pytest.fixture(scope="module")
@@ -44,14 +59,25 @@ def documented() -> list[tuple[Path, list[Block]]]:
     return [(path, blocks(path.read_text(), str(path.relative_to(ROOT)))) for path in documents()]
 
 
-def with_console() -> list[Path]:
-    return [path for path, found in documented() if any(b.lang == "console" and not b.skipped for b in found)]
+def with_console(mark: str | None = None) -> list[Path]:
+    return [path for path, found in documented() if any(b.lang == "console" and b.mark == mark for b in found)]
 
 
 @pytest.mark.parametrize("path", with_console(), ids=lambda p: str(p.relative_to(ROOT)))
 def test_the_examples_print_what_the_document_shows(path: Path, service: LiveService, tmp_path: Path) -> None:
     require("bash", "curl", "jq")
     outcomes = run_document(blocks(path.read_text(), str(path.relative_to(ROOT))), service.url, tmp_path)
+    assert outcomes, path
+    failed = [o.explain() for o in outcomes if not o.ok]
+    assert not failed, "\n\n".join(failed)
+
+
+@pytest.mark.parametrize("path", with_console(REDIS_DOWN), ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_examples_with_redis_down_print_what_the_document_shows(path: Path, redis_down: LiveService,
+                                                                    tmp_path: Path) -> None:
+    require("bash", "curl", "jq")
+    outcomes = run_document(blocks(path.read_text(), str(path.relative_to(ROOT))), redis_down.url, tmp_path,
+                            mark=REDIS_DOWN)
     assert outcomes, path
     failed = [o.explain() for o in outcomes if not o.ok]
     assert not failed, "\n\n".join(failed)
@@ -70,8 +96,8 @@ def test_every_transcript_is_run_or_skipped_with_a_reason() -> None:
     for path, found in documented():
         for block in found:
             if block.lang == "console":
-                assert block.mark is None or block.mark.startswith("skip ("), \
-                    f"{block.path}:{block.line}: a marked block needs 'skip (reason)': {block.mark!r}"
+                assert block.mark in (None, REDIS_DOWN) or re.fullmatch(r"skip \(.+\)", block.mark), \
+                    f"{block.path}:{block.line}: a block is marked 'redis down' or 'skip (reason)': {block.mark!r}"
                 block.commands()  # parses: starts with a command
                 continue
             prompts = [line for line in block.body.splitlines() if line.startswith("$ ")]
@@ -95,7 +121,7 @@ An example whose shown output no longer matches the service:
 
 ```console
 $ curl -s $API/v1/games -H "content-type: application/json" -d '{"players": 4, "seed": 42, "first_dealer": 3}' \\
-    | jq -c '{phase, to_act}'
+>   | jq -c '{phase, to_act}'
 {"phase":"auction","to_act":2}
 $ curl -s $API/v1/rules | jq -r .language
 en
