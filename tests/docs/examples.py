@@ -4,8 +4,8 @@ The convention (docs/TESTING.md, "Executed examples"):
 
 * A fenced block tagged ``console`` is a transcript. A line starting with ``$ `` is a command, continued by the
   lines after it that start with ``> `` (as a shell shows them); the lines after it, up to the next command, are
-  what it prints (stdout and stderr together). A command with no lines after it must succeed (exit status 0); a command that
-  shows output is judged by its output alone.
+  what it prints (stdout and stderr together). A command with no lines after it must succeed (exit status 0);
+  a command that shows output is judged by its output alone.
 * In expected output, ``...`` matches any run of characters within a line (an id, a token, a snapshot, a
   timestamp, an ETag), and a line that is ``...`` alone matches any number of lines, none included.
   Trailing spaces and trailing blank lines are not compared.

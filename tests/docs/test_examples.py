@@ -2,7 +2,7 @@
 and what it prints is compared with what the document shows (the convention: ``tests/docs/examples.py`` and
 docs/TESTING.md, "Executed examples"). A document that drifts from the service fails here.
 
-The service is started the README's way (``tests/clients/tooling.py``) on a free port, on the in-process store,
+The service is started the README's way (``tests/docs/conftest.py``) on a free port, on the in-process store,
 with a fixed snapshot key; the examples run in ``bash`` with ``API`` set, using ``curl`` and ``jq`` (without them
 the test is skipped on a developer's machine and fails under CI, ``CI`` set, whose ``.ci/run`` installs them).
 """
@@ -18,11 +18,9 @@ from pathlib import Path
 import pytest
 
 from tests.clients.tooling import LiveService
-from tests.docs.examples import (REDIS_DOWN, ROOT, Block, blocks, documents, line_matches, output_matches,
-                                 run_document)
+from tests.docs.conftest import KEY
+from tests.docs.examples import REDIS_DOWN, ROOT, Block, blocks, documents, line_matches, output_matches, run_document
 from tests.redis_server import free_port
-
-KEY = "Zml2ZS1odW5kcmVkLWRvY3MtZXhhbXBsZXMta2V5LTE"  # 32 bytes, base64url: the examples' fixed snapshot key
 
 
 def require(*tools: str) -> None:
@@ -45,16 +43,6 @@ def redis_down(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveService
         live.stop()
 
 
-@pytest.fixture(scope="module")
-def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveService]:
-    live = LiveService.start(tmp_path_factory.mktemp("examples") / "service.log",
-                             {"SNAPSHOT_KEYS": KEY, "LOG_LEVEL": "WARNING"})
-    try:
-        yield live
-    finally:
-        live.stop()
-
-
 def documented() -> list[tuple[Path, list[Block]]]:
     return [(path, blocks(path.read_text(), str(path.relative_to(ROOT)))) for path in documents()]
 
@@ -63,6 +51,7 @@ def with_console(mark: str | None = None) -> list[Path]:
     return [path for path, found in documented() if any(b.lang == "console" and b.mark == mark for b in found)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", with_console(), ids=lambda p: str(p.relative_to(ROOT)))
 def test_the_examples_print_what_the_document_shows(path: Path, service: LiveService, tmp_path: Path) -> None:
     require("bash", "curl", "jq")
@@ -72,6 +61,7 @@ def test_the_examples_print_what_the_document_shows(path: Path, service: LiveSer
     assert not failed, "\n\n".join(failed)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", with_console(REDIS_DOWN), ids=lambda p: str(p.relative_to(ROOT)))
 def test_the_examples_with_redis_down_print_what_the_document_shows(path: Path, redis_down: LiveService,
                                                                     tmp_path: Path) -> None:
@@ -93,7 +83,7 @@ def test_there_are_executed_examples() -> None:
 
 
 def test_every_transcript_is_run_or_skipped_with_a_reason() -> None:
-    for path, found in documented():
+    for _, found in documented():
         for block in found:
             if block.lang == "console":
                 assert block.mark in (None, REDIS_DOWN) or re.fullmatch(r"skip \(.+\)", block.mark), \
@@ -129,6 +119,7 @@ en
 """
 
 
+@pytest.mark.slow
 def test_a_broken_example_fails_the_comparison(service: LiveService, tmp_path: Path) -> None:
     """The same machinery on a document that shows seat 2 to act where the service answers seat 0."""
     require("bash", "curl", "jq")
