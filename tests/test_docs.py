@@ -143,4 +143,6 @@ def test_the_quick_start_keeps_one_snapshot_key_and_allows_a_local_front_end(tmp
     key, origins = first
     assert len(base64.urlsafe_b64decode(key + "=" * (-len(key) % 4))) == 32
     assert origins == "http://localhost:5173"
+    keyfile = next((tmp_path / ".config").rglob("*key*"))
+    assert keyfile.stat().st_mode & 0o077 == 0, oct(keyfile.stat().st_mode)  # the key is the owner's alone
     assert "localhost:5173" in (ROOT / "docs" / "tutorials" / "browser.md").read_text()
