@@ -6,7 +6,7 @@ service draws a seed and returns it, so any suggestion can be reproduced. A seat
 422 ``NOT_TO_ACT`` naming the seat that is (or saying that the game is over).
 
 An ``expert`` decision is searched by the replica's :class:`~service.ops.search.SearchPool` (worker processes,
-a bound on searches at once and a playout budget per client: 503 ``SEARCH_BUSY`` or 429 ``RATE_LIMITED`` with
+a bound on searches at once and a playout budget per client: 503 ``NOT_READY`` or 429 ``RATE_LIMITED`` with
 ``Retry-After`` beyond them); the other levels decide in a worker thread. Neither stalls the event loop's other
 requests.
 """
@@ -134,12 +134,12 @@ class SuggestController(Controller):
           "chooses for `seat`, deciding from that seat's view alone. `expert` searches (Perfect Information "
           "Monte Carlo over sampled deals) and also answers the candidate moves it weighed with their "
           "estimated values and the playouts it spent. A seat that is not to act is a 422 `NOT_TO_ACT`. "
-          "Searches are bounded per replica (searches at once, and a queue: beyond them 503 `SEARCH_BUSY`) "
+          "Searches are bounded per replica (searches at once, and a queue: beyond them 503 `NOT_READY`) "
           "and per client (playouts per minute, `SEARCH_PLAYOUTS_PER_MINUTE`: beyond it 429 `RATE_LIMITED`); "
           "both answers carry `Retry-After`.",
           responses={200: response_spec(SuggestResponse, "The suggestion.", ("Expert hint", _RESPONSE)),
                      **problem_responses("MALFORMED_REQUEST", "INVALID_SEED", "NO_SUCH_SEAT", *SNAPSHOT_CODES,
-                                         "NOT_TO_ACT", "BODY_TOO_LARGE", "SEARCH_BUSY")})
+                                         "NOT_TO_ACT", "BODY_TOO_LARGE", "NOT_READY")})
     async def suggest(self, request: Request[Any, Any, Any], data: SuggestBody, sealer: NamedDependency[Sealer],
                       search: NamedDependency[SearchPool], settings: NamedDependency[Settings]) -> SuggestResponse:
         client = client_identity(request.scope, known_api_keys=settings.api_keys)

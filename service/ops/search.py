@@ -7,7 +7,7 @@ in three ways:
 
 * **Concurrency** (``SEARCH_CONCURRENCY``): a replica searches at most that many suggestions and hints at once;
   up to ``SEARCH_QUEUE`` more wait their turn (first come, first served); beyond, the request is answered at
-  once with 503 ``SEARCH_BUSY`` and ``Retry-After`` (an estimate of when a place frees: the recent mean search
+  once with 503 ``NOT_READY`` and ``Retry-After`` (an estimate of when a place frees: the recent mean search
   time times the searches ahead, per slot). Nothing was searched or charged.
 * **A playout budget per client** (``SEARCH_PLAYOUTS_PER_MINUTE``, :mod:`service.ops.playouts`): a search is
   charged its whole budget before it runs and given back what it did not spend; one that does not fit is
@@ -22,7 +22,7 @@ they have their own lane, with processes of their own (``BOT_WORKERS``, at norma
 other than the sessions that need them (each is a short decision at a bot level's default budget).
 
 A worker process that dies (killed, out of memory) breaks its pool: the pool is replaced by a new one at once.
-The hint that was running is answered 503 ``SEARCH_BUSY`` (``Retry-After: 1``), never a 500; a bot move is
+The hint that was running is answered 503 ``NOT_READY`` (``Retry-After: 1``), never a 500; a bot move is
 decided again in the new pool, and if that fails too, in a thread of the serving process (a bot's move is a
 deterministic function of the committed state, so where it is decided changes nothing).
 
@@ -87,8 +87,9 @@ def _warm() -> int:
 
 
 def busy_problem(retry_after: int, detail: str) -> Problem:
-    return Problem("SEARCH_BUSY", detail, headers={"Retry-After": str(retry_after)},
-                   message=("problem.SEARCH_BUSY.detail", {"count": retry_after}))
+    """503 ``NOT_READY``: this replica takes no more searches for now (the frozen ``/v1`` contract's code for a
+    service that cannot serve a request yet; the detail says why)."""
+    return Problem("NOT_READY", detail, title="Service not ready", headers={"Retry-After": str(retry_after)})
 
 
 class SearchLane:
@@ -263,7 +264,7 @@ class SearchPool:
     async def admitted(self, client: str, playouts: int) -> AsyncIterator[Admission]:
         """A suggestion or hint of up to ``playouts`` playouts for ``client``, admitted: its place among the
         searches taken (after waiting its turn in the queue) and its playouts charged; run it with
-        :meth:`Admission.run`. 503 ``SEARCH_BUSY`` when every search place and queue place is taken, 429
+        :meth:`Admission.run`. 503 ``NOT_READY`` when every search place and queue place is taken, 429
         ``RATE_LIMITED`` when the playouts do not fit in the client's budget (both before anything is done, so
         a refusal costs little). On leaving, the place is freed and what was not spent given back."""
         if self.slots.full():
@@ -316,7 +317,7 @@ class Admission:
         self.spent = min(self.charged, max(0, playouts))
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
-        """``fn(*args)`` in the hint lane: 503 ``SEARCH_BUSY`` if its worker dies (or the lane stopped)."""
+        """``fn(*args)`` in the hint lane: 503 ``NOT_READY`` if its worker dies (or the lane stopped)."""
         started = time.monotonic()
         try:
             result = await self.pool.hints.run(fn, *args)

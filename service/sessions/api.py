@@ -75,7 +75,7 @@ _VALIDATE_CODES = ("MALFORMED_REQUEST", "MALFORMED_MOVE", "UNAUTHORIZED", "FORBI
                    "SESSION_NOT_FOUND", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "STORE_UNAVAILABLE")
 _SUGGEST_CODES = ("MALFORMED_REQUEST", "INVALID_SEED", "UNAUTHORIZED", "FORBIDDEN", "HINTS_OFF",
                   "SESSION_NOT_FOUND", "NOT_TO_ACT", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "STORE_UNAVAILABLE",
-                  "SEARCH_BUSY")
+                  "NOT_READY")
 _SPECTATOR_CODES = ("MALFORMED_REQUEST", "UNAUTHORIZED", "FORBIDDEN", "SESSION_NOT_FOUND", "SPECTATORS_FULL",
                     "VERSION_CONFLICT", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "STORE_UNAVAILABLE")
 _JOIN_CODES = ("MALFORMED_REQUEST", "INVALID_NAME", "UNAUTHORIZED", "SESSION_NOT_FOUND", "INVITATION_REDEEMED",
@@ -220,7 +220,7 @@ class SessionsController(Controller):
                       "`suggestMove`) chooses for the caller's seat, deciding from that seat's view alone. "
                       "422 `NOT_TO_ACT` when the seat is not to act; 403 `HINTS_OFF` when the host created the "
                       "session with `\"hints\": false`. `ETag`: the version it was decided at. Hints are "
-                      "searched within the bounds of `suggestMove` (503 `SEARCH_BUSY`, 429 `RATE_LIMITED` for "
+                      "searched within the bounds of `suggestMove` (503 `NOT_READY`, 429 `RATE_LIMITED` for "
                       "the client's playouts per minute, each with `Retry-After`); the bot seats' own moves "
                       "never wait behind them.",
           security=_SECURED,

@@ -59,7 +59,6 @@ class ProblemCode(StrEnum):
     API_KEY_REQUIRED = "API_KEY_REQUIRED"
     API_KEY_INVALID = "API_KEY_INVALID"
     RATE_LIMITED = "RATE_LIMITED"
-    SEARCH_BUSY = "SEARCH_BUSY"
     NOT_FOUND = "NOT_FOUND"
     METHOD_NOT_ALLOWED = "METHOD_NOT_ALLOWED"
     NOT_READY = "NOT_READY"
@@ -138,8 +137,6 @@ PROBLEM_CODE_INFO: dict[ProblemCode, tuple[int, str]] = {
     ProblemCode.API_KEY_REQUIRED: (401, "The service requires an API key and none was sent."),
     ProblemCode.API_KEY_INVALID: (401, "The API key sent is not one of the service's keys."),
     ProblemCode.RATE_LIMITED: (429, "Too many requests from this client; retry after Retry-After."),
-    ProblemCode.SEARCH_BUSY: (503, "Every search place of this replica is taken (suggestions and hints): nothing "
-                                   "was searched or charged; retry after Retry-After."),
     ProblemCode.NOT_FOUND: (404, "No such path."),
     ProblemCode.METHOD_NOT_ALLOWED: (405, "The path does not allow this method (see Allow)."),
     ProblemCode.NOT_READY: (503, "The service is not ready (GET /readyz): a dependency failed its check."),

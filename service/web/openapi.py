@@ -168,9 +168,6 @@ PROBLEM_EXAMPLES: dict[str, tuple[str, dict[str, Any]]] = {
                         {"title": "API key invalid"}),
     "RATE_LIMITED": ("This client may make 600 requests per 60 s; retry after 12 s.",
                      {"title": "Too many requests"}),
-    # Suggestions and hints (service/ops/search.py).
-    "SEARCH_BUSY": ("this replica is searching 2 suggestions with 8 waiting, as many as it takes; retry after "
-                    "5 s", {"title": "Search busy"}),
     # GET /readyz (service/ops/health.py documents it).
     "NOT_READY": ("Failed checks: store=failed.", {"title": "Service not ready"}),
 }
@@ -199,8 +196,9 @@ _STATUS_DESCRIPTIONS = {
 
 #: What a status's description says of codes that only some operations answer with.
 _CODE_NOTES = {
-    "SEARCH_BUSY": "`SEARCH_BUSY` (suggestions and hints): every search place of this replica (searches at once "
-                   "and their queue) is taken; nothing was searched or charged; retry after `Retry-After`.",
+    "NOT_READY": "`NOT_READY` (suggestions and hints): every search place of this replica (searches at once and "
+                 "their queue) is taken, the detail says so; nothing was searched or charged; retry after "
+                 "`Retry-After`.",
 }
 #: Codes whose status's general description does not apply to them.
 _STORE_CODES = ("STORE_UNAVAILABLE", "COMMIT_OUTCOME_UNKNOWN")

@@ -1,13 +1,13 @@
 """Search bounds (service/ops/search.py) through HTTP against real servers (``uvicorn`` processes started here,
 their searches in worker processes of their own):
 
-- with every search slot and queue place taken, a suggestion is answered 503 ``SEARCH_BUSY`` with
+- with every search slot and queue place taken, a suggestion is answered 503 ``NOT_READY`` with
   ``Retry-After`` at once, while the admitted ones are answered 200;
 - a client's playouts per minute: a suggestion that does not fit is 429 ``RATE_LIMITED`` with ``Retry-After``
   and spends nothing; one that fits what is left passes; levels that do not search are not charged; session
   hints draw on the same budget;
 - while hints saturate the replica, a session's bot seats still move at once, and so does the turn clock;
-- a search worker killed mid-search: its suggestion is 503 ``SEARCH_BUSY`` (never a 500), the next is served;
+- a search worker killed mid-search: its suggestion is 503 ``NOT_READY`` (never a 500), the next is served;
 - and no answer of any of it is a 500.
 
 The searches are 6-player opening bids at budgets of up to 5,000 playouts: seconds of CPU each, so that what
@@ -147,7 +147,7 @@ def test_a_full_replica_answers_503_with_retry_after_at_once(saturable: Server) 
         refused = suggest(saturable.url, snapshot, seat, 300)
         answered_in = time.monotonic() - started
         assert not running.done(), "the first search ended before the test looked: make it longer"
-        problem = assert_problem(refused, 503, "SEARCH_BUSY")
+        problem = assert_problem(refused, 503, "NOT_READY")
         assert int(refused.headers["retry-after"]) >= 1
         assert problem["instance"] == "/v1/games/suggest"
         assert answered_in < 1.0  # refused at once, not after waiting its turn
@@ -198,7 +198,7 @@ def test_bot_seats_and_the_clock_move_while_hints_are_saturated(saturable: Serve
     try:
         # Saturated: one searching, one waiting, the rest refused.
         assert wait_until(lambda: 503 in flood.statuses, 60), flood.statuses
-        assert_problem(suggest(url, snapshot, seat, 300), 503, "SEARCH_BUSY")
+        assert_problem(suggest(url, snapshot, seat, 300), 503, "NOT_READY")
         me = bearer(table["seat_tokens"][0])
         session = f"{url}/v1/sessions/{table['session_id']}"
         legal = httpx.get(session + "/legal-moves", headers=me, timeout=30).json()["legal_moves"]
@@ -243,7 +243,7 @@ def test_a_search_worker_that_dies_is_a_503_never_a_500(saturable: Server) -> No
         time.sleep(1.0)  # searching
         os.kill(worker, 9)
         answer = doomed.result()
-    problem = assert_problem(answer, 503, "SEARCH_BUSY")
+    problem = assert_problem(answer, 503, "NOT_READY")
     assert answer.headers["retry-after"] == "1" and problem["instance"] == "/v1/games/suggest"
     # A new worker took its place; the next suggestion is searched there.
     again = suggest(url, snapshot, seat, 200)

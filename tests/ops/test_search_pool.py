@@ -84,7 +84,7 @@ async def test_places_queue_in_order_and_refuse_beyond_the_queue() -> None:
     with pytest.raises(Problem) as refused:
         async with pool.admitted("c", 10):
             pass
-    assert refused.value.code == "SEARCH_BUSY" and int(refused.value.headers["Retry-After"]) >= 1
+    assert refused.value.code == "NOT_READY" and int(refused.value.headers["Retry-After"]) >= 1
     waiting[0].cancel()  # a client gone while waiting gives up its queue place
     await asyncio.sleep(0)
     gate.set()
