@@ -146,9 +146,9 @@ def engine_move(move: SessionMove) -> Move:
 
 
 class MoveRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """A move for the token's seat. ``move.seat`` may be left out (the token fixes the seat); if given, it must
-    be a seat the token moves for (its own, or in the ghost-partners game its ghost's; else 403
-    ``WRONG_SEAT``)."""
+    """A move for the token's seat. ``move.seat`` may be left out: the move is then the token's own seat's; if
+    given, it must be a seat the token moves for (its own, or in the ghost-partners game its ghost's, which a
+    ghost's move names; else 403 ``WRONG_SEAT``)."""
 
     move: SessionMove
 

@@ -167,7 +167,8 @@ def _config(mode: GenerationMode | None) -> schemathesis.Config:
     return schemathesis.Config.from_dict({
         "base-url": BASE_URL,
         "generation": {"mode": "all" if mode is None else mode.value},
-        "phases": {"coverage": {"enabled": False}, "stateful": {"enabled": False}},
+        "phases": {"coverage": {"enabled": True, "generate-duplicate-query-parameters": True},
+                   "stateful": {"enabled": False}},
         # A stream is read to its end (a finished game's replay), not cut after Schemathesis's default 20 events;
         # only bounded_streams cuts one, and then the test fails.
         "max-stream-events": 1_000_000,

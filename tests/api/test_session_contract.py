@@ -6,15 +6,20 @@ takes a JSON body says so with 413 and 415."""
 from __future__ import annotations
 
 import json
+import random
 import re
 from math import comb
 from typing import Any
 
 import jsonschema
+import msgspec
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
+from engine import Move, Options, canonical_move, controller, pack_for, resolve_options
 from tests.support import assert_problem, bearer
 
 from .helpers import Client
@@ -277,3 +282,112 @@ def test_every_operation_with_a_json_body_documents_and_answers_413_and_415(clie
         assert_problem(response, 415, "UNSUPPORTED_MEDIA_TYPE")
         checked += 1
     assert checked >= 17  # every POST of /v1
+
+
+# ------------------------------------------------------------------------ canonical moves in the sessions
+
+
+def _canonical(move: dict[str, Any], options: Options) -> bool:
+    decoded: Move = msgspec.convert(move, Move)
+    return canonical_move(decoded, options) == decoded
+
+
+def _scrambled(move: dict[str, Any], rng: random.Random, own: int) -> dict[str, Any]:
+    """The same move as a client may send it: a discard's cards or the partners in another order, and, half the
+    time, without its seat when that is the token's own (``own``; a ghost's move names the ghost's seat)."""
+    for field in ("cards", "partners"):
+        if move["type"] in ("discard", "choose_partners") and len(move.get(field, ())) > 1:
+            shuffled = list(move[field])
+            while shuffled == move[field]:
+                rng.shuffle(shuffled)
+            move = {**move, field: shuffled}
+    return {k: v for k, v in move.items() if k != "seat"} if move["seat"] == own and rng.random() < 0.5 else move
+
+
+def _events_canonical(events: list[dict[str, Any]], options: Options) -> None:
+    index = {c: i for i, c in enumerate(pack_for(options))}
+    for event in events:
+        if event["type"] == "discarded" and event["cards"] is not None:
+            assert event["cards"] == sorted(event["cards"], key=index.__getitem__), event
+        if event["type"] == "partners_chosen":
+            assert event["partners"] == sorted(event["partners"]), event
+
+
+SESSION_SHAPES = [(4, {}), (5, {"five_player_partner_method": "choose_player"}), (3, {}),
+                  (2, {"two_player_method": "ghost_partners"})]
+
+
+@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 2**53 - 1), shape=st.sampled_from(SESSION_SHAPES))
+def test_every_move_a_session_writes_is_canonical(client: Client, seed: int,
+                                                  shape: tuple[int, dict[str, Any]]) -> None:
+    """A session's legal moves, hints, validations, refusals, move answers, event stream and records write each
+    move in the engine's canonical form, whatever order (and with or without its seat) a client sent it in."""
+    players, overrides = shape
+    options = resolve_options(players, None, overrides)  # type: ignore[arg-type]
+    rng = random.Random(seed)
+    session = _session(client, players=players, options={**overrides, "target": 10, "lose_at": -10}, seed=seed,
+                       first_dealer=0)
+    url, tokens = f"/v1/sessions/{session['session_id']}", session["seat_tokens"]
+    for step in range(400):  # a game of one hand or two (its stream then ends by itself)
+        view = client.get(url, headers=bearer(session["host_token"])).json()["view"]
+        if view["to_act"] is None:
+            break
+        own = controller(options, view["to_act"])
+        token = tokens[own]
+        listed = client.get(url + "/legal-moves", headers=bearer(token)).json()
+        assert all(_canonical(m, options) for m in listed["legal_moves"])
+        if view["phase"] in ("exchange", "call") or step % 9 == 0:
+            hint = client.post(url + "/suggest", json={"level": "basic", "seed": step}, headers=bearer(token)).json()
+            assert _canonical(hint["move"], options) and hint["move"] in listed["legal_moves"], hint
+        checked = client.post(url + "/validate", json={"move": {"type": "look_at_hand"}}, headers=bearer(token))
+        if checked.status_code == 200 and not checked.json()["legal"]:
+            assert all(_canonical(m, options) for m in checked.json().get("legal_moves", []))
+        other = tokens[(controller(options, view["to_act"]) + 1) % players]
+        refused = client.post(url + "/moves", json={"move": {"type": "pass"}}, headers=bearer(other))
+        if refused.status_code == 422:
+            assert refused.json().get("legal_moves", []) == []  # none of the actor's moves to another seat
+        move = rng.choice(listed["legal_moves"])
+        answer = client.post(url + "/moves", json={"move": _scrambled(move, rng, own)}, headers=bearer(token))
+        assert answer.status_code == 200, answer.text
+        _events_canonical(answer.json()["events"], options)
+    assert view["to_act"] is None, "the game did not end"
+    host = client.get(url + "/record", headers=bearer(session["host_token"])).json()["record"]
+    assert all(_canonical(m, options) for m in host["moves"])
+    mine = client.get(url + "/record", headers=bearer(tokens[0])).json()["seat_record"]
+    assert all(_canonical(m, options) for m in mine["moves"] if m["type"] != "redacted_discard")
+    with client.stream("GET", url + "/events", headers=bearer(tokens[0])) as stream:
+        frames = [json.loads(line[6:]) for line in stream.iter_lines() if line.startswith("data: ")]
+    _events_canonical([f["event"] for f in frames if "event" in f], options)
+
+
+# ------------------------------------------------------------------------------------ one name for each
+
+
+def test_one_name_for_each_thing_in_both_apis(client: Client) -> None:
+    """Legal moves are ``legal_moves`` in both APIs; a scored hand's changes are ``deltas`` in the event and in
+    the record; a view is ``{seat, view}`` from ``viewGame`` as in create's and apply's ``views``."""
+    session = _session(client, options={"target": 10, "lose_at": -10})
+    url, tokens = f"/v1/sessions/{session['session_id']}", session["seat_tokens"]
+    scored: dict[str, Any] | None = None
+    for _ in range(200):
+        view = client.get(url, headers=bearer(session["host_token"])).json()["view"]
+        if view["to_act"] is None:
+            break
+        listed = client.get(url + "/legal-moves", headers=bearer(tokens[view["to_act"]])).json()
+        assert "legal_moves" in listed and "moves" not in listed
+        wanted = "bid" if view["high_bid"] is None else "pass"  # one bid, then passes: a hand is played
+        move = next((m for m in listed["legal_moves"] if m["type"] == wanted), listed["legal_moves"][0])
+        answer = client.post(url + "/moves", json={"move": move}, headers=bearer(tokens[view["to_act"]])).json()
+        scored = next((e for e in answer["events"] if e["type"] == "hand_scored"), scored)
+    assert scored is not None and "deltas" in scored and "changes" not in scored
+    record = client.get(url + "/record", headers=bearer(session["host_token"])).json()["record"]
+    score = next(h["score"] for h in record["hands"] if h["score"] is not None)
+    assert score["deltas"] == scored["deltas"] and "changes" not in score
+    snapshot = client.get(url + "/snapshot", headers=bearer(session["host_token"])).json()["snapshot"]
+    stateless = client.post("/v1/games/legal-moves", json={"snapshot": snapshot}).json()
+    assert "legal_moves" in stateless and "moves" not in stateless
+    created = client.post("/v1/games", json={"players": 4, "seed": 3, "views": [1, None]}).json()
+    viewed = client.post("/v1/games/view", json={"snapshot": created["snapshot"], "seat": 1}).json()
+    assert set(viewed) == {"seat", "view"} and {"seat", "view"} <= set(created["views"][0])
+    assert viewed["view"] == created["views"][0]["view"] and created["views"][0]["seat"] == 1
