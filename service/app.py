@@ -55,8 +55,8 @@ from service.web.encoding import ResponseEncodingMiddleware
 from service.web.exception_handlers import exception_handlers
 from service.web.media import require_json
 from service.web.openapi import ExactStructSchemaPlugin, openapi_config, swagger_assets_router
-from service.web.query import QueryParameterMiddleware
 from service.web.problems import Problem, ProblemDetails
+from service.web.query import QueryParameterMiddleware
 
 logger = logging.getLogger("fivehundred.snapshots")
 

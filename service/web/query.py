@@ -18,8 +18,9 @@ import re
 from typing import Any
 from urllib.parse import parse_qsl
 
+from litestar.enums import ScopeType
 from litestar.exceptions import ValidationException
-from litestar.types import ASGIApp, Receive, Scope, Send
+from litestar.types import ASGIApp, HTTPScope, Receive, Scope, Send
 
 from service.web.openapi import EVENT_STREAM_OPERATION, PARAMETER_SCHEMAS, SECURITY_SCHEMES
 
@@ -86,7 +87,7 @@ class QueryParameterMiddleware:
         self.app = app
         self._declared: dict[tuple[str, str], frozenset[str]] = {}
 
-    def declared(self, scope: Scope) -> frozenset[str]:
+    def declared(self, scope: HTTPScope) -> frozenset[str]:
         """The query parameters of the operation ``scope`` was routed to (its path template and method)."""
         key = (str(scope.get("path_template", "")), scope["method"])
         names = self._declared.get(key)
@@ -95,7 +96,7 @@ class QueryParameterMiddleware:
         return names
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and scope.get("query_string"):
+        if scope["type"] == ScopeType.HTTP and scope.get("query_string"):
             refusal = query_problem(scope["query_string"], self.declared(scope))
             if refusal is not None:
                 raise refusal
