@@ -391,3 +391,26 @@ def test_one_name_for_each_thing_in_both_apis(client: Client) -> None:
     viewed = client.post("/v1/games/view", json={"snapshot": created["snapshot"], "seat": 1}).json()
     assert set(viewed) == {"seat", "view"} and {"seat", "view"} <= set(created["views"][0])
     assert viewed["view"] == created["views"][0]["view"] and created["views"][0]["seat"] == 1
+
+
+def test_every_seed_a_session_returns_is_a_safe_integer(client: Client) -> None:
+    """The seeds a session returns (a hint's, drawn or given; a game's in its record) are integers every JSON
+    client reads exactly, and a hint's seed reproduces it."""
+    session = client.post("/v1/sessions", json={"players": 4}).json()  # no seed: the service draws one
+    url, seat = f"/v1/sessions/{session['session_id']}", session["to_act"]
+    token = session["seat_tokens"][seat]
+    seeds = []
+    for _ in range(30):
+        hint = client.post(url + "/suggest", json={"level": "random"}, headers=bearer(token))
+        assert hint.status_code == 200, hint.text
+        seeds.append(hint.json()["seed"])
+    assert all(isinstance(s, int) and 0 <= s <= 2**53 - 1 for s in seeds) and len(set(seeds)) > 1
+    again = client.post(url + "/suggest", json={"level": "random", "seed": seeds[0]}, headers=bearer(token)).json()
+    first = client.post(url + "/suggest", json={"level": "random", "seed": seeds[0]}, headers=bearer(token)).json()
+    assert again == first and again["seed"] == seeds[0]
+    record = client.get(url + "/record", headers=bearer(session["host_token"])).json()["record"]
+    assert record["seed"] is None and record["deck_orders"]  # a drawn seed is secret: the record lists the decks
+    seeded = _session(client, seed=2**53 - 1)
+    record = client.get(f"/v1/sessions/{seeded['session_id']}/record", headers=bearer(seeded["host_token"])).json()
+    assert record["record"]["seed"] == 2**53 - 1
+    assert_problem(client.post(url + "/suggest", json={"seed": 2**53}, headers=bearer(token)), 400, "INVALID_SEED")
