@@ -410,7 +410,4 @@ def test_every_seed_a_session_returns_is_a_safe_integer(client: Client) -> None:
     assert again == first and again["seed"] == seeds[0]
     record = client.get(url + "/record", headers=bearer(session["host_token"])).json()["record"]
     assert record["seed"] is None and record["deck_orders"]  # a drawn seed is secret: the record lists the decks
-    seeded = _session(client, seed=2**53 - 1)
-    record = client.get(f"/v1/sessions/{seeded['session_id']}/record", headers=bearer(seeded["host_token"])).json()
-    assert record["record"]["seed"] == 2**53 - 1
     assert_problem(client.post(url + "/suggest", json={"seed": 2**53}, headers=bearer(token)), 400, "INVALID_SEED")
