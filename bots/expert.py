@@ -59,7 +59,7 @@ from engine import (
 )
 from engine.model import HandScored
 from engine.playout import Playout
-from engine.rules import MISERE_BIDS, bid_level, bid_strain, hand_strain, side_of
+from engine.rules import MISERE_BIDS, bid_level, bid_strain, side_of
 from engine.seats import controller, seat_count
 
 #: How many standard errors a candidate must beat the ``basic`` move by (see :func:`choose`).
@@ -209,7 +209,7 @@ def candidates(knowledge: Knowledge, legal: Sequence[Move]) -> list[Move]:
         held = set(knowledge.hand or ())
         if calls and c is not None:
             strain = bid_strain(c.bid)
-            table = hand_strain(opts, c.bid, ())
+            table = knowledge.table
             wanted = [m for m in calls if m.card not in held and (
                 table.suit[m.card] == strain or m.card[:-1] == "A")]
             wanted.sort(key=lambda m: table.power[m.card], reverse=True)
@@ -248,12 +248,12 @@ def _distinct_plays(knowledge: Knowledge, legal: Sequence[Move]) -> list[Move]:
 
 
 def _discard_candidates(knowledge: Knowledge) -> list[Move]:
-    view, opts = knowledge.view, knowledge.options
+    view = knowledge.view
     hand = list(knowledge.hand or ())
     k = view.kitty_size
     c = view.contract
     assert c is not None
-    table = hand_strain(opts, c.bid, tuple(sorted(view.joker_nominations.items())))
+    table = knowledge.table
     suit_of, power = table.suit, table.power
     seat = knowledge.seat
     keepers = [x for x in hand if suit_of[x] is None or suit_of[x] == table.trump]
