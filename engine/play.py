@@ -66,7 +66,8 @@ _SEAT_PLAYED: Final = tuple({c: CardPlayed(seat=s, card=c) for c in sorted(ALL_C
 _LAST_PLAYS: Final[list[tuple[GameState, tuple[Move, ...], tuple[str, ...], Strain, str | None]]] = []
 
 
-def _play_move(seat: int, card: str, nominate: str | None) -> Play:
+def play_move(seat: int, card: str, nominate: str | None) -> Play:
+    """The move playing ``card`` for ``seat`` (naming ``nominate``), built once and shared."""
     key = (seat, card, nominate)
     move = _PLAYS.get(key)
     if move is None:
@@ -103,7 +104,7 @@ def legal_plays(state: GameState, seat: int) -> list[Move]:
     else:
         for c in hand:
             if suit_of[c] is None:
-                moves.extend(_play_move(seat, c, x) for x in joker_lead_suits(state, seat, hand, table.power[c] < 0))
+                moves.extend(play_move(seat, c, x) for x in joker_lead_suits(state, seat, hand, table.power[c] < 0))
             else:
                 moves.append(plays[c])
     entry = (state, tuple(moves), hand, table, led)
@@ -313,4 +314,5 @@ def _complete_trick(state: GameState, hands: tuple[tuple[str, ...], ...], leader
     return st
 
 
-__all__ = ["cards_to_follow", "check_play", "follow_cards", "joker_lead_suits", "lead_suits", "legal_plays", "play"]
+__all__ = ["cards_to_follow", "check_play", "follow_cards", "joker_lead_suits", "lead_suits", "legal_plays", "play",
+           "play_move"]

@@ -33,7 +33,7 @@ import msgspec
 
 from engine.deal import pack_index
 from engine.model import Event, GameState, Move, Trick
-from engine.play import _SEAT_PLAYS, _play_move, cards_to_follow, lead_suits
+from engine.play import cards_to_follow, lead_suits, play_move
 from engine.rules import MISERE_BIDS
 from engine.scoring import TRICKS_PER_HAND, finish_hand, score_hand
 from engine.tricks import joker_forced, strain_of, trick_winner_index
@@ -118,14 +118,9 @@ class Playout:
     def legal_plays(self) -> list[Move]:
         """The legal moves of the seat to act, exactly as :func:`engine.legal_moves` lists them."""
         seat = self.to_act
-        plays = _SEAT_PLAYS[seat]
         moves: list[Move] = []
         for c in self.legal_cards():
-            suits = self.lead_suits(c)
-            if suits is _NO_SUIT:
-                moves.append(plays[c])
-            else:
-                moves.extend(_play_move(seat, c, s) for s in suits)
+            moves.extend(play_move(seat, c, s) for s in self.lead_suits(c))
         return moves
 
     def play(self, card: str, nominate: str | None = None) -> None:

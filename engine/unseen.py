@@ -187,6 +187,22 @@ def _play_history(tricks: Sequence[TrickView], table: Strain, n: int) -> tuple[s
     return suits_led, tuple(shown_void)
 
 
+def _contract(view: SeatView, opts: Options) -> Contract | None:
+    """The contract the view shows, with what the state keeps of the five-player partner question."""
+    cv = view.contract
+    if cv is None:
+        return None
+    phase = view.phase
+    # Five players: the partner question is open until the call, which comes before the kitty or after it.
+    settled = opts.players != 5 or cv.alone or not (
+        phase == "call" or (phase == "exchange" and opts.five_player_call_timing != "before_kitty"))
+    chosen = cv.partners if opts.players == 5 and opts.five_player_partner_method == "choose_player" \
+        and settled and not cv.alone else ()
+    return Contract(bid=cv.bid, contractor=cv.contractor, sans_kitty=cv.sans_kitty, sitting_out=cv.sitting_out,
+                    called_card=cv.called_card, chosen_partners=tuple(sorted(chosen)), alone=cv.alone,
+                    partner_settled=settled)
+
+
 def complete_view(view: SeatView, options: Options, placed: Mapping[int, Sequence[str]]) -> GameState:
     """The game state that ``view`` (of a seat) shows, with the unseen cards where ``placed`` puts them: each place
     of :func:`unseen_places` mapped to as many cards as it holds, together :func:`unseen_cards`. Hands and discards
@@ -219,16 +235,7 @@ def complete_view(view: SeatView, options: Options, placed: Mapping[int, Sequenc
         discards = view.discards
     elif DISCARDS in placed:
         discards = sort_hand(placed[DISCARDS], index)
-    contract = None
-    if cv is not None:
-        # Five players: the partner question is open until the call, which comes before the kitty or after it.
-        settled = opts.players != 5 or cv.alone or not (
-            phase == "call" or (phase == "exchange" and opts.five_player_call_timing != "before_kitty"))
-        chosen = cv.partners if opts.players == 5 and opts.five_player_partner_method == "choose_player" \
-            and settled and not cv.alone else ()
-        contract = Contract(bid=cv.bid, contractor=cv.contractor, sans_kitty=cv.sans_kitty,
-                            sitting_out=cv.sitting_out, called_card=cv.called_card,
-                            chosen_partners=tuple(sorted(chosen)), alone=cv.alone, partner_settled=settled)
+    contract = _contract(view, opts)
     calls = tuple(_call(c) for c in view.auction)
     passed, raising = _auction_replayed(opts, view.dealer, calls)
     proposer = None
