@@ -34,11 +34,12 @@ from engine import (
     Play,
     ProposeRedeal,
 )
-from engine.cards import Strain
+from engine.cards import Strain, suit_of
+from engine.contract import active_seats
 from engine.deal import pack_for
 from engine.rules import MISERE, MISERE_BIDS, OPEN_MISERE, bid_level, bid_strain, bid_value, hand_strain
 from engine.seats import seat_count
-from engine.tricks import free_joker, high_free_joker
+from engine.tricks import free_joker, high_free_joker, led_suit
 
 STRAINS = ("S", "C", "D", "H", "NT")
 
@@ -272,7 +273,7 @@ def choose_nomination(knowledge: Knowledge, legal: Sequence[Move]) -> Move:
     if c is not None and c.bid in MISERE_BIDS:
         declines = [m for m in noms if m.suit is None]
         return declines[0] if declines else noms[0]
-    counts = {s: sum(1 for x in hand if x[-1] == s and x not in ("JK", "JKB")) for s in SUITS}
+    counts = {s: sum(1 for x in hand if suit_of(x) == s) for s in SUITS}
     suited = [m for m in noms if m.suit is not None]
     if not suited:
         return noms[0]
@@ -299,12 +300,12 @@ def choose_card(knowledge: Knowledge, legal: Sequence[Move]) -> Move:
     for s, cards in knowledge.known_hands.items():
         if s != seat:
             outstanding.update(cards)
-    active = tuple(s for s in range(len(view.hand_sizes)) if not (c and s in c.sitting_out))
+    active = active_seats(knowledge.options, c.sitting_out if c else ())
     team = team_of(view, seat)
     partner_leads = ""
     for t in view.tricks:
         if t.leader in team and t.leader != seat and t.plays:
-            s2 = knowledge.table.suit[t.plays[0].card] or t.nominate
+            s2 = led_suit((t.plays[0].card,), t.nominate, knowledge.table)
             if s2 and s2 not in partner_leads:
                 partner_leads += s2
     return choose_play(seat, knowledge.hand or (), plays, trick.leader if trick else None,

@@ -57,6 +57,7 @@ from engine import (
     sides,
     view,
 )
+from engine.cards import rank_of
 from engine.model import HandScored
 from engine.playout import Playout
 from engine.rules import MISERE_BIDS, bid_level, bid_strain, side_of
@@ -211,7 +212,7 @@ def candidates(knowledge: Knowledge, legal: Sequence[Move]) -> list[Move]:
             strain = bid_strain(c.bid)
             table = knowledge.table
             wanted = [m for m in calls if m.card not in held and (
-                table.suit[m.card] == strain or m.card[:-1] == "A")]
+                table.suit[m.card] == strain or rank_of(m.card) == "A")]
             wanted.sort(key=lambda m: table.power[m.card], reverse=True)
             out += wanted[:4]
         return _unique(out)

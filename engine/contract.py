@@ -8,6 +8,7 @@ play (:func:`open_play`).
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from functools import lru_cache
 from typing import Final
 
@@ -19,7 +20,6 @@ from engine.model import (
     CallCard,
     CardCalled,
     ChoosePartners,
-    Contract,
     Discard,
     DiscardChoices,
     Discarded,
@@ -86,17 +86,17 @@ def start_play(st: GameState, leader: int, events: list[Event]) -> GameState:
     """The play phase with ``leader`` to lead (also the no-trump play-out of an all-pass, without a contract)."""
     n = seat_count(st.options)
     c = st.contract
-    active = active_seats(st.options, c)
+    active = active_seats(st.options, c.sitting_out if c else ())
     if c is not None and c.bid == OPEN_MISERE and st.options.open_misere_expose == "before_opening_lead":
         events.append(HandExposed(seat=c.contractor, cards=st.hands[c.contractor]))
     return replace(st, phase="play", to_act=leader, active=active, tricks=(), trick=None, suits_led="",
                    shown_void=("",) * n, tricks_won=(0,) * n)
 
 
-def active_seats(opts: Options, contract: Contract | None) -> tuple[int, ...]:
-    """The seats that play the hand: every seat but those sitting it out (a misère contractor's partners)."""
-    out = contract.sitting_out if contract is not None else ()
-    return tuple(s for s in range(seat_count(opts)) if s not in out)
+def active_seats(opts: Options, sitting_out: Collection[int]) -> tuple[int, ...]:
+    """The seats that play the hand: every seat but those sitting it out (a misère contractor's partners: the
+    contract's ``sitting_out``)."""
+    return tuple(s for s in range(seat_count(opts)) if s not in sitting_out)
 
 
 # ------------------------------------------------------------------------------------------------ partner call

@@ -203,6 +203,14 @@ def _contract(view: SeatView, opts: Options) -> Contract | None:
                     partner_settled=settled)
 
 
+def _redeal_proposer(view: SeatView, opts: Options) -> int | None:
+    """While a no-ace-no-face redeal is being answered, the seat that proposed it: the one whose partner answers."""
+    answering = view.to_act
+    if view.phase != "redeal_answer" or answering is None:
+        return None
+    return next(s for s in range(opts.players) if s != answering and first_partner(opts, s) == answering)
+
+
 def complete_view(view: SeatView, options: Options, placed: Mapping[int, Sequence[str]]) -> GameState:
     """The game state that ``view`` (of a seat) shows, with the unseen cards where ``placed`` puts them: each place
     of :func:`unseen_places` mapped to as many cards as it holds, together :func:`unseen_cards`. Hands and discards
@@ -238,9 +246,7 @@ def complete_view(view: SeatView, options: Options, placed: Mapping[int, Sequenc
     contract = _contract(view, opts)
     calls = tuple(_call(c) for c in view.auction)
     passed, raising = _auction_replayed(opts, view.dealer, calls)
-    proposer = None
-    if phase == "redeal_answer" and view.to_act is not None:
-        proposer = next(s for s in range(opts.players) if s != view.to_act and first_partner(opts, s) == view.to_act)
+    proposer = _redeal_proposer(view, opts)
     table = view_strain(view, opts)
     played = phase in ("play", "game_over")
     tricks = tuple(Trick(t.leader, tuple(p.card for p in t.plays), t.nominate, t.winner) for t in view.tricks)
@@ -248,6 +254,7 @@ def complete_view(view: SeatView, options: Options, placed: Mapping[int, Sequenc
     ct = view.current_trick
     if ct is not None and ct.plays:
         trick = Trick(ct.leader, tuple(p.card for p in ct.plays), ct.nominate, None)
+    active = active_seats(opts, view.contract.sitting_out if view.contract else ()) if played else ()
     suits_led, shown_void = _play_history(_tricks_of(view), table, n) if played else ("", ())
     piles: list[tuple[tuple[str, str], ...]] = [()] * n
     for g in view.ghosts:
@@ -260,7 +267,7 @@ def complete_view(view: SeatView, options: Options, placed: Mapping[int, Sequenc
         kitty_shown=opts.show_kitty and _kitty_taken(view, opts), calls=calls, passed=passed,
         high=None if view.high_bid is None else _call(view.high_bid), raising=raising, redeal_proposer=proposer,
         contract=contract, nominations=tuple(sorted(view.joker_nominations.items())),
-        active=active_seats(opts, contract) if played else (), tricks=tricks, trick=trick, suits_led=suits_led,
+        active=active, tricks=tricks, trick=trick, suits_led=suits_led,
         shown_void=shown_void, tricks_won=view.tricks_won, result=view.result, last_hand=view.last_hand,
     )
 

@@ -57,7 +57,7 @@ def work(root: Path, positions: int, seed: int) -> dict[str, object]:
             cpu = time.thread_time()
             decision = decide(v, opts, level="expert", seed=i)
             times[f"{players}/{state.phase}"].append((time.thread_time() - cpu) * 1000)
-            digests.append(hashlib.sha256(msgspec.json.encode(decision)).hexdigest()[:16])
+            digests.append(f"{players}:" + hashlib.sha256(msgspec.json.encode(decision)).hexdigest()[:16])
     return {"times": times, "digests": digests}
 
 
@@ -114,7 +114,9 @@ def main() -> None:
         line += f"{omed:>11.1f}{op95:>11.1f}{med / omed:>11.2f}{p95 / op95:>11.2f}"
         print(line)
         same = sum(a == b for a, b in zip(digests[0], digests[1], strict=True))
-        print(f"identical decisions: {same} of {len(digests[0])}")
+        differ = sorted({a.split(":")[0] for a, b in zip(digests[0], digests[1], strict=True) if a != b})
+        print(f"identical decisions: {same} of {len(digests[0])}" + (f" (differing at: {', '.join(differ)})"
+                                                                      if differ else ""))
     else:
         print(line)
 
