@@ -36,7 +36,7 @@ from engine import (
 )
 from engine.cards import Strain, suit_of
 from engine.contract import active_seats
-from engine.deal import pack_for
+from engine.deal import kitty_size, pack_for
 from engine.rules import MISERE, MISERE_BIDS, OPEN_MISERE, bid_level, bid_strain, bid_value, hand_strain
 from engine.seats import seat_count
 from engine.tricks import free_joker, high_free_joker, led_suit
@@ -112,7 +112,7 @@ def helper_tricks(opts: Options) -> float:
     """Tricks a partner and the kitty add on average to a contractor's own (by player count)."""
     n = seat_count(opts)  # the ghost-partners game plays as four seats
     partner = {2: 0.0, 3: 0.0, 4: 1.6, 5: 1.0}.get(n, 2.2 if opts.six_player_teams == "two_teams_of_three" else 1.0)
-    kitty = KITTY_TRICKS if len(pack_for(opts)) - 10 * n <= 3 else 0.8
+    kitty = KITTY_TRICKS if kitty_size(opts) <= 3 else 0.8
     return partner + kitty
 
 
