@@ -182,11 +182,16 @@ class Playout:
             return finish_hand(st, events)
         return st
 
-    def deltas(self) -> tuple[int, ...]:
-        """The hand's score change per side (``engine.scoring.score_hand``), once the hand is over."""
+    def score(self) -> tuple[tuple[int, ...], tuple[int, ...], bool | None]:
+        """Once the hand is over, :func:`engine.score_hand` of it: (score change per side, the contracting seats,
+        whether the contract was made)."""
         if not self.over:
             raise ValueError("the hand is not over")
-        return score_hand(self._played())[0]
+        return score_hand(self._played())
+
+    def deltas(self) -> tuple[int, ...]:
+        """The hand's score change per side, once the hand is over (:meth:`score`)."""
+        return self.score()[0]
 
 
 __all__ = ["Playout"]

@@ -51,6 +51,7 @@ def _same_hand(rng: random.Random, state: GameState) -> int:
         assert fast.over == bool(scored)
         assert fast.state() == after, msgspec.structs.asdict(state)
         if scored:
+            assert fast.score() == (scored[0].deltas, scored[0].contracting_seats, scored[0].made)
             assert fast.deltas() == scored[0].deltas
             return compared
         state = after
@@ -84,7 +85,10 @@ def test_the_playout_covers_free_jokers_ghosts_and_misere() -> None:
     assert all(v > 0 for v in seen.values()), seen
 
 
-def test_a_playout_starts_only_in_the_play_phase() -> None:
+def test_a_playout_starts_only_in_the_play_phase_and_scores_only_a_finished_hand() -> None:
     state, _ = new_game(Options(), seed=1)
     with pytest.raises(ValueError, match="play phase"):
         Playout(state)
+    st = next(s for s in _play_states(4, games=1, seed=44))
+    with pytest.raises(ValueError, match="not over"):
+        Playout(st).score()
