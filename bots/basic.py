@@ -199,7 +199,7 @@ def choose_discard(knowledge: Knowledge, legal: Sequence[Move]) -> Move:
     k = view.kitty_size
     c = view.contract
     assert c is not None
-    table = hand_strain(opts, c.bid, tuple(sorted(view.joker_nominations.items())))
+    table = knowledge.table
     suit_of, power = table.suit, table.power
     if c.bid in MISERE_BIDS:
         order = sorted(hand, key=lambda x: misere_risk(x, table, opts), reverse=True)

@@ -43,7 +43,7 @@ from bots.basic import (
     misere_danger,
     own_tricks,
 )
-from bots.cardplay import choose_card, choose_play
+from bots.cardplay import choose_card
 from bots.endgame import solvable, solve_outcome
 from bots.inference import read_auction, sample
 from bots.knowledge import Knowledge
@@ -62,31 +62,20 @@ from engine import (
     apply_move,
     legal_moves,
     partners,
-    score_hand,
     sides,
     view,
 )
-from engine.cards import Strain
 from engine.model import HandScored
-from engine.rules import MISERE_BIDS, bid_level, bid_strain, hand_strain, side_of
+from engine.playout import Playout
+from engine.rules import MISERE_BIDS, bid_level, bid_strain, side_of
+from engine.scoring import score_hand
 from engine.seats import controller, seat_count
-from engine.tricks import led_suit, trick_winner_index
-
-replace = msgspec.structs.replace
 
 #: How many standard errors a candidate must beat the ``basic`` move by (see :func:`choose`).
 CONFIDENCE = 1.0
 
 #: Default budget: playouts per decision.
 DEFAULT_BUDGET = 160
-
-
-def _side_index(opts: Options) -> list[int]:
-    out = [0] * seat_count(opts)
-    for i, members in enumerate(sides(opts)):
-        for s in members:
-            out[s] = i
-    return out
 
 
 def _basic_move(state: GameState) -> Move:
@@ -139,11 +128,15 @@ def _scored(events: Sequence[object], opts: Options, seat: int) -> float | None:
 def _scored_outcome(events: Sequence[object], opts: Options, seat: int) -> Outcome | None:
     for e in events:
         if isinstance(e, HandScored):
-            mine = _side_index(opts)[seat]
-            others = [d for i, d in enumerate(e.deltas) if i != mine]
-            return (float(e.deltas[mine] - (sum(others) / len(others) if others else 0.0)),
-                    _success(opts, seat, e.contracting_seats, e.made))
+            return _value(e.deltas, opts, seat), _success(opts, seat, e.contracting_seats, e.made)
     return None
+
+
+def _value(deltas: Sequence[int], opts: Options, seat: int) -> float:
+    """A hand's value for ``seat``'s side: its score change minus the average change of the other sides."""
+    mine = side_of(opts)[seat]
+    others = [d for i, d in enumerate(deltas) if i != mine]
+    return float(deltas[mine] - (sum(others) / len(others) if others else 0.0))
 
 
 def playout(state: GameState, seat: int) -> float:
@@ -155,100 +148,47 @@ def playout_outcome(state: GameState, seat: int) -> Outcome:
     """Play the hand out from ``state`` (see the module docstring); the :data:`Outcome` for ``seat``."""
     opts = state.options
     hand_number = state.hand_number
-    table = None
-    teams: dict[int, frozenset[int]] = {}
     for _ in range(400):
         if state.phase == "game_over" or state.hand_number != hand_number:
             return 0.0, None  # thrown in: the hand is redealt
-        if state.phase != "play":
-            move = _basic_move(state)
-            state, events = apply_move(state, move)
-        else:
-            if table is None:
-                c = state.contract
-                table = hand_strain(opts, c.bid if c else None, state.nominations)
-                teams = _teams(state)
-            # (The fast playout knows no ghost piles: in the ghost-partners game the engine plays every card,
-            # turning up the cards beneath.)
-            if not state.ghost_piles and not any(table.suit[x] is None for s in state.active
-                                                 for x in state.hands[s]):
-                return _fast_playout(state, seat, table, teams)
-            actor = state.to_act
-            assert actor is not None
-            legal = legal_moves(state)
-            if len(legal) == 1:
-                move = legal[0]
-            else:
-                trick = state.trick
-                others: set[str] = set()
-                for s in state.active:
-                    if s != actor:
-                        others.update(state.hands[s])
-                c = state.contract
-                move = choose_play(actor, state.hands[actor], legal, trick.leader if trick else None,  # type: ignore[arg-type]
-                                   trick.cards if trick else (), trick.nominate if trick else None,
-                                   state.active, table, c.bid if c else None, c.contractor if c else None,
-                                   teams[actor], others)
-            state, events = apply_move(state, move)
+        if state.phase == "play":
+            return _play_out(state, seat)
+        state, events = apply_move(state, _basic_move(state))
         scored = _scored_outcome(events, opts, seat)
         if scored is not None:
             return scored
     raise AssertionError("a hand that does not end")
 
 
-def _fast_playout(state: GameState, seat: int, table: Strain, teams: dict[int, frozenset[int]]) -> Outcome:
-    """The card play to the end of the hand without building a game state per card.
-
-    Only for play with no un-nominated joker in any hand: then the rules of play are exactly "follow the led
-    effective suit if you can, else play anything", and the trick goes to the highest-power card of the led suit
-    or of trumps (the strain table's order). The score comes from the engine's :func:`engine.score_hand`.
-    """
-    opts = state.options
+def _play_out(state: GameState, seat: int) -> Outcome:
+    """The card play to the end of the hand, on the engine's fast path (:class:`engine.playout.Playout`), each
+    seat playing :func:`bots.cardplay.choose_card` with the sampled hands in the open."""
+    game = Playout(state)
+    table = game.table
     suit_of = table.suit
-    active = state.active
-    n_active = len(active)
-    hands = {s: list(state.hands[s]) for s in active}
-    won = list(state.tricks_won)
+    teams = _teams(state)
     c = state.contract
     bid = c.bid if c else None
     contractor = c.contractor if c else None
-    misere = bid in MISERE_BIDS
-    trick = state.trick
-    leader = trick.leader if trick else state.to_act
-    assert leader is not None
-    cards = list(trick.cards) if trick else []
-    nominate = trick.nominate if trick else None
-    tricks_done = len(state.tricks)
-    actor = active[(active.index(leader) + len(cards)) % n_active]
-    while True:
+    active = game.active
+    hands = game.hands
+    while not game.over:
+        actor = game.to_act
         hand = hands[actor]
-        if cards:
-            led = led_suit(cards, nominate, table)
-            legal = [x for x in hand if suit_of[x] == led] or hand
-        else:
-            legal = hand
-        if len(legal) == 1:
-            card = legal[0]
+        cards = game.legal_cards()
+        trick = game.cards
+        if len(cards) == 1:
+            card = cards[0]
         else:
             others = [x for s in active if s != actor for x in hands[s]]
-            card = choose_card(actor, hand, legal, leader, cards, nominate, active, table, bid, contractor,
-                               teams[actor], others)
-        hand.remove(card)
-        cards.append(card)
-        if len(cards) < n_active:
-            actor = active[(active.index(actor) + 1) % n_active]
-            continue
-        winner = active[(active.index(leader) + trick_winner_index(cards, nominate, table)) % n_active]
-        won[winner] += 1
-        tricks_done += 1
-        if tricks_done == 10 or (misere and winner == contractor):
-            break
-        leader = actor = winner
-        cards, nominate = [], None
-    deltas, seats, made = score_hand(replace(state, tricks_won=tuple(won)))
-    mine = _side_index(opts)[seat]
-    rest = [d for i, d in enumerate(deltas) if i != mine]
-    return float(deltas[mine] - (sum(rest) / len(rest) if rest else 0.0)), _success(opts, seat, seats, made)
+            card = choose_card(actor, hand, cards, game.leader if trick else None, trick, game.nominate, active,
+                               table, bid, contractor, teams[actor], others)
+        suits = game.lead_suits(card)
+        # Leading a free joker: name the suit this seat holds most of (as bots.cardplay.choose_play does).
+        nominate = suits[0] if len(suits) == 1 else max(suits, key=lambda x: sum(1 for y in hand if suit_of[y] == x))
+        game.play(card, nominate)
+    deltas, seats, made = score_hand(msgspec.structs.replace(state, tricks_won=tuple(game.won)))
+    return _value(deltas, state.options, seat), _success(state.options, seat, seats, made)
 
 
 def _teams(state: GameState) -> dict[int, frozenset[int]]:
@@ -312,7 +252,7 @@ def candidates(knowledge: Knowledge, legal: Sequence[Move]) -> list[Move]:
         held = set(knowledge.hand or ())
         if calls and c is not None:
             strain = bid_strain(c.bid)
-            table = hand_strain(opts, c.bid, ())
+            table = knowledge.table
             wanted = [m for m in calls if m.card not in held and (
                 table.suit[m.card] == strain or m.card[:-1] == "A")]
             wanted.sort(key=lambda m: table.power[m.card], reverse=True)
@@ -351,12 +291,12 @@ def _distinct_plays(knowledge: Knowledge, legal: Sequence[Move]) -> list[Move]:
 
 
 def _discard_candidates(knowledge: Knowledge) -> list[Move]:
-    view, opts = knowledge.view, knowledge.options
+    view = knowledge.view
     hand = list(knowledge.hand or ())
     k = view.kitty_size
     c = view.contract
     assert c is not None
-    table = hand_strain(opts, c.bid, tuple(sorted(view.joker_nominations.items())))
+    table = knowledge.table
     suit_of, power = table.suit, table.power
     seat = knowledge.seat
     keepers = [x for x in hand if suit_of[x] is None or suit_of[x] == table.trump]
