@@ -75,7 +75,7 @@ from engine.seats import controller, seat_count
 CONFIDENCE = 1.0
 
 #: Default budget: playouts per decision.
-DEFAULT_BUDGET = 160
+DEFAULT_BUDGET = 128
 
 
 def _basic_move(state: GameState) -> Move:
