@@ -59,6 +59,13 @@ def _suit_order(opts: Options, strain: str, suit: str | None) -> tuple[str, ...]
 
 def own_tricks(hand: Sequence[str], strain: str, opts: Options) -> float:
     """Tricks this hand takes by itself with ``strain`` as trumps (``NT``: no trumps)."""
+    return _own_tricks(tuple(hand), strain, opts)
+
+
+# The expert's playouts ask again and again about the same hands (every candidate move meets the same sampled
+# deals, and a seat bids several times in one auction): the answers are kept.
+@lru_cache(maxsize=1 << 15)
+def _own_tricks(hand: tuple[str, ...], strain: str, opts: Options) -> float:
     table = _strain_table(opts, strain)
     suit_of = table.suit
     est = 0.0
@@ -118,6 +125,11 @@ def helper_tricks(opts: Options) -> float:
 
 def misere_danger(hand: Sequence[str], opts: Options, open_hand: bool = False) -> int:
     """How many cards of the hand could be forced to win a trick at misère (0: a misère hand)."""
+    return _misere_danger(tuple(hand), opts, open_hand)
+
+
+@lru_cache(maxsize=1 << 14)
+def _misere_danger(hand: tuple[str, ...], opts: Options, open_hand: bool) -> int:
     table = _strain_table(opts, MISERE)
     danger = 0
     for c in hand:
