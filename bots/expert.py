@@ -34,8 +34,6 @@ import random
 from collections.abc import Sequence
 from itertools import combinations
 
-import msgspec
-
 from bots.basic import (
     STRAINS,
     decide_basic,
@@ -69,7 +67,6 @@ from engine.cards import rank_of
 from engine.model import HandScored
 from engine.playout import Playout
 from engine.rules import MISERE_BIDS, bid_level, bid_strain, side_of
-from engine.scoring import score_hand
 from engine.seats import controller, seat_count
 
 #: How many standard errors a candidate must beat the ``basic`` move by (see :func:`choose`).
@@ -188,7 +185,7 @@ def _play_out(state: GameState, seat: int) -> Outcome:
         # Leading a free joker: name the suit this seat holds most of (as bots.cardplay.choose_play does).
         nominate = suits[0] if len(suits) == 1 else max(suits, key=lambda x: sum(1 for y in hand if suit_of[y] == x))
         game.play(card, nominate)
-    deltas, seats, made = score_hand(msgspec.structs.replace(state, tricks_won=tuple(game.won)))
+    deltas, seats, made = game.score()
     return _value(deltas, state.options, seat), _success(state.options, seat, seats, made)
 
 
