@@ -181,9 +181,12 @@ def _play_out(state: GameState, seat: int) -> Outcome:
             others = [x for s in active if s != actor for x in hands[s]]
             card = choose_card(actor, hand, cards, game.leader if trick else None, trick, game.nominate, active,
                                table, bid, contractor, teams[actor], others)
-        suits = game.lead_suits(card)
-        # Leading a free joker: name the suit this seat holds most of (as bots.cardplay.choose_play does).
-        nominate = suits[0] if len(suits) == 1 else max(suits, key=lambda x: sum(1 for y in hand if suit_of[y] == x))
+        nominate = None
+        if not trick and suit_of[card] is None:
+            # Leading a free joker: name the suit this seat holds most of (as bots.cardplay.choose_play does).
+            suits = game.lead_suits(card)
+            nominate = suits[0] if len(suits) == 1 else max(suits, key=lambda x: sum(1 for y in hand
+                                                                                    if suit_of[y] == x))
         game.play(card, nominate)
     deltas, seats, made = game.score()
     return _value(deltas, state.options, seat), _success(state.options, seat, seats, made)

@@ -78,6 +78,12 @@ class Playout:
         c = state.contract
         self._contractor = c.contractor if c is not None and c.bid in MISERE_BIDS else -1
         self._free_rules = opts.joker_follow_first_round or joker_forced(opts, c)
+        # Free (un-nominated) jokers still to be played, face-down ones included: with none left, a seat may lead
+        # any card and must follow the led suit if it can, nothing else.
+        suit_of = self.table.suit
+        self._free = sum(1 for s in self.active for x in state.hands[s] if suit_of[x] is None) + sum(
+            1 for s in self.active if state.ghost_piles and state.ghost_piles[s]
+            for up, down in state.ghost_piles[s] if up in state.hands[s] and suit_of[down] is None)
         self._piles = state.ghost_piles
         self._index = pack_index(opts) if state.ghost_piles else {}
         self.over = False
@@ -91,12 +97,14 @@ class Playout:
         table = self.table
         if self.cards:
             led = self._led
-            if not self._free_rules:
+            if not self._free_rules or not self._free:
                 suit_of = table.suit
                 same = [c for c in hand if suit_of[c] == led]
-                if same:
-                    return same
+                if same or not self._free:
+                    return same or list(hand)
             return cards_to_follow(self.start.options, self.start.contract, hand, led, table, self.tricks)
+        if not self._free:
+            return list(hand)
         suit_of = table.suit
         out: list[str] = []
         for c in hand:
@@ -136,6 +144,8 @@ class Playout:
                     hand.sort(key=self._index.__getitem__)
                     break
         table = self.table
+        if table.suit[card] is None:
+            self._free -= 1
         cards = self.cards
         if not cards:
             self.leader = seat

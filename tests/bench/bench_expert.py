@@ -6,9 +6,9 @@ the thread's CPU time of each decision is measured. Printed per player count and
 milliseconds.
 
 With ``--against PATH`` the same positions are decided by the checkout at PATH too (its own ``bots`` and
-``engine``), the two alternating in worker processes round by round so that a busy machine slows both alike; the
-table then shows both and the ratio, and says whether every decision (move, candidates, values, spending) is the
-same in both.
+``engine``), the two alternating in worker processes round by round (each first in turn) so that a busy machine
+slows both alike; the table then shows both and the ratio, and says whether every decision (move, candidates,
+values, spending) is the same in both.
 
     python tests/bench/bench_expert.py --positions 30
     python tests/bench/bench_expert.py --positions 30 --rounds 3 --against /path/to/other/checkout
@@ -76,8 +76,9 @@ def main() -> None:
     merged: list[dict[str, list[float]]] = [defaultdict(list) for _ in roots]
     digests: list[list[str]] = [[] for _ in roots]
     env = dict(os.environ, FIVE_HUNDRED_ENGINE=os.environ.get("FIVE_HUNDRED_ENGINE", "pure"))
-    for _ in range(args.rounds):
-        for k, root in enumerate(roots):
+    for r in range(args.rounds):
+        for k in (range(len(roots)) if r % 2 == 0 else reversed(range(len(roots)))):  # each goes first in turn
+            root = roots[k]
             out = subprocess.run([sys.executable, __file__, "--worker", str(root), "--positions", str(args.positions),
                                   "--seed", str(args.seed)], capture_output=True, text=True, check=True, env=env,
                                  cwd=root)
