@@ -33,7 +33,7 @@ HERE = Path(__file__).resolve().parents[2]
 COUNTS: tuple[int | str, ...] = (2, 3, 4, 5, 6, "ghosts")
 
 
-def work(root: Path, positions: int, seed: int) -> dict[str, object]:
+def work(root: Path, positions: int, seed: int, counts: tuple[int | str, ...] = COUNTS) -> dict[str, object]:
     """Decide every position with the checkout at ``root``: times (ms) by 'count/phase', and decision digests."""
     sys.path.insert(0, str(root))
     import msgspec
@@ -44,7 +44,7 @@ def work(root: Path, positions: int, seed: int) -> dict[str, object]:
 
     times: dict[str, list[float]] = defaultdict(list)
     digests: list[str] = []
-    for players in COUNTS:
+    for players in counts:
         taken = 0
         for i, (opts, state) in enumerate(random_states(players, games=40, seed=seed, every=5)):
             if taken >= positions:
@@ -67,10 +67,13 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=21)
     parser.add_argument("--rounds", type=int, default=1, help="times each checkout decides every position")
     parser.add_argument("--against", type=Path, default=None, help="another checkout to compare with")
+    parser.add_argument("--counts", default=",".join(str(c) for c in COUNTS),
+                        help="player counts, comma-separated (ghosts: the ghost-partners game)")
     parser.add_argument("--worker", type=Path, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker is not None:
-        print(json.dumps(work(args.worker, args.positions, args.seed)))
+        counts = tuple(c if c == "ghosts" else int(c) for c in args.counts.split(","))
+        print(json.dumps(work(args.worker, args.positions, args.seed, counts)))
         return
     roots = [HERE] + ([args.against.resolve()] if args.against else [])
     merged: list[dict[str, list[float]]] = [defaultdict(list) for _ in roots]
@@ -79,9 +82,9 @@ def main() -> None:
     for r in range(args.rounds):
         for k in (range(len(roots)) if r % 2 == 0 else reversed(range(len(roots)))):  # each goes first in turn
             root = roots[k]
-            out = subprocess.run([sys.executable, __file__, "--worker", str(root), "--positions", str(args.positions),
-                                  "--seed", str(args.seed)], capture_output=True, text=True, check=True, env=env,
-                                 cwd=root)
+            command = [sys.executable, __file__, "--worker", str(root), "--positions", str(args.positions),
+                       "--seed", str(args.seed), "--counts", args.counts]
+            out = subprocess.run(command, capture_output=True, text=True, check=True, env=env, cwd=root)
             result = json.loads(out.stdout)
             for key, values in result["times"].items():
                 merged[k][key].extend(values)
