@@ -161,9 +161,9 @@ GUARD = StreamGuard([])
 
 def _config(mode: GenerationMode | None) -> schemathesis.Config:
     """The run's configuration: where the cases go, what is generated (``None``: positive and negative data),
-    in which phases (the coverage phase with repeated query parameters; see the module docstring). Bad input may be refused with any 4xx
-    (Schemathesis's ``negative_data_rejection`` expects a narrower set by default; 409, 413 and 415 are refusals
-    too)."""
+    in which phases (coverage with repeated query parameters too; see the module docstring). Bad input may be
+    refused with any 4xx (Schemathesis's ``negative_data_rejection`` expects a narrower set by default; 409, 413
+    and 415 are refusals too)."""
     return schemathesis.Config.from_dict({
         "base-url": BASE_URL,
         "generation": {"mode": "all" if mode is None else mode.value},
