@@ -56,7 +56,8 @@ class SuggestRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_f
 
 class SuggestResponse(msgspec.Struct, frozen=True, kw_only=True):
     """The suggested move, and for ``expert`` the candidates it weighed (best first, each with its mean value:
-    points for the seat's side minus the other sides' average, for this hand) and what it spent."""
+    points for the seat's side minus the other sides' average, for this hand, and its ``success``: how often the
+    seat's side made the contract, or defeated another side's, in its playouts) and what it spent."""
 
     seat: int
     level: Level
@@ -139,7 +140,7 @@ class SuggestController(Controller):
           "both answers carry `Retry-After`.",
           responses={200: response_spec(SuggestResponse, "The suggestion.", ("Expert hint", _RESPONSE)),
                      **problem_responses("MALFORMED_REQUEST", "INVALID_SEED", "NO_SUCH_SEAT", *SNAPSHOT_CODES,
-                                         "NOT_TO_ACT", "BODY_TOO_LARGE", "NOT_READY")})
+                                         "NOT_TO_ACT", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "NOT_READY")})
     async def suggest(self, request: Request[Any, Any, Any], data: SuggestBody, sealer: NamedDependency[Sealer],
                       search: NamedDependency[SearchPool], settings: NamedDependency[Settings]) -> SuggestResponse:
         client = client_identity(request.scope, known_api_keys=settings.api_keys)
