@@ -62,7 +62,11 @@ _ENCODER = msgspec.msgpack.Encoder()
 _DECODER = msgspec.msgpack.Decoder(GameState)
 MAX_SNAPSHOT_CHARS = 64_000
 MAX_STATE_BYTES = 1 << 20
+_LEVEL = 3
 _DICTIONARY = snapshot_dictionary.load()
+# The dictionary digested once for compression (the same frames as loading it raw, which each compression
+# would otherwise do again).
+_DICTIONARY.precompute_compress(level=_LEVEL)
 _CODECS = threading.local()
 #: Padding: the margin over the canonical state's compressed length, in bytes, per replaced card and fixed,
 #: and the step the padded length is rounded up to.
@@ -75,7 +79,7 @@ def _compressor() -> zstandard.ZstdCompressor:
     """One compressor per thread (zstd contexts are not thread-safe), with the dictionary loaded once."""
     c: zstandard.ZstdCompressor | None = getattr(_CODECS, "c", None)
     if c is None:
-        c = _CODECS.c = zstandard.ZstdCompressor(level=3, dict_data=_DICTIONARY, write_checksum=False,
+        c = _CODECS.c = zstandard.ZstdCompressor(level=_LEVEL, dict_data=_DICTIONARY, write_checksum=False,
                                                  write_content_size=True, write_dict_id=False)
     return c
 
