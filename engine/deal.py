@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import struct
+from operator import lt as _lt
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
 
@@ -41,7 +42,7 @@ class SeedStream:
         if not self._words:
             digest = hashlib.sha256(self._prefix + str(self._block).encode()).digest()
             self._block += 1
-            self._words = [int.from_bytes(digest[i:i + 8], "big") for i in (24, 16, 8, 0)]
+            self._words = list(struct.unpack(">4Q", digest)[::-1])
         return self._words.pop()
 
     def below(self, n: int) -> int:
@@ -58,8 +59,19 @@ def shuffled(pack: Sequence[str], seed: int, label: str) -> tuple[str, ...]:
     prefix = b"fivehundred/v1/" + label.encode() + b"/" + str(seed).encode() + b"/"
     sha = hashlib.sha256
     blocks = (len(deck) + 3) // 4  # enough words unless a draw is rejected (odds about n / 2**64)
-    words = struct.unpack(f">{4 * blocks}Q", b"".join(sha(prefix + str(b).encode()).digest()
-                                                        for b in range(blocks)))
+    words = struct.unpack(f">{4 * blocks}Q", b"".join([sha(prefix + suffix).digest()
+                                                         for suffix in _BLOCK_SUFFIXES[:blocks]])
+                          if blocks <= len(_BLOCK_SUFFIXES) else
+                          b"".join(sha(prefix + str(b).encode()).digest() for b in range(blocks)))
+    size = len(deck)
+    sizes = range(size, 1, -1)  # n = i + 1 for i from size - 1 down to 1
+    if size < 128 and all(map(_lt, words, map(_LIMITS.__getitem__, sizes))):
+        # No draw rejected (each is, with odds of about n / 2**64): the k-th word is the k-th draw, so the
+        # swaps below are the same as the general loop's.
+        for n, w in zip(sizes, words):
+            i, j = n - 1, w % n
+            deck[i], deck[j] = deck[j], deck[i]
+        return tuple(deck)
     k = 0
     available = len(words)
     limits = _LIMITS
@@ -82,6 +94,7 @@ def shuffled(pack: Sequence[str], seed: int, label: str) -> tuple[str, ...]:
 
 _TWO64 = 2**64
 _LIMITS = tuple(_TWO64 - _TWO64 % n if n else 0 for n in range(128))
+_BLOCK_SUFFIXES = tuple(str(b).encode() for b in range(40))
 
 
 @lru_cache(maxsize=64)
