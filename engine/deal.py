@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import struct
-from operator import lt as _lt
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
 
@@ -56,22 +55,33 @@ class SeedStream:
 def shuffled(pack: Sequence[str], seed: int, label: str) -> tuple[str, ...]:
     """Fisher–Yates over the SHA-256 stream (the same numbers as :class:`SeedStream`, drawn in bulk for speed)."""
     deck = list(pack)
+    size = len(deck)
+    blocks = (size + 3) // 4  # enough words unless a draw is rejected (odds about n / 2**64)
+    if size >= 128 or blocks > len(_BLOCK_SUFFIXES):
+        return _shuffled(pack, seed, label)
     prefix = b"fivehundred/v1/" + label.encode() + b"/" + str(seed).encode() + b"/"
     sha = hashlib.sha256
-    blocks = (len(deck) + 3) // 4  # enough words unless a draw is rejected (odds about n / 2**64)
-    words = struct.unpack(f">{4 * blocks}Q", b"".join([sha(prefix + suffix).digest()
-                                                         for suffix in _BLOCK_SUFFIXES[:blocks]])
-                          if blocks <= len(_BLOCK_SUFFIXES) else
-                          b"".join(sha(prefix + str(b).encode()).digest() for b in range(blocks)))
-    size = len(deck)
-    sizes = range(size, 1, -1)  # n = i + 1 for i from size - 1 down to 1
-    if size < 128 and all(map(_lt, words, map(_LIMITS.__getitem__, sizes))):
-        # No draw rejected (each is, with odds of about n / 2**64): the k-th word is the k-th draw, so the
-        # swaps below are the same as the general loop's.
-        for n, w in zip(sizes, words):
-            i, j = n - 1, w % n
-            deck[i], deck[j] = deck[j], deck[i]
-        return tuple(deck)
+    words = struct.unpack(f">{4 * blocks}Q", b"".join([sha(prefix + b).digest() for b in _BLOCK_SUFFIXES[:blocks]]))
+    limits = _LIMITS
+    k = 0
+    for n in range(size, 1, -1):  # i = n - 1 from the last position down to 1
+        w = words[k]
+        if w >= limits[n]:  # a rejected draw: the general loop below, from the start
+            return _shuffled(pack, seed, label)
+        k += 1
+        j = w % n
+        deck[n - 1], deck[j] = deck[j], deck[n - 1]
+    return tuple(deck)
+
+
+def _shuffled(pack: Sequence[str], seed: int, label: str) -> tuple[str, ...]:
+    """:func:`shuffled` for any pack and any draws, rejected ones included (drawing further blocks)."""
+    deck = list(pack)
+    prefix = b"fivehundred/v1/" + label.encode() + b"/" + str(seed).encode() + b"/"
+    sha = hashlib.sha256
+    blocks = (len(deck) + 3) // 4
+    words = struct.unpack(f">{4 * blocks}Q", b"".join(sha(prefix + str(b).encode()).digest()
+                                                        for b in range(blocks)))
     k = 0
     available = len(words)
     limits = _LIMITS
