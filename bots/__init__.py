@@ -26,7 +26,7 @@ from typing import Literal
 import msgspec
 
 from bots.basic import decide_basic
-from bots.expert import DEFAULT_BUDGET, search
+from bots.expert import DEFAULT_BUDGET, search_outcomes
 from bots.knowledge import Knowledge, determinize
 from engine import Discard, Move, Options, SeatView, canonical_move, legal_moves
 from engine.cards import sort_hand
@@ -45,11 +45,15 @@ class BotError(ValueError):
 
 class Candidate(msgspec.Struct, frozen=True, kw_only=True):
     """One move the expert searched: its mean playout value (points for its side minus the others' average,
-    for this hand) over ``playouts`` sampled deals."""
+    for this hand) over ``playouts`` sampled deals, and ``success``: the share of those playouts in which the
+    seat's side got its way with the hand's contract (made it when the contract was the side's, defeated it when
+    it was another side's), so a front end can say why; ``None`` when none of them played a contract out (every
+    one thrown in, say)."""
 
     move: Move
     value: float
     playouts: int
+    success: float | None = None
 
 
 class Decision(msgspec.Struct, frozen=True, kw_only=True):
@@ -112,11 +116,12 @@ def decide(view: SeatView, options: Options, *, level: Level = "basic", seed: in
     if level == "basic":
         return Decision(move=canonical_move(decide_basic(knowledge, legal), options), level=level)
     spend = DEFAULT_BUDGET if budget is None else budget
-    move, values, playouts, deals = search(knowledge, legal, rng, spend)
+    move, values, playouts, deals = search_outcomes(knowledge, legal, rng, spend)
     ranked = sorted(values, key=lambda v: -v[1])
     return Decision(move=canonical_move(move, options), level=level, budget=spend, playouts=playouts, deals=deals,
-                    candidates=tuple(Candidate(move=canonical_move(m, options), value=round(v, 2), playouts=p)
-                                     for m, v, p in ranked))
+                    candidates=tuple(Candidate(move=canonical_move(m, options), value=round(v, 2), playouts=p,
+                                               success=None if share is None else round(share, 3))
+                                     for m, v, share, p in ranked))
 
 
 def _random_move(knowledge: Knowledge, legal: Sequence[Move], rng: random.Random) -> Move:

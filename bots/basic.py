@@ -34,11 +34,12 @@ from engine import (
     Play,
     ProposeRedeal,
 )
-from engine.cards import Strain
-from engine.deal import pack_for
+from engine.cards import Strain, suit_of
+from engine.contract import active_seats
+from engine.deal import kitty_size, pack_for
 from engine.rules import MISERE, MISERE_BIDS, OPEN_MISERE, bid_level, bid_strain, bid_value, hand_strain
 from engine.seats import seat_count
-from engine.tricks import free_joker, high_free_joker
+from engine.tricks import free_joker, high_free_joker, led_suit
 
 STRAINS = ("S", "C", "D", "H", "NT")
 
@@ -58,6 +59,13 @@ def _suit_order(opts: Options, strain: str, suit: str | None) -> tuple[str, ...]
 
 def own_tricks(hand: Sequence[str], strain: str, opts: Options) -> float:
     """Tricks this hand takes by itself with ``strain`` as trumps (``NT``: no trumps)."""
+    return _own_tricks(tuple(hand), strain, opts)
+
+
+# The expert's playouts ask again and again about the same hands (every candidate move meets the same sampled
+# deals, and a seat bids several times in one auction): the answers are kept.
+@lru_cache(maxsize=1 << 15)
+def _own_tricks(hand: tuple[str, ...], strain: str, opts: Options) -> float:
     table = _strain_table(opts, strain)
     suit_of = table.suit
     est = 0.0
@@ -111,12 +119,17 @@ def helper_tricks(opts: Options) -> float:
     """Tricks a partner and the kitty add on average to a contractor's own (by player count)."""
     n = seat_count(opts)  # the ghost-partners game plays as four seats
     partner = {2: 0.0, 3: 0.0, 4: 1.6, 5: 1.0}.get(n, 2.2 if opts.six_player_teams == "two_teams_of_three" else 1.0)
-    kitty = KITTY_TRICKS if len(pack_for(opts)) - 10 * n <= 3 else 0.8
+    kitty = KITTY_TRICKS if kitty_size(opts) <= 3 else 0.8
     return partner + kitty
 
 
 def misere_danger(hand: Sequence[str], opts: Options, open_hand: bool = False) -> int:
     """How many cards of the hand could be forced to win a trick at misère (0: a misère hand)."""
+    return _misere_danger(tuple(hand), opts, open_hand)
+
+
+@lru_cache(maxsize=1 << 14)
+def _misere_danger(hand: tuple[str, ...], opts: Options, open_hand: bool) -> int:
     table = _strain_table(opts, MISERE)
     danger = 0
     for c in hand:
@@ -187,7 +200,7 @@ def choose_discard(knowledge: Knowledge, legal: Sequence[Move]) -> Move:
     k = view.kitty_size
     c = view.contract
     assert c is not None
-    table = hand_strain(opts, c.bid, tuple(sorted(view.joker_nominations.items())))
+    table = knowledge.table
     suit_of, power = table.suit, table.power
     if c.bid in MISERE_BIDS:
         order = sorted(hand, key=lambda x: misere_risk(x, table, opts), reverse=True)
@@ -272,7 +285,7 @@ def choose_nomination(knowledge: Knowledge, legal: Sequence[Move]) -> Move:
     if c is not None and c.bid in MISERE_BIDS:
         declines = [m for m in noms if m.suit is None]
         return declines[0] if declines else noms[0]
-    counts = {s: sum(1 for x in hand if x[-1] == s and x not in ("JK", "JKB")) for s in SUITS}
+    counts = {s: sum(1 for x in hand if suit_of(x) == s) for s in SUITS}
     suited = [m for m in noms if m.suit is not None]
     if not suited:
         return noms[0]
@@ -299,12 +312,12 @@ def choose_card(knowledge: Knowledge, legal: Sequence[Move]) -> Move:
     for s, cards in knowledge.known_hands.items():
         if s != seat:
             outstanding.update(cards)
-    active = tuple(s for s in range(len(view.hand_sizes)) if not (c and s in c.sitting_out))
+    active = active_seats(knowledge.options, c.sitting_out if c else ())
     team = team_of(view, seat)
     partner_leads = ""
     for t in view.tricks:
         if t.leader in team and t.leader != seat and t.plays:
-            s2 = knowledge.table.suit[t.plays[0].card] or t.nominate
+            s2 = led_suit((t.plays[0].card,), t.nominate, knowledge.table)
             if s2 and s2 not in partner_leads:
                 partner_leads += s2
     return choose_play(seat, knowledge.hand or (), plays, trick.leader if trick else None,

@@ -1,8 +1,9 @@
 """The ``expert`` bot: Perfect Information Monte Carlo search (determinized search, as GIB plays Bridge).
 
-For the seat to act it samples deals of the cards it has not seen, uniformly among those consistent with its
-view (its own hand, every card played, exposed hands, the kitty or its discards where it saw them, and the suits
-each seat has shown void in). On each sampled deal it tries every candidate move and plays the hand out to its
+For the seat to act it samples deals of the cards it has not seen among those consistent with its view (its own
+hand, every card played, exposed hands, the kitty or its discards where it saw them, and the suits each seat has
+shown void in), favouring the deals in which the other seats' hands agree with their bids and passes
+(:mod:`bots.inference`). On each sampled deal it tries every candidate move and plays the hand out to its
 score, then picks the candidate with the best average. The same sampled deals are used for every candidate
 (common random numbers), so differences between candidates are not drowned by the luck of the samples.
 
@@ -10,7 +11,10 @@ A playout plays the rest of the hand: the auction (if it is still open) and the 
 exchange, joker nomination) by the ``basic`` bot deciding from each seat's view of the sampled deal, and the
 card play by the standard card-play policy of :mod:`bots.cardplay` with the sampled hands in the open (within a
 sampled deal, every seat knows the deal: that is what makes it fast). A playout's value is the seat's side's
-score change for the hand minus the average change of the other sides.
+score change for the hand minus the average change of the other sides. When few cards are left in the hands
+(:data:`bots.endgame.ENDGAME_CARDS`), each sampled deal is not played out but solved exactly by alpha-beta search
+(:mod:`bots.endgame`). Each playout also tells whether the seat's side got its way with the contract (made it,
+or defeated it); the decision reports each candidate's share of such playouts.
 
 The ``basic`` move is always the first candidate, and is played unless another candidate beats it on the
 sampled deals with confidence (:func:`choose`). Candidates: every legal card (and joker lead nomination) in
@@ -30,8 +34,6 @@ import random
 from collections.abc import Sequence
 from itertools import combinations
 
-import msgspec
-
 from bots.basic import (
     STRAINS,
     decide_basic,
@@ -39,8 +41,10 @@ from bots.basic import (
     misere_danger,
     own_tricks,
 )
-from bots.cardplay import choose_card, choose_play
-from bots.knowledge import Knowledge, determinize
+from bots.cardplay import choose_card
+from bots.endgame import solvable, solve_outcome
+from bots.inference import read_auction, sample
+from bots.knowledge import Knowledge
 from engine import (
     SUITS,
     Bid,
@@ -56,31 +60,20 @@ from engine import (
     apply_move,
     legal_moves,
     partners,
-    score_hand,
     sides,
     view,
 )
-from engine.cards import Strain
+from engine.cards import rank_of
 from engine.model import HandScored
-from engine.rules import MISERE_BIDS, bid_level, bid_strain, hand_strain
+from engine.playout import Playout
+from engine.rules import MISERE_BIDS, bid_level, bid_strain, side_of
 from engine.seats import controller, seat_count
-from engine.tricks import led_suit, trick_winner_index
-
-replace = msgspec.structs.replace
 
 #: How many standard errors a candidate must beat the ``basic`` move by (see :func:`choose`).
 CONFIDENCE = 1.0
 
 #: Default budget: playouts per decision.
-DEFAULT_BUDGET = 64
-
-
-def _side_index(opts: Options) -> list[int]:
-    out = [0] * seat_count(opts)
-    for i, members in enumerate(sides(opts)):
-        for s in members:
-            out[s] = i
-    return out
+DEFAULT_BUDGET = 128
 
 
 def _basic_move(state: GameState) -> Move:
@@ -91,124 +84,112 @@ def _basic_move(state: GameState) -> Move:
     return decide_basic(knowledge, legal)
 
 
+#: A playout's result for the seat: its value, and whether its side got its way with the contract (1.0: made
+#: it as the contracting side or defeated it as a defender; 0.0: the opposite; None: no contract was played).
+Outcome = tuple[float, float | None]
+
+
 def value_of(state: GameState, move: Move, seat: int) -> float:
     """The playout value for ``seat``'s side of playing ``move`` now."""
+    return outcome_of(state, move, seat)[0]
+
+
+def outcome_of(state: GameState, move: Move, seat: int) -> Outcome:
+    """The playout :data:`Outcome` for ``seat`` of playing ``move`` now: the rest of the hand solved exactly
+    when few cards are left (:mod:`bots.endgame`), else played out."""
     after, events = apply_move(state, move)
-    scored = _scored(events, state.options, seat)
+    scored = _scored_outcome(events, state.options, seat)
     if scored is not None:
         return scored
     if after.phase == "game_over" or after.hand_number != state.hand_number:
-        return 0.0
-    return playout(after, seat)
+        return 0.0, None
+    if solvable(after):
+        value, made = solve_outcome(after, seat, _teams(after)[seat])
+        return value, _success(state.options, seat, (after.contract.contractor, *partners(after))
+                               if after.contract else (), made)
+    return playout_outcome(after, seat)
+
+
+def _success(opts: Options, seat: int, contracting: Sequence[int], made: bool | None) -> float | None:
+    if made is None:
+        return None
+    side = side_of(opts)
+    ours = side[seat] in {side[s] for s in contracting}
+    return 1.0 if made == ours else 0.0
 
 
 def _scored(events: Sequence[object], opts: Options, seat: int) -> float | None:
+    scored = _scored_outcome(events, opts, seat)
+    return None if scored is None else scored[0]
+
+
+def _scored_outcome(events: Sequence[object], opts: Options, seat: int) -> Outcome | None:
     for e in events:
         if isinstance(e, HandScored):
-            mine = _side_index(opts)[seat]
-            others = [d for i, d in enumerate(e.deltas) if i != mine]
-            return float(e.deltas[mine] - (sum(others) / len(others) if others else 0.0))
+            return _value(e.deltas, opts, seat), _success(opts, seat, e.contracting_seats, e.made)
     return None
+
+
+def _value(deltas: Sequence[int], opts: Options, seat: int) -> float:
+    """A hand's value for ``seat``'s side: its score change minus the average change of the other sides."""
+    mine = side_of(opts)[seat]
+    others = [d for i, d in enumerate(deltas) if i != mine]
+    return float(deltas[mine] - (sum(others) / len(others) if others else 0.0))
 
 
 def playout(state: GameState, seat: int) -> float:
     """Play the hand out from ``state`` (see the module docstring); the value for ``seat``'s side."""
+    return playout_outcome(state, seat)[0]
+
+
+def playout_outcome(state: GameState, seat: int) -> Outcome:
+    """Play the hand out from ``state`` (see the module docstring); the :data:`Outcome` for ``seat``."""
     opts = state.options
     hand_number = state.hand_number
-    table = None
-    teams: dict[int, frozenset[int]] = {}
     for _ in range(400):
         if state.phase == "game_over" or state.hand_number != hand_number:
-            return 0.0  # thrown in: the hand is redealt
-        if state.phase != "play":
-            move = _basic_move(state)
-            state, events = apply_move(state, move)
-        else:
-            if table is None:
-                c = state.contract
-                table = hand_strain(opts, c.bid if c else None, state.nominations)
-                teams = _teams(state)
-            # (The fast playout knows no ghost piles: in the ghost-partners game the engine plays every card,
-            # turning up the cards beneath.)
-            if not state.ghost_piles and not any(table.suit[x] is None for s in state.active
-                                                 for x in state.hands[s]):
-                return _fast_playout(state, seat, table, teams)
-            actor = state.to_act
-            assert actor is not None
-            legal = legal_moves(state)
-            if len(legal) == 1:
-                move = legal[0]
-            else:
-                trick = state.trick
-                others: set[str] = set()
-                for s in state.active:
-                    if s != actor:
-                        others.update(state.hands[s])
-                c = state.contract
-                move = choose_play(actor, state.hands[actor], legal, trick.leader if trick else None,  # type: ignore[arg-type]
-                                   trick.cards if trick else (), trick.nominate if trick else None,
-                                   state.active, table, c.bid if c else None, c.contractor if c else None,
-                                   teams[actor], others)
-            state, events = apply_move(state, move)
-        scored = _scored(events, opts, seat)
+            return 0.0, None  # thrown in: the hand is redealt
+        if state.phase == "play":
+            return _play_out(state, seat)
+        state, events = apply_move(state, _basic_move(state))
+        scored = _scored_outcome(events, opts, seat)
         if scored is not None:
             return scored
     raise AssertionError("a hand that does not end")
 
 
-def _fast_playout(state: GameState, seat: int, table: Strain, teams: dict[int, frozenset[int]]) -> float:
-    """The card play to the end of the hand without building a game state per card.
-
-    Only for play with no un-nominated joker in any hand: then the rules of play are exactly "follow the led
-    effective suit if you can, else play anything", and the trick goes to the highest-power card of the led suit
-    or of trumps (the strain table's order). The score comes from the engine's :func:`engine.score_hand`.
-    """
-    opts = state.options
+def _play_out(state: GameState, seat: int) -> Outcome:
+    """The card play to the end of the hand, on the engine's fast path (:class:`engine.playout.Playout`), each
+    seat playing :func:`bots.cardplay.choose_card` with the sampled hands in the open."""
+    game = Playout(state)
+    table = game.table
     suit_of = table.suit
-    active = state.active
-    n_active = len(active)
-    hands = {s: list(state.hands[s]) for s in active}
-    won = list(state.tricks_won)
+    teams = _teams(state)
     c = state.contract
     bid = c.bid if c else None
     contractor = c.contractor if c else None
-    misere = bid in MISERE_BIDS
-    trick = state.trick
-    leader = trick.leader if trick else state.to_act
-    assert leader is not None
-    cards = list(trick.cards) if trick else []
-    nominate = trick.nominate if trick else None
-    tricks_done = len(state.tricks)
-    actor = active[(active.index(leader) + len(cards)) % n_active]
-    while True:
+    active = game.active
+    hands = game.hands
+    while not game.over:
+        actor = game.to_act
         hand = hands[actor]
-        if cards:
-            led = led_suit(cards, nominate, table)
-            legal = [x for x in hand if suit_of[x] == led] or hand
-        else:
-            legal = hand
-        if len(legal) == 1:
-            card = legal[0]
+        cards = game.legal_cards()
+        trick = game.cards
+        if len(cards) == 1:
+            card = cards[0]
         else:
             others = [x for s in active if s != actor for x in hands[s]]
-            card = choose_card(actor, hand, legal, leader, cards, nominate, active, table, bid, contractor,
-                               teams[actor], others)
-        hand.remove(card)
-        cards.append(card)
-        if len(cards) < n_active:
-            actor = active[(active.index(actor) + 1) % n_active]
-            continue
-        winner = active[(active.index(leader) + trick_winner_index(cards, nominate, table)) % n_active]
-        won[winner] += 1
-        tricks_done += 1
-        if tricks_done == 10 or (misere and winner == contractor):
-            break
-        leader = actor = winner
-        cards, nominate = [], None
-    deltas, _seats, _made = score_hand(replace(state, tricks_won=tuple(won)))
-    mine = _side_index(opts)[seat]
-    rest = [d for i, d in enumerate(deltas) if i != mine]
-    return float(deltas[mine] - (sum(rest) / len(rest) if rest else 0.0))
+            card = choose_card(actor, hand, cards, game.leader if trick else None, trick, game.nominate, active,
+                               table, bid, contractor, teams[actor], others)
+        nominate = None
+        if not trick and suit_of[card] is None:
+            # Leading a free joker: name the suit this seat holds most of (as bots.cardplay.choose_play does).
+            suits = game.lead_suits(card)
+            nominate = suits[0] if len(suits) == 1 else max(suits, key=lambda x: sum(1 for y in hand
+                                                                                    if suit_of[y] == x))
+        game.play(card, nominate)
+    deltas, seats, made = game.score()
+    return _value(deltas, state.options, seat), _success(state.options, seat, seats, made)
 
 
 def _teams(state: GameState) -> dict[int, frozenset[int]]:
@@ -272,9 +253,9 @@ def candidates(knowledge: Knowledge, legal: Sequence[Move]) -> list[Move]:
         held = set(knowledge.hand or ())
         if calls and c is not None:
             strain = bid_strain(c.bid)
-            table = hand_strain(opts, c.bid, ())
+            table = knowledge.table
             wanted = [m for m in calls if m.card not in held and (
-                table.suit[m.card] == strain or m.card[:-1] == "A")]
+                table.suit[m.card] == strain or rank_of(m.card) == "A")]
             wanted.sort(key=lambda m: table.power[m.card], reverse=True)
             out += wanted[:4]
         return _unique(out)
@@ -311,12 +292,12 @@ def _distinct_plays(knowledge: Knowledge, legal: Sequence[Move]) -> list[Move]:
 
 
 def _discard_candidates(knowledge: Knowledge) -> list[Move]:
-    view, opts = knowledge.view, knowledge.options
+    view = knowledge.view
     hand = list(knowledge.hand or ())
     k = view.kitty_size
     c = view.contract
     assert c is not None
-    table = hand_strain(opts, c.bid, tuple(sorted(view.joker_nominations.items())))
+    table = knowledge.table
     suit_of, power = table.suit, table.power
     seat = knowledge.seat
     keepers = [x for x in hand if suit_of[x] is None or suit_of[x] == table.trump]
@@ -342,6 +323,15 @@ def _discard_candidates(knowledge: Knowledge) -> list[Move]:
 def search(knowledge: Knowledge, legal: Sequence[Move], rng: random.Random,
            budget: int) -> tuple[Move, list[tuple[Move, float, int]], int, int]:
     """PIMC over the candidates: (best move, [(candidate, mean value, playouts)], playouts, samples)."""
+    move, found, playouts, samples = search_outcomes(knowledge, legal, rng, budget)
+    return move, [(m, v, n) for m, v, _success, n in found], playouts, samples
+
+
+def search_outcomes(knowledge: Knowledge, legal: Sequence[Move], rng: random.Random,
+                    budget: int) -> tuple[Move, list[tuple[Move, float, float | None, int]], int, int]:
+    """:func:`search`, with each candidate's share of playouts in which the seat's side got its way with the
+    contract (made it, or defeated another side's; None when no playout played a contract out):
+    (best move, [(candidate, mean value, success share, playouts)], playouts, samples)."""
     cands = candidates(knowledge, legal)
     if len(cands) == 1:
         return cands[0], [], 0, 0
@@ -349,66 +339,21 @@ def search(knowledge: Knowledge, legal: Sequence[Move], rng: random.Random,
     # the number of candidates (the decision then reports the playouts it really spent).
     samples = max(1, budget // len(cands))
     values: list[list[float]] = [[] for _ in cands]
+    successes: list[list[float]] = [[] for _ in cands]
     seat = knowledge.seat
-    bidders = _bidders(knowledge)
+    evidence = read_auction(knowledge)
     for _ in range(samples):
-        state = _sample(knowledge, rng, bidders)
+        state = sample(knowledge, rng, evidence)
         for i, move in enumerate(cands):
-            values[i].append(value_of(state, move, seat))
+            value, success = outcome_of(state, move, seat)
+            values[i].append(value)
+            if success is not None:
+                successes[i].append(success)
     means = [sum(v) / samples for v in values]
+    shares = [sum(x) / len(x) if x else None for x in successes]
     best = choose(values)
-    return cands[best], [(m, v, samples) for m, v in zip(cands, means, strict=True)], samples * len(cands), samples
-
-
-#: Deals drawn per sample to find one that agrees with the auction (see :func:`_sample`).
-AUCTION_TRIES = 8
-
-
-def _bidders(knowledge: Knowledge) -> dict[int, tuple[str, float, tuple[str, ...]]]:
-    """Seats whose bids say something about their hands: seat → (strain, tricks its hand should be worth).
-
-    The contractor's winning bid and every other seat's last suit or no-trump bid: a player who bid 8H holds a
-    hand the bidding rules value near eight tricks with hearts as trumps (partner and kitty included)."""
-    view, opts = knowledge.view, knowledge.options
-    last: dict[int, str] = {}
-    for call in view.auction:
-        if call.bid is not None and call.bid not in MISERE_BIDS:
-            last[call.seat] = call.bid
-    c = view.contract
-    if c is not None and c.bid not in MISERE_BIDS:
-        last[c.contractor] = c.bid
-    extra = helper_tricks(opts)
-    played: dict[int, list[str]] = {}
-    for t in (*view.tricks, *((view.current_trick,) if view.current_trick else ())):
-        for p in t.plays:
-            played.setdefault(p.seat, []).append(p.card)
-    out: dict[int, tuple[str, float, tuple[str, ...]]] = {}
-    for seat, bid in last.items():
-        if seat != knowledge.seat and seat not in knowledge.known_hands:
-            out[seat] = (bid_strain(bid), bid_level(bid) - 1.5 - extra, tuple(played.get(seat, ())))
-    return out
-
-
-def _sample(knowledge: Knowledge, rng: random.Random,
-            bidders: dict[int, tuple[str, float, tuple[str, ...]]]) -> GameState:
-    """A sampled deal that agrees with the auction: among up to :data:`AUCTION_TRIES` consistent deals, the
-    first in which every bidder's hand is worth about what it bid (else the one that comes closest).
-
-    Uniform sampling would give a defender against 8H a contractor with two hearts as often as with six."""
-    best: GameState | None = None
-    best_miss = float("inf")
-    for _ in range(AUCTION_TRIES if bidders else 1):
-        state = determinize(knowledge, rng)
-        miss = 0.0
-        for seat, (strain, need, played) in bidders.items():
-            hand = state.hands[seat] + played  # the hand it bid on (after the exchange, for the contractor)
-            miss += max(0.0, need - own_tricks(hand, strain, knowledge.options))
-        if miss < best_miss:
-            best, best_miss = state, miss
-        if miss == 0.0:
-            break
-    assert best is not None
-    return best
+    return (cands[best], [(m, v, p, samples) for m, v, p in zip(cands, means, shares, strict=True)],
+            samples * len(cands), samples)
 
 
 def choose(values: Sequence[Sequence[float]]) -> int:
@@ -431,4 +376,5 @@ def choose(values: Sequence[Sequence[float]]) -> int:
     return best
 
 
-__all__ = ["DEFAULT_BUDGET", "Play", "candidates", "playout", "search", "value_of"]
+__all__ = ["DEFAULT_BUDGET", "Outcome", "Play", "candidates", "outcome_of", "playout", "search", "search_outcomes",
+           "value_of"]

@@ -46,6 +46,7 @@ from engine.model import (
     SeatView,
 )
 from engine.options import PRESET_DESCRIPTIONS, PRESETS, RULES_VERSION, Options, OptionsError, option_catalogue
+from engine.playout import Playout
 from engine.reasons import Reason
 from engine.record_text import RecordTextError, record_from_text, record_to_text
 from engine.records import (
@@ -69,6 +70,7 @@ from engine.rules import bid_value, ladder, score_table_rows, sides
 from engine.seat_records import SeatRecord, SeatVerified, seat_record, verify_seat_record
 from engine.seats import controlled_seats, controller, player_to_act, seat_count
 from engine.setup import resolve_options
+from engine.unseen import complete_view, known_voids, unseen_cards, unseen_places
 from engine.views import public_view, redact_events, seat_view, view
 
 __all__ = [
@@ -76,14 +78,15 @@ __all__ = [
     "MAX_RECORD_HANDS", "MAX_RECORD_MOVES", "PRESETS", "PRESET_DESCRIPTIONS", "RECORD_FORMAT", "RULES_VERSION",
     "SUITS", "AnswerRedeal", "Bid", "CallCard", "ChoosePartners", "Discard", "DiscardChoices", "Event", "GameRecord",
     "GameSetupError", "GameState", "GoAlone", "HandRecord", "HandScore", "IllegalMove", "LookAtHand", "Move",
-    "NominateJoker", "Options", "OptionsError", "Pass", "Play", "ProposeRedeal", "Reason", "RecordContract",
+    "NominateJoker", "Options", "OptionsError", "Pass", "Play", "Playout", "ProposeRedeal", "Reason", "RecordContract",
     "RecordOptions", "RecordRefused", "RecordResult", "RecordTextError", "RecordTrick", "Rejection", "SeatRecord",
     "SeatVerified", "SeatView", "Verified", "apply_move", "bid_value", "build_record", "canonical_move",
-    "check_move", "controlled_seats", "controller", "effective_suit",
-    "engine_options", "integrity_problems", "judge_game", "kitty_size", "ladder", "legal_moves", "new_game",
+    "check_move", "complete_view", "controlled_seats", "controller", "effective_suit",
+    "engine_options", "integrity_problems", "judge_game", "kitty_size", "known_voids", "ladder", "legal_moves",
+    "new_game",
     "option_catalogue", "pack_for", "parse_card", "partners", "player_to_act", "public_view", "record_from_text",
     "record_options", "record_to_text", "redact_events", "replay_game", "replay_states", "resolve_options",
     "score_hand", "score_table_rows", "seat_count", "seat_record", "seat_view", "sides", "structure_problems",
-    "to_act", "verify_record",
+    "to_act", "unseen_cards", "unseen_places", "verify_record",
     "verify_seat_record", "view",
 ]

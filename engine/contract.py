@@ -8,6 +8,7 @@ play (:func:`open_play`).
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from functools import lru_cache
 from typing import Final
 
@@ -85,12 +86,17 @@ def start_play(st: GameState, leader: int, events: list[Event]) -> GameState:
     """The play phase with ``leader`` to lead (also the no-trump play-out of an all-pass, without a contract)."""
     n = seat_count(st.options)
     c = st.contract
-    out = set(c.sitting_out) if c else set()
-    active = tuple(s for s in range(n) if s not in out)
+    active = active_seats(st.options, c.sitting_out if c else ())
     if c is not None and c.bid == OPEN_MISERE and st.options.open_misere_expose == "before_opening_lead":
         events.append(HandExposed(seat=c.contractor, cards=st.hands[c.contractor]))
     return replace(st, phase="play", to_act=leader, active=active, tricks=(), trick=None, suits_led="",
                    shown_void=("",) * n, tricks_won=(0,) * n)
+
+
+def active_seats(opts: Options, sitting_out: Collection[int]) -> tuple[int, ...]:
+    """The seats that play the hand: every seat but those sitting it out (a misère contractor's partners: the
+    contract's ``sitting_out``)."""
+    return tuple(s for s in range(seat_count(opts)) if s not in sitting_out)
 
 
 # ------------------------------------------------------------------------------------------------ partner call
@@ -285,6 +291,6 @@ def apply_nomination(state: GameState, move: NominateJoker, events: list[Event])
     return open_play(st, events)
 
 
-__all__ = ["apply_discard", "apply_nomination", "apply_partner_call", "check_discard", "check_nomination",
-           "check_partner_call", "legal_discards", "legal_nominations", "legal_partner_calls", "may_nominate",
-           "next_setup_step", "open_play", "partners", "start_play"]
+__all__ = ["active_seats", "apply_discard", "apply_nomination", "apply_partner_call", "check_discard",
+           "check_nomination", "check_partner_call", "legal_discards", "legal_nominations", "legal_partner_calls",
+           "may_nominate", "next_setup_step", "open_play", "partners", "start_play"]

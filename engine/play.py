@@ -10,6 +10,7 @@ The hand ends after the tenth trick, or as soon as a misère contractor wins a t
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Final
 
 import msgspec
@@ -19,6 +20,7 @@ from engine.deal import pack_for
 from engine.ghosts import turn_up
 from engine.model import (
     CardPlayed,
+    Contract,
     Event,
     GameState,
     HandExposed,
@@ -29,6 +31,7 @@ from engine.model import (
     Trick,
     TrickWon,
 )
+from engine.options import Options
 from engine.reasons import Reason
 from engine.rules import MISERE_BIDS, OPEN_MISERE
 from engine.scoring import TRICKS_PER_HAND, finish_hand
@@ -41,7 +44,6 @@ from engine.tricks import (
     led_suit,
     seat_after,
     strain_of,
-    suits_led_before,
     trick_led_suit,
     trick_winner_index,
 )
@@ -64,7 +66,8 @@ _SEAT_PLAYED: Final = tuple({c: CardPlayed(seat=s, card=c) for c in sorted(ALL_C
 _LAST_PLAYS: Final[list[tuple[GameState, tuple[Move, ...], tuple[str, ...], Strain, str | None]]] = []
 
 
-def _play_move(seat: int, card: str, nominate: str | None) -> Play:
+def play_move(seat: int, card: str, nominate: str | None) -> Play:
+    """The move playing ``card`` for ``seat`` (naming ``nominate``), built once and shared."""
     key = (seat, card, nominate)
     move = _PLAYS.get(key)
     if move is None:
@@ -101,7 +104,7 @@ def legal_plays(state: GameState, seat: int) -> list[Move]:
     else:
         for c in hand:
             if suit_of[c] is None:
-                moves.extend(_play_move(seat, c, x) for x in joker_lead_suits(state, seat, hand, table.power[c] < 0))
+                moves.extend(play_move(seat, c, x) for x in joker_lead_suits(state, seat, hand, table.power[c] < 0))
             else:
                 moves.append(plays[c])
     entry = (state, tuple(moves), hand, table, led)
@@ -116,15 +119,21 @@ def follow_cards(state: GameState, hand: tuple[str, ...], led: str | None, table
     """The cards of ``hand`` that may follow to a trick led in ``led`` (RULES.md 1.10.2, 3.3): the led suit if
     held (and the high free joker too on the suit's first round, with ``joker_follow_first_round``); void, any
     card, except that in misère with ``joker_forced_in_misere`` the high free joker must be played."""
+    return cards_to_follow(state.options, state.contract, hand, led, table, state.tricks)
+
+
+def cards_to_follow(opts: Options, contract: Contract | None, hand: Sequence[str], led: str | None, table: Strain,
+                    tricks: Sequence[Trick]) -> list[str]:
+    """:func:`follow_cards` from the values it reads: the options, the contract, the hand, the led suit, the strain
+    table and the hand's completed ``tricks`` (also for :class:`engine.playout.Playout`, which keeps no state)."""
     suit_of = table.suit
     same = [c for c in hand if suit_of[c] == led]
     if same:
-        opts = state.options
         if opts.joker_follow_first_round:  # (the suits led before are gathered only when they can matter)
-            before = suits_led_before(state, table)
+            before = {trick_led_suit(t, table) for t in tricks}
             same += [c for c in hand if joker_may_follow(opts, c, led, before, table)]
         return same
-    if joker_forced(state.options, state.contract):
+    if joker_forced(opts, contract):
         forced = [c for c in hand if high_free_joker(c, table)]
         if forced:
             return forced
@@ -134,10 +143,16 @@ def follow_cards(state: GameState, hand: tuple[str, ...], led: str | None, table
 def joker_lead_suits(state: GameState, seat: int, hand: tuple[str, ...], low: bool) -> tuple[str | None, ...]:
     """Suits a free joker may be led as (``(None,)``: the last trick, no suit needed; empty: it may not be led
     now). ``low``: the low joker of ``joker_low_in_misere``, whose lead always names a suit."""
-    opts = state.options
+    return lead_suits(state.options, len(state.tricks), state.suits_led, state.shown_void[seat], hand, low)
+
+
+def lead_suits(opts: Options, tricks_done: int, suits_led: str, shown_void: str, hand: Sequence[str],
+               low: bool) -> tuple[str | None, ...]:
+    """:func:`joker_lead_suits` from the values it reads: the options, the number of completed tricks, the suits
+    led this hand, the suits the leader has shown void in, and its hand."""
     # The last trick by the trick count, not by the hand's size: a ghost's face-up cards may be its last one with
     # a face-down card still beneath it (ghost partners).
-    last = len(state.tricks) == TRICKS_PER_HAND - 1
+    last = tricks_done == TRICKS_PER_HAND - 1
     if last and not low:
         return (None,)
     only_jokers = all(x in JOKERS for x in hand)
@@ -145,9 +160,9 @@ def joker_lead_suits(state: GameState, seat: int, hand: tuple[str, ...], low: bo
         return ()
     rule = opts.joker_lead_restriction
     if rule == "unled_suit":
-        allowed = tuple(s for s in SUITS if s not in state.suits_led)
+        allowed = tuple(s for s in SUITS if s not in suits_led)
     elif rule == "not_shown_void":
-        allowed = tuple(s for s in SUITS if s not in state.shown_void[seat])
+        allowed = tuple(s for s in SUITS if s not in shown_void)
     else:
         allowed = SUITS
     if not allowed and (last or only_jokers):
@@ -299,4 +314,5 @@ def _complete_trick(state: GameState, hands: tuple[tuple[str, ...], ...], leader
     return st
 
 
-__all__ = ["check_play", "follow_cards", "joker_lead_suits", "legal_plays", "play"]
+__all__ = ["cards_to_follow", "check_play", "follow_cards", "joker_lead_suits", "lead_suits", "legal_plays", "play",
+           "play_move"]

@@ -4,13 +4,17 @@
   as ``engine/options.py`` groups them; when an option changes, the failure prints the section to paste.
 * Every function or name that docs/RULES.md cites next to a module (the "Code:" notes and the module table)
   exists in that module.
-* The README, the rules catalogue and the API guide cite files that are in the repository.
+* The README, the rules catalogue and the API guide cite files that are in the repository, and every relative
+  link of the README, ``docs/`` and ``deploy/`` resolves.
+* The README is a front page: about 250 lines at most, linking every guide and tutorial; its quick start keeps
+  one snapshot key across restarts and allows a local front end's origin.
 """
 
 from __future__ import annotations
 
 import importlib
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -94,3 +98,51 @@ def test_docs_cite_files_of_the_repository() -> None:
         assert not bare, f"{doc.relative_to(ROOT)} cites RULES.md/API.md, which are docs/RULES.md and docs/API.md"
     for link in re.findall(r"\]\(((?:docs/)?[A-Za-z_/]+\.md)\)", (ROOT / "README.md").read_text()):
         assert (ROOT / link).exists(), link
+
+
+def test_every_relative_link_of_the_documents_resolves() -> None:
+    """Each ``[text](target)`` of the README, ``docs/`` and ``deploy/`` that is not a URL names a file or folder
+    of the repository (relative to the document, as a Markdown viewer reads it)."""
+    documents = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")), *sorted((ROOT / "deploy").glob("*.md"))]
+    checked = 0
+    for doc in documents:
+        for target in re.findall(r"\]\(([^)\s]+)\)", doc.read_text()):
+            if re.match(r"[a-z]+:", target) or target.startswith("#"):
+                continue
+            path = (doc.parent / target.split("#")[0]).resolve()
+            assert path.exists(), f"{doc.relative_to(ROOT)} links {target}, which is not in the repository"
+            checked += 1
+    assert checked > 40, checked
+
+
+def test_the_readme_is_a_front_page() -> None:
+    """Read in ten minutes: at most about 250 lines, with the run and test commands, and a map to every guide."""
+    text = (ROOT / "README.md").read_text()
+    assert len(text.splitlines()) <= 260, len(text.splitlines())
+    for guide in sorted((ROOT / "docs").glob("*.md")) + sorted((ROOT / "docs" / "tutorials").glob("*.md")):
+        assert f"]({guide.relative_to(ROOT)})" in text, f"the README's map does not link {guide.relative_to(ROOT)}"
+
+
+def test_the_quick_start_keeps_one_snapshot_key_and_allows_a_local_front_end(tmp_path: Path) -> None:
+    """The quick start's lines before the install, run twice in a fresh home: the same key both times (so a
+    restarted service opens the snapshots it sealed before), a valid one, and the front end's origin allowed."""
+    import base64
+    import subprocess
+
+    text = (ROOT / "README.md").read_text()
+    section = text[text.index("## Quick start"):]
+    block = re.search(r"```sh\n(.*?)```", section, re.S)
+    assert block, "the quick start has no sh block"
+    lines = block.group(1).strip().splitlines()
+    assert lines[-1].startswith("python3 -m venv .venv && .venv/bin/pip install -e . && .venv/bin/uvicorn")
+    script = "\n".join(lines[:-1]) + '\necho "$SNAPSHOT_KEYS $CORS_ORIGINS"\n'
+    env = {"HOME": str(tmp_path), "PATH": os.environ["PATH"]}
+    first, second = (subprocess.run(["bash", "-e", "-c", script], env=env, cwd=tmp_path, capture_output=True,
+                                    text=True, timeout=30, check=True).stdout.split() for _ in range(2))
+    assert first == second, (first, second)
+    key, origins = first
+    assert len(base64.urlsafe_b64decode(key + "=" * (-len(key) % 4))) == 32
+    assert origins == "http://localhost:5173"
+    keyfile = next((tmp_path / ".config").rglob("*key*"))
+    assert keyfile.stat().st_mode & 0o077 == 0, oct(keyfile.stat().st_mode)  # the key is the owner's alone
+    assert "localhost:5173" in (ROOT / "docs" / "tutorials" / "browser.md").read_text()

@@ -49,7 +49,8 @@ class SuggestRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_f
 
 class SuggestResponse(msgspec.Struct, frozen=True, kw_only=True):
     """The suggested move, and for ``expert`` the candidates it weighed (best first, each with its mean value:
-    points for the seat's side minus the other sides' average, for this hand) and what it spent."""
+    points for the seat's side minus the other sides' average, for this hand, and its ``success``: how often the
+    seat's side made the contract, or defeated another side's, in its playouts) and what it spent."""
 
     seat: int
     level: Level

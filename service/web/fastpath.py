@@ -10,7 +10,7 @@ what it returns. Refusals are raised as they are, so the app's exception handler
 the handler. A request that is not ordinary (no ``Content-Length``, a body over the limit, not
 ``application/json``) is left to the handler, untouched, which answers exactly as the contract says.
 
-The speed this buys is measured by ``tests/bench/bench_http.py`` (README, "Benchmarks");
+The speed this buys is measured by ``tests/bench/bench_http.py`` (docs/BENCHMARKS.md, "What the fast route buys");
 ``tests/api/test_fastpath.py`` checks that both paths give the same answers.
 """
 

@@ -387,7 +387,7 @@ _STATUS_HEADERS = {"401": ("WWW-Authenticate",), "405": ("Allow",), "429": ("Ret
 
 #: Credentials. API keys are required only when the service is configured with API_KEYS: every ``/v1``
 #: operation lists "with an API key" and "without" as alternatives. Browsers' EventSource cannot send headers,
-#: so the event stream also takes both credentials as query parameters (never logged: see README).
+#: so the event stream also takes both credentials as query parameters (never logged: deploy/OPERATIONS.md, "Logs").
 SECURITY_SCHEMES: dict[str, dict[str, Any]] = {
     "apiKey": {"type": "apiKey", "in": "header", "name": "X-API-Key",
                "description": "An integrator's API key, when the service is configured with API_KEYS (401 "

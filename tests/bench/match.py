@@ -9,7 +9,12 @@ process, both on the wall clock and as the thread's CPU time, which a busy share
 ``--jobs 2`` two such processes run side by side, one per core).
 
     python tests/bench/match.py --a expert --b basic --games 400 --jobs 2
+    python tests/bench/match.py --a expert --b frozen --games 400 --jobs 2
     python tests/bench/match.py --a basic --b random --games 200 --budget-a 48
+
+Besides the bot levels, ``frozen`` plays the frozen copy of the expert kept as a baseline (tests/bench/frozen:
+PIMC with uniform sampling and heuristic playouts to the end, as the expert played before inference and exact
+endgames); it is no API level.
 
 This is a benchmark that prints figures, not a test.
 
@@ -33,6 +38,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from bots import Level, decide  # noqa: E402
 from engine import Options, apply_move, new_game, sides, view  # noqa: E402
 from engine.model import HandScored  # noqa: E402
+from tests.bench.frozen import decide_frozen  # noqa: E402
+
+#: The frozen baseline's name on the command line (not a bot level).
+FROZEN = "frozen"
 
 
 def play_game(seed: int, levels_by_side: tuple[Level, ...], budgets: dict[str, int | None], players: int,
@@ -50,11 +59,14 @@ def play_game(seed: int, levels_by_side: tuple[Level, ...], budgets: dict[str, i
         level = levels_by_side[side_of[seat]]
         phase = state.phase
         started, cpu = time.perf_counter(), time.thread_time()
-        decision = decide(view(state, seat), opts, level=level, seed=seed * 100_003 + step,
-                          budget=budgets.get(level))
+        if level == FROZEN:
+            move = decide_frozen(view(state, seat), opts, seed=seed * 100_003 + step, budget=budgets.get(level))
+        else:
+            move = decide(view(state, seat), opts, level=level, seed=seed * 100_003 + step,
+                          budget=budgets.get(level)).move
         times[f"{level}/{phase}"].append(time.perf_counter() - started)
         times[f"cpu:{level}/{phase}"].append(time.thread_time() - cpu)
-        state, events = apply_move(state, decision.move)
+        state, events = apply_move(state, move)
         step += 1
         for e in events:
             if isinstance(e, HandScored):
@@ -97,8 +109,8 @@ def _side_score(game: dict[str, Any], level: str) -> tuple[float, int, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--a", default="expert")
-    parser.add_argument("--b", default="basic")
+    parser.add_argument("--a", default="expert", help="a bot level, or frozen")
+    parser.add_argument("--b", default="basic", help="a bot level, or frozen (the frozen expert baseline)")
     parser.add_argument("--games", type=int, default=400, help="games (two per deal seed)")
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--budget-a", type=int, default=None, help="playouts for level A (expert)")

@@ -175,3 +175,31 @@ def test_expert_reports_its_candidates_and_spends_its_budget() -> None:
     assert decision.deals == decision.candidates[0].playouts >= 30 // len(moves)
     values = [c.value for c in decision.candidates]
     assert values == sorted(values, reverse=True)
+
+
+@pytest.mark.parametrize("players", (2, 3, 4, 5, 6))
+def test_the_expert_inference_and_endgame_ignore_hidden_cards(players: int) -> None:
+    """The expert's reading of the auction (bots/inference.py) and its exact endgames (bots/endgame.py) see the
+    view alone: auction states after other seats' bids and passes, and play states with few cards left."""
+    from bots.endgame import solvable
+    from bots.inference import read_auction
+    from bots.knowledge import Knowledge
+
+    rng = random.Random(players + 100)
+    compared = {"auction": 0, "endgame": 0}
+    for i, (_opts, state) in enumerate(random_states(players, games=30, seed=18)):
+        seat = mover(state)
+        if state.phase == "auction":
+            if not read_auction(Knowledge(view(state, seat), state.options)).bounds or compared["auction"] >= 6:
+                continue
+            kind = "auction"
+        elif solvable(state) and compared["endgame"] < 6:
+            kind = "endgame"
+        else:
+            continue
+        other = _permute_hidden(state, seat, rng)
+        a = decide(view(state, seat), state.options, level="expert", seed=i, budget=24, legal=legal_moves(state))
+        b = decide(view(other, seat), other.options, level="expert", seed=i, budget=24, legal=legal_moves(other))
+        assert a == b, (kind, state.phase)
+        compared[kind] += 1
+    assert min(compared.values()) >= 3, compared

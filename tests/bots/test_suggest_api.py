@@ -100,3 +100,19 @@ def test_bad_requests_are_answered_400(client: TestClient[Litestar]) -> None:
         assert response.status_code == 400 and response.json()["code"] == code, (body, response.text)
     tampered = client.post("/v1/games/suggest", json={"snapshot": SEALER.seal(state)[:-4] + "AAAA", "seat": 0})
     assert tampered.status_code == 400 and tampered.json()["code"].startswith("SNAPSHOT_")
+
+
+def test_expert_candidates_say_how_often_the_side_gets_its_way(client: TestClient[Litestar]) -> None:
+    """Each candidate's ``success``: the share of its playouts in which the seat's side made the contract (or
+    defeated another side's), as the bot computed it; a share of the candidate's playouts."""
+    state = STATES["play"]
+    seat = state.to_act
+    assert seat is not None
+    body = _suggest(client, state, seat=seat, level="expert", seed=4, budget=40).json()
+    expected = decide(view(state, seat), state.options, level="expert", seed=4, budget=40, legal=legal_moves(state))
+    assert [c["success"] for c in body["candidates"]] == [c.success for c in expected.candidates]
+    for c in body["candidates"]:
+        assert c["success"] is not None and 0.0 <= c["success"] <= 1.0
+        assert round(c["success"] * c["playouts"]) == pytest.approx(c["success"] * c["playouts"], abs=0.01)
+    basic = _suggest(client, state, seat=seat, level="basic").json()
+    assert basic["candidates"] == []

@@ -77,6 +77,12 @@ async def test_a_hint_decides_from_the_seats_view_and_can_be_turned_off(client: 
     assert r.status_code == 200 and r.headers["etag"] == '"1"', r.text
     expected = decide(view(state, actor), state.options, level="basic", seed=5, legal=legal_moves(state, actor))
     assert r.json()["move"] == jsonable(expected.move) and r.json()["seat"] == actor and r.json()["seed"] == 5
+    # An expert hint explains itself: each candidate's value and its share of playouts where the side got its way.
+    r = await client.post(g.url + "/suggest", json={"level": "expert", "seed": 5, "budget": 16}, headers=g.seats[actor])
+    expert = decide(view(state, actor), state.options, level="expert", seed=5, budget=16,
+                    legal=legal_moves(state, actor))
+    assert expert.candidates and [(c["value"], c["success"]) for c in r.json()["candidates"]] == [
+        (c.value, c.success) for c in expert.candidates]
     other = (actor + 1) % 4
     assert_problem(await client.post(g.url + "/suggest", json={}, headers=g.seats[other]), 422, "NOT_TO_ACT")
     assert_problem(await client.post(g.url + "/suggest", json={}, headers=g.host), 403, "FORBIDDEN")

@@ -1,0 +1,146 @@
+"""Inference about the unseen hands: sampled deals that agree with what the other seats did.
+
+Uniform sampling of the unseen cards (:func:`bots.knowledge.determinize`) treats the auction as if it said
+nothing: a defender against 8H would meet a contractor with two hearts as often as one with six. Here the other
+seats' calls are read with the ``basic`` bidder as the model of how a seat bids (its trick estimate
+:func:`bots.basic.own_tricks`, plus what a partner and the kitty add, :func:`bots.basic.helper_tricks`):
+
+- a seat that bid a suit or no trumps holds a hand worth about that many tricks in that strain (a lower bound);
+- a seat that later passed over a higher bid holds a hand not worth the next bid of its strain (an upper bound);
+- a seat that passed without ever bidding holds a hand worth less than the cheapest bid open to it in every
+  strain (unless its partner held the high bid: a seat does not overcall its partner without a clear reason).
+
+The cards a seat has played since count as part of the hand it bid on. Voids shown in play are already honoured
+by the sampler itself.
+
+Each consistent deal gets a *misfit*: by how many tricks, summed over the seats, their hands miss what their calls
+said. :func:`sample` draws up to :data:`TRIES` deals and keeps the first that fits, else the one that misfits
+least (a cheap rejection sampler: the per-deal cost is one trick estimate per seat and strain that called).
+All randomness comes from the ``rng`` passed in.
+"""
+
+from __future__ import annotations
+
+import random
+
+import msgspec
+
+from bots.basic import STRAINS, helper_tricks, own_tricks
+from bots.knowledge import Knowledge, determinize, team_of
+from engine import GameState
+from engine.rules import MISERE_BIDS, bid_level, bid_strain, ladder
+
+#: Deals drawn per sample to find one that agrees with the auction.
+TRIES = 10
+
+#: How far (in tricks) a hand's estimate may sit beyond what its calls said before the deal counts as a misfit:
+#: the ``basic`` bidder bids when its estimate reaches the bid's level less a quarter trick, and other bidders
+#: judge hands differently, so the bounds are loose.
+LOWER_SLACK = 1.5
+UPPER_SLACK = 1.0
+
+
+class Bound(msgspec.Struct, frozen=True):
+    """What a seat's calls say about one strain: its hand (with ``played`` cards) is worth at least ``low`` and
+    below ``high`` tricks by :func:`bots.basic.own_tricks` (``None``: no bound on that side)."""
+
+    seat: int
+    strain: str
+    low: float | None
+    high: float | None
+
+
+class Evidence(msgspec.Struct, frozen=True):
+    """The bounds read from the auction, and each bounded seat's played cards."""
+
+    bounds: tuple[Bound, ...]
+    played: dict[int, tuple[str, ...]]
+
+
+def read_auction(knowledge: Knowledge) -> Evidence:
+    """The bounds that the other seats' calls put on their hands (see the module docstring)."""
+    view, opts = knowledge.view, knowledge.options
+    extra = helper_tricks(opts)
+    rungs = ladder(opts)
+    by_strain: dict[str, list[tuple[float, int]]] = {s: [] for s in STRAINS}
+    for bid, rung in rungs.items():
+        if bid not in MISERE_BIDS:
+            by_strain[bid_strain(bid)].append((rung, bid_level(bid)))
+    for rows in by_strain.values():
+        rows.sort()
+
+    def cheapest_above(rung: float, strain: str) -> int | None:
+        return next((level for r, level in by_strain[strain] if r > rung), None)
+
+    hidden = {s for s in range(len(view.hand_sizes)) if s != knowledge.seat and s not in knowledge.known_hands}
+    bounds: list[Bound] = []
+    high: tuple[int, str] | None = None  # (seat, bid) of the high bid so far
+    last_bid: dict[int, str] = {}
+    for call in view.auction:
+        seat = call.seat
+        if call.bid is not None:
+            if call.bid not in MISERE_BIDS:
+                last_bid[seat] = call.bid
+            high = (seat, call.bid)
+            continue
+        if seat not in hidden:
+            continue
+        rung = rungs.get(high[1], 0.0) if high is not None else 0.0
+        if high is not None and high[0] in team_of(view, seat) and high[0] != seat:
+            continue  # passing a partner's bid says little
+        if seat in last_bid:  # outbid, it did not go on in its strain
+            strain = bid_strain(last_bid[seat])
+            level = cheapest_above(rung, strain)
+            if level is not None:
+                bounds.append(Bound(seat, strain, None, level - extra + UPPER_SLACK))
+        else:
+            for strain in STRAINS:
+                level = cheapest_above(rung, strain)
+                if level is not None:
+                    bounds.append(Bound(seat, strain, None, level - extra + UPPER_SLACK))
+    c = view.contract
+    if c is not None and c.bid not in MISERE_BIDS:
+        last_bid[c.contractor] = c.bid
+    for seat, bid in last_bid.items():
+        if seat in hidden:
+            bounds.append(Bound(seat, bid_strain(bid), bid_level(bid) - extra - LOWER_SLACK, None))
+    played: dict[int, list[str]] = {}
+    for t in (*view.tricks, *((view.current_trick,) if view.current_trick else ())):
+        for p in t.plays:
+            played.setdefault(p.seat, []).append(p.card)
+    return Evidence(tuple(bounds), {s: tuple(played.get(s, ())) for s in {b.seat for b in bounds}})
+
+
+def misfit(evidence: Evidence, state: GameState, knowledge: Knowledge) -> float:
+    """By how many tricks the hands of ``state`` miss the bounds of ``evidence`` (0: every bound holds)."""
+    miss = 0.0
+    estimates: dict[tuple[int, str], float] = {}
+    for b in evidence.bounds:
+        key = (b.seat, b.strain)
+        est = estimates.get(key)
+        if est is None:
+            est = estimates[key] = own_tricks(state.hands[b.seat] + evidence.played[b.seat], b.strain,
+                                              knowledge.options)
+        if b.low is not None and est < b.low:
+            miss += b.low - est
+        if b.high is not None and est >= b.high:
+            miss += est - b.high
+    return miss
+
+
+def sample(knowledge: Knowledge, rng: random.Random, evidence: Evidence, tries: int = TRIES) -> GameState:
+    """A deal consistent with the view that agrees with the auction (see the module docstring)."""
+    best: GameState | None = None
+    best_miss = float("inf")
+    for _ in range(tries if evidence.bounds else 1):
+        state = determinize(knowledge, rng)
+        miss = misfit(evidence, state, knowledge)
+        if miss < best_miss:
+            best, best_miss = state, miss
+        if miss == 0.0:
+            break
+    assert best is not None
+    return best
+
+
+__all__ = ["LOWER_SLACK", "TRIES", "UPPER_SLACK", "Bound", "Evidence", "misfit", "read_auction", "sample"]

@@ -1,0 +1,53 @@
+"""Inference about the unseen hands (bots/inference.py): sampled deals agree with the other seats' calls."""
+
+from __future__ import annotations
+
+import random
+import statistics
+
+from bots.basic import own_tricks
+from bots.inference import read_auction, sample
+from bots.knowledge import Knowledge, determinize
+from engine import GameState, view
+from tests.engine.helpers import E, N, S, W, calls, opts, start
+
+
+def knowledge_of(state: GameState, seat: int) -> Knowledge:
+    return Knowledge(view(state, seat), state.options)
+
+
+def strength(states: list[GameState], seat: int, strain: str) -> float:
+    return statistics.fmean(own_tricks(s.hands[seat], strain, s.options) for s in states)
+
+
+def test_a_bidder_is_dealt_a_hand_worth_its_bid() -> None:
+    state = start(opts(), {S: ["9S", "6S", "8C", "5C", "7D", "5D", "4D", "9H", "7H", "5H"]}, dealer=W)
+    state, _ = calls(state, "P", "8H")  # North passes, East bids eight hearts; South to call
+    know = knowledge_of(state, S)
+    evidence = read_auction(know)
+    bounds = {(b.seat, b.strain): b for b in evidence.bounds}
+    assert bounds[(E, "H")].low is not None and (N, "H") in bounds and bounds[(N, "H")].high is not None
+    uniform = [determinize(know, random.Random(i)) for i in range(60)]
+    inferred = [sample(know, random.Random(i), evidence) for i in range(60)]
+    assert strength(inferred, E, "H") > strength(uniform, E, "H") + 1.0
+    assert strength(inferred, N, "S") < strength(uniform, N, "S")  # North passed: weaker than a random hand
+    low = bounds[(E, "H")].low
+    assert low is not None
+    fits = sum(own_tricks(s.hands[E], "H", s.options) >= low for s in inferred)
+    assert fits > sum(own_tricks(s.hands[E], "H", s.options) >= low for s in uniform)
+
+
+def test_a_pass_over_partners_bid_says_nothing() -> None:
+    state = start(opts(), {E: ["9S", "6S", "8C", "5C", "7D", "5D", "4D", "9H", "7H", "5H"]}, dealer=W)
+    state, _ = calls(state, "7S", "P", "P")  # North bids, East passes, South (North's partner) passes
+    evidence = read_auction(knowledge_of(state, W))
+    assert {b.seat for b in evidence.bounds if b.high is not None} == {E}
+    assert {(b.seat, b.strain) for b in evidence.bounds if b.low is not None} == {(N, "S")}
+
+
+def test_sampling_is_driven_by_the_rng_alone() -> None:
+    state = start(opts(), {S: ["9S", "6S", "8C", "5C", "7D", "5D", "4D", "9H", "7H", "5H"]}, dealer=W)
+    state, _ = calls(state, "P", "8H")
+    know = knowledge_of(state, S)
+    evidence = read_auction(know)
+    assert sample(know, random.Random(7), evidence) == sample(know, random.Random(7), evidence)
