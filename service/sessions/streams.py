@@ -69,7 +69,6 @@ class EventStreams:
         self.stopping = stopping
         self.heartbeat_seconds = heartbeat_seconds
         self._track_stream = track_stream
-        self._stopped: asyncio.Future[Any] | None = None
 
     async def open(self, session_id: str, token: str, last_event_id: str | None) -> AsyncIterator[bytes] | None:
         """Authorize now (so errors are proper responses), then the SSE frames as an async iterator; ``None``
@@ -151,17 +150,11 @@ class EventStreams:
     async def _unless_stopping(self, work: Awaitable[T]) -> T | None:
         """``work``'s result, or ``None`` if the service starts shutting down first."""
         task = asyncio.ensure_future(work)
+        stop = asyncio.ensure_future(self.stopping.wait())
         try:
-            await asyncio.wait((task, self._stop_signal()), return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait((task, stop), return_when=asyncio.FIRST_COMPLETED)
         finally:
+            stop.cancel()
             if not task.done():
                 task.cancel()
         return task.result() if task.done() and not task.cancelled() else None
-
-    def _stop_signal(self) -> asyncio.Future[Any]:
-        """Done once the service starts shutting down: one waiter shared by every stream of this event loop (a
-        waiter of its own would cost each idle stream a task, a coroutine and a future)."""
-        stopped = self._stopped
-        if stopped is None or stopped.get_loop() is not asyncio.get_running_loop():
-            stopped = self._stopped = asyncio.ensure_future(self.stopping.wait())
-        return stopped
