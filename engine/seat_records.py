@@ -14,6 +14,13 @@ where a seat's move would be illegal with an unseen card it was given (it must h
 say), that card is placed elsewhere and the hand is dealt again. The game found is never answered: it is one of
 many that fit the record, and it says nothing the record does not.
 
+In the ghost-partners game each ghost's ten cards lie in five piles, a face-up card on a face-down one, and a ghost
+plays (and follows suit with) its face-up cards only. The piles are laid so that each card a ghost played was face
+up when it was played: a card is either on top, or beneath a card the ghost played before it. Where a ghost's play
+would be illegal because of another card face up at that moment (it must have had none of the led suit face up), a
+card it played later is put beneath a card played at that moment or after, or an unseen card is kept from the
+ghost's face-up places, and the hand is dealt again.
+
 >>> from engine import Options
 >>> from engine.game import apply_move, new_game, legal_moves
 >>> state, events = new_game(Options(), seed=7, first_dealer=3)
@@ -92,7 +99,7 @@ from engine.records import (
 )
 from engine.replay import MoveScreen, checked_options, first_difference
 from engine.rules import plays_alone, sides
-from engine.seats import is_ghost_game
+from engine.seats import GHOST_PILES, ghost_seats, is_ghost_game, seat_count
 from engine.views import redact_events
 
 SEAT_RECORD_FORMAT: Literal["fivehundred-record/1+seat"] = "fivehundred-record/1+seat"
@@ -102,8 +109,14 @@ SeatCheck = Literal["options", "own_cards", "public_moves", "tricks", "scores", 
 SEAT_CHECKS: tuple[SeatCheck, ...] = typing.get_args(SeatCheck)
 
 #: The most times one hand is dealt again while looking for a deal that fits it (each time at least one unseen
-#: card is kept from a seat; a hand has at most 66 cards).
+#: card is kept from a seat, or a ghost's card is kept face down longer; a hand has at most 66 cards).
 _MAX_REDEALS = 70
+#: The same in the ghost-partners game, where each of a ghost's ten cards may also be kept face down until each of
+#: the ghost's ten plays.
+_MAX_GHOST_REDEALS = 70 + 2 * HAND_SIZE * HAND_SIZE
+#: The place of an unseen card that lies face down beneath a ghost's card never played: never face up (its slot is
+#: this plus the ghost's seat).
+_NEVER_UP = 100
 
 
 class RedactedDiscard(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="redacted_discard"):
@@ -293,10 +306,11 @@ def _mismatch(field: str, detail: str, index: int | None = None) -> RecordRefuse
 
 # long: one deal, built in the order its parts constrain each other (seen cards, the matching, the deck)
 def _fit_deal(opts: Options, hand: SeatHand, moves: Sequence[Move | RedactedDiscard], seat: int,
-              kept_from: dict[int, set[str]], where: str) -> _Deal:
-    """A deal of the hand that fits what ``seat`` saw, no seat given an unseen card ``kept_from`` it."""
+              kept_from: dict[int, set[str]], face_down_until: dict[tuple[int, str], int], where: str) -> _Deal:
+    """A deal of the hand that fits what ``seat`` saw, no seat given an unseen card ``kept_from`` it (a ghost: in
+    no place where it is ever face up), and no ghost's card face up before its play ``face_down_until`` says."""
     pack, index = pack_for(opts), pack_index(opts)
-    n, k = opts.players, kitty_size(opts)
+    n, k = seat_count(opts), kitty_size(opts)
     in_pack = set(pack)
     held: list[set[str]] = [set() for _ in range(n)]  # each seat's cards after the exchange, as far as seen
     for m in moves:
@@ -331,8 +345,21 @@ def _fit_deal(opts: Options, hand: SeatHand, moves: Sequence[Move | RedactedDisc
     if hidden_discard and kitty is not None and taker is not None:
         only = {c: (taker, -1) for c in kitty if c not in held[taker]}
     pool = [c for c in pack if c not in seen and (c not in set(kitty or ()) or c in only)]
-    # The places still to fill: each seat's unseen cards, the hidden discard, the kitty, the dead hand.
-    slots: list[int] = [s for s in range(n) for _ in range(HAND_SIZE - len(held[s]))]
+    # Each ghost's piles: which of the cards it played lie on top, and what lies beneath each (None: unseen).
+    ghosts = ghost_seats(opts)
+    piles: dict[int, list[tuple[str | None, str | None]]] = {}
+    for g in ghosts:
+        plays = [m.card for m in moves if isinstance(m, Play) and m.seat == g]
+        laid = _lay_piles(plays, {c: j for (s, c), j in face_down_until.items() if s == g})
+        if laid is None:
+            raise _mismatch(where, "no laying of a ghost's piles lets it play its cards in the order played")
+        piles[g] = laid
+    # The places still to fill: each seat's unseen cards, the hidden discard, the kitty, the dead hand; a ghost's
+    # unseen cards lie where they are face up at some time (its seat) or never (beneath a card never played).
+    slots: list[int] = [s for s in range(n) if s not in ghosts for _ in range(HAND_SIZE - len(held[s]))]
+    for g in ghosts:
+        slots += [g] * sum((top is None) + (top is not None and bottom is None) for top, bottom in piles[g])
+        slots += [_NEVER_UP + g] * sum(top is None for top, _ in piles[g])
     slots += [-1] * (k if hidden_discard else 0)
     kitty_unseen = kitty is None and not hidden_discard
     slots += [-2] * (k if kitty_unseen else 0)
@@ -343,10 +370,12 @@ def _fit_deal(opts: Options, hand: SeatHand, moves: Sequence[Move | RedactedDisc
     if given is None:
         raise _mismatch(where, "no deal of the pack fits the moves seen")
     unseen: dict[int, set[str]] = {s: set() for s in range(n)}
-    rest: dict[int, list[str]] = {-1: [], -2: [], -3: []}
+    rest: dict[int, list[str]] = {-1: [], -2: [], -3: [], **{_NEVER_UP + g: [] for g in ghosts}}
     for slot, card in zip(slots, given, strict=True):
-        (unseen[slot].add(card) if slot >= 0 else rest[slot].append(card))
-    after = [held[s] | unseen[s] for s in range(n)]
+        (unseen[slot].add(card) if 0 <= slot < n else rest[slot].append(card))
+    laid_out = {g: _fill_piles(piles[g], [c for slot, c in zip(slots, given, strict=True) if slot == g],
+                               rest[_NEVER_UP + g]) for g in ghosts}
+    after = [held[s] | unseen[s] | set(rest.get(_NEVER_UP + s, ())) for s in range(n)]
     discard |= set(rest[-1])
     # The kitty keeps the order it was dealt in (a seat that saw it saw that order).
     the_kitty = list(kitty) if kitty is not None else list(sort_hand(discard if hidden_discard else rest[-2], index))
@@ -360,7 +389,8 @@ def _fit_deal(opts: Options, hand: SeatHand, moves: Sequence[Move | RedactedDisc
     by_seat, dead_positions, kitty_positions = deal(opts, positions, hand.dealer % n)
     deck = [""] * len(pack)
     placements: list[tuple[Sequence[str], Sequence[str]]] = [
-        *((sort_hand(h, index), p) for h, p in zip(dealt, by_seat, strict=True)),
+        *((laid_out[s] if s in laid_out else sort_hand(h, index), p)
+          for s, (h, p) in enumerate(zip(dealt, by_seat, strict=True))),
         (the_kitty, kitty_positions), (rest[-3], dead_positions)]
     for placing, where_to in placements:
         for card, pos in zip(placing, where_to, strict=True):
@@ -398,6 +428,68 @@ def _match(slots: list[int], pool: list[str], kept_from: dict[int, set[str]],
     return out
 
 
+def _lay_piles(plays: Sequence[str], face_down_until: dict[str, int]) -> list[tuple[str | None, str | None]] | None:
+    """A ghost's five piles (the card on top, the card beneath; ``None``: a card nobody saw) such that each card it
+    played (``plays``, in order) was face up when played: on top, or beneath a card played before it; and a card
+    ``face_down_until`` names lies beneath a card played at that play of the ghost's or later (``None``: no such
+    laying). Each card lies beneath the latest card that allows it, so that it is face up for the shortest time.
+
+    >>> _lay_piles(["AS", "KS", "QS"], {})
+    [('AS', 'KS'), ('QS', None), (None, None), (None, None), (None, None)]
+    >>> _lay_piles(["AS", "KS", "QS"], {"KS": 1})
+    [('AS', None), ('QS', None), (None, None), (None, None), (None, None)]
+    """
+    tops: list[int] = []
+    beneath: dict[int, int] = {}
+    open_tops: list[int] = []  # tops played, nothing beneath them yet (ascending)
+
+    def lay(k: int) -> bool:
+        if k == len(plays):
+            return True
+        # Every play left needs a top already played above it, or to be (or lie beneath) a new top.
+        if len(tops) + max(0, -(-(len(plays) - k - len(open_tops)) // 2)) > GHOST_PILES:
+            return False
+        not_before = face_down_until.get(plays[k])
+        for i in reversed(list(open_tops)):  # beneath the latest top played that it may lie beneath
+            if not_before is not None and i < not_before:
+                break
+            open_tops.remove(i)
+            beneath[i] = k
+            if lay(k + 1):
+                return True
+            del beneath[i]
+            open_tops.append(i)
+            open_tops.sort()
+        if not_before is None and len(tops) < GHOST_PILES:
+            tops.append(k)
+            open_tops.append(k)
+            if lay(k + 1):
+                return True
+            tops.pop()
+            open_tops.remove(k)
+        return False
+
+    if not lay(0):
+        return None
+    laid: list[tuple[str | None, str | None]] = [
+        (plays[i], plays[beneath[i]] if i in beneath else None) for i in tops]
+    return laid + [(None, None)] * (GHOST_PILES - len(laid))
+
+
+def _fill_piles(piles: Sequence[tuple[str | None, str | None]], face_up_some_time: Sequence[str],
+                never_up: Sequence[str]) -> list[str]:
+    """A ghost's ten cards in dealt order (the five face down, then the five on them), the unseen places filled
+    from the cards given to them: ``face_up_some_time`` for a top or for a card beneath a card played,
+    ``never_up`` for a card beneath a card never played."""
+    up_some_time, never = iter(face_up_some_time), iter(never_up)
+    down: list[str] = []
+    up: list[str] = []
+    for top, bottom in piles:
+        up.append(top if top is not None else next(up_some_time))
+        down.append(bottom if bottom is not None else next(never if top is None else up_some_time))
+    return down + up
+
+
 def _kept_unseen(state: GameState, move: Move, unseen: frozenset[str]) -> set[str]:
     """The unseen cards the mover was given that make ``move`` illegal (none: no unseen card does)."""
     seat = move.seat
@@ -429,9 +521,6 @@ def _setup(record: SeatRecord) -> Options:
     if len(record.moves) > MAX_RECORD_MOVES:
         raise RecordRefused("RECORD_TOO_LONG", f"a record holds at most {MAX_RECORD_MOVES} moves", field="moves")
     opts = checked_options(record.rules_version, record.options, record.players, len(record.hands))
-    if is_ghost_game(opts):  # its deals would need the ghosts' piles fitted to the cards turned up: not done
-        raise _mismatch("options", "a seat's record of the ghost-partners game (two_player_method=ghost_partners) "
-                        "cannot be verified; the host's record of the game can")
     if not 0 <= record.seat < opts.players:
         raise _mismatch("seat", f"seat {record.seat} does not exist: seats are 0 to {opts.players - 1}")
     if record.first_dealer is None or not 0 <= record.first_dealer < opts.players:
@@ -442,14 +531,46 @@ def _setup(record: SeatRecord) -> Options:
     return opts
 
 
+class _Repair(msgspec.Struct, frozen=True):
+    """What the next deal of a hand must do otherwise: keep unseen cards from a seat (a ghost: from its face-up
+    places), or keep a ghost's card face down until its play ``j`` (the ghost's own plays of the hand, from 0)."""
+
+    kept: tuple[int, frozenset[str]] | None = None
+    face_down: tuple[int, frozenset[str], int] | None = None
+
+
+def _ghost_repair(state: GameState, move: Play, j: int, fit: _Deal) -> _Repair | None:
+    """Why a ghost's play is illegal only because of other cards face up at that moment: the cards to keep face
+    down (those it played later) and the unseen ones to keep from its face-up places (``None``: no other card
+    face up makes it illegal)."""
+    seat, hand = move.seat, state.hands[move.seat]
+    others = [c for c in hand if c != move.card]
+    replace = msgspec.structs.replace
+
+    def legal_with(cards: set[str]) -> bool:
+        hands = list(state.hands)
+        hands[seat] = tuple(c for c in hand if c == move.card or c in cards)
+        return check_move(replace(state, hands=tuple(hands)), move) is None
+
+    if move.card not in hand or legal_with(set(others)) or not legal_with(set()):
+        return None
+    breaking = {c for c in others if not legal_with({c})} or set(others)
+    unseen = breaking & fit.unseen.get(seat, frozenset())
+    if unseen:
+        return _Repair(kept=(seat, frozenset(unseen)))
+    return _Repair(face_down=(seat, frozenset(breaking), j))
+
+
 def _play_hand(state: GameState, given: Sequence[Move | RedactedDiscard], first: int, fit: _Deal,
-               screen: MoveScreen | None) -> tuple[list[list[Event]], tuple[GameState, Move] | None,
-                                                   tuple[int, set[str]] | None]:
+               screen: MoveScreen | None) -> tuple[list[list[Event]], tuple[GameState, Move] | None, _Repair | None]:
     """Play one hand's moves on the deal found: each move's events, the state before the last move and that move,
-    and ``None``; or, where a move is illegal only with unseen cards its seat was given, that seat and those cards
-    (raises :class:`RecordRefused` where no deal could make the move legal)."""
+    and ``None``; or, where a move is illegal only with cards the deal put where its seat could use them (unseen
+    cards it was given, or a ghost's cards face up too early), how to deal again (raises :class:`RecordRefused`
+    where no deal could make the move legal)."""
     done: list[list[Event]] = []
     last: tuple[GameState, Move] | None = None
+    ghosts = ghost_seats(state.options)
+    ghost_plays = dict.fromkeys(ghosts, 0)
     for offset, m in enumerate(given):
         index = first + offset
         move: Move = Discard(seat=m.seat, cards=fit.discard or ()) if isinstance(m, RedactedDiscard) else m
@@ -459,15 +580,37 @@ def _play_hand(state: GameState, given: Sequence[Move | RedactedDiscard], first:
         try:
             new, events = apply_move(state, move)
         except IllegalMove as exc:
-            kept = _kept_unseen(state, move, fit.unseen.get(move.seat, frozenset()))
-            if not kept:
+            if isinstance(move, Play) and move.seat in ghosts:
+                repair = _ghost_repair(state, move, ghost_plays[move.seat], fit)
+            else:
+                kept = _kept_unseen(state, move, fit.unseen.get(move.seat, frozenset()))
+                repair = _Repair(kept=(move.seat, frozenset(kept))) if kept else None
+            if repair is None:
                 raise _refuse(index, exc.rejection.reason, "no deal of the cards this seat did not see makes it "
                               f"legal ({exc.rejection.reason})") from None
-            return done, last, (move.seat, kept)
+            return done, last, repair
+        if isinstance(move, Play) and move.seat in ghosts:
+            ghost_plays[move.seat] += 1
         last = (state, move)
         done.append(events)
         state = new
     return done, last, None
+
+
+def _repaired(repair: _Repair, kept_from: dict[int, set[str]], face_down_until: dict[tuple[int, str], int]) -> bool:
+    """Add ``repair`` to what the next deal must do; whether that is anything new."""
+    new = False
+    if repair.kept is not None:
+        seat, cards = repair.kept
+        new = not cards <= kept_from.get(seat, set())
+        kept_from.setdefault(seat, set()).update(cards)
+    if repair.face_down is not None:
+        seat, cards, j = repair.face_down
+        for card in cards:
+            if face_down_until.get((seat, card), -1) < j:
+                face_down_until[(seat, card)] = j
+                new = True
+    return new
 
 
 def verify_seat_record(record: SeatRecord, *, screen: MoveScreen | None = None) -> SeatVerified:
@@ -489,8 +632,9 @@ def verify_seat_record(record: SeatRecord, *, screen: MoveScreen | None = None) 
         if number and before is None:
             raise _mismatch(f"hands[{number - 1}].move_count", "a hand before the last has no moves")
         kept_from: dict[int, set[str]] = {}
-        for _ in range(_MAX_REDEALS):
-            fit = _fit_deal(opts, hand, given, seat, kept_from, where)
+        face_down_until: dict[tuple[int, str], int] = {}
+        for _ in range(_MAX_GHOST_REDEALS if is_ghost_game(opts) else _MAX_REDEALS):
+            fit = _fit_deal(opts, hand, given, seat, kept_from, face_down_until, where)
             if before is None:
                 state, dealt_events = new_game(opts, seed=0, deck_orders=(fit.deck,),
                                                first_dealer=record.first_dealer)
@@ -501,10 +645,11 @@ def verify_seat_record(record: SeatRecord, *, screen: MoveScreen | None = None) 
                 steps[first - 1] = dealt_events
             if state.hand_number != number or state.dealer != hand.dealer:
                 raise _mismatch(f"{where}.dealer", "the moves before it deal this hand otherwise")
-            done, last, kept = _play_hand(state, given, first, fit, screen)
-            if kept is None:
+            done, last, repair = _play_hand(state, given, first, fit, screen)
+            if repair is None:
                 break
-            kept_from.setdefault(kept[0], set()).update(kept[1])
+            if not _repaired(repair, kept_from, face_down_until):
+                raise _mismatch(where, "no deal of the pack fits the moves seen")
         else:
             raise _mismatch(where, "no deal of the pack fits the moves seen")
         steps += done

@@ -56,6 +56,7 @@ from service.web.exception_handlers import exception_handlers
 from service.web.media import require_json
 from service.web.openapi import ExactStructSchemaPlugin, openapi_config, swagger_assets_router
 from service.web.problems import Problem, ProblemDetails
+from service.web.query import QueryParameterMiddleware
 
 logger = logging.getLogger("fivehundred.snapshots")
 
@@ -148,6 +149,7 @@ def create_app(settings: Settings | None = None, *, session_key_prefix: str = SE
                                                known_api_keys=settings.api_keys))
     if settings.api_keys:
         middleware.append(DefineMiddleware(ApiKeyMiddleware, api_keys=settings.api_keys))
+    middleware.append(QueryParameterMiddleware)  # a repeated or null query parameter: 400, before any handler
 
     app = Litestar(
         route_handlers=[

@@ -291,7 +291,7 @@ class RecordsController(Controller):
               "type": "record", "valid": True, "snapshot": "v1.d0c5e3a1.…", "phase": "exchange", "to_act": 0,
               "record": _EXAMPLE_JSON})),
               **problem_responses("MALFORMED_REQUEST", *_SETUP_CODES, "MALFORMED_MOVE", "ILLEGAL_MOVE",
-                                  "RECORD_MISMATCH", "BODY_TOO_LARGE")})
+                                  "RECORD_MISMATCH", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE")})
     def verify(self, data: Annotated[VerifyRecordRequest, Body(examples=REQUESTS)],
                sealer: NamedDependency[Sealer]) -> RecordVerified | SeatRecordVerified:
         try:

@@ -106,6 +106,6 @@ class SuggestController(Controller):
           "estimated values and the playouts it spent. A seat that is not to act is a 422 `NOT_TO_ACT`.",
           responses={200: response_spec(SuggestResponse, "The suggestion.", ("Expert hint", _RESPONSE)),
                      **problem_responses("MALFORMED_REQUEST", "INVALID_SEED", "NO_SUCH_SEAT", *SNAPSHOT_CODES,
-                                         "NOT_TO_ACT", "BODY_TOO_LARGE")})
+                                         "NOT_TO_ACT", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE")})
     def suggest(self, data: SuggestBody, sealer: NamedDependency[Sealer]) -> SuggestResponse:
         return answer_suggest(data, sealer)

@@ -34,7 +34,6 @@ from service.sessions.schemas import (
     JoinRequest,
     MoveApplied,
     MoveRequest,
-    RawMoveRequest,
     SeatChanged,
     SeatTokenIssued,
     SessionCreated,
@@ -44,7 +43,7 @@ from service.sessions.schemas import (
     SessionSuggestRequest,
     SessionValidation,
     SpectatorCreated,
-    decode_move_request,
+    engine_move,
 )
 from service.sessions.service import SessionService
 from service.web.fastpath import FastAnswer, fast_route
@@ -98,19 +97,11 @@ def move_headers(outcome: MoveOutcome) -> dict[str, str]:
     return headers
 
 
-class MoveDTO(StructDTO[MoveRequest]):
-    """A session move's body: ``move.seat`` may be left out (:func:`decode_move_request`)."""
-
-    def decode_bytes(self, value: bytes) -> Any:
-        return decode_move_request(value)
-
-
-async def _fast_move(scope: Scope, headers: Mapping[bytes, str], data: RawMoveRequest) -> FastAnswer:
+async def _fast_move(scope: Scope, headers: Mapping[bytes, str], data: MoveRequest) -> FastAnswer:
     """``applySessionMove`` on the fast route: the handler's own service call and headers."""
     service: SessionService = scope["app"].state.sessions.service
-    request = decode_move_request(b'{"move":%b}' % bytes(data.move))
     outcome = await service.move(scope["path_params"]["session_id"], bearer_token(headers.get(b"authorization")),
-                                 request.move, if_match=headers.get(b"if-match"),
+                                 engine_move(data.move), if_match=headers.get(b"if-match"),
                                  idempotency_key=headers.get(b"idempotency-key"))
     return outcome.body, [(name.lower().encode(), value.encode()) for name, value in move_headers(outcome).items()]
 
@@ -176,7 +167,9 @@ class SessionsController(Controller):
 
     @get("/{session_id:str}/legal-moves", operation_id="getSessionLegalMoves",
          summary="The caller's seat's legal moves",
-         description="Seat tokens only (the host has no seat). With `reasons=true` during the auction, also "
+         description="Seat tokens only (the host has no seat). At the seat's own exchange also `discard_choice`: "
+                     "the same discards in a compact form (choose `count` of `cards`), as `legalMoves` answers "
+                     "it. With `reasons=true` during the auction, also "
                      "`unavailable`: every other move of the bid box (each bid of the ladder, its sans-kitty form "
                      "where the rules have one, the pass) with the `reason` and `detail` of the engine's check of "
                      "that very move, in one call. `ETag`: the version these moves are legal at.",
@@ -191,18 +184,20 @@ class SessionsController(Controller):
                                                          request_language(request.scope))
         return Response(moves, headers={"ETag": etag(moves.version), **_NO_STORE})
 
-    @post("/{session_id:str}/validate", operation_id="validateSessionMove", status_code=200, dto=MoveDTO,
+    @post("/{session_id:str}/validate", operation_id="validateSessionMove", status_code=200,
+          dto=StructDTO[MoveRequest],
           return_dto=None, summary="Check a move of the caller's seat without applying it",
           description="Seat tokens only; the move's `seat` may be left out (the token fixes it). `legal`, or "
-                      "the stable `reason`, a `detail` and the seat's own legal moves: the very checks of "
-                      "`applySessionMove`, so they never disagree. `ETag`: the version it was checked at.",
+                      "the stable `reason`, a `detail` and the seat's own legal moves (at its exchange also "
+                      "`discard_choice`, their compact form): the very checks of `applySessionMove`, so they never "
+                      "disagree. `ETag`: the version it was checked at.",
           security=_SECURED,
           responses={200: response_spec(SessionValidation, "Whether the move is legal now.",
                                         examples.SESSION_VALIDATION),
                      **problem_responses(*_VALIDATE_CODES)})
     async def validate_move(self, request: Request[Any, Any, Any], session_service: Service,
                             session_id: SessionId, data: ValidateBody) -> Response[SessionValidation]:
-        checked = await session_service.assist.validate(session_id, _token(request), data.move,
+        checked = await session_service.assist.validate(session_id, _token(request), engine_move(data.move),
                                                         request_language(request.scope))
         return Response(checked, headers={"ETag": etag(checked.version), **_NO_STORE})
 
@@ -301,9 +296,10 @@ class SessionsController(Controller):
         changed = await session_service.seating.invite(session_id, _token(request), seat)
         return Response(changed, headers={"ETag": etag(changed.version), **_NO_STORE})
 
-    @post("/{session_id:str}/moves", operation_id="applySessionMove", status_code=200, dto=MoveDTO,
+    @post("/{session_id:str}/moves", operation_id="applySessionMove", status_code=200,
+          dto=StructDTO[MoveRequest],
           return_dto=None,
-          middleware=[fast_route(RawMoveRequest, _fast_move)],
+          middleware=[fast_route(MoveRequest, _fast_move)],
           summary="Make a move for the caller's seat",
           description="The move's `seat` may be left out: the token fixes it (if given, it must be the token's seat, "
                       "else 403 `WRONG_SEAT`). One atomic compare-and-set on the session's version. `If-Match` makes a "
@@ -319,7 +315,7 @@ class SessionsController(Controller):
         self, request: Request[Any, Any, Any], session_service: Service, session_id: SessionId,
         data: MoveBody, if_match: IfMatch = None, idempotency_key: IdempotencyKey = None,
     ) -> Response[bytes]:
-        outcome = await session_service.move(session_id, _token(request), data.move, if_match=if_match,
+        outcome = await session_service.move(session_id, _token(request), engine_move(data.move), if_match=if_match,
                                              idempotency_key=idempotency_key)
         return Response(outcome.body, media_type=MediaType.JSON, headers=move_headers(outcome))
 

@@ -66,7 +66,8 @@ class SeatAssist:
 
     async def validate(self, session_id: str, token: str, move: Move, language: str) -> SessionValidation:
         """Whether the caller's ``move`` is legal now, without applying it: ``legal``, or the refusal's
-        ``reason`` and ``detail`` and the seat's own legal moves (the apply endpoint's checks)."""
+        ``reason`` and ``detail`` and the seat's own legal moves, at the exchange also in their compact form (the
+        apply endpoint's checks)."""
         caller = await self.access.caller(session_id, token)
         own = seat_only(caller, "validate moves", "host_validate")
         if move.seat == OWN_SEAT:
@@ -79,25 +80,27 @@ class SeatAssist:
         rejection = operations.validate(state, move)
         if rejection is None:
             return SessionValidation(session_id=session_id, version=version, seat=own, legal=True)
+        _, moves, choice = operations.legal_listing(state, own)
         return SessionValidation(
             session_id=session_id, version=version, seat=own, legal=False, reason=Reason(rejection.reason),
             detail=rejection_text(language, rejection.reason, rejection.detail, rejection.params),
-            legal_moves=operations.movers_legal_moves(state, own))
+            legal_moves=moves, discard_choice=choice)
 
     async def legal_moves(self, session_id: str, token: str, seat: int | None, reasons: bool,
                           language: str) -> SessionLegalMoves:
-        """The caller's legal moves; with ``reasons``, during the auction, why each other move of the bid box
-        is not legal now."""
+        """The caller's legal moves (at the exchange also in their compact form); with ``reasons``, during the
+        auction, why each other move of the bid box is not legal now."""
         caller = await self.access.caller(session_id, token)
         own = seat_only(caller, "list legal moves", "host_legal_moves")
         if seat is not None and seat != own:
             raise Problem("FORBIDDEN", "a token reads only its own seat's view",
                           message=("problem.FORBIDDEN.detail.own_view", {}))
         state = caller.record.state
-        _, moves = operations.legal_moves_of(state, own)
+        _, moves, choice = operations.legal_listing(state, own)
         unavailable = unavailable_moves(state, own, language) if reasons and state.phase == "auction" else None
         return SessionLegalMoves(session_id=session_id, version=caller.record.version, seat=own, legal_moves=moves,
-                                 unavailable=unavailable, clock=clock_view(caller.record.clock))
+                                 discard_choice=choice, unavailable=unavailable,
+                                 clock=clock_view(caller.record.clock))
 
     async def suggest(self, session_id: str, token: str, request: SessionSuggestRequest) -> tuple[int,
                                                                                                 SuggestResponse]:

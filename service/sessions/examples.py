@@ -69,7 +69,11 @@ SESSION_STATE = (f"Seat {_SEAT} during play", _json(SessionState(
     session_id=SESSION_ID, version=_VERSION, seat=_SEAT, view=view(_STATE, _SEAT))))
 SESSION_LEGAL_MOVES = ("During play", _json(SessionLegalMoves(
     session_id=SESSION_ID, version=_VERSION, seat=_SEAT, legal_moves=_LEGAL)))
-SESSION_MOVE_REQUESTS = [Example(summary="Play a card", value={"move": _json(_LEGAL[0])})]
+SESSION_MOVE_REQUESTS = [
+    Example(summary="Play a card", description="The token fixes the seat: the move need not name it.",
+            value={"move": {k: v for k, v in _json(_LEGAL[0]).items() if k != "seat"}}),
+    Example(summary="Play a card, naming the seat", value={"move": _json(_LEGAL[0])}),
+]
 MOVE_APPLIED = ("Card played", _json(MoveApplied(
     version=_VERSION + 1, phase=GAME["after"].phase, to_act=GAME["after"].to_act,
     events=redact_events(GAME["after_events"], _SEAT), view=view(GAME["after"], _SEAT))))
@@ -97,8 +101,7 @@ def _validation() -> Any:
                                    legal_moves=operations.movers_legal_moves(_START, seat)))
 
 
-SESSION_VALIDATE_REQUESTS = [Example(summary="A pass",
-                                     value={"move": {"type": "pass", "seat": (_START.to_act or 0) + 1}})]
+SESSION_VALIDATE_REQUESTS = [Example(summary="A pass", value={"move": {"type": "pass"}})]
 SESSION_VALIDATION = ("Not this seat's turn", _validation())
 SESSION_SUGGEST_REQUESTS = [Example(summary="Expert hint", value={"level": "expert", "seed": 7, "budget": 48}),
                             Example(summary="Basic hint", value={})]

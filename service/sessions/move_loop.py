@@ -34,7 +34,7 @@ from typing import NamedTuple, Protocol
 
 import msgspec
 
-from engine import Event, GameState, Move, controlled_seats, redact_events, view
+from engine import Event, GameState, Move, controlled_seats, controller, redact_events, view
 from service.referee import operations
 from service.sessions.access import Access, identify, is_spectator, role
 from service.sessions.bot_turns import MOVE_ATTEMPTS, BotTurns
@@ -132,7 +132,9 @@ class MoveLoop:
             clocks = clocks_after(record.clock, [state, *(s for s, _ in chain)], record.version + 1, now_ms)
             if chain or record.clock is not None:  # the answer (and its idempotency record) shows the bot moves
                 # that follow, and the clock
-                body = self.bots.answer(move.seat, answered, state, events, chain, clocks[-1])
+                # The mover's view: the token's seat (the human whose ghost moved, in the ghost-partners game).
+                mover = controller(state.options, move.seat)
+                body = self.bots.answer(mover, answered, state, events, chain, clocks[-1])
                 keyed = None if keyed is None else (keyed[0], IdempotencyRecord(fingerprint, answered, body))
             try:
                 outcome = await self.store.commit(session_id, record, state, events, keyed, seat=move.seat,

@@ -6,10 +6,10 @@ unchanged.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+import typing
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
 import msgspec
-from litestar.exceptions import ValidationException
 from msgspec import Meta
 
 from bots import Level
@@ -19,6 +19,7 @@ from engine.reasons import Reason
 from service.games.suggest import BotSeed, Budget
 from service.referee.schemas import (
     DeckOrders,
+    DiscardChoice,
     OptionOverrides,
     PlayerCount,
     PresetName,
@@ -35,15 +36,13 @@ from service.sessions.table import (
     LogEntry,
     OnLeave,
 )
-from service.web.struct_dto import decode_request
 
 InvitationSeconds = Annotated[int, Meta(ge=MIN_INVITATION_SECONDS, le=MAX_INVITATION_SECONDS)]
 
 __all__ = ["CreateSessionRequest", "EmptyRequest", "HandToBotRequest", "InvitationIssued", "JoinRequest", "Joined",
-           "MoveApplied", "MoveRequest", "OWN_SEAT", "RawMoveRequest", "SeatChanged", "SeatInfo", "SeatTokenIssued",
-           "SessionCreated", "SessionLegalMoves", "SessionSnapshot", "SessionState", "SessionSuggestRequest",
-           "SessionValidation", "SpectatorCreated", "StreamEnd", "StreamEvent", "UnavailableMove",
-           "decode_move_request"]
+           "MoveApplied", "MoveRequest", "OWN_SEAT", "SeatChanged", "SeatInfo", "SeatTokenIssued", "SessionCreated",
+           "SessionLegalMoves", "SessionMove", "SessionSnapshot", "SessionState", "SessionSuggestRequest",
+           "SessionValidation", "SpectatorCreated", "StreamEnd", "StreamEvent", "UnavailableMove", "engine_move"]
 
 # ------------------------------------------------------------------------------------------------ requests
 
@@ -102,41 +101,56 @@ class SessionSuggestRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_un
     budget: Budget | None = None
 
 
-class MoveRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """A move for the token's seat. ``move.seat`` may be left out (the token fixes the seat); if given, it must
-    be the token's seat (403 ``WRONG_SEAT``)."""
+def _session_move_type(move_type: type[Move]) -> type[msgspec.Struct]:
+    """The session form of one of the engine's moves: the same tag and fields, but ``seat`` may be left out."""
+    hints = typing.get_type_hints(move_type, include_extras=True)
+    fields: list[tuple[str, Any, Any]] = []
+    for field in msgspec.structs.fields(move_type):
+        if field.name == "seat":
+            fields.append(("seat", int | msgspec.UnsetType, msgspec.UNSET))
+        else:
+            default = msgspec.NODEFAULT if field.required else field.default
+            fields.append((field.name, hints[field.name], default))
+    session_type = msgspec.defstruct(
+        f"Session{move_type.__name__}", fields, module=__name__, frozen=True, kw_only=True,
+        forbid_unknown_fields=True, tag_field="type", tag=move_type.__struct_config__.tag)
+    doc = (move_type.__doc__ or move_type.__name__).strip().split("\n\n")[0]
+    session_type.__doc__ = (f"{doc} In a session, ``seat`` may be left out: the token fixes it (if given, it "
+                            "must be a seat the token moves for).")
+    return session_type
 
-    move: Move
 
+#: Each session move type, and the engine's move it stands for.
+_ENGINE_MOVES: dict[type[Any], type[Any]] = {
+    _session_move_type(move_type): move_type for move_type in typing.get_args(Move)}
 
-class RawMoveRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """A session move's body before its move is decoded (:func:`decode_move_request`)."""
-
-    move: msgspec.Raw
-
+# The union of the session move types (generated at import); for the type checker it is the engine's ``Move``
+# (the same fields, ``seat`` an int), which keeps every use of it checked.
+if TYPE_CHECKING:
+    SessionMove = Move
+else:
+    SessionMove = Union[tuple(_ENGINE_MOVES)]  # noqa: UP007 - a Union built from a tuple of types
 
 #: The seat of a session move that named none: the token's (no JSON number decodes to it).
 OWN_SEAT = 1 << 64
 
 
-def _missing_seat(exc: ValidationException) -> bool:
-    extra = exc.extra
-    return (isinstance(extra, list) and len(extra) == 1 and extra[0].get("key") == "move"
-            and extra[0].get("message") == "Object missing required field `seat`")
+def engine_move(move: SessionMove) -> Move:
+    """The engine's move a session move stands for; a move that named no seat gets :data:`OWN_SEAT` (the
+    service puts the token's seat there)."""
+    fields = msgspec.structs.asdict(move)
+    if fields["seat"] is msgspec.UNSET:
+        fields["seat"] = OWN_SEAT
+    engine_type: type[Move] = _ENGINE_MOVES[type(move)]
+    return engine_type(**fields)
 
 
-def decode_move_request(body: bytes) -> MoveRequest:
-    """A session move's body, strictly decoded; a move without ``seat`` gets :data:`OWN_SEAT` (the service puts
-    the token's seat there). Errors are those of any body (:func:`~service.web.struct_dto.decode_request`)."""
-    try:
-        return decode_request(MoveRequest, body)
-    except ValidationException as exc:
-        if not _missing_seat(exc):
-            raise
-    document = msgspec.json.decode(body)  # it is JSON: only the move's seat was missing
-    document["move"]["seat"] = 0
-    request = decode_request(MoveRequest, msgspec.json.encode(document))
-    return MoveRequest(move=msgspec.structs.replace(request.move, seat=OWN_SEAT))
+class MoveRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A move for the token's seat. ``move.seat`` may be left out: the move is then the token's own seat's; if
+    given, it must be a seat the token moves for (its own, or in the ghost-partners game its ghost's, which a
+    ghost's move names; else 403 ``WRONG_SEAT``)."""
+
+    move: SessionMove
 
 
 # ----------------------------------------------------------------------------------------------- responses
@@ -239,6 +253,9 @@ class SessionLegalMoves(msgspec.Struct, kw_only=True, omit_defaults=True):
     version: int
     seat: int
     legal_moves: list[Move]
+    #: At the exchange (the seat's own discards): the same discards in a compact form, choose ``count`` of
+    #: ``cards`` (the seat's hand with the kitty), as ``legalMoves`` answers it.
+    discard_choice: DiscardChoice | None = None
     #: With ``?reasons=true`` during the auction: every other move of the bid box (each bid of the ladder, its
     #: sans-kitty form where the rules have one, the pass), each with why it is not legal now.
     unavailable: list[UnavailableMove] | None = None
@@ -256,6 +273,8 @@ class SessionValidation(msgspec.Struct, kw_only=True, omit_defaults=True):
     reason: Reason | None = None
     detail: str | None = None
     legal_moves: list[Move] | None = None
+    #: With ``legal_moves`` at the exchange: the seat's discards in a compact form, choose ``count`` of ``cards``.
+    discard_choice: DiscardChoice | None = None
 
 
 class SpectatorCreated(msgspec.Struct, kw_only=True):

@@ -376,6 +376,67 @@ def test_every_player_count_and_preset_plays_to_game_over(page: Page, service: L
     assert log_ids(page) == stream_ids(service, kept["sessionId"], kept["seatToken"])
 
 
+def _ghosts_drawn(page: Page) -> dict[int, dict[str, Any]]:
+    """Each ghost panel as the page draws it: its face-up cards, those marked as covering one, the face-down
+    count, and which of its cards are buttons marked legal."""
+    drawn: dict[int, dict[str, Any]] = page.eval_on_selector_all("#seats li[data-ghost=true]", """panels =>
+        Object.fromEntries(panels.map(li => [li.dataset.seat, {
+            face_up: [...li.querySelectorAll('.ghost-cards [data-card]')].map(e => e.dataset.card),
+            covered: [...li.querySelectorAll('.ghost-cards .covers')].map(e => e.dataset.card),
+            face_down: Number(li.querySelector('.face-down').dataset.count),
+            legal: [...li.querySelectorAll('.ghost-cards button[data-legal=true]')].map(e => e.dataset.card),
+            name: li.querySelector('.name').textContent}]))""")
+    return {int(seat): panel for seat, panel in drawn.items()}
+
+
+def test_ghost_partners_are_drawn_face_up_and_played_by_clicking(page: Page, service: LiveService) -> None:
+    """The two-player ghost-partners game: both ghosts are drawn with their face-up cards (those covering a card
+    marked) and how many lie face down, as the seat's view has them, and our ghost's cards are played by
+    clicking them when it is to play."""
+    page.goto(f"{service.url}/demo/?step_ms={STEP_MS}")
+    page.wait_for_selector("#setup:not([hidden])")
+    page.select_option("select[name=players]", "2")
+    page.wait_for_selector("#two-player-method:not([hidden])")
+    page.select_option("select[name=two_player_method]", "ghost_partners")
+    page.select_option("select[name=level]", "basic")
+    page.fill("input[name=target]", "500")
+    page.click("#deal")
+    ghost_plays, checked, down_seen = 0, 0, set()
+    with httpx.Client(timeout=20) as http:
+        for _ in range(MAX_MOVES):
+            if wait_turn(page) != "you" or ghost_plays >= 3:
+                break
+            kept = saved(page)
+            answer = http.get(f"{service.url}/v1/sessions/{kept['sessionId']}",
+                              headers={"Authorization": f"Bearer {kept['seatToken']}"}).json()
+            view = answer["view"]
+            drawn = _ghosts_drawn(page)
+            assert sorted(drawn) == [2, 3] and drawn[2]["name"] == "Your ghost"
+            for ghost in view["ghosts"]:
+                panel = drawn[ghost["seat"]]
+                assert panel["face_up"] == ghost["face_up"] and panel["covered"] == ghost["covered"]
+                assert panel["face_down"] == ghost["face_down"]
+                down_seen.add(ghost["face_down"])
+            checked += 1
+            if view["to_act"] == 2:  # our ghost: its legal cards are the buttons, and we click one
+                legal = http.get(f"{service.url}/v1/sessions/{kept['sessionId']}/legal-moves",
+                                 headers={"Authorization": f"Bearer {kept['seatToken']}"}).json()["legal_moves"]
+                assert sorted(drawn[2]["legal"]) == sorted(m["card"] for m in legal) and drawn[3]["legal"] == []
+                assert page.locator('#hand button[data-legal="true"]').count() == 0
+                card = drawn[2]["legal"][0]
+                page.locator(f'#seats li[data-seat="2"] button[data-card="{card}"]').click()
+                page.wait_for_function(f"!document.querySelector('#seats li[data-seat=\"2\"] [data-card=\"{card}\"]')")
+                ghost_plays += 1
+                if ghost_plays == 1:
+                    assert screenshot(page, "table-ghosts.png").stat().st_size > 10_000
+                continue
+            play_one(page)
+    assert ghost_plays >= 3, "our ghost never came to play"
+    assert checked >= 5 and 5 in down_seen and min(down_seen) < 5  # a face-down card turned up on the way
+    played = [e["event"] for e in saved(page)["events"] if e["event"]["type"] == "card_played"]
+    assert [e["seat"] for e in played].count(2) >= 3
+
+
 def test_a_hint_marks_a_legal_move(page: Page, service: LiveService) -> None:
     deal(page, service, target=500)
     page.keyboard.press("h")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import random
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -14,6 +15,7 @@ from engine import (
     Bid,
     Discard,
     Event,
+    GameState,
     Options,
     Play,
     apply_move,
@@ -35,8 +37,10 @@ VARIANTS: list[dict[str, Any]] = [
 ]
 
 
-def _game(opts: Options, seed: int, length: int) -> tuple[list[Event], list[list[Event]]]:
-    """A random game's events, bidding kept low and misère bid often (so that every kind of hand is played)."""
+def _game(opts: Options, seed: int, length: int,
+          seen: Callable[[GameState, GameState], None] | None = None) -> tuple[list[Event], list[list[Event]]]:
+    """A random game's events, bidding kept low and misère bid often (so that every kind of hand is played);
+    ``seen(before, after)`` is called with the states around each move."""
     rng = random.Random(seed)
     state, start = new_game(opts, seed=seed, first_dealer=0)
     steps: list[list[Event]] = []
@@ -49,8 +53,11 @@ def _game(opts: Options, seed: int, length: int) -> tuple[list[Event], list[list
             move = rng.choice(bids) if bids and rng.random() < 0.4 else rng.choice(others or legal)
         else:
             move = legal[rng.randrange(len(legal))]
+        before = state
         state, events = apply_move(state, move)
         steps.append(events)
+        if seen is not None:
+            seen(before, state)
     return start, steps
 
 
@@ -104,6 +111,45 @@ def test_a_seat_playing_a_card_it_never_held_is_refused() -> None:
     at = next(i for i, m in enumerate(record.moves) if isinstance(m, Play) and m.seat == 1)
     raw = msgspec.json.decode(msgspec.json.encode(record))
     raw["moves"][at]["card"] = foreign
+    with pytest.raises(RecordRefused) as refused:
+        verify_seat_record(msgspec.convert(raw, SeatRecord))
+    assert refused.value.code in ("ILLEGAL_MOVE", "RECORD_MISMATCH") and refused.value.state is None
+
+
+GHOSTS = {"two_player_method": "ghost_partners"}
+
+
+@pytest.mark.parametrize("first_seed", [0, 20])
+def test_every_seat_record_of_the_ghost_partners_game_verifies(first_seed: int) -> None:
+    """Both humans' records of random ghost-partners games verify, ghosts' plays out of suit included (the piles
+    are laid so that the ghost had none of the suit led face up), and come back unchanged."""
+    opts = resolve_options(2, None, GHOSTS)
+    out_of_suit: list[int] = []
+
+    def count(before: GameState, after: GameState) -> None:  # a ghost shown void in the suit led: it did not follow
+        voids = [(st.shown_void or ("",) * 4)[g] for st in (before, after) for g in (2, 3)]
+        out_of_suit.extend(g for i, g in enumerate((2, 3)) if len(voids[2 + i]) > len(voids[i]))
+
+    for seed in range(first_seed, first_seed + 20):
+        start, steps = _game(opts, seed=seed, length=40 + 8 * seed, seen=count)
+        for seat in (0, 1):
+            record = seat_record(opts, start, steps, seat)
+            verified = verify_seat_record(record)
+            assert verified.record == record and verified.checked == SEAT_CHECKS
+    assert len(out_of_suit) >= 5
+
+
+def test_a_ghost_playing_a_card_the_seat_held_is_refused() -> None:
+    opts = resolve_options(2, None, GHOSTS)
+    start, steps = _game(opts, seed=9, length=60)
+    record = seat_record(opts, start, steps, 0)
+    hand = record.hands[0]
+    assert hand.dealt is not None
+    played = {m.card for m in record.moves if isinstance(m, Play)}
+    mine = next(c for c in hand.dealt if c not in played)
+    at = next(i for i, m in enumerate(record.moves) if isinstance(m, Play) and m.seat in (2, 3))
+    raw = msgspec.json.decode(msgspec.json.encode(record))
+    raw["moves"][at]["card"] = mine
     with pytest.raises(RecordRefused) as refused:
         verify_seat_record(msgspec.convert(raw, SeatRecord))
     assert refused.value.code in ("ILLEGAL_MOVE", "RECORD_MISMATCH") and refused.value.state is None

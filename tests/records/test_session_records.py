@@ -22,6 +22,7 @@ from engine import (
     Pass,
     Play,
     apply_move,
+    controller,
     legal_moves,
     new_game,
     pack_for,
@@ -300,6 +301,41 @@ def test_a_seat_verifies_its_own_record(client: Client, players: int) -> None:
         assert body["type"] == "seat_record" and body["valid"] is True and body["seat"] == seat
         assert body["seat_record"] == mine
         assert tuple(body["checked"]) == SEAT_CHECKS
+
+
+def test_a_seat_verifies_its_own_record_of_the_ghost_partners_game(client: Client) -> None:
+    """Each human's record of a ghost-partners game (its ghost's and the other ghost's plays in it) verifies as
+    far as that seat's knowledge goes; a ghost playing a card its human's opponent saw in its own hand is
+    refused."""
+    rng = random.Random(88)
+    options = {"two_player_method": "ghost_partners", "target": 200, "lose_at": -200}
+    opts = resolve_options(2, None, options)  # type: ignore[arg-type]
+    session = _create(client, {"players": 2, "seed": 88, "first_dealer": 0, "options": options})
+    state, _ = new_game(opts, seed=88, first_dealer=0)
+    for _ in range(110):  # two hands and more, the third under way
+        if state.to_act is None:
+            break
+        move = rng.choice(legal_moves(state))
+        response = client.post(f"/v1/sessions/{session['session_id']}/moves", json={"move": msgspec.to_builtins(move)},
+                               headers=bearer(session["seat_tokens"][controller(opts, move.seat)]))
+        assert response.status_code == 200, response.text
+        state, _ = apply_move(state, move)
+    for seat in (0, 1):
+        mine = client.get(f"/v1/sessions/{session['session_id']}/record",
+                          headers=bearer(session["seat_tokens"][seat])).json()["seat_record"]
+        assert any(m["type"] == "play" and m["seat"] in (2, 3) for m in mine["moves"])
+        answer = _verify_seat(client, mine)
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["valid"] is True and answer.json()["seat_record"] == mine
+        assert tuple(answer.json()["checked"]) == SEAT_CHECKS
+    played = {m["card"] for m in mine["moves"] if m["type"] == "play"}
+    own = next(c for c in mine["hands"][0]["dealt"] if c not in played)
+    at = next(i for i, m in enumerate(mine["moves"]) if m["type"] == "play" and m["seat"] in (2, 3))
+    changed = msgspec.json.decode(msgspec.json.encode(mine))
+    changed["moves"][at]["card"] = own
+    refused = _verify_seat(client, changed)
+    assert refused.status_code == 422 and refused.json()["code"] in ("RECORD_MISMATCH", "ILLEGAL_MOVE"), refused.text
+    assert "snapshot" not in refused.json()
 
 
 def test_a_tampered_seat_record_is_refused_without_a_state(client: Client) -> None:

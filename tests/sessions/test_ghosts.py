@@ -103,6 +103,7 @@ async def test_a_bot_seat_plays_for_its_ghost(client: httpx.AsyncClient) -> None
     sid, token = created["session_id"], created["seat_tokens"][0]
     # Human 0 plays its own and its ghost's moves until a hand is over; the bot answers for seat 1 and ghost 3.
     by_seat: set[int] = set()
+    ghost_answers = 0
     for _ in range(200):
         r = await client.get(f"/v1/sessions/{sid}", headers=bearer(token))
         body = r.json()
@@ -119,11 +120,16 @@ async def test_a_bot_seat_plays_for_its_ghost(client: httpx.AsyncClient) -> None
             pick = {"type": "discard", "seat": 0, "cards": hand[:3]}
         r = await client.post(f"/v1/sessions/{sid}/moves", json={"move": pick}, headers=bearer(token))
         assert r.status_code == 200, r.text
+        # The answer's view is the mover's, the human's, after a move for its ghost too (not the ghost's cards).
+        now = (await client.get(f"/v1/sessions/{sid}", headers=bearer(token))).json()
+        assert r.json()["version"] == now["version"] and r.json()["view"] == now["view"], pick
+        ghost_answers += pick["seat"] == 2
         # The answer carries the move's events and the bot moves that followed it.
         by_seat |= {e["seat"] for e in r.json()["events"] if e["type"] == "card_played"}
     else:
         raise AssertionError("the hand did not end")
     assert by_seat == {0, 1, 2, 3}  # the bot played its own cards and its ghost's
+    assert ghost_answers >= 5
 
 
 async def test_a_ghosts_turn_runs_on_its_humans_clock(client: httpx.AsyncClient) -> None:

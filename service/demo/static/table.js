@@ -120,6 +120,7 @@ async function createSession(form) {
   if (field("preset")) body.preset = field("preset");
   if (field("seed")) body.seed = Number(field("seed"));
   if (field("first_dealer")) body.first_dealer = Number(field("first_dealer"));
+  if (players === 2 && field("two_player_method")) body.options.two_player_method = field("two_player_method");
   const created = await api("POST", "/v1/sessions", { body });
   // The tokens are answered once: we keep only ours, seat 0's (bot seats get null). The host token is not kept:
   // it exports the sealed snapshot, which opens every hand; a player's table holds nothing but its seat token,
@@ -322,7 +323,7 @@ async function draw() {
   const ticket = ++drawTicket;
   const { version, view } = latest;
   drawnVersion = Math.max(drawnVersion, version);
-  const mine = !saved.watching && view.to_act === saved.seat;
+  const mine = oursToAct(view);
   const moves = mine ? await api("GET", `${base()}/legal-moves`, { token: saved.seatToken }) : null;
   if (ticket !== drawTicket) return; // a newer draw started meanwhile
   if (moves && moves.version !== version) { await refresh(); return; }
@@ -343,6 +344,7 @@ async function draw() {
     $("contract").textContent = gameOverText(view);
     $("new-game").focus();
   }
+  else if (mine && view.to_act !== saved.seat) status(`Your turn, for your ghost: play one of its face-up cards.`);
   else if (mine) status(`Your turn: ${rules.names.phases[view.phase] ?? view.phase}.`);
   else status(`${seatName(view.to_act)} to play…`);
   // Keyboard players: keep the focus on something useful when what had it is gone.
@@ -354,7 +356,16 @@ async function draw() {
 // ------------------------------------------------------------------------------------------------ drawing
 
 const seatName = (/** @type {number} */ seat) => (seat === saved?.seat && !saved?.watching ? "You"
+  : ghostOf(latest?.view, seat) ? ghostName(/** @type {any} */ (ghostOf(latest?.view, seat)))
   : seatsInfo[seat]?.name ?? `Seat ${seat}`);
+/** The ghost partner at `seat` (two players, `ghost_partners`), from the view's public `ghosts`; else undefined. */
+const ghostOf = (/** @type {any} */ view, /** @type {number} */ seat) =>
+  view?.ghosts?.find((/** @type {any} */ g) => g.seat === seat);
+const ghostName = (/** @type {any} */ ghost) => (ghost.controlled_by === saved?.seat && !saved?.watching
+  ? "Your ghost" : `${seatsInfo[ghost.controlled_by]?.name ?? `Seat ${ghost.controlled_by}`}'s ghost`);
+/** Whether the seat to act is ours to move: our own seat, or (ghost partners) our ghost's. */
+const oursToAct = (/** @type {any} */ view) => !saved?.watching && view.to_act !== null && view.to_act !== undefined
+  && (view.to_act === saved?.seat || ghostOf(view, view.to_act)?.controlled_by === saved?.seat);
 const sideOf = (/** @type {any} */ view, /** @type {number} */ seat) =>
   view.sides.findIndex((/** @type {number[]} */ side) => side.includes(seat));
 const cardName = (/** @type {string} */ card) => rules?.names.cards[card] ?? card;
@@ -391,11 +402,56 @@ function drawSeats(/** @type {any} */ view) {
   const list = $("seats");
   list.replaceChildren();
   const mySide = sideOf(view, /** @type {number} */ (saved?.seat));
-  for (let i = 1; i < view.players; i++) {
-    const seat = ((saved?.seat ?? 0) + i) % view.players; // clockwise from our left
-    list.append(seatPanel(view, seat, sideOf(view, seat) === mySide));
+  const seats = view.players + (view.ghosts?.length ?? 0); // ghost partners sit at the table too
+  for (let i = 1; i < seats; i++) {
+    const seat = ((saved?.seat ?? 0) + i) % seats; // clockwise from our left
+    const ghost = ghostOf(view, seat);
+    list.append(ghost ? ghostPanel(view, ghost, sideOf(view, seat) === mySide)
+      : seatPanel(view, seat, sideOf(view, seat) === mySide));
   }
   $("me-panel").replaceChildren(seatPanel(view, /** @type {number} */ (saved?.seat), true, "p"));
+}
+
+/** A ghost partner: its face-up cards (the ones that cover a face-down card marked), how many lie face down,
+ *  and, while it is ours to play, its playable cards as buttons. Nothing face down is ever in the view. */
+function ghostPanel(/** @type {any} */ view, /** @type {any} */ ghost, /** @type {boolean} */ partner) {
+  const li = document.createElement("li");
+  li.dataset.seat = String(ghost.seat);
+  li.dataset.ghost = "true";
+  if (view.to_act === ghost.seat) li.setAttribute("aria-current", "true");
+  const tricks = view.tricks_won?.[ghost.seat];
+  li.innerHTML = `<strong class="name"></strong> <span class="tags"></span>
+    <span class="count"></span> <span class="said" aria-live="off"></span>`;
+  /** @type {HTMLElement} */ (li.querySelector(".name")).textContent = ghostName(ghost);
+  /** @type {HTMLElement} */ (li.querySelector(".tags")).textContent = ["ghost", ...(partner ? ["partner"] : [])].join(" · ");
+  /** @type {HTMLElement} */ (li.querySelector(".count")).textContent =
+    `${ghost.face_up.length} face up · ${ghost.face_down} face down`
+    + (tricks !== undefined && view.phase === "play" ? ` · ${tricks} tricks` : "");
+  const ours = ghost.controlled_by === saved?.seat && !saved?.watching;
+  const covering = new Set(ghost.covered ?? []);
+  const row = document.createElement("span");
+  row.className = "ghost-cards";
+  row.setAttribute("aria-label", `${ghostName(ghost)}'s face-up cards`);
+  row.append(...ghost.face_up.map((/** @type {string} */ card) => {
+    const plays = ours ? legal.filter((m) => m.type === "play" && m.seat === ghost.seat && m.card === card) : [];
+    const element = cardElement(card, ours ? "button" : "span");
+    let label = cardName(card);
+    if (covering.has(card)) { element.classList.add("covers"); label += ", on a face-down card"; }
+    if (ours) {
+      /** @type {HTMLButtonElement} */ (element).type = "button";
+      element.dataset.legal = String(plays.length > 0);
+      element.onclick = () => playCard(card, plays, ghost.seat);
+    }
+    element.setAttribute("aria-label", label);
+    return element;
+  }));
+  const down = document.createElement("span");
+  down.className = "face-down";
+  down.dataset.count = String(ghost.face_down);
+  down.textContent = ghost.face_down ? `${"🂠".repeat(ghost.face_down)}` : "";
+  down.setAttribute("aria-label", `${ghost.face_down} cards face down`);
+  li.append(row, down);
+  return li;
 }
 
 function seatPanel(/** @type {any} */ view, /** @type {number} */ seat, /** @type {boolean} */ partner, tag = "li") {
@@ -497,9 +553,9 @@ function drawHand(/** @type {any} */ view, /** @type {boolean} */ mine) {
 }
 
 /** A card clicked: play it; a joker led at no trumps first asks which suit it nominates. */
-function playCard(/** @type {string} */ card, /** @type {any[]} */ plays) {
+function playCard(/** @type {string} */ card, /** @type {any[]} */ plays, seat = saved?.seat) {
   if (plays.length > 1) { drawActions(plays, `Lead ${cardName(card)} as which suit?`); return; }
-  act(plays[0] ?? { type: "play", seat: saved?.seat, card }); // not legal: the service says why
+  act(plays[0] ?? { type: "play", seat, card }); // not legal: the service says why
 }
 
 function drawControls(/** @type {any} */ view, /** @type {boolean} */ mine) {
@@ -656,6 +712,7 @@ function describe(/** @type {any} */ e) {
     case "passed": return `${who} passed`;
     case "auction_won": return `${seatName(e.contractor)} won the auction with ${bidText(e.bid, e.sans_kitty)}`;
     case "card_played": return `${who} played ${cardName(e.card)}`;
+    case "ghost_cards_up": return `${who}: face up ${e.cards.map(cardText).join(" ")}`;
     case "trick_won": return `${who} won trick ${e.trick_number + 1}`;
     case "hand_scored": return `Hand scored: ${e.deltas.join(" / ")} → ${e.scores.join(" / ")}`;
     case "game_over": return `Game over (${e.reason})`;
@@ -676,7 +733,7 @@ async function hint() {
   const move = answer.move;
   /** @type {HTMLElement[]} */
   let marked = [];
-  if (move.type === "play") marked = [...document.querySelectorAll(`#hand [data-card="${move.card}"]`)].map((e) => /** @type {HTMLElement} */ (e));
+  if (move.type === "play") marked = [...document.querySelectorAll(`#hand [data-card="${move.card}"], .ghost-cards button[data-card="${move.card}"]`)].map((e) => /** @type {HTMLElement} */ (e));
   else if (move.type === "discard") marked = move.cards.map((/** @type {string} */ c) => document.querySelector(`#hand [data-card="${c}"]`));
   else if (move.type === "bid") marked = [/** @type {HTMLElement} */ (document.querySelector(`#bids [data-bid="${move.bid}"]`))];
   else if (move.type === "pass") marked = [$("pass")];
@@ -753,6 +810,12 @@ async function setup() {
       for (const preset of info.presets) presetSelect.add(Object.assign(new Option(preset.name, preset.name), { title: preset.description }));
     }
     field("target").value = String(info.resolved_options.target);
+    const method = field("two_player_method"); // the two-player game's methods, from the catalogue
+    const methods = info.options.find((/** @type {any} */ o) => o.name === "two_player_method");
+    if (method.options.length === 1 && methods) {
+      for (const value of methods.allowed) method.add(new Option(value.replaceAll("_", " "), value));
+    }
+    /** @type {HTMLElement} */ ($("two-player-method")).hidden = players !== 2;
     const dealer = field("first_dealer");
     dealer.replaceChildren(new Option("random", ""), ...Array.from({ length: players }, (_, s) => new Option(seatName(s), String(s))));
   };
@@ -762,7 +825,7 @@ async function setup() {
     if (input && !(input instanceof RadioNodeList)) input.value = value;
   }
   await fill();
-  for (const name of ["target", "seed", "first_dealer"]) if (params.has(name)) field(name).value = /** @type {string} */ (params.get(name));
+  for (const name of ["target", "seed", "first_dealer", "two_player_method"]) if (params.has(name)) field(name).value = /** @type {string} */ (params.get(name));
   form.onsubmit = async (event) => {
     event.preventDefault();
     problem(null);
