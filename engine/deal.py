@@ -63,12 +63,9 @@ def shuffled(pack: Sequence[str], seed: int, label: str) -> tuple[str, ...]:
     sha = hashlib.sha256
     words = struct.unpack(f">{4 * blocks}Q", b"".join([sha(prefix + b).digest() for b in _BLOCK_SUFFIXES[:blocks]]))
     limits = _LIMITS
-    k = 0
-    for n in range(size, 1, -1):  # i = n - 1 from the last position down to 1
-        w = words[k]
+    for n, w in zip(range(size, 1, -1), words, strict=False):  # i = n - 1 down to 1; one word each (more drawn)
         if w >= limits[n]:  # a rejected draw: the general loop below, from the start
             return _shuffled(pack, seed, label)
-        k += 1
         j = w % n
         deck[n - 1], deck[j] = deck[j], deck[n - 1]
     return tuple(deck)
