@@ -39,6 +39,7 @@ from service.ops.cors import build_cors_config
 from service.ops.health import ReadinessCheck, health_route_handlers
 from service.ops.logging import RequestLoggingMiddleware, json_logging_config
 from service.ops.metrics import MetricsMiddleware, ServiceMetrics, metrics_route_handler
+from service.ops.playouts import MemoryPlayoutBudget, PlayoutBudget, RedisPlayoutBudget
 from service.ops.ratelimit import (
     MemoryRateLimitBackend,
     RateLimitBackend,
@@ -46,6 +47,7 @@ from service.ops.ratelimit import (
     RedisRateLimitBackend,
     SessionCreationLimitMiddleware,
 )
+from service.ops.search import SearchPool
 from service.ops.shutdown import InflightMiddleware, ShutdownCoordinator
 from service.referee.snapshots import Sealer
 from service.sessions import build_sessions
@@ -92,11 +94,33 @@ def _rate_limit_backend(settings: Settings, metrics: ServiceMetrics,
     """Redis fixed windows shared by every replica when ``REDIS_URL`` is set, else this process's memory."""
     if not settings.redis_url:
         return MemoryRateLimitBackend(), None
+    client = _redis_limiter_client(settings.redis_url)
+    return RedisRateLimitBackend(client, prefix=key_prefix + "ratelimit", on_error=metrics.redis_error), client
+
+
+def _redis_limiter_client(url: str) -> Any:
     # Each call is bounded by the backend's own timeout (0.5 s, then it fails open); no per-socket timeout.
     # A Redis Cluster URL gets the cluster client (each counter is one key, so one slot).
-    client: Any = (redis_client(settings.redis_url, connect_timeout=0.5) if is_cluster_url(settings.redis_url)
-                   else Redis.from_url(settings.redis_url, socket_connect_timeout=0.5, retry=Retry(NoBackoff(), 0)))
-    return RedisRateLimitBackend(client, prefix=key_prefix + "ratelimit", on_error=metrics.redis_error), client
+    return (redis_client(url, connect_timeout=0.5) if is_cluster_url(url)
+            else Redis.from_url(url, socket_connect_timeout=0.5, retry=Retry(NoBackoff(), 0)))
+
+
+def _search_pool(settings: Settings, metrics: ServiceMetrics, key_prefix: str) -> tuple[SearchPool, Redis | None]:
+    """The replica's search pool (service/ops/search.py), its playout budgets in Redis when ``REDIS_URL`` is set
+    (shared by every replica), else in this process's memory."""
+    budget: PlayoutBudget | None = None
+    client: Any = None
+    if settings.search_playouts_per_minute > 0:
+        if settings.redis_url:
+            client = _redis_limiter_client(settings.redis_url)
+            budget = RedisPlayoutBudget(client, prefix=key_prefix + "playouts", on_error=metrics.redis_error)
+        else:
+            budget = MemoryPlayoutBudget()
+    pool = SearchPool(workers=settings.search_workers, bot_workers=settings.bot_workers,
+                      concurrency=settings.search_concurrency, queue=settings.search_queue,
+                      worker_nice=settings.search_worker_nice,
+                      playouts_per_minute=settings.search_playouts_per_minute, budget=budget)
+    return pool, client
 
 
 def create_app(settings: Settings | None = None, *, session_key_prefix: str = SESSION_KEY_PREFIX,
@@ -105,16 +129,18 @@ def create_app(settings: Settings | None = None, *, session_key_prefix: str = SE
 
     ``session_key_prefix`` (of every Redis key) and ``event_heartbeat_seconds`` are for tests and benchmarks
     (several apps on one Redis; quicker heartbeats). ``app.state`` holds ``settings``, ``sealer``, ``sessions``
-    (the component), ``metrics`` and ``shutdown`` (the :class:`ShutdownCoordinator`).
+    (the component), ``metrics``, ``shutdown`` (the :class:`ShutdownCoordinator`) and ``search`` (the
+    :class:`~service.ops.search.SearchPool` of suggestions, hints and bot moves).
     """
     settings = settings if settings is not None else load_settings()
     keys = list(settings.snapshot_keys) or [Sealer.generate_key()]
     sealer = Sealer(keys, cache_size=SNAPSHOT_CACHE_SIZE)
     metrics = ServiceMetrics()
     shutdown = ShutdownCoordinator(grace_seconds=settings.shutdown_grace_seconds)
+    search, budget_client = _search_pool(settings, metrics, session_key_prefix)
     sessions = build_sessions(settings, sealer, shutdown=shutdown.shutting_down, key_prefix=session_key_prefix,
                               heartbeat_seconds=event_heartbeat_seconds, metrics=metrics,
-                              track_stream=shutdown.track_stream)
+                              track_stream=shutdown.track_stream, search=search)
 
     def provide_sealer() -> Sealer:
         return sealer
@@ -125,9 +151,15 @@ def create_app(settings: Settings | None = None, *, session_key_prefix: str = SE
     def provide_metrics() -> ServiceMetrics:
         return metrics
 
+    def provide_search() -> SearchPool:
+        return search
+
     readiness: dict[str, ReadinessCheck] = {"store": sessions.readiness_check,
                                             "snapshot_keys": _snapshot_keys_check(keys)}
     on_shutdown: list[Any] = [shutdown.on_shutdown, *sessions.on_shutdown]  # first: streams may need the store
+    on_shutdown.append(search.stop)  # after the sessions: their clock sweeper may be deciding a move
+    if budget_client is not None:
+        on_shutdown.append(budget_client.aclose)
 
     # Inside routing and Litestar's CORS layer, so that their 429 and 401 carry CORS headers. Each is left out
     # when it is off (RATE_LIMIT_PER_MINUTE=0, no API_KEYS): nothing to do on every request.
@@ -166,6 +198,7 @@ def create_app(settings: Settings | None = None, *, session_key_prefix: str = SE
             "sealer": Provide(provide_sealer, use_cache=True, sync_to_thread=False),
             "settings": Provide(provide_settings, use_cache=True, sync_to_thread=False),
             "metrics": Provide(provide_metrics, use_cache=True, sync_to_thread=False),
+            "search": Provide(provide_search, use_cache=True, sync_to_thread=False),
             **sessions.dependencies,
         },
         exception_handlers=exception_handlers(settings.max_body_bytes),
@@ -176,10 +209,10 @@ def create_app(settings: Settings | None = None, *, session_key_prefix: str = SE
         middleware=middleware,
         cors_config=build_cors_config(settings.cors_origins),
         logging_config=json_logging_config(settings.log_level, expected_exceptions=(Problem,)),
-        on_startup=[shutdown.on_startup, *sessions.on_startup],
+        on_startup=[shutdown.on_startup, search.start, *sessions.on_startup],
         on_shutdown=on_shutdown,
         state=State({"sealer": sealer, "settings": settings, "sessions": sessions, "metrics": metrics,
-                     "shutdown": shutdown}),
+                     "shutdown": shutdown, "search": search}),
     )
     # Outermost, around Litestar's whole handler: request ids, access lines and request metrics cover 404s,
     # 405s and CORS preflights too. Run uvicorn with --no-access-log (the JSON access line replaces it).

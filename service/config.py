@@ -13,6 +13,9 @@ of 5 KB) cannot be filled by creations faster than in four hours, and creation s
 while moves in existing sessions go on. Constructed in code, :class:`Settings` leaves them off (0), as tests
 and benchmarks want; the environment's defaults, which the served configuration reads, turn them on.
 
+The search bounds (``SEARCH_WORKERS``, ``SEARCH_CONCURRENCY``, ``SEARCH_PLAYOUTS_PER_MINUTE`` and the rest; see
+:mod:`service.ops.search`) are the same: off in code (searches in threads, unbounded), on from the environment.
+
 The server's own limits (``HEADER_TIMEOUT_SECONDS`` and the rest) are read by :func:`load_serving_limits`, for
 the protocol the served configuration runs (:mod:`service.ops.serving`).
 """
@@ -26,10 +29,19 @@ import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from bots import MAX_BUDGET
+
 DEFAULT_SESSION_CREATE_PER_MINUTE = 30
 DEFAULT_SESSION_CREATE_TOTAL_PER_MINUTE = 300
 DEFAULT_SESSION_STORE_MAX_FILL = 80
 DEFAULT_MEMORY_MAX_SESSIONS = 10_000
+#: Search bounds (service/ops/search.py) the environment's defaults turn on.
+DEFAULT_SEARCH_WORKERS = 2
+DEFAULT_BOT_WORKERS = 1
+DEFAULT_SEARCH_CONCURRENCY = 2
+DEFAULT_SEARCH_QUEUE = 8
+DEFAULT_SEARCH_WORKER_NICE = 10
+DEFAULT_SEARCH_PLAYOUTS_PER_MINUTE = 20_000
 
 
 class ConfigError(ValueError):
@@ -57,6 +69,14 @@ class Settings:
     clock_min_move_seconds: float = 1.0
     clock_poll_seconds: float = 0.1
     clock_claim_seconds: float = 2.0
+    #: Search bounds (service/ops/search.py; 0: off, searches in threads of the serving process).
+    #: :func:`load_settings` defaults them to the ``DEFAULT_SEARCH_`` values.
+    search_workers: int = 0
+    bot_workers: int = 0
+    search_concurrency: int = 0
+    search_queue: int = 0
+    search_worker_nice: int = 0
+    search_playouts_per_minute: int = 0
     extra: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -182,7 +202,23 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         clock_min_move_seconds=_seconds(env, "CLOCK_MIN_MOVE_SECONDS", 1.0, 0.05, 3600),
         clock_poll_seconds=_seconds(env, "CLOCK_POLL_SECONDS", 0.1, 0.01, 10),
         clock_claim_seconds=_seconds(env, "CLOCK_CLAIM_SECONDS", 2.0, 0.1, 600),
+        search_workers=_int(env, "SEARCH_WORKERS", DEFAULT_SEARCH_WORKERS, 0, 256),
+        bot_workers=_int(env, "BOT_WORKERS", DEFAULT_BOT_WORKERS, 0, 256),
+        search_concurrency=_int(env, "SEARCH_CONCURRENCY", DEFAULT_SEARCH_CONCURRENCY, 0, 1024),
+        search_queue=_int(env, "SEARCH_QUEUE", DEFAULT_SEARCH_QUEUE, 0, 100_000),
+        search_worker_nice=_int(env, "SEARCH_WORKER_NICE", DEFAULT_SEARCH_WORKER_NICE, 0, 19),
+        search_playouts_per_minute=_playouts(env),
     )
+
+
+def _playouts(env: Mapping[str, str]) -> int:
+    """``SEARCH_PLAYOUTS_PER_MINUTE``: 0 (off) or at least the largest budget one suggestion may ask for, so
+    that every request the contract allows fits in a client's fresh minute."""
+    value = _int(env, "SEARCH_PLAYOUTS_PER_MINUTE", DEFAULT_SEARCH_PLAYOUTS_PER_MINUTE, 0, 1_000_000_000)
+    if 0 < value < MAX_BUDGET:
+        raise ConfigError(f"SEARCH_PLAYOUTS_PER_MINUTE must be 0 (off) or at least {MAX_BUDGET} (the largest "
+                          f"budget of one suggestion), got {value}")
+    return value
 
 
 @dataclass(frozen=True)

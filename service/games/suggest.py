@@ -5,26 +5,33 @@ and the seat's legal moves, answer its decision. The bot is deterministic for a 
 service draws a seed and returns it, so any suggestion can be reproduced. A seat that is not to act is answered
 422 ``NOT_TO_ACT`` naming the seat that is (or saying that the game is over).
 
-The handler runs in a worker thread: an ``expert`` decision is ~0.1 s of CPU at its default budget, which must
-not stall the event loop's other requests.
+An ``expert`` decision is searched by the replica's :class:`~service.ops.search.SearchPool` (worker processes,
+a bound on searches at once and a playout budget per client: 503 ``NOT_READY`` or 429 ``RATE_LIMITED`` with
+``Retry-After`` beyond them); the other levels decide in a worker thread. Neither stalls the event loop's other
+requests.
 """
 
 from __future__ import annotations
 
-from typing import Annotated
+import asyncio
+from typing import Annotated, Any
 
 import msgspec
-from litestar import Controller, post
+from litestar import Controller, Request, post
 from litestar.di import NamedDependency
 from litestar.openapi.spec import Example
 from litestar.params import Body
 from msgspec import Meta
 
-from bots import LEVELS, MAX_BUDGET, Candidate, Level, decide
+from bots import LEVELS, MAX_BUDGET, Candidate, Decision, Level, decide
 from bots.expert import DEFAULT_BUDGET
-from engine import Move, Options, apply_move, legal_moves, new_game, view
+from engine import GameState, Move, Options, apply_move, legal_moves, new_game, view
+from service.config import Settings
 from service.games import examples
+from service.ops.clients import client_identity
+from service.ops.search import SearchPool
 from service.referee import operations
+from service.referee.errors import engine_errors
 from service.referee.schemas import SEED_MAX, Seat, Snapshot
 from service.referee.snapshots import Sealer
 from service.web.openapi import SNAPSHOT_CODES, problem_responses, response_spec
@@ -87,9 +94,33 @@ SuggestBody = Annotated[SuggestRequest, Body(examples=[
 ])]
 
 
-def answer_suggest(data: SuggestRequest, sealer: Sealer) -> SuggestResponse:
+def playouts_asked(level: Level, budget: int | None) -> int:
+    """The playouts a suggestion may spend (what the client's playout budget is charged): an ``expert``'s
+    budget, 0 for the levels that do not search."""
+    return (budget or DEFAULT_BUDGET) if level == "expert" else 0
+
+
+async def searched(search: SearchPool, client: str, state: GameState, seat: int, level: Level, seed: int | None,
+                   budget: int | None) -> tuple[int, Decision]:
+    """:func:`service.referee.operations.suggest`, run where searches run: an ``expert`` search in the search
+    pool, once admitted (bounded, charged to ``client``: refused before anything is computed), the other
+    levels in a thread."""
+    playouts = playouts_asked(level, budget)
+    if playouts == 0:
+        seed, decide_now = operations.suggestion(state, seat, level, seed, budget)
+        with engine_errors():
+            return seed, await asyncio.to_thread(decide_now)
+    async with search.admitted(client, playouts) as admission:
+        seed, decide_there = operations.suggestion(state, seat, level, seed, budget)
+        with engine_errors():  # BotError: unreachable after the checks above; a 422 rather than a 500
+            decision = await admission.run(decide_there)
+        admission.spend(decision.playouts)
+    return seed, decision
+
+
+async def answer_suggest(data: SuggestRequest, sealer: Sealer, search: SearchPool, client: str) -> SuggestResponse:
     with sealer.acting_on(data.snapshot) as state:
-        seed, decision = operations.suggest(state, data.seat, data.level, data.seed, data.budget)
+        seed, decision = await searched(search, client, state, data.seat, data.level, data.seed, data.budget)
     return SuggestResponse(seat=data.seat, level=data.level, seed=seed, move=decision.move, budget=decision.budget,
                            playouts=decision.playouts, deals=decision.deals, candidates=list(decision.candidates))
 
@@ -99,13 +130,18 @@ class SuggestController(Controller):
     tags = ["games"]
 
     @post("", operation_id="suggestMove", dto=StructDTO[SuggestRequest], return_dto=None,
-          summary="A computer player's move", status_code=200, sync_to_thread=True,
+          summary="A computer player's move", status_code=200,
           description="The move a computer player (`level`: " + ", ".join(f"`{lv}`" for lv in LEVELS) + ") "
           "chooses for `seat`, deciding from that seat's view alone. `expert` searches (Perfect Information "
           "Monte Carlo over sampled deals) and also answers the candidate moves it weighed with their "
-          "estimated values and the playouts it spent. A seat that is not to act is a 422 `NOT_TO_ACT`.",
+          "estimated values and the playouts it spent. A seat that is not to act is a 422 `NOT_TO_ACT`. "
+          "Searches are bounded per replica (searches at once, and a queue: beyond them 503 `NOT_READY`) "
+          "and per client (playouts per minute, `SEARCH_PLAYOUTS_PER_MINUTE`: beyond it 429 `RATE_LIMITED`); "
+          "both answers carry `Retry-After`.",
           responses={200: response_spec(SuggestResponse, "The suggestion.", ("Expert hint", _RESPONSE)),
                      **problem_responses("MALFORMED_REQUEST", "INVALID_SEED", "NO_SUCH_SEAT", *SNAPSHOT_CODES,
-                                         "NOT_TO_ACT", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE")})
-    def suggest(self, data: SuggestBody, sealer: NamedDependency[Sealer]) -> SuggestResponse:
-        return answer_suggest(data, sealer)
+                                         "NOT_TO_ACT", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "NOT_READY")})
+    async def suggest(self, request: Request[Any, Any, Any], data: SuggestBody, sealer: NamedDependency[Sealer],
+                      search: NamedDependency[SearchPool], settings: NamedDependency[Settings]) -> SuggestResponse:
+        client = client_identity(request.scope, known_api_keys=settings.api_keys)
+        return await answer_suggest(data, sealer, search, client)

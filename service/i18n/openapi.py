@@ -1,7 +1,8 @@
 """The contract's side of languages: ``Accept-Language`` and ``lang`` declared on every operation.
 
-They are app-level (layered) parameters, so every operation documents them; both are optional and never
-refused: an unsupported language falls back as :mod:`service.i18n.negotiation` says.
+They are app-level (layered) parameters, so every operation documents them; both are optional, and an unsupported
+language falls back as :mod:`service.i18n.negotiation` says (a ``lang`` given twice is refused like any repeated
+query parameter, :mod:`service.web.query`).
 """
 
 from __future__ import annotations

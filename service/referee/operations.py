@@ -14,8 +14,9 @@ them, exactly ``"0"`` to ``"5"``.
 
 from __future__ import annotations
 
+import functools
 import secrets
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol
 
 from bots import Decision, Level, decide
@@ -43,6 +44,7 @@ from service.web.problems import Problem
 
 __all__ = ["SEAT_NAMES", "GameSetup", "MoveCounter", "apply", "check_seat", "create_game", "legal_listing",
            "legal_moves_of", "movers_legal_moves", "movers_listing", "screen", "seat_named", "seat_view", "suggest",
+           "suggestion",
            "validate", "viewers"]
 
 #: The seat names a request may use where a JSON object key or a string stands for a seat.
@@ -187,15 +189,24 @@ def apply(state: GameState, move: Move, counter: MoveCounter | None = None, *,
     raise refusal_problem(state, rejection, move.seat)
 
 
-def suggest(state: GameState, seat: int, level: Level, seed: int | None, budget: int | None) -> tuple[int, Decision]:
-    """A computer player's move for ``seat``, decided from that seat's view alone: the seed used (drawn when
-    ``None``, and answered, so that any suggestion can be reproduced) and the decision. ``NOT_TO_ACT`` (422)
-    for a seat that is not to act."""
+def suggestion(state: GameState, seat: int, level: Level, seed: int | None,
+               budget: int | None) -> tuple[int, Callable[[], Decision]]:
+    """What :func:`suggest` decides, checked but not yet run: the seed used (drawn when ``None``) and the
+    decision to make, a picklable call of :func:`bots.decide` on the seat's view (it may run in another
+    process). ``NOT_TO_ACT`` (422) for a seat that is not to act."""
     check_seat(seat, state.options.players)
     if player_to_act(state) != seat:  # the seat to act, or (ghost partners) the human whose ghost is to act
         who = "the game is over" if state.to_act is None else f"seat {state.to_act} is"
         raise Problem("NOT_TO_ACT", f"seat {seat} is not to act; {who}")
     seed = secrets.randbits(SEED_BITS) if seed is None else seed
+    return seed, functools.partial(decide, view(state, seat), state.options, level=level, seed=seed,
+                                   budget=budget if level == "expert" else None, legal=legal_moves(state, seat))
+
+
+def suggest(state: GameState, seat: int, level: Level, seed: int | None, budget: int | None) -> tuple[int, Decision]:
+    """A computer player's move for ``seat``, decided from that seat's view alone: the seed used (drawn when
+    ``None``, and answered, so that any suggestion can be reproduced) and the decision. ``NOT_TO_ACT`` (422)
+    for a seat that is not to act."""
+    seed, decision = suggestion(state, seat, level, seed, budget)
     with engine_errors():  # BotError: unreachable after the checks above; a 422 rather than a 500
-        return seed, decide(view(state, seat), state.options, level=level, seed=seed,
-                            budget=budget if level == "expert" else None, legal=legal_moves(state, seat))
+        return seed, decision()

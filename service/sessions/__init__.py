@@ -31,6 +31,7 @@ from litestar.di import Provide
 from litestar.openapi.spec import SecurityScheme
 
 from service.config import Settings
+from service.ops.search import SearchPool
 from service.referee.snapshots import Sealer
 from service.sessions.api import SECURITY_SCHEMES, SessionsController
 from service.sessions.clock import ClockSettings
@@ -71,13 +72,14 @@ class SessionsComponent:
 
 def build_sessions(settings: Settings, sealer: Sealer, *, shutdown: asyncio.Event | None = None,
                    key_prefix: str = "fh:", heartbeat_seconds: float = 15.0, metrics: SessionMetrics | None = None,
-                   track_stream: StreamTracker | None = None) -> SessionsComponent:
+                   track_stream: StreamTracker | None = None, search: SearchPool | None = None) -> SessionsComponent:
     """The sessions component over Redis (``settings.redis_url``) or, without it, an in-process store.
 
     ``shutdown``, once set, ends every open event stream (its ``on_shutdown`` hook sets it too).
     ``key_prefix`` namespaces the Redis keys (tests use their own). ``metrics`` counts moves applied and
     refused (by reason), sessions created, sessions expired (the memory store only: Redis expires keys
     silently) and Redis errors (by store operation). ``track_stream`` is entered for each open event stream.
+    ``search`` decides the bot seats' and the clock's moves (its bot lane) and the hints (its hint lane).
     """
     store: SessionStore
     remembered = 0  # the memory store is its own memory
@@ -95,7 +97,7 @@ def build_sessions(settings: Settings, sealer: Sealer, *, shutdown: asyncio.Even
                           poll_seconds=settings.clock_poll_seconds, claim_seconds=settings.clock_claim_seconds)
     service = SessionService(store, sealer, stopping=stopping, heartbeat_seconds=heartbeat_seconds,
                              remembered_sessions=remembered, metrics=metrics, track_stream=track_stream,
-                             clock=clock)
+                             clock=clock, search=search)
     sweeper = ClockSweeper(store, service.bots, service.recent, clock, metrics)
     sweeping: list[asyncio.Task[None]] = []
 

@@ -22,6 +22,7 @@ from litestar.types import Scope
 
 from service.games.suggest import SuggestResponse
 from service.i18n import request_language
+from service.ops.clients import client_identity
 from service.sessions import examples
 from service.sessions.headers import bearer_token
 from service.sessions.move_loop import MoveOutcome
@@ -72,7 +73,8 @@ _MOVE_CODES = ("MALFORMED_REQUEST", "MALFORMED_MOVE", "INVALID_IF_MATCH", "INVAL
 _VALIDATE_CODES = ("MALFORMED_REQUEST", "MALFORMED_MOVE", "UNAUTHORIZED", "FORBIDDEN", "WRONG_SEAT",
                    "SESSION_NOT_FOUND", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "STORE_UNAVAILABLE")
 _SUGGEST_CODES = ("MALFORMED_REQUEST", "INVALID_SEED", "UNAUTHORIZED", "FORBIDDEN", "HINTS_OFF",
-                  "SESSION_NOT_FOUND", "NOT_TO_ACT", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "STORE_UNAVAILABLE")
+                  "SESSION_NOT_FOUND", "NOT_TO_ACT", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "STORE_UNAVAILABLE",
+                  "NOT_READY")
 _SPECTATOR_CODES = ("MALFORMED_REQUEST", "UNAUTHORIZED", "FORBIDDEN", "SESSION_NOT_FOUND", "SPECTATORS_FULL",
                     "VERSION_CONFLICT", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "STORE_UNAVAILABLE")
 _JOIN_CODES = ("MALFORMED_REQUEST", "INVALID_NAME", "UNAUTHORIZED", "SESSION_NOT_FOUND", "INVITATION_REDEEMED",
@@ -87,6 +89,12 @@ _STREAM_CODES = ("MALFORMED_REQUEST", "INVALID_LAST_EVENT_ID", "UNAUTHORIZED", "
 
 def _token(request: Request[Any, Any, Any], access_token: str | None = None) -> str:
     return bearer_token(request.headers.get("authorization"), access_token)
+
+
+def _client(request: Request[Any, Any, Any]) -> str:
+    """Who is asking (its configured API key, else its address), for the playout budget of hints."""
+    settings = request.app.state.get("settings")
+    return client_identity(request.scope, known_api_keys=getattr(settings, "api_keys", ()))
 
 
 def move_headers(outcome: MoveOutcome) -> dict[str, str]:
@@ -206,13 +214,17 @@ class SessionsController(Controller):
           description="Seat tokens only: the move a computer player (`level`, `budget`, `seed` as for "
                       "`suggestMove`) chooses for the caller's seat, deciding from that seat's view alone. "
                       "422 `NOT_TO_ACT` when the seat is not to act; 403 `HINTS_OFF` when the host created the "
-                      "session with `\"hints\": false`. `ETag`: the version it was decided at.",
+                      "session with `\"hints\": false`. `ETag`: the version it was decided at. Hints are "
+                      "searched within the bounds of `suggestMove` (503 `NOT_READY`, 429 `RATE_LIMITED` for "
+                      "the client's playouts per minute, each with `Retry-After`); the bot seats' own moves "
+                      "never wait behind them.",
           security=_SECURED,
           responses={200: response_spec(SuggestResponse, "The hint.", examples.SESSION_SUGGESTION),
                      **problem_responses(*_SUGGEST_CODES)})
     async def suggest_move(self, request: Request[Any, Any, Any], session_service: Service,
                            session_id: SessionId, data: SuggestBody) -> Response[SuggestResponse]:
-        version, hint = await session_service.assist.suggest(session_id, _token(request), data)
+        version, hint = await session_service.assist.suggest(session_id, _token(request), data,
+                                                             _client(request))
         return Response(hint, headers={"ETag": etag(version), **_NO_STORE})
 
     @post("/{session_id:str}/spectators", operation_id="createSpectatorToken", status_code=201,

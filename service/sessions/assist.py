@@ -9,15 +9,14 @@ off for a session by its host (``"hints": false`` at creation): then ``HINTS_OFF
 
 from __future__ import annotations
 
-import asyncio
-
 import msgspec
 
 from engine import Bid, GameState, Move, Pass, controlled_seats
 from engine.reasons import Reason
 from engine.rules import MISERE_BIDS, ladder
-from service.games.suggest import SuggestResponse
+from service.games.suggest import SuggestResponse, searched
 from service.i18n import rejection_text
+from service.ops.search import SearchPool
 from service.referee import operations
 from service.sessions.access import Access, seat_only
 from service.sessions.clock import clock_view
@@ -61,8 +60,10 @@ def unavailable_moves(state: GameState, seat: int, language: str) -> list[Unavai
 class SeatAssist:
     """The seat-scoped operations of a session."""
 
-    def __init__(self, access: Access) -> None:
+    def __init__(self, access: Access, search: SearchPool | None = None) -> None:
         self.access = access
+        #: Where hints are searched (bounded, charged to the client asking).
+        self.search = search or SearchPool()
 
     async def validate(self, session_id: str, token: str, move: Move, language: str) -> SessionValidation:
         """Whether the caller's ``move`` is legal now, without applying it: ``legal``, or the refusal's
@@ -102,17 +103,18 @@ class SeatAssist:
                                  discard_choice=choice, unavailable=unavailable,
                                  clock=clock_view(caller.record.clock))
 
-    async def suggest(self, session_id: str, token: str, request: SessionSuggestRequest) -> tuple[int,
-                                                                                                SuggestResponse]:
+    async def suggest(self, session_id: str, token: str, request: SessionSuggestRequest,
+                      client: str = "") -> tuple[int, SuggestResponse]:
         """A computer player's move for the caller's seat, from that seat's view only (``NOT_TO_ACT`` when it
-        is not to act, ``HINTS_OFF`` when the host turned hints off); and the version it is for."""
+        is not to act, ``HINTS_OFF`` when the host turned hints off); and the version it is for. The search is
+        the search pool's, charged to ``client`` (:func:`service.games.suggest.searched`)."""
         caller = await self.access.caller(session_id, token)
         own = seat_only(caller, "ask for hints", "host_hints")
         if not decode_table(caller.record.table).hints:
             raise Problem("HINTS_OFF", "the host turned hints off for this session")
         state = caller.record.state
-        seed, decision = await asyncio.to_thread(operations.suggest, state, own, request.level, request.seed,
-                                                 request.budget)
+        seed, decision = await searched(self.search, client, state, own, request.level, request.seed,
+                                        request.budget)
         return caller.record.version, SuggestResponse(
             seat=own, level=request.level, seed=seed, move=decision.move, budget=decision.budget,
             playouts=decision.playouts, deals=decision.deals, candidates=list(decision.candidates))

@@ -1,4 +1,5 @@
-"""Playing the bot seats' turns of a hosted session: decided off the event loop, one compare-and-set each.
+"""Playing the bot seats' turns of a hosted session: decided off the event loop (in the search pool's bot lane,
+ahead of any hint), one compare-and-set each.
 
 What a bot seat plays is :mod:`service.sessions.bots`'s (a deterministic function of the committed state);
 this module commits those moves, after a human move or on the next access when a replica did not get to.
@@ -6,13 +7,13 @@ this module commits those moves, after a human move or on the next access when a
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from typing import Protocol
 
 import msgspec
 
 from engine import Event, GameState, player_to_act, redact_events, view
+from service.ops.search import SearchPool
 from service.sessions.bots import bot_chain, bot_seats
 from service.sessions.clock import ClockSettings, TurnClock, after_move, clock_view
 from service.sessions.memo import RecentRecords
@@ -37,8 +38,10 @@ class BotTurns:
     """Commits the bot moves that follow a session's record."""
 
     def __init__(self, store: SessionStore, recent: RecentRecords, metrics: MoveCounter | None,
-                 clock: ClockSettings | None = None) -> None:
+                 clock: ClockSettings | None = None, search: SearchPool | None = None) -> None:
         self.store = store
+        #: Where bot moves are decided: the search pool's bot lane, which hints never hold up.
+        self.search = search or SearchPool()
         self.recent = recent
         self.metrics = metrics
         self.clock = clock or ClockSettings()
@@ -48,7 +51,7 @@ class BotTurns:
         bots = bot_seats(record.auth)
         if player_to_act(state) not in bots:  # the seat to act, or a ghost's human
             return []
-        return await asyncio.to_thread(bot_chain, state, record.version + 1, bots)
+        return await self.search.play(bot_chain, state, record.version + 1, bots)
 
     @staticmethod
     def answer(seat: int, version: int, state: GameState, events: list[Event], chain: Chain,
@@ -72,7 +75,7 @@ class BotTurns:
             if chain is None:
                 if player_to_act(record.state) not in bots:
                     return record
-                chain = await asyncio.to_thread(bot_chain, record.state, record.version, bots)
+                chain = await self.search.play(bot_chain, record.state, record.version, bots)
             for state, events in chain:
                 at = self.clock.now_ms() if now_ms is None else now_ms
                 clock = after_move(record.clock, state, record.version + 1, at)

@@ -15,6 +15,7 @@ from typing import Protocol
 
 from bots import Level
 from engine import Event, GameState, Move
+from service.ops.search import SearchPool
 from service.referee import operations
 from service.referee.schemas import overrides_dict, resolved
 from service.referee.snapshots import Sealer
@@ -93,7 +94,7 @@ class SessionService:
     def __init__(self, store: SessionStore, sealer: Sealer, *, stopping: asyncio.Event,
                  heartbeat_seconds: float = 15.0, remembered_sessions: int = 0,
                  metrics: SessionMetrics | None = None, track_stream: StreamTracker | None = None,
-                 clock: ClockSettings | None = None) -> None:
+                 clock: ClockSettings | None = None, search: SearchPool | None = None) -> None:
         self._store = store
         #: How turn clocks run here (:mod:`.clock`): bounds, the sweeper's pace, the wall clock.
         self.clock = clock or ClockSettings()
@@ -103,10 +104,10 @@ class SessionService:
         #: The last record this replica read or wrote of up to ``remembered_sessions`` sessions (LRU): a move
         #: is computed on it and committed against its (version, tag), saving the read when it is current.
         self.recent = RecentRecords(remembered_sessions)
-        self.bots = BotTurns(store, self.recent, metrics, self.clock)
+        self.bots = BotTurns(store, self.recent, metrics, self.clock, search)
         self.access = Access(store, self.recent, self.bots)
         self.moves = MoveLoop(store, self.recent, self.access, self.bots, metrics)
-        self.assist = SeatAssist(self.access)
+        self.assist = SeatAssist(self.access, search)
         self.spectators = Spectators(store, self.recent, self.access)
         self.seating = Seating(store, self.recent, self.access, self.bots)
         self.streams = EventStreams(store, self.access, stopping=stopping, heartbeat_seconds=heartbeat_seconds,

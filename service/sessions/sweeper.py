@@ -102,7 +102,8 @@ class ClockSweeper:
             if clock is None:
                 return record
             now = self.settings.now_ms()
-            change = await asyncio.to_thread(timed_out_move, record.state, record.version, record.auth, clock, now)
+            change = await self.bots.search.play(timed_out_move, record.state, record.version, record.auth, clock,
+                                                 now)
             if change is None:
                 return record
             state, events, _ = change

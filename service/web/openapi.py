@@ -194,6 +194,25 @@ _STATUS_DESCRIPTIONS = {
          "same `Idempotency-Key` is safe.",
 }
 
+#: What a status's description says of codes that only some operations answer with.
+_CODE_NOTES = {
+    "NOT_READY": "`NOT_READY` (suggestions and hints): every search place of this replica (searches at once and "
+                 "their queue) is taken, the detail says so; nothing was searched or charged; retry after "
+                 "`Retry-After`.",
+}
+#: Codes whose status's general description does not apply to them.
+_STORE_CODES = ("STORE_UNAVAILABLE", "COMMIT_OUTCOME_UNKNOWN")
+
+
+def _description(status: int, group: list[str]) -> str:
+    if status == 503 and not any(code in _STORE_CODES for code in group):
+        text = "Unavailable for now."
+    else:
+        text = _STATUS_DESCRIPTIONS[status]
+    notes = [_CODE_NOTES[code] for code in group if code in _CODE_NOTES]
+    return " ".join([text, *notes, "Codes: " + ", ".join(group) + "."])
+
+
 #: The problem codes each kind of operation can answer with.
 SNAPSHOT_CODES = ("SNAPSHOT_MALFORMED", "SNAPSHOT_VERSION_UNSUPPORTED", "SNAPSHOT_UNKNOWN_KEY",
                   "SNAPSHOT_TAMPERED", "SNAPSHOT_CORRUPT")
@@ -225,7 +244,7 @@ def problem_responses(*codes: str) -> dict[int, ResponseSpec]:
     return {
         status: ResponseSpec(
             data_container=ProblemDetails,
-            description=_STATUS_DESCRIPTIONS[status] + " Codes: " + ", ".join(group) + ".",
+            description=_description(status, group),
             media_type=PROBLEM_MEDIA_TYPE,
             generate_examples=False,
             examples=[ExactExample(summary=code, value=problem_example(code)) for code in group],
