@@ -167,10 +167,22 @@ def _call_moves(opts: Options, seat: int, high_bid: str | None, max_level: int, 
     return moves
 
 
+#: The last pass-and-bids listing answered: (state, the moves). A bid equal to one of them, made in that very state
+#: object (immutable), is legal without another check: the loop of a search or a bot (legal moves, then apply one)
+#: looks the auction situation up once per call. A pure memo, like :data:`engine.play._LAST_PLAYS`: the answers are
+#: the same with or without it.
+_LAST_CALLS: Final[list[tuple[GameState, tuple[Move, ...]]]] = []
+
+
 def legal_calls(state: GameState, seat: int) -> list[Move]:
     """Every legal auction move of ``seat``, the seat to act: pass, the bids, looking and proposing a redeal."""
     high_bid, max_level, viewed, barred, early = _bid_context(state, seat)
-    moves: list[Move] = list(_call_moves(state.options, seat, high_bid, max_level, viewed, barred, early))
+    listed = _call_moves(state.options, seat, high_bid, max_level, viewed, barred, early)
+    if _LAST_CALLS:
+        _LAST_CALLS[0] = (state, listed)
+    else:
+        _LAST_CALLS.append((state, listed))
+    moves: list[Move] = list(listed)
     if not state.raising:
         if not state.viewed[seat]:
             moves.append(LookAtHand(seat=seat))
@@ -208,6 +220,9 @@ def check_call(state: GameState, move: Move) -> Rejection | None:
     kind = type(move)  # exact types, not isinstance: the compiled build answers it without a generic call
     if kind is Bid:
         assert isinstance(move, Bid)
+        last = _LAST_CALLS[0] if _LAST_CALLS else None
+        if last is not None and last[0] is state and move in last[1]:
+            return None  # listed as legal for this very state (the listing applies every rule below)
         bid = move.bid
         if state.raising and state.high is not None and bid == state.high.bid:
             return Rejection(Reason.BID_TOO_LOW, "a raise must outrank your own bid",

@@ -41,7 +41,7 @@ class SeedStream:
         if not self._words:
             digest = hashlib.sha256(self._prefix + str(self._block).encode()).digest()
             self._block += 1
-            self._words = [int.from_bytes(digest[i:i + 8], "big") for i in (24, 16, 8, 0)]
+            self._words = list(struct.unpack(">4Q", digest)[::-1])
         return self._words.pop()
 
     def below(self, n: int) -> int:
@@ -55,9 +55,28 @@ class SeedStream:
 def shuffled(pack: Sequence[str], seed: int, label: str) -> tuple[str, ...]:
     """Fisher–Yates over the SHA-256 stream (the same numbers as :class:`SeedStream`, drawn in bulk for speed)."""
     deck = list(pack)
+    size = len(deck)
+    blocks = (size + 3) // 4  # enough words unless a draw is rejected (odds about n / 2**64)
+    if size >= 128 or blocks > len(_BLOCK_SUFFIXES):
+        return _shuffled(pack, seed, label)
     prefix = b"fivehundred/v1/" + label.encode() + b"/" + str(seed).encode() + b"/"
     sha = hashlib.sha256
-    blocks = (len(deck) + 3) // 4  # enough words unless a draw is rejected (odds about n / 2**64)
+    words = struct.unpack(f">{4 * blocks}Q", b"".join([sha(prefix + b).digest() for b in _BLOCK_SUFFIXES[:blocks]]))
+    limits = _LIMITS
+    for n, w in zip(range(size, 1, -1), words, strict=False):  # i = n - 1 down to 1; one word each (more drawn)
+        if w >= limits[n]:  # a rejected draw: the general loop below, from the start
+            return _shuffled(pack, seed, label)
+        j = w % n
+        deck[n - 1], deck[j] = deck[j], deck[n - 1]
+    return tuple(deck)
+
+
+def _shuffled(pack: Sequence[str], seed: int, label: str) -> tuple[str, ...]:
+    """:func:`shuffled` for any pack and any draws, rejected ones included (drawing further blocks)."""
+    deck = list(pack)
+    prefix = b"fivehundred/v1/" + label.encode() + b"/" + str(seed).encode() + b"/"
+    sha = hashlib.sha256
+    blocks = (len(deck) + 3) // 4
     words = struct.unpack(f">{4 * blocks}Q", b"".join(sha(prefix + str(b).encode()).digest()
                                                         for b in range(blocks)))
     k = 0
@@ -82,6 +101,7 @@ def shuffled(pack: Sequence[str], seed: int, label: str) -> tuple[str, ...]:
 
 _TWO64 = 2**64
 _LIMITS = tuple(_TWO64 - _TWO64 % n if n else 0 for n in range(128))
+_BLOCK_SUFFIXES = tuple(str(b).encode() for b in range(40))
 
 
 @lru_cache(maxsize=64)

@@ -198,6 +198,10 @@ def apply_move(state: GameState, move: Move) -> tuple[GameState, list[Event]]:
             if isinstance(played, Rejection):
                 raise IllegalMove(played)
             return played, events
+    elif phase == "auction" and type(move) is Pass:
+        seat = move.seat
+        if type(seat) is int and seat == state.to_act:  # a pass of the seat to act is always legal (check_call)
+            return apply_call(state, move, events), events
     rejection = check_move(state, move)
     if rejection is not None:
         raise IllegalMove(rejection)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Sequence
+from typing import Any
 
 from litestar import get
 from litestar.enums import ScopeType
@@ -50,6 +51,8 @@ DEFAULT_LATENCY_BUCKETS: tuple[float, ...] = (
 _KNOWN_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 _LABEL_VALUE = re.compile(r"[^A-Za-z0-9_.:-]")
 UNMATCHED_ROUTE = "unmatched"
+#: Labelled request metrics kept per (method, route, status); the labels are bounded, the bound is a backstop.
+_MAX_CACHED_CHILDREN = 4096
 
 
 def _bounded_label(value: str, *, fallback: str = "other", max_length: int = 64) -> str:
@@ -69,6 +72,7 @@ class ServiceMetrics:
         latency_buckets: Sequence[float] = DEFAULT_LATENCY_BUCKETS,
     ) -> None:
         self.registry = registry if registry is not None else CollectorRegistry(auto_describe=True)
+        self._request_children: dict[tuple[str, str, int], tuple[Any, Any]] = {}
         ns = namespace
         self.http_requests_total = Counter(
             "http_requests_total",
@@ -139,9 +143,17 @@ class ServiceMetrics:
     def observe_request(self, method: str, route: str, status: int, duration: float | None) -> None:
         """Record one finished request; ``duration`` ``None`` skips the latency histogram."""
         method = method if method in _KNOWN_METHODS else "OTHER"
-        self.http_requests_total.labels(method=method, route=route, status=str(status)).inc()
+        key = (method, route, status)
+        children = self._request_children.get(key)
+        if children is None:  # labels() builds and locks on every call: each child is looked up once
+            if len(self._request_children) >= _MAX_CACHED_CHILDREN:
+                self._request_children.clear()
+            children = self._request_children[key] = (
+                self.http_requests_total.labels(method=method, route=route, status=str(status)),
+                self.http_request_duration_seconds.labels(method=method, route=route))
+        children[0].inc()
         if duration is not None:
-            self.http_request_duration_seconds.labels(method=method, route=route).observe(duration)
+            children[1].observe(duration)
 
     def render(self) -> bytes:
         """The registry in Prometheus text exposition format."""

@@ -62,7 +62,11 @@ _ENCODER = msgspec.msgpack.Encoder()
 _DECODER = msgspec.msgpack.Decoder(GameState)
 MAX_SNAPSHOT_CHARS = 64_000
 MAX_STATE_BYTES = 1 << 20
+_LEVEL = 3
 _DICTIONARY = snapshot_dictionary.load()
+# The dictionary digested once for compression (the same frames as loading it raw, which each compression
+# would otherwise do again).
+_DICTIONARY.precompute_compress(level=_LEVEL)
 _CODECS = threading.local()
 #: Padding: the margin over the canonical state's compressed length, in bytes, per replaced card and fixed,
 #: and the step the padded length is rounded up to.
@@ -75,7 +79,7 @@ def _compressor() -> zstandard.ZstdCompressor:
     """One compressor per thread (zstd contexts are not thread-safe), with the dictionary loaded once."""
     c: zstandard.ZstdCompressor | None = getattr(_CODECS, "c", None)
     if c is None:
-        c = _CODECS.c = zstandard.ZstdCompressor(level=3, dict_data=_DICTIONARY, write_checksum=False,
+        c = _CODECS.c = zstandard.ZstdCompressor(level=_LEVEL, dict_data=_DICTIONARY, write_checksum=False,
                                                  write_content_size=True, write_dict_id=False)
     return c
 
@@ -110,17 +114,30 @@ def _canonical(state: GameState) -> tuple[GameState, int]:
     the contractor's hand as well) where they land in that sorted hand does not depend on the real kitty.
     """
     index, pack = _pack_positions(state.options)
-    kitty = state.kitty
+    kitty, dead_hand, discards, hands = state.kitty, state.dead_hand, state.discards, state.hands
     held = set(kitty)
-    held.update(state.dead_hand, state.discards, *state.hands)
+    held.update(dead_hand, discards, *hands)
     canonical = sort_hand(held, index)
+    orders = tuple(pack[:len(order)] for order in state.deck_orders) if state.deck_orders else ()
+    pos = len(kitty)
+    if len(held) == pos + len(dead_hand) + len(discards) + sum(map(len, hands)):
+        # Every card in one place only (all but the exchange, when the kitty is in the contractor's hand too):
+        # each place takes the next block of the sorted cards, as the general fill below would.
+        blocks = []
+        for place in (dead_hand, discards, *hands):
+            end = pos + len(place)
+            blocks.append(canonical[pos:end])
+            pos = end
+        replaced = msgspec.structs.replace(state, hands=tuple(blocks[2:]), dead_hand=blocks[0],
+                                           kitty=canonical[:len(kitty)], discards=blocks[1], deck_orders=orders,
+                                           dealt_decks=())
+        return replaced, len(held) + sum(len(order) for order in orders)
     in_kitty = dict(zip(kitty, canonical, strict=False))
     places = (state.dead_hand, state.discards, *state.hands)
     needed = len(kitty) + sum(1 for place in places for c in place if c not in in_kitty)
     if len(canonical) < needed:  # an inconsistent state (a card held twice): any deterministic fill will do
         canonical = (canonical * (needed // max(1, len(canonical)) + 1))[:needed]
     rank = index.__getitem__
-    pos = len(kitty)
 
     def fill(place: tuple[str, ...], sort: bool) -> tuple[str, ...]:
         nonlocal pos
@@ -139,7 +156,6 @@ def _canonical(state: GameState) -> tuple[GameState, int]:
     dead_hand = fill(state.dead_hand, True)
     discards = fill(state.discards, False)
     hands = tuple(fill(hand, True) for hand in state.hands)
-    orders = tuple(pack[:len(order)] for order in state.deck_orders)
     replaced = msgspec.structs.replace(state, hands=hands, dead_hand=dead_hand, kitty=tuple(canonical[:len(kitty)]),
                                        discards=discards, deck_orders=orders, dealt_decks=())
     return replaced, len(held) + sum(len(order) for order in orders)

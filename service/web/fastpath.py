@@ -43,9 +43,12 @@ class FastRoute:
         self.app = app
         self.request_type = request_type
         self.answer = answer
+        self._limit: int | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        limit: int = scope["app"].state.settings.max_body_bytes
+        limit = self._limit
+        if limit is None:  # the app's settings, read once (the app is not built yet when this is)
+            limit = self._limit = scope["app"].state.settings.max_body_bytes
         headers: dict[bytes, str] = {}
         for name, value in scope["headers"]:
             headers.setdefault(name, value.decode("latin-1"))
