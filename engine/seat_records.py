@@ -436,8 +436,10 @@ def _lay_piles(plays: Sequence[str], face_down_until: dict[str, int]) -> list[tu
 
     >>> _lay_piles(["AS", "KS", "QS"], {})
     [('AS', 'KS'), ('QS', None), (None, None), (None, None), (None, None)]
-    >>> _lay_piles(["AS", "KS", "QS"], {"KS": 1})
-    [('AS', None), ('QS', None), (None, None), (None, None), (None, None)]
+    >>> _lay_piles(["AS", "KS", "QS"], {"QS": 1})
+    [('AS', None), ('KS', 'QS'), (None, None), (None, None), (None, None)]
+    >>> _lay_piles(["AS", "KS", "QS"], {"KS": 1}) is None  # beneath a card played with it or later: never face up
+    True
     """
     tops: list[int] = []
     beneath: dict[int, int] = {}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import base64
 import logging
 import os
@@ -258,7 +260,11 @@ def test_a_state_only_the_replay_refuses_never_answers_500() -> None:
     from service.games.api import answer_apply, answer_legal_moves, answer_validate, answer_view
     from service.games.schemas import ApplyRequest, LegalMovesRequest, ValidateRequest, ViewRequest
     from service.games.suggest import SuggestRequest, answer_suggest
+    from service.ops.search import SearchPool
     from service.web.problems import Problem
+
+    def suggest(data: SuggestRequest, sealer: Sealer) -> object:  # searched in a thread, as without workers
+        return asyncio.run(answer_suggest(data, sealer, SearchPool(), "test"))
 
     sealer = Sealer([KEY_A])
     guarded = 0
@@ -273,7 +279,7 @@ def test_a_state_only_the_replay_refuses_never_answers_500() -> None:
             (answer_legal_moves, (LegalMovesRequest(snapshot=snap), sealer)),
             (answer_validate, (ValidateRequest(snapshot=snap, move=move), sealer, "en")),
             (answer_apply, (ApplyRequest(snapshot=snap, move=move), sealer, None)),
-            (answer_suggest, (SuggestRequest(snapshot=snap, seat=seat), sealer))]
+            (suggest, (SuggestRequest(snapshot=snap, seat=seat), sealer))]
         for operation, args in operations:
             try:
                 operation(*args)
