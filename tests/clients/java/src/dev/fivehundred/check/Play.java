@@ -16,6 +16,7 @@ import dev.fivehundred.client.model.LegalMovesRequest;
 import dev.fivehundred.client.model.LegalMovesResponse;
 import dev.fivehundred.client.model.MoveApplied;
 import dev.fivehundred.client.model.MoveRequest;
+import dev.fivehundred.client.model.MoveRequestMove;
 import dev.fivehundred.client.model.ProblemDetails;
 import dev.fivehundred.client.model.SessionCreated;
 import dev.fivehundred.client.model.SessionLegalMoves;
@@ -140,7 +141,8 @@ public final class Play {
             SessionLegalMoves legal = sessions.getSessionLegalMoves(SessionsApi.APIGetSessionLegalMovesRequest.newBuilder()
                     .sessionId(session.getSessionId()).build(), seat);
             MoveRequest body = new MoveRequest();
-            body.setMove(legal.getLegalMoves().get(0));
+            // A listed move is sent as the session's move type (whose seat may be left out): the same JSON.
+            body.setMove(mapper.convertValue(legal.getLegalMoves().get(0), MoveRequestMove.class));
             ApiResponse<MoveApplied> answer = sessions.applySessionMoveWithHttpInfo(
                     SessionsApi.APIApplySessionMoveRequest.newBuilder().sessionId(session.getSessionId())
                             .moveRequest(body).ifMatch("\"" + version + "\"").build(), seat);
