@@ -7,8 +7,11 @@ Fixtures shared by every package (the throwaway ``redis-server``) are in ``tests
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -90,3 +93,22 @@ def records_of(logger_name: str, level: int = logging.DEBUG) -> Iterator[list[lo
         yield records
     finally:
         logger.removeHandler(handler)
+
+
+class _QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+        pass
+
+
+@contextmanager
+def static_site(directory: Path) -> Iterator[str]:
+    """``directory`` served over HTTP on a loopback origin of its own (a page that calls the service from another
+    origin, as a reader's front end would); yields the origin."""
+    server = ThreadingHTTPServer(("127.0.0.1", free_port()), partial(_QuietHandler, directory=str(directory)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -17,11 +17,8 @@ from __future__ import annotations
 
 import json
 import os
-import threading
 import urllib.parse
 from collections.abc import Iterator
-from functools import partial
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +27,7 @@ import pytest
 
 from tests.clients.conftest import SCENARIO
 from tests.clients.tooling import CONTRACT, LiveService
-from tests.redis_server import free_port
+from tests.support import static_site
 
 #: The quick loop (``pytest -m "not slow"``) leaves these out: a real browser.
 pytestmark = pytest.mark.slow
@@ -43,21 +40,10 @@ WATCH_MS = 5000  # how long the page watches the EventSource after the game is o
 CLOSED, CONNECTING = 2, 0  # EventSource.readyState
 
 
-class QuietHandler(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
-        pass
-
-
 @pytest.fixture(scope="module")
 def page_server() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", free_port()), partial(QuietHandler, directory=str(HERE)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with static_site(HERE) as origin:
+        yield origin
 
 
 @pytest.fixture(scope="module")

@@ -4,39 +4,24 @@ server allowed as a CORS origin (the page is served from another origin, as a re
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
-from functools import partial
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from tests.clients.tooling import LiveService
-from tests.redis_server import free_port
+from tests.support import static_site
 
 ROOT = Path(__file__).resolve().parents[2]
 TUTORIALS = ROOT / "docs" / "tutorials"
 KEY = "Zml2ZS1odW5kcmVkLWRvY3MtZXhhbXBsZXMta2V5LTE"  # 32 bytes, base64url: the examples' fixed snapshot key
 
 
-class QuietHandler(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
-        pass
-
-
 @pytest.fixture(scope="package")
 def page_server() -> Iterator[str]:
     """``docs/tutorials/`` over HTTP, on an origin of its own."""
-    server = ThreadingHTTPServer(("127.0.0.1", free_port()), partial(QuietHandler, directory=str(TUTORIALS)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with static_site(TUTORIALS) as origin:
+        yield origin
 
 
 @pytest.fixture(scope="package")
