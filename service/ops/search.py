@@ -526,7 +526,7 @@ class SearchPool:
         back before its last refusal's ``Retry-After``; remember when this one tells it to come back."""
         self.refused[reason] += 1
         now = self._clock()
-        due = self._told.pop(client, None)
+        due = self._told.get(client)
         hold = 0.0
         if due is not None and due > now and self.refusal_hold_seconds > 0 and self.held < MAX_HELD_REFUSALS:
             hold = min(self.refusal_hold_seconds, due - now)
@@ -540,6 +540,7 @@ class SearchPool:
         answer = problem(hold)
         retry = answer.headers.get("Retry-After", "1")
         self._told[client] = self._clock() + (int(retry) if retry.isdigit() else 1)
+        self._told.move_to_end(client)
         while len(self._told) > MAX_TOLD_CLIENTS:
             self._told.popitem(last=False)
         raise answer
