@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from contextlib import AbstractContextManager
 from typing import Annotated, Any
 
 import msgspec
@@ -101,31 +102,33 @@ def playouts_asked(level: Level, budget: int | None) -> int:
     return (budget or DEFAULT_BUDGET) if level == "expert" else 0
 
 
-async def searched(search: SearchPool, client: str, state: GameState, seat: int, level: Level, seed: int | None,
-                   budget: int | None, gone: Callable[[], Awaitable[None]] | None = None) -> tuple[int, Decision]:
-    """:func:`service.referee.operations.suggest`, run where searches run: an ``expert`` search in the search
-    pool, once admitted (bounded, charged to ``client``: refused before anything is computed; cancelled, waiting
-    or running, when ``gone`` returns: the client went away), the other levels in a thread."""
+async def searched(search: SearchPool, client: str, opened: Callable[[], AbstractContextManager[GameState]],
+                   seat: int, level: Level, seed: int | None, budget: int | None,
+                   gone: Callable[[], Awaitable[None]] | None = None) -> tuple[int, Decision]:
+    """:func:`service.referee.operations.suggest` on the state ``opened()`` gives, run where searches run: an
+    ``expert`` search in the search pool, once admitted (bounded, charged to ``client``: refused before the state
+    is opened or anything computed; cancelled, waiting or running, when ``gone`` returns: the client went away),
+    the other levels in a thread."""
     playouts = playouts_asked(level, budget)
     if playouts == 0:
-        seed, decide_now = operations.suggestion(state, seat, level, seed, budget)
-        with engine_errors():
-            return seed, await asyncio.to_thread(decide_now)
-    async with search.admitted(client, playouts, gone) as admission:
-        seed, decide_there = operations.suggestion(state, seat, level, seed, budget)
-        with engine_errors():  # BotError: unreachable after the checks above; a 422 rather than a 500
-            decision = await admission.run(decide_there)
+        with opened() as state:
+            seed, decide_now = operations.suggestion(state, seat, level, seed, budget)
+            with engine_errors():
+                return seed, await asyncio.to_thread(decide_now)
+    async with search.charged(client, playouts) as admission:
+        with opened() as state:
+            seed, decide_there = operations.suggestion(state, seat, level, seed, budget)
+            async with search.placed(admission, client, gone):
+                with engine_errors():  # BotError: unreachable after the checks above; a 422 rather than a 500
+                    decision = await admission.run(decide_there)
         admission.spend(decision.playouts)
     return seed, decision
 
 
 async def answer_suggest(data: SuggestRequest, sealer: Sealer, search: SearchPool, client: str,
                          gone: Callable[[], Awaitable[None]] | None = None) -> SuggestResponse:
-    if playouts_asked(data.level, data.budget) > 0:
-        await search.refuse_if_full(client)  # a full replica refuses before the snapshot is opened
-    with sealer.acting_on(data.snapshot) as state:
-        seed, decision = await searched(search, client, state, data.seat, data.level, data.seed, data.budget,
-                                        gone)
+    seed, decision = await searched(search, client, lambda: sealer.acting_on(data.snapshot), data.seat, data.level,
+                                    data.seed, data.budget, gone)
     return SuggestResponse(seat=data.seat, level=data.level, seed=seed, move=decision.move, budget=decision.budget,
                            playouts=decision.playouts, deals=decision.deals, candidates=list(decision.candidates))
 

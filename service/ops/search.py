@@ -29,8 +29,9 @@ comes back before that time is held, without CPU (a sleep of the event loop), un
 ``SEARCH_REFUSAL_HOLD_SECONDS``, then answered as it would have been (with its ``Retry-After`` counted from then).
 A client that waits out ``Retry-After`` is never held; one that does not is slowed to one refusal per connection
 per hold. At most :data:`MAX_HELD_REFUSALS` are held at once (each is an open connection and a sleeping task;
-beyond, refusals are answered at once), and stopping the pool answers the held ones at once. A full replica
-refuses a suggestion before its snapshot is opened (:meth:`SearchPool.refuse_if_full`).
+beyond, refusals are answered at once), and stopping the pool answers the held ones at once; holds are
+jittered (a half to the whole), so that a client's connections held together are not answered in one burst. A
+suggestion is refused before its snapshot is opened (:meth:`SearchPool.charged`, then :meth:`SearchPool.placed`).
 
 **A client that goes away** (its connection closed) while its search waits its turn or runs: the search is
 cancelled (:func:`until_disconnected` watches the connection; :meth:`SearchPool.admitted` takes it as
@@ -69,6 +70,7 @@ import math
 import multiprocessing
 import multiprocessing.util
 import os
+import random
 import shutil
 import signal
 import tempfile
@@ -354,20 +356,32 @@ class _Slots:
     def full(self) -> bool:
         return self.limit > 0 and self.running >= self.limit and len(self.waiting) >= self.queue
 
-    async def acquire(self) -> None:
+    def enter(self) -> asyncio.Future[None] | None:
+        """A place at once (``None``), or a place in the queue: a future done when the place comes."""
         if self.limit <= 0 or (self.running < self.limit and not self.waiting):
             self.running += 1
-            return
+            return None
         waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self.waiting.append(waiter)
+        return waiter
+
+    def leave(self, waiter: asyncio.Future[None]) -> None:
+        """Give up a place waited for: its queue place, or the place if it came meanwhile (passed on)."""
+        if waiter.done() and not waiter.cancelled():
+            self.release()
+        else:
+            waiter.cancel()
+            with contextlib.suppress(ValueError):
+                self.waiting.remove(waiter)
+
+    async def acquire(self) -> None:
+        waiter = self.enter()
+        if waiter is None:
+            return
         try:
             await waiter
         except asyncio.CancelledError:
-            if waiter.done() and not waiter.cancelled():
-                self.release()  # the slot was handed over just as the request went away: pass it on
-            else:
-                with contextlib.suppress(ValueError):
-                    self.waiting.remove(waiter)
+            self.leave(waiter)  # the request went away while waiting
             raise
 
     def release(self) -> None:
@@ -529,7 +543,8 @@ class SearchPool:
         due = self._told.get(client)
         hold = 0.0
         if due is not None and due > now and self.refusal_hold_seconds > 0 and self.held < MAX_HELD_REFUSALS:
-            hold = min(self.refusal_hold_seconds, due - now)
+            # Jittered: the refusals of a client's connections, held together, are not answered all at once.
+            hold = min(self.refusal_hold_seconds, due - now) * random.uniform(0.5, 1.0)
         if hold > 0:
             self.held += 1
             try:
@@ -545,12 +560,6 @@ class SearchPool:
             self._told.popitem(last=False)
         raise answer
 
-    async def refuse_if_full(self, client: str) -> None:
-        """503 ``NOT_READY`` (held like every refusal) when every search place and queue place is taken: for a
-        caller to check before it does anything else for a search (opening a snapshot)."""
-        if self.slots.full():
-            await self._refuse(client, "busy", self._busy)
-
     def _over_budget(self, playouts: int, spent: int, reset_after: float) -> Callable[[float], Problem]:
         def problem(held: float) -> Problem:
             retry = max(1, math.ceil(reset_after - held))
@@ -565,13 +574,21 @@ class SearchPool:
     @contextlib.asynccontextmanager
     async def admitted(self, client: str, playouts: int,
                        gone: Callable[[], Awaitable[None]] | None = None) -> AsyncIterator[Admission]:
-        """A suggestion or hint of up to ``playouts`` playouts for ``client``, admitted: its place among the
-        searches taken (after waiting its turn in the queue) and its playouts charged; run it with
-        :meth:`Admission.run`. 503 ``NOT_READY`` when every search place and queue place is taken, 429
-        ``RATE_LIMITED`` when the playouts do not fit in the client's budget (both before anything is done, so
-        a refusal costs little; held when the client did not wait out its last refusal). On leaving, the place
-        is freed and what was not spent given back. ``gone``: returns when the client went away (e.g.
-        ``lambda: until_disconnected(receive)``); the search is then cancelled, waiting or running."""
+        """A suggestion or hint of up to ``playouts`` playouts for ``client``, admitted: its playouts charged
+        (:meth:`charged`) and its place among the searches taken, after waiting its turn in the queue
+        (:meth:`placed`); run it with :meth:`Admission.run`. 503 ``NOT_READY`` when every search place and queue
+        place is taken, 429 ``RATE_LIMITED`` when the playouts do not fit in the client's budget (both before
+        anything is done, so a refusal costs little; held when the client did not wait out its last refusal).
+        On leaving, the place is freed and what was not spent given back. ``gone``: returns when the client went
+        away (e.g. ``lambda: until_disconnected(receive)``); the search is then cancelled, waiting or running."""
+        async with self.charged(client, playouts) as admission, self.placed(admission, client, gone):
+            yield admission
+
+    @contextlib.asynccontextmanager
+    async def charged(self, client: str, playouts: int) -> AsyncIterator[Admission]:
+        """The first half of :meth:`admitted`: the refusals (503 when the replica is full, 429 when the playouts
+        do not fit) and the charge, given back on leaving but for what :meth:`Admission.spend` says was spent.
+        A caller may prepare its search (open a snapshot) between this and :meth:`placed`."""
         if self.slots.full():
             await self._refuse(client, "busy", self._busy)
         charged = 0
@@ -581,10 +598,22 @@ class SearchPool:
                 await self._refuse(client, "budget", self._over_budget(playouts, decision.spent,
                                                                         decision.reset_after))
             charged = playouts
-        watcher = None if gone is None else asyncio.ensure_future(gone())
-        admission = Admission(self, charged, watcher)
+        admission = Admission(self, charged)
         try:
-            if self.slots.full():  # filled while the budget was charged
+            yield admission
+        finally:
+            if charged > admission.spent:
+                await self.budget.refund(client, charged - admission.spent)  # type: ignore[union-attr]
+
+    @contextlib.asynccontextmanager
+    async def placed(self, admission: Admission, client: str,
+                     gone: Callable[[], Awaitable[None]] | None = None) -> AsyncIterator[Admission]:
+        """The second half of :meth:`admitted`: a place among the searches (503 if the queue filled meanwhile),
+        after waiting its turn; freed on leaving. ``gone``: as for :meth:`admitted`."""
+        watcher = None if gone is None else asyncio.ensure_future(gone())
+        admission.watcher = watcher
+        try:
+            if self.slots.full():  # filled while the budget was charged or the search prepared
                 await self._refuse(client, "busy", self._busy)
             queued = time.monotonic()
             await self._acquire(watcher)
@@ -597,36 +626,26 @@ class SearchPool:
         finally:
             if watcher is not None:
                 watcher.cancel()
-            if charged > admission.spent:
-                await self.budget.refund(client, charged - admission.spent)  # type: ignore[union-attr]
 
     async def _acquire(self, watcher: asyncio.Future[None] | None) -> None:
         """A place, or :func:`_gone` when ``watcher`` says the client went away first (its queue place given
-        up: it never starts)."""
+        up: it never starts). The queue place is taken at once (no other request can take it meanwhile)."""
         if watcher is None:
             await self.slots.acquire()
             return
-        acquiring = asyncio.ensure_future(self.slots.acquire())
-        try:
-            await asyncio.wait((acquiring, watcher), return_when=asyncio.FIRST_COMPLETED)
-        except asyncio.CancelledError:
-            await self._abandon(acquiring)
-            raise
-        if acquiring.done():
-            acquiring.result()
+        waiter = self.slots.enter()
+        if waiter is None:
             return
-        await self._abandon(acquiring)
+        try:
+            await asyncio.wait((waiter, watcher), return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:
+            self.slots.leave(waiter)
+            raise
+        if waiter.done() and not waiter.cancelled():
+            return
+        self.slots.leave(waiter)
         self.cancelled["queued"] += 1
         raise _gone()
-
-    async def _abandon(self, acquiring: asyncio.Future[None]) -> None:
-        """Give up a place being waited for: the queue place, or the place itself if it came meanwhile."""
-        acquiring.cancel()
-        try:
-            await acquiring
-        except asyncio.CancelledError:
-            return
-        self.slots.release()
 
     async def search(self, client: str, playouts: int, fn: Callable[..., T], *args: Any,
                      spent: Callable[[T], int] | None = None,

@@ -192,6 +192,25 @@ async def test_budget_refusals_are_held_too_and_their_retry_after_counts_from_th
     assert error.value.status == 429 and pool.refused["budget"] == 2
 
 
+async def test_requests_arriving_together_take_no_more_places_than_there_are() -> None:
+    pool = SearchPool(concurrency=1, queue=2)
+    gate = asyncio.Event()
+
+    async def never() -> None:
+        await asyncio.Event().wait()
+
+    async def ask() -> None:
+        async with pool.admitted("c", 10, never):
+            await gate.wait()
+
+    asking = [asyncio.create_task(ask()) for _ in range(6)]
+    await asyncio.sleep(0.01)
+    assert pool.slots.running == 1 and len(pool.slots.waiting) == 2 and pool.refused["busy"] == 3
+    gate.set()
+    outcomes = await asyncio.gather(*asking, return_exceptions=True)
+    assert sum(isinstance(o, Problem) for o in outcomes) == 3 and pool.slots.running == 0
+
+
 async def test_a_client_gone_while_queued_never_starts_and_while_running_frees_its_place() -> None:
     pool = SearchPool(concurrency=1, queue=2)
     release = threading.Event()
