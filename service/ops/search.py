@@ -687,9 +687,10 @@ class Admission:
             if self.watcher is not None:
                 await asyncio.wait((running, self.watcher), return_when=asyncio.FIRST_COMPLETED)
                 if not running.done():  # the client went away
-                    running.cancel()
-                    with contextlib.suppress(asyncio.CancelledError, Exception):
-                        await running
+                    running.cancel()  # interrupts it in its worker (SearchLane.run)
+                    await asyncio.wait((running,))
+                    if not running.cancelled():
+                        running.exception()  # retrieved: whatever it ended with, nobody is waiting for it
                     pool.cancelled["running"] += 1
                     raise _gone()
             result = await running
@@ -697,7 +698,7 @@ class Admission:
             pool.refused["worker"] += 1
             raise busy_problem(1, "the worker searching this suggestion stopped; nothing was searched; retry "
                                   "after 1 s") from None
-        except SearchCancelled:  # cancelled by a request that went away as this one ran: not this one's
+        except SearchCancelled:  # interrupted though its client is still there (not expected): never a 500
             pool.refused["worker"] += 1
             raise busy_problem(1, "the search was interrupted; retry after 1 s") from None
         finally:
