@@ -7,8 +7,8 @@ in three ways:
 
 * **Concurrency** (``SEARCH_CONCURRENCY``): a replica searches at most that many suggestions and hints at once;
   up to ``SEARCH_QUEUE`` more wait their turn (first come, first served); beyond, the request is answered
-  503 ``NOT_READY`` with ``Retry-After``, at once unless it is held (below) (an estimate of when a place frees: the recent mean search
-  time times the searches ahead, per slot). Nothing was searched or charged.
+  503 ``NOT_READY`` with ``Retry-After`` (an estimate of when a place frees: the recent mean search time times
+  the searches ahead, per slot), at once unless it is held (below). Nothing was searched or charged.
 * **A playout budget per client** (``SEARCH_PLAYOUTS_PER_MINUTE``, :mod:`service.ops.playouts`): a search is
   charged its whole budget before it runs and given back what it did not spend; one that does not fit is
   answered 429 ``RATE_LIMITED`` with ``Retry-After``.
