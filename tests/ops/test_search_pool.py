@@ -113,7 +113,7 @@ def test_search_settings_from_the_environment() -> None:
     defaults = load_settings({})
     assert (defaults.search_workers, defaults.bot_workers, defaults.search_concurrency, defaults.search_queue,
             defaults.search_worker_nice, defaults.search_playouts_per_minute,
-            defaults.search_refusal_hold_seconds) == (2, 1, 2, 8, 10, 20_000, 1.0)
+            defaults.search_refusal_hold_seconds) == (2, 1, 2, 8, 10, 20_000, 5.0)
     assert load_settings({"SEARCH_REFUSAL_HOLD_SECONDS": "0"}).search_refusal_hold_seconds == 0
     code = Settings()
     assert (code.search_workers, code.search_concurrency, code.search_playouts_per_minute,
