@@ -42,6 +42,7 @@ from .clients import API_KEY_HEADER, OPERATIONAL_PATHS, client_identity, header_
 
 __all__ = [
     "ACCESS_LOGGER",
+    "REQUEST_ID_SCOPE_KEY",
     "JsonLogFormatter",
     "RedactingFilter",
     "RequestLoggingMiddleware",
@@ -55,6 +56,9 @@ __all__ = [
 
 ACCESS_LOGGER = "fivehundred.access"
 REQUEST_ID_HEADER = "x-request-id"
+#: Scope key of a request id already given to the request by a layer outside (the fast lane,
+#: service/ops/fastlane.py, handing a request on to the stack): the request keeps it.
+REQUEST_ID_SCOPE_KEY = "fivehundred.request_id"
 
 request_id_var: ContextVar[str | None] = ContextVar("request_id", default=None)
 
@@ -254,6 +258,7 @@ def json_logging_config(
 
 # --- request ids and the access line ---------------------------------------------------------------------
 
+_REQUEST_ID_HEADER = REQUEST_ID_HEADER.encode()
 _SANE_REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,128}")
 _OPAQUE_RUN = re.compile(r"[A-Za-z0-9_-]{40,}")
 
@@ -312,7 +317,9 @@ class RequestLoggingMiddleware:
         if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
-        request_id = accept_request_id(header_value(scope, REQUEST_ID_HEADER.encode()))
+        request_id = scope.get(REQUEST_ID_SCOPE_KEY)
+        if request_id is None:
+            request_id = accept_request_id(header_value(scope, _REQUEST_ID_HEADER))
         scope.setdefault("state", {})["request_id"] = request_id
         token = request_id_var.set(request_id)
         # Captured now: the router may rewrite scope["path"] for mounted apps.
@@ -334,19 +341,20 @@ class RequestLoggingMiddleware:
         try:
             await self.app(scope, receive, send_wrapper)
         finally:
-            duration_ms = round((time.perf_counter() - started) * 1000, 3)
-            self.logger.log(
-                logging.DEBUG if path in self.quiet_paths else logging.INFO,
-                "%s %s %s",
-                method,
-                path,
-                status,
-                extra={
-                    "method": method,
-                    "path": path,  # scope["path"] never includes the query string
-                    "status": status,
-                    "duration_ms": duration_ms,
-                    "client": client_identity(scope, api_key_header=self.api_key_header),
-                },
-            )
+            level = logging.DEBUG if path in self.quiet_paths else logging.INFO
+            if self.logger.isEnabledFor(level):  # else nothing to build (LOG_LEVEL=WARNING)
+                self.logger.log(
+                    level,
+                    "%s %s %s",
+                    method,
+                    path,
+                    status,
+                    extra={
+                        "method": method,
+                        "path": path,  # scope["path"] never includes the query string
+                        "status": status,
+                        "duration_ms": round((time.perf_counter() - started) * 1000, 3),
+                        "client": client_identity(scope, api_key_header=self.api_key_header),
+                    },
+                )
             request_id_var.reset(token)
