@@ -142,37 +142,45 @@ class FastLane:
         scope["state"]["request_id"] = scope[REQUEST_ID_SCOPE_KEY] = request_id
         language = request_language(scope)
         token = request_id_var.set(request_id)
-        status = 500
+        status, handed_on = 500, None
+        coordinator = self.coordinator  # counted in flight as InflightMiddleware counts (its track_request inlined)
+        coordinator._in_flight += 1
+        coordinator._idle.clear()
         try:
-            async with self.coordinator.track_request():
-                body, more = await read_body(receive, self.limit)
-                if body is None:
-                    return  # the client went away (the stack too answers nothing, and counts a 500)
-                if more:  # longer than it said: the stack's handler answers 413
-                    request_id_var.reset(token)
-                    token = None
-                    await self.app(scope, replay(body, more, receive), send)  # type: ignore[arg-type]
-                    return
-                try:
-                    data = decode_request(route.request_type, body)
-                    payload, extra = await route.answer(scope, headers, data)  # type: ignore[arg-type]
-                except Exception as exc:  # rendered by the stack, as the fast route's own refusals are
-                    request_id_var.reset(token)
-                    token = None
-                    scope[FAILURE_SCOPE_KEY] = exc
-                    await self.app(scope, receive, send)  # type: ignore[arg-type]
-                    return
-                status = 200
-                compressed = False
-                if encoding is not None:
-                    payload, compressed = encoded_body(payload, encoding, _JSON)
-                await send({"type": "http.response.start", "status": 200,
-                            "headers": _headers(payload, extra, request_id, language, encoding, compressed)})
-                await send({"type": "http.response.body", "body": payload, "more_body": False})
+            status, handed_on = await self._answer(scope, route, headers, encoding, request_id, language, receive,
+                                                   send)
         finally:
-            if token is not None:
+            coordinator._in_flight -= 1
+            if coordinator._in_flight == 0:
+                coordinator._idle.set()
+            if handed_on is None:
                 self._account(scope, route, status, time.perf_counter() - started)
-                request_id_var.reset(token)
+            request_id_var.reset(token)
+        if handed_on is not None:  # the stack counts, measures and logs it (under the same request id)
+            await self.app(scope, handed_on, send)  # type: ignore[arg-type]
+
+    async def _answer(self, scope: dict[str, Any], route: LaneRoute, headers: dict[bytes, str], encoding: str | None,
+                      request_id: str, language: str, receive: Receive, send: Send) -> tuple[int, Receive | None]:
+        """Answer on the lane: the status sent (500: the client went away, nothing sent), or the ``receive`` with
+        which the stack is to answer instead (nothing sent)."""
+        body, more = await read_body(receive, self.limit)
+        if body is None:
+            return 500, None  # the client went away (the stack too answers nothing, and counts a 500)
+        if more:  # longer than it said: the stack's handler answers 413
+            return 500, replay(body, more, receive)
+        try:
+            data = decode_request(route.request_type, body)
+            payload, extra = await route.answer(scope, headers, data)  # type: ignore[arg-type]
+        except Exception as exc:  # rendered by the stack, as the fast route's own refusals are
+            scope[FAILURE_SCOPE_KEY] = exc
+            return 500, receive
+        compressed = False
+        if encoding is not None:
+            payload, compressed = encoded_body(payload, encoding, _JSON)
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": _headers(payload, extra, request_id, language, encoding, compressed)})
+        await send({"type": "http.response.body", "body": payload, "more_body": False})
+        return 200, None
 
     def _account(self, scope: dict[str, Any], route: LaneRoute, status: int, duration: float) -> None:
         """The request metrics and the access line, as the stack's layers give them."""

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import logging
 import os
+import random
 import re
 import sys
 import time
@@ -284,13 +285,25 @@ def accept_request_id(value: bytes | None) -> str:
     return new_request_id()
 
 
+#: The random bits of request ids: seeded from the system's randomness, again in a forked child (so that no two
+#: processes hand out the same ids). An id is a label, not a secret: a generator in memory serves it without the
+#: system call ``os.urandom`` costs on every request.
+_IDS = random.Random()
+os.register_at_fork(after_in_child=_IDS.seed)
+#: A version-4 UUID's fixed bits (version 4, RFC 4122 variant) in a 128-bit integer, and the bits they replace.
+_UUID4_BITS = 0x4 << 76 | 0x2 << 62
+_UUID4_MASK = ~(0xF << 76 | 0x3 << 62)
+
+
 def new_request_id() -> str:
-    """A fresh request id: a random version-4 UUID as 32 hex digits (``uuid.uuid4().hex``, built without the
-    ``UUID`` object, on every request)."""
-    raw = bytearray(os.urandom(16))
-    raw[6] = raw[6] & 0x0F | 0x40
-    raw[8] = raw[8] & 0x3F | 0x80
-    return raw.hex()
+    """A fresh request id: a random version-4 UUID as 32 hex digits (the form of ``uuid.uuid4().hex``, built
+    without the ``UUID`` object, on every request).
+
+    >>> import uuid
+    >>> uuid.UUID(new_request_id()).version
+    4
+    """
+    return (_IDS.getrandbits(128) & _UUID4_MASK | _UUID4_BITS).to_bytes(16).hex()
 
 
 class RequestLoggingMiddleware:
