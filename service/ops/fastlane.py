@@ -10,7 +10,8 @@ from them, and hands every other request to the stack, untouched.
 
 A request takes the lane when it is a ``POST`` to a fast route with a fixed path (no path parameters; the
 exact path), with no query string, a ``Content-Length`` within the body limit and a JSON ``Content-Type``,
-at most one ``Accept-Encoding`` (the answer is compressed as the stack would), no ``Origin`` when CORS is on, and a plain ``Host``.
+at most one ``Accept-Encoding`` (the answer is compressed as the stack would), no ``Origin`` when CORS is on,
+and a plain ``Host``.
 The app builds the lane only for routes whose middleware are known to let such a request through (no rate
 limit, no API keys: see :func:`lane_routes`); with those on, every request goes through the stack.
 
@@ -45,8 +46,8 @@ from service.ops.clients import API_KEY_HEADER, client_identity
 from service.ops.logging import ACCESS_LOGGER, REQUEST_ID_SCOPE_KEY, accept_request_id, request_id_var
 from service.ops.metrics import ServiceMetrics
 from service.ops.shutdown import ShutdownCoordinator
-from service.web.fastpath import FAILURE_SCOPE_KEY, Answer, FastRoute, read_body, replay
 from service.web.encoding import choose_encoding, encoded_body
+from service.web.fastpath import FAILURE_SCOPE_KEY, Answer, FastRoute, read_body, replay
 from service.web.media import is_json_media_type
 from service.web.struct_dto import decode_request
 
@@ -127,7 +128,8 @@ class FastLane:
                 accept_encodings += 1
         length = headers.get(b"content-length", "")
         host = headers.get(b"host")
-        if not (length.isdigit() and 0 < int(length) <= self.limit and is_json_media_type(headers.get(b"content-type"))) \
+        if not (length.isdigit() and 0 < int(length) <= self.limit) \
+                or not is_json_media_type(headers.get(b"content-type")) \
                 or accept_encodings or (self.cors and b"origin" in headers) \
                 or (host is not None and _PLAIN_HOST.fullmatch(host) is None):
             await self.app(scope, receive, send)  # (several Accept-Encoding headers: the stack merges them)

@@ -330,9 +330,8 @@ class RequestLoggingMiddleware:
         if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
-        request_id = scope.get(REQUEST_ID_SCOPE_KEY)
-        if request_id is None:
-            request_id = accept_request_id(header_value(scope, _REQUEST_ID_HEADER))
+        given = scope.get(REQUEST_ID_SCOPE_KEY)
+        request_id = given if isinstance(given, str) else accept_request_id(header_value(scope, _REQUEST_ID_HEADER))
         scope.setdefault("state", {})["request_id"] = request_id
         token = request_id_var.set(request_id)
         # Captured now: the router may rewrite scope["path"] for mounted apps.
