@@ -8,10 +8,10 @@ cost about as much as the operation itself. :class:`FastLane`, the outermost lay
 (:func:`service.app.create_app`), does the work of all of them at once for a request that needs nothing else
 from them, and hands every other request to the stack, untouched.
 
-A request takes the lane when it is a ``POST`` to a fast route with a fixed path (no path parameters; the
-exact path), with no query string, a ``Content-Length`` within the body limit and a JSON ``Content-Type``,
-at most one ``Accept-Encoding`` (the answer is compressed as the stack would), no ``Origin`` when CORS is on,
-and a plain ``Host``.
+A request takes the lane when it is a ``POST`` to a fast route (its exact path; a path parameter a whole
+segment that no route has as a fixed one there), with no query string, a ``Content-Length`` within the body
+limit and a JSON ``Content-Type``, at most one ``Accept-Encoding`` (the answer is compressed as the stack
+would), no ``Origin`` when CORS is on, and a plain ``Host``.
 The app builds the lane only for routes whose middleware are known to let such a request through (no rate
 limit, no API keys: see :func:`lane_routes`); with those on, every request goes through the stack.
 
@@ -33,12 +33,12 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable
 from typing import Any
 
 from litestar import Litestar
 from litestar.middleware import DefineMiddleware
-from litestar.routes import HTTPRoute
+from litestar.routes import ASGIRoute, HTTPRoute
 from litestar.types import ASGIApp, Receive, Scope, Send
 
 from service.i18n import request_language
@@ -51,7 +51,7 @@ from service.web.fastpath import FAILURE_SCOPE_KEY, Answer, FastRoute, read_body
 from service.web.media import is_json_media_type
 from service.web.struct_dto import decode_request
 
-__all__ = ["FastLane", "LaneRoute", "lane_routes"]
+__all__ = ["FastLane", "LaneRoute", "LaneRoutes", "lane_routes"]
 
 #: A ``Host`` the router surely accepts (a subset of what Litestar's host check allows); any other goes
 #: through the stack, which checks it.
@@ -60,23 +60,78 @@ _JSON = b"application/json"
 
 
 class LaneRoute:
-    """A fast route on the lane: its path template (the metrics' label), request type and answer."""
+    """A fast route on the lane: its path template (the metrics' label), request type and answer, and for a path
+    with parameters its segments (a parameter's name, or ``None`` for a fixed segment) and the fixed
+    segments."""
 
-    __slots__ = ("answer", "request_type", "template")
+    __slots__ = ("answer", "params", "request_type", "segments", "template")
 
-    def __init__(self, template: str, request_type: type[Any], answer: Answer) -> None:
+    def __init__(self, template: str, request_type: type[Any], answer: Answer,
+                 segments: tuple[str, ...] = (), params: tuple[str | None, ...] = ()) -> None:
         self.template = template
         self.request_type = request_type
         self.answer = answer
+        self.segments = segments
+        self.params = params
+
+    def match(self, parts: list[str], taken: list[frozenset[str]]) -> dict[str, str] | None:
+        """The path parameters of a path split into ``parts`` if it is this route's, else ``None``. A parameter
+        must be a whole, non-empty segment that no route has as a fixed segment at that place (``taken``),
+        so that the router surely picks this route for it too."""
+        if len(parts) != len(self.segments):
+            return None
+        found: dict[str, str] = {}
+        for part, segment, param, fixed in zip(parts, self.segments, self.params, taken, strict=False):
+            if param is None:
+                if part != segment:
+                    return None
+            elif not part or part in fixed:
+                return None
+            else:
+                found[param] = part
+        return found
 
 
-def lane_routes(app: Litestar, passing: Collection[type[Any]]) -> dict[str, LaneRoute]:
-    """The app's fast routes the lane may answer, by path: ``POST`` routes with a fixed path, no guards, and
-    no middleware but their fast route and ``passing`` (middleware classes that let the lane's requests
-    through untouched: the caller vouches for them)."""
-    out: dict[str, LaneRoute] = {}
+class LaneRoutes:
+    """The lane's routes: by exact path, and those with path parameters (string parameters only)."""
+
+    def __init__(self, fixed: dict[str, LaneRoute], parametrized: list[LaneRoute], taken: list[frozenset[str]]):
+        self.fixed = fixed
+        self.parametrized = parametrized
+        self.taken = taken
+
+    def __bool__(self) -> bool:
+        return bool(self.fixed or self.parametrized)
+
+    def find(self, path: str) -> tuple[LaneRoute, dict[str, str] | None] | None:
+        route = self.fixed.get(path)
+        if route is not None:
+            return route, None
+        if self.parametrized and path.startswith("/"):
+            parts = path[1:].split("/")
+            if len(parts) <= len(self.taken):
+                for route in self.parametrized:
+                    params = route.match(parts, self.taken)
+                    if params is not None:
+                        return route, params
+        return None
+
+
+def lane_routes(app: Litestar, passing: Collection[type[Any]]) -> LaneRoutes:
+    """The app's fast routes the lane may answer: ``POST`` routes with no guards and no middleware but their
+    fast route and ``passing`` (middleware classes that let the lane's requests through untouched: the caller
+    vouches for them), whose path parameters (if any) are strings."""
+    fixed: dict[str, LaneRoute] = {}
+    parametrized: list[LaneRoute] = []
+    taken: dict[int, set[str]] = {}  # the fixed segments of every route, by place
+    # Mounted apps answer every path under theirs: no lane below one.
+    mounts = [route.path.rstrip("/") + "/" for route in app.routes
+              if isinstance(route, ASGIRoute) and getattr(route.route_handler, "is_mount", False)]
     for route in app.routes:
-        if not isinstance(route, HTTPRoute) or route.path_parameters:
+        for place, component in enumerate(route.path_components):
+            if isinstance(component, str):
+                taken.setdefault(place, set()).add(component)
+        if not isinstance(route, HTTPRoute) or any(p.type is not str for p in route.path_parameters.values()):
             continue
         for handler in route.route_handlers:
             if "POST" not in handler.http_methods or handler.resolve_guards():
@@ -89,20 +144,28 @@ def lane_routes(app: Litestar, passing: Collection[type[Any]]) -> dict[str, Lane
                     fast = middleware
                 else:
                     others.append(kind)
-            if fast is None or any(kind not in passing for kind in others):
+            if fast is None or any(kind not in passing for kind in others) \
+                    or any(route.path.startswith(mount) for mount in mounts):
                 continue
-            out[route.path] = LaneRoute(route.path, fast.kwargs["request_type"], fast.kwargs["answer"])
-    return out
+            if not route.path_parameters:
+                fixed[route.path] = LaneRoute(route.path, fast.kwargs["request_type"], fast.kwargs["answer"])
+                continue
+            segments = tuple(c if isinstance(c, str) else "" for c in route.path_components)
+            params = tuple(None if isinstance(c, str) else c.name for c in route.path_components)
+            parametrized.append(LaneRoute(route.path_format, fast.kwargs["request_type"], fast.kwargs["answer"],
+                                          segments, params))
+    depth = max(taken, default=-1) + 1
+    return LaneRoutes(fixed, parametrized, [frozenset(taken.get(place, ())) for place in range(depth)])
 
 
 class FastLane:
     """ASGI middleware, the app's outermost layer: see the module."""
 
-    def __init__(self, app: ASGIApp, *, routes: Mapping[str, LaneRoute], metrics: ServiceMetrics,
+    def __init__(self, app: ASGIApp, *, routes: LaneRoutes, metrics: ServiceMetrics,
                  coordinator: ShutdownCoordinator, max_body_bytes: int, cors: bool,
                  logger_name: str = ACCESS_LOGGER, api_key_header: str = API_KEY_HEADER) -> None:
         self.app = app
-        self.routes = dict(routes)
+        self.routes = routes
         self.metrics = metrics
         self.coordinator = coordinator
         self.limit = max_body_bytes
@@ -112,13 +175,14 @@ class FastLane:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         request: dict[str, Any] = scope  # type: ignore[assignment]
-        route = None
+        found = None
         if request["type"] == "http" and request["method"] == "POST" and not request["query_string"] \
                 and not request.get("root_path"):
-            route = self.routes.get(request["path"])
-        if route is None:
+            found = self.routes.find(request["path"])
+        if found is None:
             await self.app(scope, receive, send)
             return
+        route, path_params = found
         headers: dict[bytes, str] = {}
         accept_encodings = 0
         for name, value in request["headers"]:
@@ -134,6 +198,8 @@ class FastLane:
                 or (host is not None and _PLAIN_HOST.fullmatch(host) is None):
             await self.app(scope, receive, send)  # (several Accept-Encoding headers: the stack merges them)
             return
+        if path_params is not None:
+            request["path_params"] = path_params
         await self._serve(request, route, headers, choose_encoding(headers.get(b"accept-encoding")), receive, send)
 
     async def _serve(self, scope: dict[str, Any], route: LaneRoute, headers: dict[bytes, str], encoding: str | None,

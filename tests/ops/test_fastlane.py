@@ -238,7 +238,65 @@ def test_no_lane_when_middleware_could_answer(settings: dict[str, Any]) -> None:
     assert not isinstance(_app(**settings).asgi_handler, FastLane)
 
 
-def test_the_lane_serves_apply() -> None:
+def test_the_lane_serves_apply_and_session_moves() -> None:
     lane = _app().asgi_handler
     assert isinstance(lane, FastLane)
-    assert set(lane.routes) == {APPLY}
+    assert set(lane.routes.fixed) == {APPLY}
+    assert [route.template for route in lane.routes.parametrized] == ["/v1/sessions/{session_id}/moves"]
+    found = lane.routes.find("/v1/sessions/abc/moves")
+    assert found is not None and found[1] == {"session_id": "abc"}
+    for path in ("/v1/sessions/abc/moves/", "/v1/sessions//moves", "/v1/sessions/a/b/moves", "/v1/sessions/abc",
+                 "/v1/sessions/apply/moves", "/v1/games/apply/"):  # (apply: a fixed segment there elsewhere)
+        assert lane.routes.find(path) is None, path
+
+
+def _session_answer(client: TestClient, session: dict[str, Any], body: dict[str, Any],  # type: ignore[type-arg]
+                    token: str | None, headers: dict[str, str]) -> tuple[int, list[tuple[str, str]], Any]:
+    hdrs = {"content-type": "application/json", **headers}
+    if token is not None:
+        hdrs["authorization"] = f"Bearer {token}"
+    response = client.post(f"/v1/sessions/{session['session_id']}/moves", content=json.dumps(body), headers=hdrs)
+    status, kept, decoded = _comparable(response)
+    if response.headers.get("content-type") == "application/problem+json":
+        decoded = json.loads(decoded)
+    if isinstance(decoded, dict) and "instance" in decoded:
+        decoded["instance"] = decoded["instance"].replace(session["session_id"], "{session_id}")
+    return status, kept, decoded
+
+
+def test_session_moves_on_the_lane_answer_as_the_stack() -> None:
+    lane_app = _app()
+    counting = _Counting(lane_app.asgi_handler)  # type: ignore[arg-type]
+    with TestClient(lane_app) as lane, TestClient(_without_lane(_app())) as stack:
+        clients = (lane, stack)
+        for client in clients:
+            client.headers.pop("accept-encoding")
+        sessions = [c.post("/v1/sessions", json={"players": 4, "seed": 7, "first_dealer": 1}).json() for c in clients]
+        state, _ = new_game(Options(), seed=7, first_dealer=1)
+        version = sessions[0]["version"]
+        lane_answers = 0
+        for step in range(12):
+            seat = state.to_act
+            assert seat is not None
+            move = msgspec.to_builtins(legal_moves(state)[0])
+            other = (seat + 1) % 4
+            cases: list[tuple[dict[str, Any], int | None, dict[str, str]]] = [
+                ({"move": move}, None, {}),  # 401: no token
+                ({"move": move}, other, {}),  # 403: not this seat's turn
+                ({"move": move}, seat, {"if-match": f'"{version + 5}"'}),  # 409: stale
+                ({"move": {"type": "play", "seat": seat, "card": "2S"}}, seat, {}),  # 400: malformed
+                ({"move": move}, seat, {"if-match": f'"{version}"', "idempotency-key": f"k{step}",
+                                        "accept-encoding": "br"}),  # 200
+                ({"move": move}, seat, {"if-match": f'"{version}"', "idempotency-key": f"k{step}"}),  # replayed
+            ]
+            for body, token_seat, headers in cases:
+                before = counting.calls
+                answers = [_session_answer(c, s, body, None if token_seat is None else s["seat_tokens"][token_seat],
+                                           headers) for c, s in zip(clients, sessions, strict=True)]
+                assert answers[0] == answers[1], (step, body, headers)
+                if answers[0][0] == 200:
+                    assert counting.calls == before
+                    lane_answers += 1
+            state, _ = apply_move(state, legal_moves(state)[0])
+            version += 1
+    assert lane_answers == 24
