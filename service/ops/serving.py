@@ -337,6 +337,7 @@ class GuardedHttpToolsProtocol(_Guards, HttpToolsProtocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._init_guards()
+        self._idle_since: float | None = None  # when the connection's last response completed, while idle
         self._in_request = False  # from a request's first byte to its last
         self._head_read = False  # the request's head is complete (its body may not be)
         self._completed = 0  # requests read whole on this connection
@@ -389,6 +390,49 @@ class GuardedHttpToolsProtocol(_Guards, HttpToolsProtocol):
             self.cycle.more_body = True  # the app's task has not run yet: it reads the body that follows
             self._in_request = self._head_read = True
             self.parser.feed_data(b"POST / HTTP/1.1\r\n" + framing + b"\r\n\r\n")
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self.timeout_keep_alive_task is not None:
+            self.timeout_keep_alive_task.cancel()
+            self.timeout_keep_alive_task = None
+        super().connection_lost(exc)
+
+    # -------------------------------------------------------------------------------------- keep-alive
+
+    # uvicorn arms a keep-alive timer after every response and cancels it when the next request's bytes come:
+    # a timer made and unmade per request. Here a timer is armed only when none is (so at most one per idle
+    # spell), and when it fires it closes the connection only if it has been idle for the whole keep-alive
+    # timeout since its last response, else it is armed again for the time left. A connection is closed after
+    # the same idle time as by uvicorn.
+
+    def _unset_keepalive_if_required(self) -> None:
+        self._idle_since = None  # busy: a timer firing now leaves the connection open
+
+    def on_response_complete(self) -> None:
+        # uvicorn's (HttpToolsProtocol.on_response_complete), with the keep-alive timer armed lazily.
+        self.server_state.total_requests += 1
+        if self.transport.is_closing():
+            return
+        self._idle_since = None
+        self.flow.resume_reading()  # unpause data reads if needed
+        if self.pipeline:  # start the next pipelined request, if any; else the connection is idle
+            cycle, app = self.pipeline.pop()
+            self._start_asgi_task(cycle, app)
+        else:
+            self._idle_since = self.loop.time()
+            if self.timeout_keep_alive_task is None:
+                self.timeout_keep_alive_task = self.loop.call_later(self.timeout_keep_alive, self._keep_alive_due)
+
+    def _keep_alive_due(self) -> None:
+        self.timeout_keep_alive_task = None
+        idle_since = self._idle_since
+        if idle_since is None:
+            return  # a request is under way: its response arms the timer again
+        left = idle_since + self.timeout_keep_alive - self.loop.time()
+        if left > 0:
+            self.timeout_keep_alive_task = self.loop.call_later(left, self._keep_alive_due)
+        else:
+            self.timeout_keep_alive_handler()
 
     # -------------------------------------------------------------------------------- parser callbacks
 
