@@ -41,7 +41,9 @@ from litestar.middleware import DefineMiddleware
 from litestar.routes import ASGIRoute, HTTPRoute
 from litestar.types import ASGIApp, Receive, Scope, Send
 
-from service.i18n import request_language
+from service.i18n import negotiate
+from service.i18n.middleware import SCOPE_KEY as LANGUAGE_SCOPE_KEY
+from service.i18n.negotiation import MAX_HEADER_LENGTH
 from service.ops.clients import API_KEY_HEADER, client_identity
 from service.ops.logging import ACCESS_LOGGER, REQUEST_ID_SCOPE_KEY, accept_request_id, request_id_var
 from service.ops.metrics import ServiceMetrics
@@ -57,6 +59,7 @@ __all__ = ["FastLane", "LaneRoute", "LaneRoutes", "lane_routes"]
 #: through the stack, which checks it.
 _PLAIN_HOST = re.compile(r"[0-9A-Za-z.:\[\]-]*")
 _JSON = b"application/json"
+_LANGUAGES_KEPT = 1024
 
 
 class LaneRoute:
@@ -172,6 +175,18 @@ class FastLane:
         self.cors = cors
         self.logger = logging.getLogger(logger_name)
         self.api_key_header = api_key_header
+        self._languages: dict[str | None, str] = {}
+
+    def _language(self, accept_language: str | None) -> str:
+        """The language :func:`~service.i18n.request_language` negotiates for a request with this
+        ``Accept-Language`` (its first) and no query, by the raw header: clients send the same few."""
+        language = self._languages.get(accept_language)
+        if language is None:
+            if len(self._languages) >= _LANGUAGES_KEPT:
+                self._languages.clear()
+            header = None if accept_language is None else accept_language[:MAX_HEADER_LENGTH]
+            language = self._languages[accept_language] = negotiate(header, None)
+        return language
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         request: dict[str, Any] = scope  # type: ignore[assignment]
@@ -208,7 +223,8 @@ class FastLane:
         raw_id = headers.get(b"x-request-id")
         request_id = accept_request_id(None if raw_id is None else raw_id.encode("latin-1"))
         scope["state"]["request_id"] = scope[REQUEST_ID_SCOPE_KEY] = request_id
-        language = request_language(scope)
+        language = self._language(headers.get(b"accept-language"))
+        scope[LANGUAGE_SCOPE_KEY] = language  # as LanguageMiddleware keeps it, for the answer and the stack
         token = request_id_var.set(request_id)
         status, handed_on = 500, None
         coordinator = self.coordinator  # counted in flight as InflightMiddleware counts (its track_request inlined)
