@@ -28,7 +28,8 @@ environment variables in brackets):
 
 Both also send a response's head and body in one write to the socket when the app gives them in one turn of the
 event loop, as every complete answer does (:class:`_CoalescingTransport`): uvicorn writes them separately, two
-system calls where one does.
+system calls where one does. :class:`GuardedHttpToolsProtocol` also arms its keep-alive timer once per idle spell
+rather than once per request (closing an idle connection after the same ``--timeout-keep-alive``).
 
 Behind a proxy that already enforces timeouts (deploy/nginx.conf) these are a backstop; on their own they are
 the protection. Everything else is uvicorn's protocol unchanged. Both classes build on uvicorn's protocols'
