@@ -45,7 +45,13 @@ from service.i18n import negotiate
 from service.i18n.middleware import SCOPE_KEY as LANGUAGE_SCOPE_KEY
 from service.i18n.negotiation import MAX_HEADER_LENGTH
 from service.ops.clients import API_KEY_HEADER, client_identity
-from service.ops.logging import ACCESS_LOGGER, REQUEST_ID_SCOPE_KEY, accept_request_id, request_id_var
+from service.ops.logging import (
+    ACCESS_LOGGER,
+    REQUEST_ID_SCOPE_KEY,
+    accept_request_id,
+    new_request_id,
+    request_id_var,
+)
 from service.ops.metrics import ServiceMetrics
 from service.ops.shutdown import ShutdownCoordinator
 from service.web.encoding import choose_encoding, encoded_body
@@ -221,18 +227,35 @@ class FastLane:
                      receive: Receive, send: Send) -> None:
         started = time.perf_counter()
         raw_id = headers.get(b"x-request-id")
-        request_id = accept_request_id(None if raw_id is None else raw_id.encode("latin-1"))
+        request_id = new_request_id() if raw_id is None else accept_request_id(raw_id.encode("latin-1"))
         scope["state"]["request_id"] = scope[REQUEST_ID_SCOPE_KEY] = request_id
         language = self._language(headers.get(b"accept-language"))
         scope[LANGUAGE_SCOPE_KEY] = language  # as LanguageMiddleware keeps it, for the answer and the stack
         token = request_id_var.set(request_id)
-        status, handed_on = 500, None
+        status = 500  # unless a response starts (500 too when the client went away: nothing is sent)
+        handed_on: Receive | None = None  # the stack answers instead, with this receive (nothing sent here)
         coordinator = self.coordinator  # counted in flight as InflightMiddleware counts (its track_request inlined)
         coordinator._in_flight += 1
         coordinator._idle.clear()
         try:
-            status, handed_on = await self._answer(scope, route, headers, encoding, request_id, language, receive,
-                                                   send)
+            body, more = await read_body(receive, self.limit)
+            if body is not None and more:  # longer than it said: the stack's handler answers 413
+                handed_on = replay(body, more, receive)
+            elif body is not None:
+                try:
+                    data = decode_request(route.request_type, body)
+                    payload, extra = await route.answer(scope, headers, data)  # type: ignore[arg-type]
+                except Exception as exc:  # rendered by the stack, as the fast route's own refusals are
+                    scope[FAILURE_SCOPE_KEY] = exc
+                    handed_on = receive
+                else:
+                    compressed = False
+                    if encoding is not None:
+                        payload, compressed = encoded_body(payload, encoding, _JSON)
+                    status = 200
+                    await send({"type": "http.response.start", "status": 200,
+                                "headers": _headers(payload, extra, request_id, language, encoding, compressed)})
+                    await send({"type": "http.response.body", "body": payload, "more_body": False})
         finally:
             coordinator._in_flight -= 1
             if coordinator._in_flight == 0:
@@ -242,29 +265,6 @@ class FastLane:
             request_id_var.reset(token)
         if handed_on is not None:  # the stack counts, measures and logs it (under the same request id)
             await self.app(scope, handed_on, send)  # type: ignore[arg-type]
-
-    async def _answer(self, scope: dict[str, Any], route: LaneRoute, headers: dict[bytes, str], encoding: str | None,
-                      request_id: str, language: str, receive: Receive, send: Send) -> tuple[int, Receive | None]:
-        """Answer on the lane: the status sent (500: the client went away, nothing sent), or the ``receive`` with
-        which the stack is to answer instead (nothing sent)."""
-        body, more = await read_body(receive, self.limit)
-        if body is None:
-            return 500, None  # the client went away (the stack too answers nothing, and counts a 500)
-        if more:  # longer than it said: the stack's handler answers 413
-            return 500, replay(body, more, receive)
-        try:
-            data = decode_request(route.request_type, body)
-            payload, extra = await route.answer(scope, headers, data)  # type: ignore[arg-type]
-        except Exception as exc:  # rendered by the stack, as the fast route's own refusals are
-            scope[FAILURE_SCOPE_KEY] = exc
-            return 500, receive
-        compressed = False
-        if encoding is not None:
-            payload, compressed = encoded_body(payload, encoding, _JSON)
-        await send({"type": "http.response.start", "status": 200,
-                    "headers": _headers(payload, extra, request_id, language, encoding, compressed)})
-        await send({"type": "http.response.body", "body": payload, "more_body": False})
-        return 200, None
 
     def _account(self, scope: dict[str, Any], route: LaneRoute, status: int, duration: float) -> None:
         """The request metrics and the access line, as the stack's layers give them."""
@@ -285,6 +285,9 @@ def _headers(payload: bytes, extra: Iterable[tuple[bytes, bytes]], request_id: s
     (replacing any); ``Vary`` (the route's, then ``Accept-Encoding`` if an encoding was negotiated, then
     ``Accept-Language``) and ``Content-Language`` (replacing any)."""
     length = (b"content-length", str(len(payload)).encode())
+    if encoding is None and not extra:  # the usual answer
+        return [(b"content-type", _JSON), length, (b"x-request-id", request_id.encode("ascii")),
+                (b"vary", b"Accept-Language"), (b"content-language", language.encode())]
     out = [(b"content-type", _JSON)] if encoding is not None else [(b"content-type", _JSON), length]
     vary: list[bytes] = []
     for name, value in extra:
