@@ -121,7 +121,9 @@ def _search_pool(settings: Settings, metrics: ServiceMetrics, key_prefix: str) -
     pool = SearchPool(workers=settings.search_workers, bot_workers=settings.bot_workers,
                       concurrency=settings.search_concurrency, queue=settings.search_queue,
                       worker_nice=settings.search_worker_nice,
-                      playouts_per_minute=settings.search_playouts_per_minute, budget=budget)
+                      playouts_per_minute=settings.search_playouts_per_minute, budget=budget,
+                      refusal_hold_seconds=settings.search_refusal_hold_seconds)
+    pool.attach(metrics)
     return pool, client
 
 

@@ -2,7 +2,8 @@
 worker processes of their own; service/ops/search.py):
 
 - a client that goes away while its search waits its turn or runs: the waiting one gives up its place and never
-  starts, the running one is interrupted in its worker (which goes idle and takes the next search);
+  starts, the running one is interrupted in its worker (which goes idle and takes the next search); a session's
+  hint likewise;
 - a client that sends again at once after a refusal, before its ``Retry-After``: the refusal is held (without
   CPU), then answered as it would have been;
 - the search metrics of ``/metrics`` count all of it;
@@ -106,6 +107,24 @@ def test_a_client_gone_cancels_its_search_waiting_or_running(server: Server) -> 
     assert again.status_code == 200, again.text
     assert again.json()["playouts"] > 0
     assert metric(url, "search_duration_seconds_count") >= 1
+
+
+def test_a_client_gone_cancels_its_session_hint(server: Server) -> None:
+    url = server.url
+    created = httpx.post(url + "/v1/sessions", json={"players": 4, "seed": 2, "first_dealer": 3}, timeout=30)
+    assert created.status_code == 201, created.text
+    table = created.json()
+    body = json.dumps({"level": "expert", "budget": 5000}).encode()
+    assert wait_until(lambda: metric(url, "searches_running") == 0, 30)
+    cancelled = metric(url, 'searches_cancelled_total{stage="running"}')
+    connection = server.connect()
+    connection.sendall(b"POST /v1/sessions/%s/suggest HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
+                       b"Authorization: Bearer %s\r\nContent-Length: %d\r\n\r\n"
+                       % (table["session_id"].encode(), table["seat_tokens"][0].encode(), len(body)) + body)
+    assert wait_until(lambda: metric(url, "searches_running") == 1, 30)
+    connection.close()
+    assert wait_until(lambda: metric(url, 'searches_cancelled_total{stage="running"}') == cancelled + 1, 30)
+    assert metric(url, "searches_running") == 0
 
 
 def test_a_refusal_to_a_client_that_sends_again_at_once_is_held(server: Server) -> None:
