@@ -177,8 +177,8 @@ def interned(options: Options) -> Options:
     makes those lookups match by identity. Options are immutable, so sharing one object changes nothing else.
 
     >>> a, b = Options(target=250), Options(target=250)
-    >>> interned(a) is interned(b) is a
-    True
+    >>> a is b, interned(a) is interned(b), interned(b) == b
+    (False, True, True)
     """
     found = _INTERNED.get(options)
     if found is None:
