@@ -170,6 +170,17 @@ def _play_out(state: GameState, seat: int) -> Outcome:
     contractor = c.contractor if c else None
     active = game.active
     hands = game.hands
+    # Without ghost piles no card appears during play: each effective suit's cards still in the hands, highest
+    # first, give every seat the highest card the others hold in each suit (choose_card's ``tops``) at once.
+    power = table.power
+    by_suit: dict[str | None, list[str]] | None = None
+    if not state.ghost_piles:
+        by_suit = {}
+        for s in active:
+            for x in hands[s]:
+                by_suit.setdefault(suit_of[x], []).append(x)
+        for cards_of in by_suit.values():
+            cards_of.sort(key=power.__getitem__, reverse=True)
     while not game.over:
         actor = game.to_act
         hand = hands[actor]
@@ -177,6 +188,15 @@ def _play_out(state: GameState, seat: int) -> Outcome:
         trick = game.cards
         if len(cards) == 1:
             card = cards[0]
+        elif by_suit is not None:
+            tops: dict[str | None, int] = {}
+            for suit, cards_of in by_suit.items():
+                for x in cards_of:
+                    if x not in hand:
+                        tops[suit] = power[x]
+                        break
+            card = choose_card(actor, hand, cards, game.leader if trick else None, trick, game.nominate, active,
+                               table, bid, contractor, teams[actor], (), tops=tops)
         else:
             others = [x for s in active if s != actor for x in hands[s]]
             card = choose_card(actor, hand, cards, game.leader if trick else None, trick, game.nominate, active,
@@ -188,6 +208,8 @@ def _play_out(state: GameState, seat: int) -> Outcome:
             nominate = suits[0] if len(suits) == 1 else max(suits, key=lambda x: sum(1 for y in hand
                                                                                     if suit_of[y] == x))
         game.play(card, nominate)
+        if by_suit is not None:
+            by_suit[suit_of[card]].remove(card)
     deltas, seats, made = game.score()
     return _value(deltas, state.options, seat), _success(state.options, seat, seats, made)
 
