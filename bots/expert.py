@@ -72,6 +72,12 @@ from engine.seats import controller, seat_count
 #: How many standard errors a candidate must beat the ``basic`` move by (see :func:`choose`).
 CONFIDENCE = 1.0
 
+#: How many standard errors of the paired difference a candidate must trail another by, a quarter and half way
+#: through the deals, to be dropped from the rest of the search (see :func:`prune`); and the fewest deals per
+#: candidate for which the search prunes at all.
+PRUNE_CONFIDENCE = 3.0
+PRUNE_FROM = 16
+
 #: Default budget: playouts per decision.
 DEFAULT_BUDGET = 128
 
@@ -364,18 +370,44 @@ def search_outcomes(knowledge: Knowledge, legal: Sequence[Move], rng: random.Ran
     successes: list[list[float]] = [[] for _ in cands]
     seat = knowledge.seat
     evidence = read_auction(knowledge)
-    for _ in range(samples):
+    alive = list(range(len(cands)))
+    checks = {samples // 4, samples // 2} if samples >= PRUNE_FROM else set()
+    for k in range(samples):
         state = sample(knowledge, rng, evidence)
-        for i, move in enumerate(cands):
-            value, success = outcome_of(state, move, seat)
+        for i in alive:
+            value, success = outcome_of(state, cands[i], seat)
             values[i].append(value)
             if success is not None:
                 successes[i].append(success)
-    means = [sum(v) / samples for v in values]
+        if k + 1 in checks and len(alive) > 1:
+            alive = prune([values[i] for i in alive], alive)
+    means = [sum(v) / len(v) for v in values]
     shares = [sum(x) / len(x) if x else None for x in successes]
-    best = choose(values)
-    return (cands[best], [(m, v, p, samples) for m, v, p in zip(cands, means, shares, strict=True)],
-            samples * len(cands), samples)
+    best = alive[choose([values[i] for i in alive])]
+    return (cands[best], [(m, v, p, len(n)) for m, v, p, n in zip(cands, means, shares, values, strict=True)],
+            sum(len(v) for v in values), samples)
+
+
+def prune(values: Sequence[Sequence[float]], ids: Sequence[int]) -> list[int]:
+    """The ``ids`` of the candidates still worth sampling (``values``: each one's playout values so far, on the
+    same deals): the ``basic`` move (the first) always; another unless some candidate beats it on these deals by
+    more than :data:`PRUNE_CONFIDENCE` standard errors of the paired difference (it could then hardly end up
+    chosen, and the deals it would take are saved)."""
+    n = len(values[0])
+    keep = [ids[0]]
+    for i in range(1, len(values)):
+        if not any(_beaten_by(values[i], values[j], n) for j in range(len(values)) if j != i):
+            keep.append(ids[i])
+    return keep
+
+
+def _beaten_by(mine: Sequence[float], other: Sequence[float], n: int) -> bool:
+    diffs = [a - b for a, b in zip(other, mine, strict=True)]
+    mean = sum(diffs) / n
+    if mean <= 0.0:
+        return False
+    spread = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1))
+    return mean > PRUNE_CONFIDENCE * spread / math.sqrt(n)
 
 
 def choose(values: Sequence[Sequence[float]]) -> int:
