@@ -5,7 +5,9 @@ hand, every card played, exposed hands, the kitty or its discards where it saw t
 shown void in), favouring the deals in which the other seats' hands agree with their bids and passes
 (:mod:`bots.inference`). On each sampled deal it tries every candidate move and plays the hand out to its
 score, then picks the candidate with the best average. The same sampled deals are used for every candidate
-(common random numbers), so differences between candidates are not drowned by the luck of the samples.
+(common random numbers), so differences between candidates are not drowned by the luck of the samples. A
+candidate that another already beats clearly on the deals sampled so far, a quarter and half way through, gets
+no further deals (:func:`prune`): the decision then spends fewer playouts than its budget.
 
 A playout plays the rest of the hand: the auction (if it is still open) and the setup steps (partner call,
 exchange, joker nomination) by the ``basic`` bot deciding from each seat's view of the sampled deal, and the
