@@ -114,16 +114,15 @@ def choose_card(seat: int, hand: Sequence[str], cards: Sequence[str], leader: in
         return min(same, key=power.__getitem__)
 
     assert leader is not None
-    n_active = len(active)
     order = tuple(active)
-    seats_played = [seat_after(order, leader, i) for i in range(len(trick_cards))]
     w = trick_winner_index(trick_cards, nominate, table)
-    winning, winner_seat = trick_cards[w], seats_played[w]
+    winning, winner_seat = trick_cards[w], seat_after(order, leader, w)
     led = led_suit(trick_cards, nominate, table)
     winners = [c for c in cards if beats(c, winning, led, table)]
-    losers = [c for c in cards if c not in winners]
-    last = len(trick_cards) == n_active - 1
+    last = len(trick_cards) == len(order) - 1
     if misere:
+        seats_played = [seat_after(order, leader, i) for i in range(len(trick_cards))]
+        losers = [c for c in cards if c not in winners]
         if seat == contractor:
             return max(losers, key=power.__getitem__) if losers else max(winners, key=power.__getitem__)
         if contractor in seats_played:
