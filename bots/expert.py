@@ -75,10 +75,10 @@ from engine.seats import controller, seat_count
 CONFIDENCE = 1.0
 
 #: How many standard errors of the paired difference a candidate must trail another by, a quarter and half way
-#: through the deals, to be dropped from the rest of the search (see :func:`prune`); and the fewest deals per
-#: candidate for which the search prunes at all.
+#: through the deals, to be dropped from the rest of the search (see :func:`prune`); and the fewest deals seen
+#: before such a check (fewer give too rough a standard error: playout values are heavy-tailed).
 PRUNE_CONFIDENCE = 3.0
-PRUNE_FROM = 16
+PRUNE_FROM = 8
 
 #: Default budget: playouts per decision.
 DEFAULT_BUDGET = 128
@@ -373,7 +373,7 @@ def search_outcomes(knowledge: Knowledge, legal: Sequence[Move], rng: random.Ran
     seat = knowledge.seat
     evidence = read_auction(knowledge)
     alive = list(range(len(cands)))
-    checks = {samples // 4, samples // 2} if samples >= PRUNE_FROM else set()
+    checks = {k for k in (samples // 4, samples // 2) if k >= PRUNE_FROM}
     for k in range(samples):
         state = sample(knowledge, rng, evidence)
         for i in alive:
