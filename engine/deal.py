@@ -20,10 +20,14 @@ import hashlib
 import struct
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
+from operator import ge, mod
+from typing import TypeVar
 
 from engine.cards import JOKERS, RANK_ORDER, build_pack, rank_of
 from engine.options import Options, OptionsError
 from engine.seats import GHOST_PILES, GHOSTS, is_ghost_game, seat_count
+
+T = TypeVar("T")
 
 _STANDARD_KITTY_PACKETS = {3: (1, 1, 1), 4: (1, 2, 1), 5: (2, 2, 1), 6: (2, 2, 2)}
 HAND_SIZE = 10
@@ -52,26 +56,28 @@ class SeedStream:
                 return w % n
 
 
-def shuffled(pack: Sequence[str], seed: int, label: str) -> tuple[str, ...]:
+def shuffled(pack: Sequence[T], seed: int, label: str) -> tuple[T, ...]:
     """Fisher–Yates over the SHA-256 stream (the same numbers as :class:`SeedStream`, drawn in bulk for speed)."""
     deck = list(pack)
     size = len(deck)
     blocks = (size + 3) // 4  # enough words unless a draw is rejected (odds about n / 2**64)
-    if size >= 128 or blocks > len(_BLOCK_SUFFIXES):
+    if size >= 128 or blocks > len(_BLOCK_SUFFIXES) or size < 2:
         return _shuffled(pack, seed, label)
     prefix = b"fivehundred/v1/" + label.encode() + b"/" + str(seed).encode() + b"/"
     sha = hashlib.sha256
     words = struct.unpack(f">{4 * blocks}Q", b"".join([sha(prefix + b).digest() for b in _BLOCK_SUFFIXES[:blocks]]))
-    limits = _LIMITS
-    for n, w in zip(range(size, 1, -1), words, strict=False):  # i = n - 1 down to 1; one word each (more drawn)
-        if w >= limits[n]:  # a rejected draw: the general loop below, from the start
-            return _shuffled(pack, seed, label)
-        j = w % n
-        deck[n - 1], deck[j] = deck[j], deck[n - 1]
+    # i = n - 1 down to 1, one word each (more were drawn): a rejected draw (a word at or above its limit) takes
+    # the general loop below, from the start; else swap i with the word mod n. The limits and the remainders
+    # are taken a word at a time by map (in C), the swaps alone by the loop.
+    counts = range(size, 1, -1)
+    if any(map(ge, words, _LIMITS[size:1:-1])):
+        return _shuffled(pack, seed, label)
+    for i, j in zip(range(size - 1, 0, -1), map(mod, words, counts), strict=False):
+        deck[i], deck[j] = deck[j], deck[i]
     return tuple(deck)
 
 
-def _shuffled(pack: Sequence[str], seed: int, label: str) -> tuple[str, ...]:
+def _shuffled(pack: Sequence[T], seed: int, label: str) -> tuple[T, ...]:
     """:func:`shuffled` for any pack and any draws, rejected ones included (drawing further blocks)."""
     deck = list(pack)
     prefix = b"fivehundred/v1/" + label.encode() + b"/" + str(seed).encode() + b"/"

@@ -33,6 +33,8 @@ from __future__ import annotations
 
 from collections import Counter
 from functools import lru_cache
+from itertools import chain
+from operator import attrgetter
 
 from engine.cards import SUITS, sort_hand
 from engine.deal import HAND_SIZE, has_dead_hand, kitty_size, pack_for, pack_index
@@ -40,6 +42,7 @@ from engine.ghosts import face_down
 from engine.model import (
     AnswerRedeal,
     Bid,
+    Call,
     CallCard,
     ChoosePartners,
     Discard,
@@ -55,6 +58,7 @@ from engine.model import (
 )
 from engine.options import RULES_VERSION, Options, OptionsError
 from engine.rules import ALL_BIDS, ladder, side_of, sides
+from engine.scoring import judge_game
 from engine.seats import GHOST_PILES, ghost_seats, seat_count
 from engine.setup import validate_options
 from engine.tricks import seat_after
@@ -66,6 +70,14 @@ MAX_SCORE = 10_000_000
 _PHASES = frozenset({"auction", "redeal_answer", "call", "exchange", "nominate", "play", "game_over"})
 _SETUP = ("call", "exchange", "nominate")
 _SUIT_CHARS = "".join(SUITS)
+_SEED_LIMIT = 2**64
+#: ``{*map(type, values)} <= _INT``: every value an ``int`` (not a ``bool``), in one pass in C.
+_INT = frozenset({int})
+_STR = frozenset({str})
+_SEAT_OF = attrgetter("seat")
+_BID_OF = attrgetter("bid")
+_BID_AND_SANS = attrgetter("bid", "sans_kitty")
+_CARDS_OF = attrgetter("cards")
 
 
 @lru_cache(maxsize=64)
@@ -76,7 +88,8 @@ def _sorted_pack(pack: tuple[str, ...]) -> list[str]:
 class _Facts:
     """What the checks need of a (valid) option set, computed once per option set."""
 
-    __slots__ = ("kitty_size", "pack", "pack_set", "sides", "sorted_pack")
+    __slots__ = ("dead_hand", "ghosts", "kitty_size", "pack", "pack_set", "player_seats", "players", "seats",
+                 "sides", "sorted_pack", "table_seats")
 
     def __init__(self, opts: Options) -> None:
         self.pack = pack_for(opts)
@@ -84,8 +97,16 @@ class _Facts:
         self.sorted_pack = _sorted_pack(self.pack)
         self.kitty_size = kitty_size(opts)
         self.sides = len(sides(opts))
+        self.players = opts.players
+        self.seats = seat_count(opts)
+        self.ghosts = ghost_seats(opts)
+        self.dead_hand = has_dead_hand(opts)
+        #: The seats that bid and deal, and the seats that hold hands (the ghosts too), as sets.
+        self.player_seats = frozenset(range(self.players))
+        self.table_seats = frozenset(range(self.seats))
 
 
+#: Facts of option sets that passed :func:`engine.setup.validate_options` (only those are entered).
 _FACTS: dict[Options, _Facts] = {}
 
 
@@ -96,6 +117,11 @@ def _facts(opts: Options) -> _Facts:
             _FACTS.clear()
         found = _FACTS[opts] = _Facts(opts)
     return found
+
+
+def _seats_in(values: tuple[object, ...], seats: frozenset[int]) -> bool:
+    """Every value an ``int`` (a ``bool`` is not a seat) naming one of ``seats``, checked in C."""
+    return {*map(type, values)} <= _INT and seats.issuperset(values)
 
 
 def structure_problems(state: GameState) -> list[str]:
@@ -160,19 +186,26 @@ def _structure_problems(state: GameState) -> list[str]:
     if state.rules_version != RULES_VERSION:
         problems.append(f"rules_version {state.rules_version!r} is not {RULES_VERSION!r}")
     try:
-        validate_options(opts)
-    except OptionsError as exc:
-        return [f"options: {exc}"]
-    if opts.players not in (2, 3, 4, 5, 6):
-        return [f"players {opts.players!r} is not 2 to 6"]
+        # An option set seen before (by identity first: engine.options.interned) passed validation then.
+        facts = _FACTS.get(opts)
+    except TypeError:  # a field of an unhashable kind: validation says what is wrong with it
+        facts = None
+    if facts is None:
+        try:
+            validate_options(opts)
+        except OptionsError as exc:
+            return [f"options: {exc}"]
+        if opts.players not in (2, 3, 4, 5, 6):
+            return [f"players {opts.players!r} is not 2 to 6"]
     n = opts.players  # the players, who bid and deal
-    seats = seat_count(opts)  # the seats holding hands (the ghosts too, in the ghost-partners game)
+    seats = seat_count(opts) if facts is None else facts.seats  # the seats holding hands (ghosts too)
     # Shapes and ranges of every field, before anything reads them.
     shape = _shape_problems(state, seats)
     if shape:
         return problems + shape
-    facts = _facts(opts)
-    if not 0 <= state.seed < 2**64:
+    if facts is None:
+        facts = _facts(opts)
+    if not 0 <= state.seed < _SEED_LIMIT:
         problems.append("seed out of range")
     if not 0 <= state.hand_number <= MAX_HAND_NUMBER:
         problems.append(f"hand_number {state.hand_number} is not 0 to {MAX_HAND_NUMBER}")
@@ -180,18 +213,22 @@ def _structure_problems(state: GameState) -> list[str]:
         problems.append(f"dealer {state.dealer} is not a seat")
     if state.phase not in _PHASES:
         problems.append(f"phase {state.phase!r} is not a phase")
-    if state.to_act is not None and not 0 <= state.to_act < seats:
-        problems.append(f"to_act {state.to_act} is not a seat")
-    if (state.to_act is None) != (state.phase == "game_over"):
+    to_act = state.to_act
+    if to_act is not None and not 0 <= to_act < seats:
+        problems.append(f"to_act {to_act} is not a seat")
+    if (to_act is None) != (state.phase == "game_over"):
         problems.append("exactly a finished game has no seat to act")
-    if len(state.scores) != facts.sides:
-        problems.append(f"{len(state.scores)} scores for {facts.sides} sides")
-    if any(s % 10 or abs(s) > MAX_SCORE for s in state.scores):
+    scores = state.scores
+    if len(scores) != facts.sides:
+        problems.append(f"{len(scores)} scores for {facts.sides} sides")
+    if scores and (any(map((10).__rmod__, scores)) or max(map(abs, scores)) > MAX_SCORE):
         problems.append(f"a score is not a multiple of 10 within ±{MAX_SCORE}")
-    for name, size in (("viewed", seats), ("passed", n)):
-        if len(getattr(state, name)) != size:
-            problems.append(f"{name} has {len(getattr(state, name))} entries for {size} seats")
-    problems += _pile_problems(state)
+    if len(state.viewed) != seats:
+        problems.append(f"viewed has {len(state.viewed)} entries for {seats} seats")
+    if len(state.passed) != n:
+        problems.append(f"passed has {len(state.passed)} entries for {n} seats")
+    if facts.ghosts or state.ghost_piles:
+        problems += _pile_problems(state)
     if problems:
         return problems
     for name in ("deck_orders", "dealt_decks"):
@@ -202,7 +239,7 @@ def _structure_problems(state: GameState) -> list[str]:
     if len(state.dealt_decks) > state.hand_number + 1:
         problems.append(f"dealt_decks has {len(state.dealt_decks)} entries at hand {state.hand_number}")
     problems += _card_problems(state, facts)
-    problems += _history_problems(state)
+    problems += _history_problems(state, facts)
     if problems:
         return problems
     return _hand_problems(state, facts)
@@ -212,23 +249,25 @@ def _structure_problems(state: GameState) -> list[str]:
 def _hand_problems(state: GameState, facts: _Facts) -> list[str]:
     """The current hand's fields: seats, bids and cards of this game, the contract where the phase needs one,
     the hands making a deal with the cards played, and in the play the order of the tricks and the turn."""
-    opts = state.options
-    n, seats = opts.players, seat_count(opts)  # the players call; every seat plays (a ghost, in ghost partners)
+    n = facts.players  # the players call; every seat plays (a ghost, in ghost partners: facts.seats)
     phase = state.phase
     out: list[str] = []
-    for i, call in enumerate(state.calls):
-        if not (_is_int(call.seat) and 0 <= call.seat < n):
-            out.append(f"auction call {i + 1} is made by {call.seat!r}, not a seat")
-        elif call.bid is None and call.sans_kitty:
-            out.append(f"auction call {i + 1} is a pass made sans kitty")
-        elif call.bid is not None and call.bid not in ALL_BIDS:
-            out.append(f"auction call {i + 1} bids {call.bid!r}, not a bid")
+    calls = state.calls
+    if calls != () and not _calls_plainly_valid(calls, facts):
+        for i, call in enumerate(calls):
+            if not (_is_int(call.seat) and 0 <= call.seat < n):
+                out.append(f"auction call {i + 1} is made by {call.seat!r}, not a seat")
+            elif call.bid is None and call.sans_kitty:
+                out.append(f"auction call {i + 1} is a pass made sans kitty")
+            elif call.bid is not None and call.bid not in ALL_BIDS:
+                out.append(f"auction call {i + 1} bids {call.bid!r}, not a bid")
     proposer = state.redeal_proposer
     if proposer is not None and not (_is_int(proposer) and 0 <= proposer < n):
         out.append(f"redeal_proposer {proposer!r} is not a seat")
-    if not all(_is_int(s) and 0 <= s < n for s in state.misere_barred):
+    if state.misere_barred != () and not _seats_in(state.misere_barred, facts.player_seats):
         out.append("misere_barred names seats that do not exist")
-    if len(set(state.active)) != len(state.active) or not all(_is_int(s) and 0 <= s < seats for s in state.active):
+    active = state.active
+    if len(set(active)) != len(active) or not _seats_in(active, facts.table_seats):
         out.append("active names seats that do not exist, or one twice")
     if state.high is not None and (state.high.bid not in ALL_BIDS or not _is_int(state.high.seat)
                                    or not 0 <= state.high.seat < n):
@@ -244,7 +283,7 @@ def _hand_problems(state: GameState, facts: _Facts) -> list[str]:
     if c is not None:
         if c.bid not in ALL_BIDS or not _is_int(c.contractor) or not 0 <= c.contractor < n:
             out.append("the contract is not a bid by a seat")
-        elif not all(_is_int(s) and 0 <= s < seats for s in (*c.sitting_out, *c.chosen_partners)):
+        elif not _seats_in((*c.sitting_out, *c.chosen_partners), facts.table_seats):
             out.append("the contract names seats that do not exist")
         elif c.called_card is not None and c.called_card not in facts.pack_set:
             out.append(f"the called card {c.called_card!r} is not in the pack")
@@ -257,7 +296,7 @@ def _hand_problems(state: GameState, facts: _Facts) -> list[str]:
     if len(kitty) != facts.kitty_size:
         return [f"the kitty (or the discards) holds {len(kitty)} cards, not {facts.kitty_size}"]
     if phase == "play":
-        return _play_problems(state)
+        return _play_problems(state, facts)
     if phase in _SETUP and (state.tricks or state.trick is not None):
         return [f"tricks in the {phase} phase"]
     played = _played_by(state)
@@ -272,16 +311,32 @@ def _hand_problems(state: GameState, facts: _Facts) -> list[str]:
     return []
 
 
+def _calls_plainly_valid(calls: tuple[Call, ...], facts: _Facts) -> bool:
+    """Whether every auction call is certainly by a seat of the game, a bid of the game or a pass not sans kitty
+    (so the call-by-call check, which names the first wrong one, has nothing to find), checked in C. ``False``
+    is no verdict: the call-by-call check then decides."""
+    try:
+        if not _seats_in((*map(_SEAT_OF, calls),), facts.player_seats):
+            return False
+        bids = {*map(_BID_OF, calls)}
+        bids.discard(None)
+        if not bids <= ALL_BIDS:
+            return False
+        return all(sans is False for bid, sans in {*map(_BID_AND_SANS, calls)} if bid is None)
+    except TypeError:  # an unhashable seat or bid
+        return False
+
+
 _NO_DEAL = "the hands and the kitty do not make a deal (10 cards each and a full kitty)"
 
 
-def _play_problems(state: GameState) -> list[str]:
+def _play_problems(state: GameState, facts: _Facts) -> list[str]:
     """In the play: every trick complete but the current one, each led by the winner of the one before, the
     trick counts those of the winners, the seat to act the next to play, and each seat holding ten cards less
     those it played."""
     active = state.active
-    n = seat_count(state.options)
-    if not active or len(set(active)) != len(active) or not all(_is_int(s) and 0 <= s < n for s in active):
+    n = facts.seats
+    if not active or len(set(active)) != len(active) or not _seats_in(active, facts.table_seats):
         return ["no valid seats playing the hand"]
     size = len(active)
     tricks = state.tricks
@@ -319,8 +374,9 @@ def _play_problems(state: GameState) -> list[str]:
         start = active.index(trick.leader)
         in_trick = [active[(start + j) % size] for j in range(len(trick.cards))]
     done = len(tricks)
+    ghosts = facts.ghosts
     for s, hand in enumerate(state.hands):
-        held = len(hand) + len(face_down(state, s))  # (a ghost's face-down cards lie in its piles)
+        held = len(hand) + len(face_down(state, s)) if ghosts else len(hand)  # (a ghost's face-down cards)
         if s in active and held + done + (s in in_trick) != HAND_SIZE or s not in active and held != HAND_SIZE:
             return [_NO_DEAL]
     return []
@@ -330,24 +386,30 @@ def _shape_problems(state: GameState, n: int) -> list[str]:
     """Field kinds and tuple sizes that the checks below rely on (a decoded snapshot has the right types; a
     state built in code may not, and whatever else is wrong with it is caught by integrity_problems)."""
     out: list[str] = []
-    for name in ("seed", "hand_number", "dealer"):
-        if type(getattr(state, name)) is not int:
-            out.append(f"{name} is not an integer")
+    if type(state.seed) is not int:
+        out.append("seed is not an integer")
+    if type(state.hand_number) is not int:
+        out.append("hand_number is not an integer")
+    if type(state.dealer) is not int:
+        out.append("dealer is not an integer")
     if state.to_act is not None and type(state.to_act) is not int:
         out.append("to_act is not a seat number")
     if type(state.hands) is not tuple or len(state.hands) != n:
         out.append(f"hands must be {n} tuples of cards")
-    if type(state.scores) is not tuple or not all(type(s) is int for s in state.scores):
+    if type(state.scores) is not tuple or not {*map(type, state.scores)} <= _INT:
         out.append("scores are not integers")
-    for name in ("raising", "kitty_shown"):
-        if type(getattr(state, name)) is not bool:
-            out.append(f"{name} is not true or false")
+    if type(state.raising) is not bool:
+        out.append("raising is not true or false")
+    if type(state.kitty_shown) is not bool:
+        out.append("kitty_shown is not true or false")
     if type(state.suits_led) is not str or state.suits_led.strip(_SUIT_CHARS):
         out.append("suits_led is not a string of suits")
-    if type(state.shown_void) is not tuple or not all(
-            type(v) is str and not v.strip(_SUIT_CHARS) for v in state.shown_void):
+    shown_void = state.shown_void
+    # (each string of suits alone, or all of them joined: a character not a suit shows either way)
+    if type(shown_void) is not tuple or not {*map(type, shown_void)} <= _STR or "".join(shown_void).strip(
+            _SUIT_CHARS):
         out.append("shown_void is not a string of suits per seat")
-    if type(state.tricks_won) is not tuple or not all(type(k) is int for k in state.tricks_won):
+    if type(state.tricks_won) is not tuple or not {*map(type, state.tricks_won)} <= _INT:
         out.append("tricks_won are not counts")
     if state.result is not None and not isinstance(state.result, GameResult):
         out.append("result is not a game result")
@@ -375,8 +437,8 @@ def _pile_problems(state: GameState) -> list[str]:
 def _card_problems(state: GameState, facts: _Facts) -> list[str]:
     """Every card exactly once, wherever it is (a ghost's face-down cards lie in its piles)."""
     problems: list[str] = []
-    located: list[str] = [c for h in state.hands for c in h]
-    for g in ghost_seats(state.options):
+    located: list[str] = [*chain.from_iterable(state.hands)]
+    for g in facts.ghosts:
         located += face_down(state, g)
     located += state.dead_hand
     if state.phase == "exchange":
@@ -388,8 +450,7 @@ def _card_problems(state: GameState, facts: _Facts) -> list[str]:
     else:
         located += state.kitty
     located += state.discards
-    for t in state.tricks:
-        located += t.cards
+    located += chain.from_iterable(map(_CARDS_OF, state.tricks))
     if state.trick is not None:
         located += state.trick.cards
     pack_set = facts.pack_set
@@ -405,20 +466,18 @@ def _card_problems(state: GameState, facts: _Facts) -> list[str]:
             problems.append(f"cards not in the pack: {extra}")
         if doubled:
             problems.append(f"cards held twice: {doubled}")
-    if has_dead_hand(state.options) != bool(state.dead_hand):
+    if facts.dead_hand != bool(state.dead_hand):
         problems.append("dead hand present or absent against the rules")
     return problems
 
 
-def _history_problems(state: GameState) -> list[str]:
+def _history_problems(state: GameState, facts: _Facts) -> list[str]:
     """The summary of past hands: the last scored hand, the scores and the result."""
-    from engine.game import judge_game
-
     opts = state.options
-    n = seat_count(opts)
+    n = facts.seats
     out: list[str] = []
     last = state.last_hand
-    n_sides = len(sides(opts))
+    n_sides = facts.sides
     if last is None:
         if any(state.scores):
             out.append("scores without a scored hand")

@@ -18,7 +18,7 @@ from engine.options import Options
 Seat = int
 
 
-class _Move(msgspec.Struct, frozen=True, tag_field="type", forbid_unknown_fields=True, kw_only=True):
+class _Move(msgspec.Struct, frozen=True, gc=False, tag_field="type", forbid_unknown_fields=True, kw_only=True):
     seat: Seat
 
 
@@ -215,7 +215,7 @@ class Rejection(msgspec.Struct, frozen=True):
 # ---------------------------------------------------------------------------------------------- events
 
 
-class _Event(msgspec.Struct, frozen=True, tag_field="type", kw_only=True):
+class _Event(msgspec.Struct, frozen=True, gc=False, tag_field="type", kw_only=True):
     pass
 
 
@@ -386,7 +386,7 @@ Event = HandDealt | CardsReceived | DealerCut | LookedAtHand | BidMade | Passed 
 Phase = Literal["auction", "redeal_answer", "call", "exchange", "nominate", "play", "game_over"]
 
 
-class Call(msgspec.Struct, frozen=True, array_like=True):
+class Call(msgspec.Struct, frozen=True, gc=False, array_like=True):
     """One auction call: ``bid`` is ``None`` for a pass."""
 
     seat: Seat
@@ -394,7 +394,7 @@ class Call(msgspec.Struct, frozen=True, array_like=True):
     sans_kitty: bool = False
 
 
-class Contract(msgspec.Struct, frozen=True, kw_only=True):
+class Contract(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     bid: str
     contractor: Seat
     sans_kitty: bool = False
@@ -410,7 +410,7 @@ class Contract(msgspec.Struct, frozen=True, kw_only=True):
     partner_settled: bool = False
 
 
-class Trick(msgspec.Struct, frozen=True, array_like=True):
+class Trick(msgspec.Struct, frozen=True, gc=False, array_like=True):
     leader: Seat
     cards: tuple[str, ...]
     #: The suit nominated by the leader of an un-nominated joker (NT family), else ``None``.
@@ -418,13 +418,13 @@ class Trick(msgspec.Struct, frozen=True, array_like=True):
     winner: Seat | None = None
 
 
-class GameResult(msgspec.Struct, frozen=True):
+class GameResult(msgspec.Struct, frozen=True, gc=False):
     winners: tuple[int, ...]
     losers: tuple[int, ...]
     reason: Literal["contract", "points", "out_backwards"]
 
 
-class GameState(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+class GameState(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaults=True):
     """The whole game. Sides are indices into ``sides(options)``; ``scores`` is per side."""
 
     rules_version: str

@@ -163,6 +163,31 @@ class Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=T
         "3 (63 cards), 5 (adds 13S and 13C), 6 (also the black joker JKB).")] = 3
 
 
+#: The option sets :func:`interned` has seen, each mapped to itself (bounded: cleared when full).
+_INTERNED: dict[Options, Options] = {}
+_INTERNED_LIMIT = 256
+
+
+def interned(options: Options) -> Options:
+    """The one object this process keeps for an option set equal to ``options`` (the first it was given).
+
+    A state decoded from a snapshot carries an option set of its own, equal to the one the game was created
+    with but not the same object; every memo keyed by the option set (the pack, the sides, the ladder, the
+    integrity check's facts) then compares all of its fields on each lookup. Replacing it by the interned one
+    makes those lookups match by identity. Options are immutable, so sharing one object changes nothing else.
+
+    >>> a, b = Options(target=250), Options(target=250)
+    >>> interned(a) is interned(b) is a
+    True
+    """
+    found = _INTERNED.get(options)
+    if found is None:
+        if len(_INTERNED) >= _INTERNED_LIMIT:
+            _INTERNED.clear()
+        found = _INTERNED[options] = options
+    return found
+
+
 class OptionsError(ValueError):
     """A rule set that cannot be played; the message names the option and what is wrong."""
 

@@ -63,7 +63,23 @@ _SEAT_PLAYED: Final = tuple({c: CardPlayed(seat=s, card=c) for c in sorted(ALL_C
 #: hand, table and led suit are the same: the loop of a search or a bot (legal moves, then apply one) checks and
 #: looks up once per move. A pure memo, like :func:`engine.tricks.strain_of`'s: the answers are the same with or
 #: without it.
-_LAST_PLAYS: Final[list[tuple[GameState, tuple[Move, ...], tuple[str, ...], Strain, str | None]]] = []
+_NO_TABLE: Final = Strain((), None, ())  # (the memos' entries before any answer)
+_LAST_PLAYS: Final[list[tuple[object, tuple[Move, ...], tuple[str, ...], Strain, str | None]]] = [
+    (None, (), (), _NO_TABLE, None)]
+#: The state the last play returned (still in the play phase), with its strain table and its trick's led suit
+#: (``None`` between tricks): the next :func:`legal_plays` of that very state object reads them instead of
+#: looking them up again. A pure memo like ``_LAST_PLAYS``.
+_AFTER_PLAY: Final[list[tuple[object, Strain, str | None]]] = [(None, _NO_TABLE, None)]
+#: The next seat to play after each seat, per tuple of active seats (:func:`engine.tricks.seat_after`, memoised).
+_NEXT_SEAT: Final[dict[tuple[int, ...], dict[int, int]]] = {}
+
+
+def next_seat(active: tuple[int, ...], seat: int) -> int:
+    """The seat after ``seat`` among ``active`` (:func:`engine.tricks.seat_after` by one place), memoised."""
+    nexts = _NEXT_SEAT.get(active)
+    if nexts is None:
+        nexts = _NEXT_SEAT[active] = {s: seat_after(active, s, 1) for s in active}
+    return nexts[seat]
 
 
 def play_move(seat: int, card: str, nominate: str | None) -> Play:
@@ -85,16 +101,20 @@ def legal_plays(state: GameState, seat: int) -> list[Move]:
     as), else the cards :func:`follow_cards` allows. (One function, loops rather than comprehensions: on this,
     the hottest call of a game, each Python call or comprehension costs more than the work it wraps.)"""
     hand = state.hands[seat]
-    table = strain_of(state)
-    plays = _SEAT_PLAYS[seat]
     trick = state.trick
-    suit_of = table.suit
-    led: str | None = None
-    moves: list[Move] = []
+    after = _AFTER_PLAY[0]
+    if after[0] is state:  # the state the last play returned: its strain table and led suit are known
+        table, led = after[1], after[2]
+    else:
+        table = strain_of(state)
+        led = None if trick is None else trick_led_suit(trick, table)
+    plays = _SEAT_PLAYS[seat]
+    moves: list[Move]
     if trick is not None:
-        led = trick_led_suit(trick, table)
+        moves = []
         if not state.options.joker_follow_first_round:
             # Fast path for the common case (a seat holding the led suit plays one of its cards).
+            suit_of = table.suit
             for c in hand:
                 if suit_of[c] == led:
                     moves.append(plays[c])
@@ -102,16 +122,19 @@ def legal_plays(state: GameState, seat: int) -> list[Move]:
             for c in follow_cards(state, hand, led, table):
                 moves.append(plays[c])
     else:
-        for c in hand:
-            if suit_of[c] is None:
-                moves.extend(play_move(seat, c, x) for x in joker_lead_suits(state, seat, hand, table.power[c] < 0))
-            else:
-                moves.append(plays[c])
-    entry = (state, tuple(moves), hand, table, led)
-    if _LAST_PLAYS:
-        _LAST_PLAYS[0] = entry
-    else:
-        _LAST_PLAYS.append(entry)
+        free = table.by_suit.get(None)
+        if free is None or free.isdisjoint(hand):  # no free joker: every card, as it is
+            moves = list(map(plays.__getitem__, hand))
+        else:
+            moves = []
+            suit_of = table.suit
+            for c in hand:
+                if suit_of[c] is None:
+                    moves.extend(play_move(seat, c, x) for x in joker_lead_suits(state, seat, hand,
+                                                                                 table.power[c] < 0))
+                else:
+                    moves.append(plays[c])
+    _LAST_PLAYS[0] = (state, tuple(moves), hand, table, led)
     return moves
 
 
@@ -250,8 +273,8 @@ def play(state: GameState, move: Play, events: list[Event]) -> GameState | Rejec
     seat, card, move_nominate = move.seat, move.card, move.nominate
     hands = state.hands
     trick = state.trick
-    last = _LAST_PLAYS[0] if _LAST_PLAYS else None
-    if last is not None and last[0] is state and move in last[1]:
+    last = _LAST_PLAYS[0]
+    if last[0] is state and move in last[1]:
         hand, table, led = last[2], last[3], last[4]
     else:
         hand = hands[seat]
@@ -274,9 +297,9 @@ def play(state: GameState, move: Play, events: list[Event]) -> GameState | Rejec
     cards: tuple[str, ...]
     if trick is None:
         leader, cards, nominate = seat, (card,), move_nominate
-        lead_suit = led_suit(cards, nominate, table)
-        if lead_suit and lead_suit not in suits_led:
-            suits_led += lead_suit
+        led = led_suit(cards, nominate, table)
+        if led and led not in suits_led:
+            suits_led += led
     else:
         leader, cards, nominate = trick.leader, trick.cards + (card,), trick.nominate
         if led is not None and table.suit[card] != led and led not in shown_void[seat]:
@@ -286,8 +309,12 @@ def play(state: GameState, move: Play, events: list[Event]) -> GameState | Rejec
         events.append(PartnerRevealed(seat=seat, card=card))
     active = state.active
     if len(cards) < len(active):
-        return replace(state, hands=new_hands, trick=Trick(leader, cards, nominate),
-                       to_act=seat_after(active, seat, 1), suits_led=suits_led, shown_void=shown_void)
+        nexts = _NEXT_SEAT.get(active)
+        st = replace(state, hands=new_hands, trick=Trick(leader, cards, nominate),
+                     to_act=nexts[seat] if nexts is not None else next_seat(active, seat), suits_led=suits_led,
+                     shown_void=shown_void)
+        _AFTER_PLAY[0] = (st, table, led)
+        return st
     return _complete_trick(state, new_hands, leader, cards, nominate, suits_led, shown_void, events, table)
 
 
@@ -311,6 +338,7 @@ def _complete_trick(state: GameState, hands: tuple[tuple[str, ...], ...], leader
         events.append(HandExposed(seat=c.contractor, cards=hands[c.contractor]))
     if (c is not None and c.bid in MISERE_BIDS and winner == c.contractor) or len(tricks) == TRICKS_PER_HAND:
         return finish_hand(st, events)
+    _AFTER_PLAY[0] = (st, table, None)
     return st
 
 

@@ -8,7 +8,8 @@ packet deal themselves are :mod:`engine.deal`'s.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from operator import itemgetter
 from typing import Any
 
 import msgspec
@@ -147,6 +148,9 @@ def deal_hand(st: GameState, dealer: int, events: list[Event]) -> GameState:
         deck, deck_orders = deck_orders[0], deck_orders[1:]
         dealt_decks = (*dealt_decks, deck)  # kept, so that a host's record can list each hand's deck
     else:
+        ghosts = ghost_seats(opts)
+        if not ghosts:
+            return _deal_seed_hand(st, hand_number, dealer, events)
         deck = seed_deck(opts, st.seed, hand_number)
     hands, dead, kitty = deal(opts, deck, dealer)
     index = pack_index(opts)
@@ -173,6 +177,64 @@ def deal_hand(st: GameState, dealer: int, events: list[Event]) -> GameState:
         last_hand=st.last_hand,
     )
 
+
+#: Per (options, dealer): getters of the deck positions :func:`engine.deal.deal` gives each hand, the dead hand
+#: and the kitty (the packet deal run once on the positions themselves), so that a seed's deal reads them off the
+#: shuffled positions. A pure memo.
+Picker = Callable[[Sequence[int]], Sequence[int]]
+_DEAL_PLANS: dict[tuple[Options, int], tuple[tuple[Picker, ...], Picker, Picker]] = {}
+
+
+def _picker(positions: Sequence[str]) -> Picker:
+    """What picks the items at ``positions`` (decimal strings) of a sequence, in that order, as a tuple."""
+    indices = [int(p) for p in positions]
+    if len(indices) > 1:
+        return itemgetter(*indices)
+    return lambda items: tuple(items[i] for i in indices)
+
+
+def _deal_plan(opts: Options, dealer: int) -> tuple[tuple[Picker, ...], Picker, Picker]:
+    key = (opts, dealer)
+    plan = _DEAL_PLANS.get(key)
+    if plan is None:
+        if len(_DEAL_PLANS) > 1024:
+            _DEAL_PLANS.clear()
+        hands, dead, kitty = deal(opts, tuple(str(i) for i in range(len(pack_for(opts)))), dealer)
+        plan = _DEAL_PLANS[key] = (tuple(_picker(h) for h in hands), _picker(dead), _picker(kitty))
+    return plan
+
+
+def _deal_seed_hand(st: GameState, hand_number: int, dealer: int, events: list[Event]) -> GameState:
+    """:func:`deal_hand` of a seed's deck in a game without ghosts: the same deal (the shuffle of the pack's
+    positions is the shuffle of the pack, and each hand sorted by pack position is :func:`sort_hand`'s order),
+    with the cards picked by position."""
+    opts = st.options
+    pack = pack_for(opts)
+    positions = shuffled(_POSITIONS[len(pack)], st.seed, f"deal/{hand_number}")  # the pack position of each card
+    hand_plan, dead_plan, kitty_plan = _deal_plan(opts, dealer)
+    sorted_hands = tuple(_pick(pack, sorted(pick(positions))) for pick in hand_plan)
+    n = opts.players
+    viewed = not opts.blind_misere_enabled
+    events.append(HandDealt(hand_number=hand_number, dealer=dealer))
+    for s in range(n):
+        events.append(CardsReceived(seat=s, cards=sorted_hands[s] if viewed else None))
+    return GameState(
+        rules_version=st.rules_version, options=opts, seed=st.seed, deck_orders=st.deck_orders,
+        dealt_decks=st.dealt_decks, hand_number=hand_number, dealer=dealer, phase="auction", to_act=(dealer + 1) % n,
+        scores=st.scores, hands=sorted_hands, dead_hand=_pick(pack, sorted(dead_plan(positions))),
+        kitty=_pick(pack, kitty_plan(positions)), viewed=(viewed,) * n, passed=(False,) * n,
+        last_hand=st.last_hand,
+    )
+
+
+def _pick(pack: tuple[str, ...], positions: Sequence[int]) -> tuple[str, ...]:
+    """The cards at ``positions`` of the pack, in that order."""
+    if len(positions) > 1:
+        return itemgetter(*positions)(pack)  # type: ignore[no-any-return]
+    return tuple(pack[p] for p in positions)
+
+
+_POSITIONS: tuple[tuple[int, ...], ...] = tuple(tuple(range(size)) for size in range(128))
 
 __all__ = ["GameSetupError", "deal_hand", "decks_so_far", "new_game", "resolve_options", "seed_deck",
            "validate_options"]

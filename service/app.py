@@ -36,6 +36,7 @@ from service.i18n.openapi import language_parameters
 from service.ops.apikeys import ApiKeyMiddleware
 from service.ops.asgi import wrap_asgi_handler
 from service.ops.cors import build_cors_config
+from service.ops.fastlane import FastLane, lane_routes
 from service.ops.health import ReadinessCheck, health_route_handlers
 from service.ops.logging import RequestLoggingMiddleware, json_logging_config
 from service.ops.metrics import MetricsMiddleware, ServiceMetrics, metrics_route_handler
@@ -55,6 +56,7 @@ from service.sessions.records import SessionRecordController
 from service.sessions.redis_store import is_cluster_url, redis_client
 from service.web.encoding import ResponseEncodingMiddleware
 from service.web.exception_handlers import exception_handlers
+from service.web.fastpath import FastRoute
 from service.web.media import require_json
 from service.web.openapi import ExactStructSchemaPlugin, openapi_config, swagger_assets_router
 from service.web.problems import Problem, ProblemDetails
@@ -119,7 +121,9 @@ def _search_pool(settings: Settings, metrics: ServiceMetrics, key_prefix: str) -
     pool = SearchPool(workers=settings.search_workers, bot_workers=settings.bot_workers,
                       concurrency=settings.search_concurrency, queue=settings.search_queue,
                       worker_nice=settings.search_worker_nice,
-                      playouts_per_minute=settings.search_playouts_per_minute, budget=budget)
+                      playouts_per_minute=settings.search_playouts_per_minute, budget=budget,
+                      refusal_hold_seconds=settings.search_refusal_hold_seconds)
+    pool.attach(metrics)
     return pool, client
 
 
@@ -214,10 +218,17 @@ def create_app(settings: Settings | None = None, *, session_key_prefix: str = SE
         state=State({"sealer": sealer, "settings": settings, "sessions": sessions, "metrics": metrics,
                      "shutdown": shutdown, "search": search}),
     )
+    # The fast lane (outermost) answers the ordinary requests of the fast routes in one step, doing what the
+    # layers below would do for them. Only through middleware that lets those requests pass untouched: the
+    # query check (the lane takes no query string) and the session-creation bounds (another path).
+    lanes = lane_routes(app, passing={FastRoute, QueryParameterMiddleware, SessionCreationLimitMiddleware})
+    lane = [DefineMiddleware(FastLane, routes=lanes, metrics=metrics, coordinator=shutdown,
+                             max_body_bytes=settings.max_body_bytes, cors=app.cors_config is not None)]
     # Outermost, around Litestar's whole handler: request ids, access lines and request metrics cover 404s,
     # 405s and CORS preflights too. Run uvicorn with --no-access-log (the JSON access line replaces it).
     wrap_asgi_handler(
         app,
+        *(lane if lanes else []),
         DefineMiddleware(LanguageMiddleware),  # first: every response says its language, 404s included
         DefineMiddleware(RequestLoggingMiddleware),
         DefineMiddleware(MetricsMiddleware, metrics=metrics),

@@ -42,6 +42,7 @@ DEFAULT_SEARCH_CONCURRENCY = 2
 DEFAULT_SEARCH_QUEUE = 8
 DEFAULT_SEARCH_WORKER_NICE = 10
 DEFAULT_SEARCH_PLAYOUTS_PER_MINUTE = 20_000
+DEFAULT_SEARCH_REFUSAL_HOLD_SECONDS = 5.0
 
 
 class ConfigError(ValueError):
@@ -77,6 +78,8 @@ class Settings:
     search_queue: int = 0
     search_worker_nice: int = 0
     search_playouts_per_minute: int = 0
+    #: The longest a search refusal to a client that did not wait out its last ``Retry-After`` is held.
+    search_refusal_hold_seconds: float = 0.0
     extra: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -208,6 +211,8 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         search_queue=_int(env, "SEARCH_QUEUE", DEFAULT_SEARCH_QUEUE, 0, 100_000),
         search_worker_nice=_int(env, "SEARCH_WORKER_NICE", DEFAULT_SEARCH_WORKER_NICE, 0, 19),
         search_playouts_per_minute=_playouts(env),
+        search_refusal_hold_seconds=_seconds(env, "SEARCH_REFUSAL_HOLD_SECONDS",
+                                             DEFAULT_SEARCH_REFUSAL_HOLD_SECONDS, 0, 60),
     )
 
 

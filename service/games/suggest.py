@@ -14,6 +14,8 @@ requests.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
+from contextlib import AbstractContextManager
 from typing import Annotated, Any
 
 import msgspec
@@ -29,7 +31,7 @@ from engine import GameState, Move, Options, apply_move, legal_moves, new_game, 
 from service.config import Settings
 from service.games import examples
 from service.ops.clients import client_identity
-from service.ops.search import SearchPool
+from service.ops.search import SearchPool, until_disconnected
 from service.referee import operations
 from service.referee.errors import engine_errors
 from service.referee.schemas import SEED_MAX, Seat, Snapshot
@@ -100,27 +102,33 @@ def playouts_asked(level: Level, budget: int | None) -> int:
     return (budget or DEFAULT_BUDGET) if level == "expert" else 0
 
 
-async def searched(search: SearchPool, client: str, state: GameState, seat: int, level: Level, seed: int | None,
-                   budget: int | None) -> tuple[int, Decision]:
-    """:func:`service.referee.operations.suggest`, run where searches run: an ``expert`` search in the search
-    pool, once admitted (bounded, charged to ``client``: refused before anything is computed), the other
-    levels in a thread."""
+async def searched(search: SearchPool, client: str, opened: Callable[[], AbstractContextManager[GameState]],
+                   seat: int, level: Level, seed: int | None, budget: int | None,
+                   gone: Callable[[], Awaitable[None]] | None = None) -> tuple[int, Decision]:
+    """:func:`service.referee.operations.suggest` on the state ``opened()`` gives, run where searches run: an
+    ``expert`` search in the search pool, once admitted (bounded, charged to ``client``: refused before the state
+    is opened or anything computed; cancelled, waiting or running, when ``gone`` returns: the client went away),
+    the other levels in a thread."""
     playouts = playouts_asked(level, budget)
     if playouts == 0:
-        seed, decide_now = operations.suggestion(state, seat, level, seed, budget)
-        with engine_errors():
-            return seed, await asyncio.to_thread(decide_now)
-    async with search.admitted(client, playouts) as admission:
-        seed, decide_there = operations.suggestion(state, seat, level, seed, budget)
-        with engine_errors():  # BotError: unreachable after the checks above; a 422 rather than a 500
-            decision = await admission.run(decide_there)
+        with opened() as state:
+            seed, decide_now = operations.suggestion(state, seat, level, seed, budget)
+            with engine_errors():
+                return seed, await asyncio.to_thread(decide_now)
+    async with search.charged(client, playouts) as admission:
+        with opened() as state:
+            seed, decide_there = operations.suggestion(state, seat, level, seed, budget)
+            async with search.placed(admission, client, gone):
+                with engine_errors():  # BotError: unreachable after the checks above; a 422 rather than a 500
+                    decision = await admission.run(decide_there)
         admission.spend(decision.playouts)
     return seed, decision
 
 
-async def answer_suggest(data: SuggestRequest, sealer: Sealer, search: SearchPool, client: str) -> SuggestResponse:
-    with sealer.acting_on(data.snapshot) as state:
-        seed, decision = await searched(search, client, state, data.seat, data.level, data.seed, data.budget)
+async def answer_suggest(data: SuggestRequest, sealer: Sealer, search: SearchPool, client: str,
+                         gone: Callable[[], Awaitable[None]] | None = None) -> SuggestResponse:
+    seed, decision = await searched(search, client, lambda: sealer.acting_on(data.snapshot), data.seat, data.level,
+                                    data.seed, data.budget, gone)
     return SuggestResponse(seat=data.seat, level=data.level, seed=seed, move=decision.move, budget=decision.budget,
                            playouts=decision.playouts, deals=decision.deals, candidates=list(decision.candidates))
 
@@ -144,4 +152,4 @@ class SuggestController(Controller):
     async def suggest(self, request: Request[Any, Any, Any], data: SuggestBody, sealer: NamedDependency[Sealer],
                       search: NamedDependency[SearchPool], settings: NamedDependency[Settings]) -> SuggestResponse:
         client = client_identity(request.scope, known_api_keys=settings.api_keys)
-        return await answer_suggest(data, sealer, search, client)
+        return await answer_suggest(data, sealer, search, client, lambda: until_disconnected(request.receive))

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Sequence
+from bisect import bisect_left
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from litestar import get
@@ -32,6 +33,8 @@ from litestar.openapi.spec import Example
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4
+from prometheus_client.metrics_core import Metric
+from prometheus_client.registry import Collector
 
 __all__ = [
     "METRICS_MEDIA_TYPE",
@@ -73,6 +76,12 @@ class ServiceMetrics:
     ) -> None:
         self.registry = registry if registry is not None else CollectorRegistry(auto_describe=True)
         self._request_children: dict[tuple[str, str, int], tuple[Any, Any]] = {}
+        # Finished requests not yet added to the two request metrics: (requests, latencies observed, their sum,
+        # per bucket), by (method, route, status). Added when the registry is collected (a scrape), by the
+        # collector registered here first, so before the metrics themselves: every scrape sees every request.
+        self._pending: dict[tuple[str, str, int], list[Any]] = {}
+        self._bounds: tuple[float, ...] = ()
+        self.registry.register(_PendingRequests(self))
         ns = namespace
         self.http_requests_total = Counter(
             "http_requests_total",
@@ -89,6 +98,7 @@ class ServiceMetrics:
             buckets=tuple(latency_buckets),
             registry=self.registry,
         )
+        self._bounds = tuple(self.http_request_duration_seconds._upper_bounds)  # +Inf last
         self.moves_applied_total = Counter(
             "moves_applied_total", "Moves applied to a game.", namespace=ns, registry=self.registry
         )
@@ -141,23 +151,56 @@ class ServiceMetrics:
     # -- request metrics -------------------------------------------------------------------------------
 
     def observe_request(self, method: str, route: str, status: int, duration: float | None) -> None:
-        """Record one finished request; ``duration`` ``None`` skips the latency histogram."""
-        method = method if method in _KNOWN_METHODS else "OTHER"
-        key = (method, route, status)
-        children = self._request_children.get(key)
-        if children is None:  # labels() builds and locks on every call: each child is looked up once
-            if len(self._request_children) >= _MAX_CACHED_CHILDREN:
-                self._request_children.clear()
-            children = self._request_children[key] = (
-                self.http_requests_total.labels(method=method, route=route, status=str(status)),
-                self.http_request_duration_seconds.labels(method=method, route=route))
-        children[0].inc()
+        """Record one finished request; ``duration`` ``None`` skips the latency histogram.
+
+        Kept in plain counts until the next scrape (``prometheus_client``'s ``inc`` and ``observe`` take a lock
+        and walk the buckets on every call, a cost on every request): what a scrape shows is the same."""
+        key = (method if method in _KNOWN_METHODS else "OTHER", route, status)
+        pending = self._pending.get(key)
+        if pending is None:
+            if len(self._pending) >= _MAX_CACHED_CHILDREN:
+                self.flush_requests()
+            pending = self._pending[key] = [0, 0, 0.0, [0] * len(self._bounds)]
+        pending[0] += 1
         if duration is not None:
-            children[1].observe(duration)
+            pending[1] += 1
+            pending[2] += duration
+            pending[3][bisect_left(self._bounds, duration)] += 1  # the first bucket whose bound is >= duration
+
+    def flush_requests(self) -> None:
+        """Add the requests recorded since the last flush to the request metrics (each scrape does)."""
+        pending, self._pending = self._pending, {}
+        for (method, route, status), (count, observed, total, buckets) in pending.items():
+            children = self._request_children.get((method, route, status))
+            if children is None:  # labels() builds and locks on every call: each child is looked up once
+                if len(self._request_children) >= _MAX_CACHED_CHILDREN:
+                    self._request_children.clear()
+                children = self._request_children[(method, route, status)] = (
+                    self.http_requests_total.labels(method=method, route=route, status=str(status)),
+                    self.http_request_duration_seconds.labels(method=method, route=route))
+            children[0].inc(count)
+            if observed:
+                histogram = children[1]
+                histogram._sum.inc(total)
+                for bucket, n in zip(histogram._buckets, buckets, strict=True):
+                    if n:
+                        bucket.inc(n)
 
     def render(self) -> bytes:
         """The registry in Prometheus text exposition format."""
         return generate_latest(self.registry)
+
+
+class _PendingRequests(Collector):
+    """Registered first on a :class:`ServiceMetrics` registry: collecting it adds the pending requests to the
+    request metrics (and yields nothing of its own)."""
+
+    def __init__(self, metrics: ServiceMetrics) -> None:
+        self.metrics = metrics
+
+    def collect(self) -> Iterable[Metric]:
+        self.metrics.flush_requests()
+        return ()
 
 
 def route_label(scope: Scope) -> str:

@@ -26,6 +26,11 @@ environment variables in brackets):
 * a **connection limit** (``MAX_CONNECTIONS``, 10,000 per process): one connection more is answered ``503``
   (``Retry-After: 1``, no body) and closed before any of it is read.
 
+Both also send a response's head and body in one write to the socket when the app gives them in one turn of the
+event loop, as every complete answer does (:class:`_CoalescingTransport`): uvicorn writes them separately, two
+system calls where one does. :class:`GuardedHttpToolsProtocol` also arms its keep-alive timer once per idle spell
+rather than once per request (closing an idle connection after the same ``--timeout-keep-alive``).
+
 Behind a proxy that already enforces timeouts (deploy/nginx.conf) these are a backstop; on their own they are
 the protection. Everything else is uvicorn's protocol unchanged. Both classes build on uvicorn's protocols'
 internals (the request cycle, the parser, the keep-alive timer, the upgrade checks), so a uvicorn upgrade may
@@ -66,6 +71,94 @@ REQUEST_TIMEOUT = _refusal(408, "Request Timeout")
 TOO_MANY_CONNECTIONS = _refusal(503, "Service Unavailable", "retry-after: 1")
 
 
+class _CoalescingTransport(asyncio.Transport):
+    """A connection's transport whose writes of one turn of the event loop go out as one write.
+
+    uvicorn writes a response's head and its body separately, and each write to a socket with an empty buffer
+    is a system call, on the loopback a costly one (the receiver's side of TCP runs in it). Here the first
+    write of a turn is kept and a flush is scheduled for the end of the turn (``call_soon``); the writes that
+    follow in the same turn (the body, sent by the app in the same step as the head) join it. Nothing waits
+    longer than the turn: a head whose body comes later (an event stream) goes out at the end of the turn.
+    Closing flushes first; aborting drops what is kept, as it drops the transport's own buffer."""
+
+    __slots__ = ("_loop", "_pending", "_transport")
+
+    def __init__(self, transport: asyncio.Transport, loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__()
+        self._transport = transport
+        self._loop = loop
+        self._pending: list[bytes] | None = None
+
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        pending = self._pending
+        if pending is None:
+            self._pending = [bytes(data)]
+            self._loop.call_soon(self.flush)
+        else:
+            pending.append(bytes(data))
+
+    def writelines(self, list_of_data: Any) -> None:
+        for data in list_of_data:
+            self.write(data)
+
+    def flush(self) -> None:
+        """Write what this turn kept (nothing if already written)."""
+        pending = self._pending
+        if pending is not None:
+            self._pending = None
+            self._transport.write(pending[0] if len(pending) == 1 else b"".join(pending))
+
+    def discard(self) -> None:
+        """Forget what was kept (the connection is gone)."""
+        self._pending = None
+
+    def close(self) -> None:
+        self.flush()
+        self._transport.close()
+
+    def abort(self) -> None:
+        self._pending = None
+        self._transport.abort()
+
+    def write_eof(self) -> None:
+        self.flush()
+        self._transport.write_eof()
+
+    def can_write_eof(self) -> bool:
+        return self._transport.can_write_eof()
+
+    def get_write_buffer_size(self) -> int:
+        kept = sum(len(data) for data in self._pending) if self._pending else 0
+        return self._transport.get_write_buffer_size() + kept
+
+    def get_write_buffer_limits(self) -> tuple[int, int]:
+        return self._transport.get_write_buffer_limits()
+
+    def set_write_buffer_limits(self, high: int | None = None, low: int | None = None) -> None:
+        self._transport.set_write_buffer_limits(high, low)
+
+    def is_closing(self) -> bool:
+        return self._transport.is_closing()
+
+    def is_reading(self) -> bool:
+        return self._transport.is_reading()
+
+    def pause_reading(self) -> None:
+        self._transport.pause_reading()
+
+    def resume_reading(self) -> None:
+        self._transport.resume_reading()
+
+    def set_protocol(self, protocol: asyncio.BaseProtocol) -> None:
+        self._transport.set_protocol(protocol)
+
+    def get_protocol(self) -> asyncio.BaseProtocol:
+        return self._transport.get_protocol()
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return self._transport.get_extra_info(name, default)
+
+
 class _Guards(asyncio.Protocol):
     """What both served protocols guard alike: the connection limit, the read timers' arming and the write-stall
     cut. Each protocol says itself when a request's head or body is still awaited (``_expect``) and what a read
@@ -90,6 +183,7 @@ class _Guards(asyncio.Protocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
+        self.transport = _CoalescingTransport(transport, self.loop)  # what the request cycles write to
         if len(self.connections) > self.limits.max_connections:
             self._refused = True
             transport.write(TOO_MANY_CONNECTIONS)
@@ -98,6 +192,8 @@ class _Guards(asyncio.Protocol):
         self._expect("headers")
 
     def connection_lost(self, exc: Exception | None) -> None:
+        if isinstance(self.transport, _CoalescingTransport):
+            self.transport.discard()
         self._cancel_read_timer()
         if self._stall_timer is not None:
             self._stall_timer.cancel()
@@ -130,6 +226,13 @@ class _Guards(asyncio.Protocol):
             self._stall_timer.cancel()
             self._stall_timer = None
         super().resume_writing()
+
+    def handle_websocket_upgrade(self, *args: Any) -> None:
+        transport = self.transport  # the WebSocket protocol gets the connection's own transport
+        if isinstance(transport, _CoalescingTransport):
+            transport.flush()
+            self.transport = transport._transport
+        super().handle_websocket_upgrade(*args)  # type: ignore[misc]
 
     def _write_stalled(self) -> None:
         self._stall_timer = None
@@ -235,6 +338,7 @@ class GuardedHttpToolsProtocol(_Guards, HttpToolsProtocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._init_guards()
+        self._idle_since: float | None = None  # when the connection's last response completed, while idle
         self._in_request = False  # from a request's first byte to its last
         self._head_read = False  # the request's head is complete (its body may not be)
         self._completed = 0  # requests read whole on this connection
@@ -287,6 +391,49 @@ class GuardedHttpToolsProtocol(_Guards, HttpToolsProtocol):
             self.cycle.more_body = True  # the app's task has not run yet: it reads the body that follows
             self._in_request = self._head_read = True
             self.parser.feed_data(b"POST / HTTP/1.1\r\n" + framing + b"\r\n\r\n")
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self.timeout_keep_alive_task is not None:
+            self.timeout_keep_alive_task.cancel()
+            self.timeout_keep_alive_task = None
+        super().connection_lost(exc)
+
+    # -------------------------------------------------------------------------------------- keep-alive
+
+    # uvicorn arms a keep-alive timer after every response and cancels it when the next request's bytes come:
+    # a timer made and unmade per request. Here a timer is armed only when none is (so at most one per idle
+    # spell), and when it fires it closes the connection only if it has been idle for the whole keep-alive
+    # timeout since its last response, else it is armed again for the time left. A connection is closed after
+    # the same idle time as by uvicorn.
+
+    def _unset_keepalive_if_required(self) -> None:
+        self._idle_since = None  # busy: a timer firing now leaves the connection open
+
+    def on_response_complete(self) -> None:
+        # uvicorn's (HttpToolsProtocol.on_response_complete), with the keep-alive timer armed lazily.
+        self.server_state.total_requests += 1
+        if self.transport.is_closing():
+            return
+        self._idle_since = None
+        self.flow.resume_reading()  # unpause data reads if needed
+        if self.pipeline:  # start the next pipelined request, if any; else the connection is idle
+            cycle, app = self.pipeline.pop()
+            self._start_asgi_task(cycle, app)
+        else:
+            self._idle_since = self.loop.time()
+            if self.timeout_keep_alive_task is None:
+                self.timeout_keep_alive_task = self.loop.call_later(self.timeout_keep_alive, self._keep_alive_due)
+
+    def _keep_alive_due(self) -> None:
+        self.timeout_keep_alive_task = None
+        idle_since = self._idle_since
+        if idle_since is None:
+            return  # a request is under way: its response arms the timer again
+        left = idle_since + self.timeout_keep_alive - self.loop.time()
+        if left > 0:
+            self.timeout_keep_alive_task = self.loop.call_later(left, self._keep_alive_due)
+        else:
+            self.timeout_keep_alive_handler()
 
     # -------------------------------------------------------------------------------- parser callbacks
 

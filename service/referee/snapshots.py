@@ -53,6 +53,7 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from engine import GameState, Options, integrity_problems, pack_for, structure_problems
 from engine.cards import sort_hand
+from engine.options import interned
 from service.referee import snapshot_dictionary
 from service.web.problems import Problem
 
@@ -314,6 +315,11 @@ class Sealer:
                                 "deeply") from None
         except (zstandard.ZstdError, msgspec.DecodeError, msgspec.ValidationError) as exc:
             raise SnapshotError("SNAPSHOT_CORRUPT", f"the snapshot's state does not decode: {exc}") from None
+        options = interned(state.options)
+        if options is not state.options:
+            # The decoder's own object, not yet seen by anything else: the interned option set takes its place,
+            # so that every memo keyed by the rules matches by identity (engine.options.interned).
+            msgspec.structs.force_setattr(state, "options", options)
         replay = replay or version != VERSION
         problems = integrity_problems(state) if replay else structure_problems(state)
         if problems:

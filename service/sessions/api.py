@@ -23,6 +23,7 @@ from litestar.types import Scope
 from service.games.suggest import SuggestResponse
 from service.i18n import request_language
 from service.ops.clients import client_identity
+from service.ops.search import until_disconnected
 from service.sessions import examples
 from service.sessions.headers import bearer_token
 from service.sessions.move_loop import MoveOutcome
@@ -224,7 +225,8 @@ class SessionsController(Controller):
     async def suggest_move(self, request: Request[Any, Any, Any], session_service: Service,
                            session_id: SessionId, data: SuggestBody) -> Response[SuggestResponse]:
         version, hint = await session_service.assist.suggest(session_id, _token(request), data,
-                                                             _client(request))
+                                                             _client(request),
+                                                             lambda: until_disconnected(request.receive))
         return Response(hint, headers={"ETag": etag(version), **_NO_STORE})
 
     @post("/{session_id:str}/spectators", operation_id="createSpectatorToken", status_code=201,

@@ -9,6 +9,9 @@ off for a session by its host (``"hints": false`` at creation): then ``HINTS_OFF
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Awaitable, Callable
+
 import msgspec
 
 from engine import Bid, GameState, Move, Pass, controlled_seats
@@ -103,18 +106,19 @@ class SeatAssist:
                                  discard_choice=choice, unavailable=unavailable,
                                  clock=clock_view(caller.record.clock))
 
-    async def suggest(self, session_id: str, token: str, request: SessionSuggestRequest,
-                      client: str = "") -> tuple[int, SuggestResponse]:
+    async def suggest(self, session_id: str, token: str, request: SessionSuggestRequest, client: str = "",
+                      gone: Callable[[], Awaitable[None]] | None = None) -> tuple[int, SuggestResponse]:
         """A computer player's move for the caller's seat, from that seat's view only (``NOT_TO_ACT`` when it
         is not to act, ``HINTS_OFF`` when the host turned hints off); and the version it is for. The search is
-        the search pool's, charged to ``client`` (:func:`service.games.suggest.searched`)."""
+        the search pool's, charged to ``client`` and cancelled when ``gone`` returns (the client went away:
+        :func:`service.games.suggest.searched`)."""
         caller = await self.access.caller(session_id, token)
         own = seat_only(caller, "ask for hints", "host_hints")
         if not decode_table(caller.record.table).hints:
             raise Problem("HINTS_OFF", "the host turned hints off for this session")
         state = caller.record.state
-        seed, decision = await searched(self.search, client, state, own, request.level, request.seed,
-                                        request.budget)
+        seed, decision = await searched(self.search, client, lambda: contextlib.nullcontext(state), own,
+                                        request.level, request.seed, request.budget, gone)
         return caller.record.version, SuggestResponse(
             seat=own, level=request.level, seed=seed, move=decision.move, budget=decision.budget,
             playouts=decision.playouts, deals=decision.deals, candidates=list(decision.candidates))

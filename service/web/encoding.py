@@ -31,7 +31,7 @@ import brotli  # type: ignore[import-untyped]
 from litestar.types import ASGIApp, HTTPResponseBodyEvent, HTTPResponseStartEvent, Message, Receive, Scope, Send
 
 __all__ = ["CACHEABLE_PATHS", "CACHE_CONTROL", "MIN_COMPRESS_BYTES", "ResponseEncodingMiddleware",
-           "choose_encoding", "etag_matches"]
+           "choose_encoding", "encoded_body", "etag_matches"]
 
 #: Bodies smaller than this are sent as they are (the headers would eat most of the gain).
 MIN_COMPRESS_BYTES = 512
@@ -99,6 +99,14 @@ def _compress(body: bytes, encoding: str, *, best: bool = False) -> bytes:
     if encoding == "br":
         return bytes(brotli.compress(body, quality=_BEST_BROTLI_QUALITY if best else _BROTLI_QUALITY))
     return gzip.compress(body, compresslevel=_BEST_GZIP_LEVEL if best else _GZIP_LEVEL, mtime=0)
+
+
+def encoded_body(body: bytes, encoding: str, content_type: bytes) -> tuple[bytes, bool]:
+    """A complete, uncacheable answer's body as :class:`ResponseEncodingMiddleware` sends it when the client
+    accepts ``encoding``, and whether it is compressed (``Content-Encoding: encoding``)."""
+    if len(body) >= MIN_COMPRESS_BYTES and _compressible(content_type):
+        return _compress(body, encoding), True
+    return body, False
 
 
 def _with_vary(headers: Iterable[tuple[bytes, bytes]], name: bytes) -> list[tuple[bytes, bytes]]:

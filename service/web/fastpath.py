@@ -25,7 +25,7 @@ from litestar.types import ASGIApp, HTTPResponseBodyEvent, HTTPResponseStartEven
 from service.web.media import is_json_media_type
 from service.web.struct_dto import decode_request
 
-__all__ = ["FastAnswer", "FastRoute", "fast_route"]
+__all__ = ["FAILURE_SCOPE_KEY", "FastAnswer", "FastRoute", "fast_route", "read_body", "replay"]
 
 #: A fast route's answer: the JSON body and the response's other headers.
 FastAnswer = tuple[bytes, list[tuple[bytes, bytes]]]
@@ -34,6 +34,9 @@ FastAnswer = tuple[bytes, list[tuple[bytes, bytes]]]
 Answer = Callable[[Scope, Mapping[bytes, str], Any], Awaitable[FastAnswer]]
 
 _JSON = b"application/json"
+#: Scope key of the exception a layer outside (the fast lane, service/ops/fastlane.py) met answering the request
+#: in the route's place: the route raises it again, so that the app renders it as its own.
+FAILURE_SCOPE_KEY = "fivehundred.fast_failure"
 
 
 class FastRoute:
@@ -46,6 +49,9 @@ class FastRoute:
         self._limit: int | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        failure = scope.pop(FAILURE_SCOPE_KEY, None)  # type: ignore[misc]
+        if failure is not None:
+            raise failure
         limit = self._limit
         if limit is None:  # the app's settings, read once (the app is not built yet when this is)
             limit = self._limit = scope["app"].state.settings.max_body_bytes
@@ -56,11 +62,11 @@ class FastRoute:
         if not (length.isdigit() and 0 < int(length) <= limit and is_json_media_type(headers.get(b"content-type"))):
             await self.app(scope, receive, send)
             return
-        body, more = await _read_body(receive, limit)
+        body, more = await read_body(receive, limit)
         if body is None:
             return  # the client went away
         if more:  # longer than it said: the handler answers 413
-            await self.app(scope, _replay(body, more, receive), send)
+            await self.app(scope, replay(body, more, receive), send)
             return
         data = decode_request(self.request_type, body)
         payload, extra = await self.answer(scope, headers, data)
@@ -77,21 +83,21 @@ def fast_route(request_type: type[Any], answer: Answer) -> DefineMiddleware:
     return DefineMiddleware(FastRoute, request_type=request_type, answer=answer)
 
 
-def _replay(body: bytes, more: bool, receive: Receive) -> Receive:
+def replay(body: bytes, more: bool, receive: Receive) -> Receive:
     """A receive that first returns the body already read, then (if any is left) the rest from the client."""
     sent = False
 
-    async def replay() -> ReceiveMessage:
+    async def replayed() -> ReceiveMessage:
         nonlocal sent
         if not sent:
             sent = True
             return {"type": "http.request", "body": body, "more_body": more}
         return await receive()
 
-    return replay
+    return replayed
 
 
-async def _read_body(receive: Receive, limit: int) -> tuple[bytes | None, bool]:
+async def read_body(receive: Receive, limit: int) -> tuple[bytes | None, bool]:
     """The request body (``None`` if the client left), and whether more remains after ``limit`` bytes."""
     chunks: list[bytes] = []
     size = 0

@@ -26,6 +26,8 @@ def is_json_media_type(value: str | bytes | None) -> bool:
     """Whether a ``Content-Type`` header value is ``application/json`` (parameters allowed)."""
     if value is None:
         return False
+    if value == "application/json" or value == b"application/json":  # the usual value, at once
+        return True
     text = value.decode("latin-1") if isinstance(value, bytes) else value
     return text.split(";", 1)[0].strip().lower() == "application/json"
 

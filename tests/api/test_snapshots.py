@@ -252,6 +252,29 @@ def test_a_current_snapshot_gets_the_structural_check_an_old_or_imported_one_the
     assert sealer.open(remembered, replay=True) is good  # the engine made it here: nothing to replay
 
 
+def test_opened_states_share_one_option_set_and_inconsistent_ones_are_still_refused() -> None:
+    """Each opened state's options are the interned option set (equal rules: the same object, so the engine's
+    memos keyed by the rules match by identity); a rule set seen and checked before spares no other check."""
+    other = Sealer([KEY_A])
+    sealer = Sealer([KEY_A])
+    first, _ = new_game(Options(target=250), seed=1)
+    second, _ = new_game(Options(target=250), seed=2)
+    a, b = sealer.open(other.seal(first)), sealer.open(other.seal(second))
+    assert a == first and b == second
+    assert a.options is b.options and a.options == Options(target=250)
+    # The same (interned) rules, a state that is not a deal: refused by the structural check all the same.
+    broken = msgspec.structs.replace(second, kitty=second.kitty[1:], hands=(second.hands[0] + second.kitty[:1],
+                                                                            *second.hands[1:]))
+    with pytest.raises(SnapshotError) as info:
+        sealer.open(other.seal(broken))
+    assert info.value.code == "SNAPSHOT_CORRUPT"
+    # An unplayable rule set equal to none seen is still validated, whatever was checked before it.
+    unplayable = msgspec.structs.replace(second, options=msgspec.structs.replace(second.options, deal_pattern="9-9"))
+    with pytest.raises(SnapshotError) as info:
+        sealer.open(other.seal(unplayable))
+    assert info.value.code == "SNAPSHOT_CORRUPT" and "options: deal_pattern" in str(info.value.detail)
+
+
 def test_a_state_only_the_replay_refuses_never_answers_500() -> None:
     """Every such state, through every stateless operation's answer (the functions the handlers call): a
     normal answer or a 4xx problem, never another error. Where the engine cannot act on it, the guard runs the

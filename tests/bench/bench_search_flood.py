@@ -3,7 +3,8 @@ script, not a test).
 
     .venv/bin/python tests/bench/bench_search_flood.py [--seconds 15] [--rounds 2] [--in-flight 20]
                                                        [--budget 5000] [--players 6]
-                                                       [--runs bounded:polite,unmetered:polite,...]
+                                                       [--runs bounded:polite,unmetered:hammer,...]
+                                                       [--before DIR]
 
 For each run (a configuration of the service and a flooding client), in turn in each of ``--rounds`` rounds (so
 that other load on the machine weighs on all alike), a fresh server (``uvicorn --factory service.app:create_app``
@@ -16,23 +17,30 @@ with the served protocol, one process, no access log, no request rate limit) is 
   suggestions of ``--budget`` playouts for a ``--players``-player opening bid in flight. A ``polite`` client
   sends the next as soon as one is answered 200, and after a refusal (503, 429) waits its ``Retry-After``, as
   HTTP asks; a ``hammer`` client sends the next at once whatever the answer: a flood of requests more than of
-  searches (its refusals take the serving process's CPU, as requests to any endpoint would: what
-  ``RATE_LIMIT_PER_MINUTE`` bounds).
+  searches. Its refusals would take the serving process's CPU at full rate; the service holds a refusal to a
+  client that did not wait out its last ``Retry-After`` (``SEARCH_REFUSAL_HOLD_SECONDS``), which slows it to one
+  refusal per connection per hold.
 
 The configurations (each as the environment sets it; deploy/CONFIGURATION.md):
 
 - ``bounded``: the service's defaults (search workers, a bound and a queue, a playout budget per client);
 - ``unmetered``: the same without the playout budget (``SEARCH_PLAYOUTS_PER_MINUTE=0``): the flood's searches
   keep every search worker busy for the whole flood, the worst case for the serving process;
+- ``unheld``: ``unmetered`` with refusals never held (``SEARCH_REFUSAL_HOLD_SECONDS=0``): what a client that
+  does not wait out ``Retry-After`` costs without the hold;
 - ``unbounded``: searches in threads of the serving process, no bound, no budget (``SEARCH_WORKERS=0``,
   ``BOT_WORKERS=0``, ``SEARCH_CONCURRENCY=0``, ``SEARCH_PLAYOUTS_PER_MINUTE=0``): the service without its search
   bounds, for comparison.
 
-The runs default to ``bounded:polite``, ``unmetered:polite``, ``unmetered:hammer`` and ``unbounded:polite``
-(unbounded never refuses, so its client is the same either way). Prints, per run, the p50/p99/max latency of each
-probe idle and under flood (the median over rounds), the ratio of the flood p99 to the idle p99 (the target: at most
-3), and what the flood's suggestions were answered with. The server and the probe are not pinned or niced: the
-serving process, its search workers and the clients share the machine's cores as they would on a replica.
+The runs default to ``bounded:polite``, ``bounded:hammer``, ``unmetered:polite``, ``unmetered:hammer``,
+``unheld:hammer`` and ``unbounded:polite`` (unbounded never refuses, so its client is the same either way). With
+``--before DIR`` (a copy of an earlier version of the code, e.g. ``git archive main | tar -x -C DIR``), a run
+named ``before-CONFIG:MODE`` serves that code instead, in the same rounds: a before/after side by side.
+
+Prints, per run, the p50/p99/max latency of each probe idle and under flood (the median over rounds), the ratio
+of the flood p99 to the idle p99 (the target: at most 3), and what the flood's suggestions were answered with.
+The server and the probe are not pinned or niced: the serving process, its search workers and the clients share
+the machine's cores as they would on a replica.
 """
 
 from __future__ import annotations
@@ -65,6 +73,7 @@ MODES = ("polite", "hammer")
 CONFIGS: dict[str, dict[str, str]] = {
     "bounded": {},
     "unmetered": {"SEARCH_PLAYOUTS_PER_MINUTE": "0"},
+    "unheld": {"SEARCH_PLAYOUTS_PER_MINUTE": "0", "SEARCH_REFUSAL_HOLD_SECONDS": "0"},
     "unbounded": {"SEARCH_WORKERS": "0", "BOT_WORKERS": "0", "SEARCH_CONCURRENCY": "0",
                   "SEARCH_PLAYOUTS_PER_MINUTE": "0"},
 }
@@ -73,12 +82,12 @@ CONFIGS: dict[str, dict[str, str]] = {
 # ------------------------------------------------------------------------------------------------ server
 
 
-def start_server(port: int, config: dict[str, str]) -> subprocess.Popen[bytes]:
+def start_server(port: int, config: dict[str, str], root: Path = ROOT) -> subprocess.Popen[bytes]:
     env = {**os.environ, "SNAPSHOT_KEYS": KEY, "LOG_LEVEL": "WARNING", "RATE_LIMIT_PER_MINUTE": "0", "API_KEYS": "",
-           "PYTHONPATH": str(ROOT), **config}
+           "PYTHONPATH": str(root), **config}
     cmd = [sys.executable, "-m", "uvicorn", "--factory", "service.app:create_app", "--host", HOST, "--port",
            str(port), "--http", SERVED, "--workers", "1", "--no-access-log", "--log-level", "warning"]
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env)
+    proc = subprocess.Popen(cmd, cwd=root, env=env)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
@@ -231,7 +240,8 @@ def settle(pid: int, seconds: float = 30.0) -> None:
 
 def measure(config: str, mode: str, args: argparse.Namespace, body_file: Path) -> dict[str, Any]:
     port = free_port()
-    server = start_server(port, CONFIGS[config])
+    before = config.startswith("before-")
+    server = start_server(port, CONFIGS[config.removeprefix("before-")], Path(args.before) if before else ROOT)
     try:
         settle(server.pid)  # the workers' start (imports) is not measured as idle latency
         apply_body, suggest_body = bodies(port, args.players, args.budget)
@@ -260,17 +270,20 @@ def main() -> None:
     parser.add_argument("--in-flight", type=int, default=20)
     parser.add_argument("--budget", type=int, default=5000)
     parser.add_argument("--players", type=int, default=6)
-    parser.add_argument("--runs", default="bounded:polite,unmetered:polite,unmetered:hammer,unbounded:polite")
+    parser.add_argument("--runs", default="bounded:polite,bounded:hammer,unmetered:polite,unmetered:hammer,"
+                                          "unheld:hammer,unbounded:polite")
+    parser.add_argument("--before", help="a copy of an earlier version of the code, served by before-… runs")
     parser.add_argument("--flood", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.flood:
         flood_main(int(args.flood[0]), args.flood[1], int(args.flood[2]), args.flood[3])
         return
     configs = [c for c in args.runs.split(",") if c]
-    unknown = [c for c in configs if c.partition(":")[0] not in CONFIGS or c.partition(":")[2] not in MODES]
+    unknown = [c for c in configs if c.partition(":")[0].removeprefix("before-") not in CONFIGS
+               or c.partition(":")[2] not in MODES or (c.startswith("before-") and not args.before)]
     if unknown:
-        raise SystemExit(f"unknown runs {unknown}: CONFIG:MODE, CONFIG one of {sorted(CONFIGS)}, MODE one of "
-                         f"{MODES}")
+        raise SystemExit(f"unknown runs {unknown}: CONFIG:MODE, CONFIG one of {sorted(CONFIGS)} (before-CONFIG "
+                         f"with --before), MODE one of {MODES}")
     body_file = Path(f"/tmp/bench_search_flood_{os.getpid()}.json")
     results: dict[str, list[dict[str, Any]]] = {c: [] for c in configs}
     try:
@@ -284,7 +297,7 @@ def main() -> None:
     print(f"engine: FIVE_HUNDRED_ENGINE={os.environ.get('FIVE_HUNDRED_ENGINE', 'auto')}; cpus: {os.cpu_count()}; "
           f"flood: {args.in_flight} in flight, {args.players}-player opening bid, budget {args.budget}; "
           f"{args.seconds:g} s per phase, {args.rounds} rounds (medians over rounds)")
-    print(f"{'run':<17} {'probe':<8} {'idle p50':>9} {'idle p99':>9} {'idle max':>9} {'flood p50':>10} "
+    print(f"{'run':<24} {'probe':<8} {'idle p50':>9} {'idle p99':>9} {'idle max':>9} {'flood p50':>10} "
           f"{'flood p99':>10} {'flood max':>10} {'p99 ratio':>10}  samples")
     for config in configs:
         for name in ("healthz", "apply"):
@@ -293,7 +306,7 @@ def main() -> None:
 
             ratio = med("flood", "p99") / med("idle", "p99")
             verdict = "ok" if ratio <= 3 else "OVER 3x"
-            print(f"{config:<17} {name:<8} {med('idle', 'p50'):9.2f} {med('idle', 'p99'):9.2f} "
+            print(f"{config:<24} {name:<8} {med('idle', 'p50'):9.2f} {med('idle', 'p99'):9.2f} "
                   f"{med('idle', 'max'):9.2f} {med('flood', 'p50'):10.2f} {med('flood', 'p99'):10.2f} "
                   f"{med('flood', 'max'):10.2f} {ratio:9.2f}x  {int(med('idle', 'n'))}/{int(med('flood', 'n'))}"
                   f"  {verdict}")
@@ -301,7 +314,7 @@ def main() -> None:
         for r in results[config]:
             answers.update(r["answers"])
         cpu = statistics.median(r["cpu"] for r in results[config])
-        print(f"{'':<17} flood answers over all rounds (status: count): {dict(sorted(answers.items()))}; "
+        print(f"{'':<24} flood answers over all rounds (status: count): {dict(sorted(answers.items()))}; "
               f"server CPU during the flood probe: {cpu:.1f} s (median)")
     print("latencies in ms")
 

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -31,7 +32,8 @@ class Server:
     """``cmd`` (default: the served ``protocol`` over the app of tests.sessions.app_factory, whose heartbeat the
     environment sets) on 127.0.0.1 and a free port; its ``uvicorn`` run as this Python's module."""
 
-    def __init__(self, env: dict[str, str], cmd: list[str] | None = None, protocol: str = PROTOCOL) -> None:
+    def __init__(self, env: dict[str, str], cmd: list[str] | None = None, protocol: str = PROTOCOL,
+                 stderr: Any = None) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         if cmd is None:
@@ -40,7 +42,7 @@ class Server:
         cmd = [sys.executable, "-m", *_at(cmd, self.port), "--log-level", "warning"]
         full_env = {**os.environ, "PYTHONPATH": str(ROOT), "LOG_LEVEL": "WARNING",
                     "SESSION_HEARTBEAT_SECONDS": "0.5", **env}
-        self.process = subprocess.Popen(cmd, cwd=ROOT, env=full_env, stdout=subprocess.DEVNULL,
+        self.process = subprocess.Popen(cmd, cwd=ROOT, env=full_env, stdout=subprocess.DEVNULL, stderr=stderr,
                                         preexec_fn=die_with_parent)
         deadline = time.monotonic() + 30
         while True:
