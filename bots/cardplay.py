@@ -18,7 +18,7 @@ Every rank and suit question is answered by the engine's :class:`engine.cards.St
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from engine import Play
 from engine.cards import Strain
@@ -45,20 +45,28 @@ def choose_play(seat: int, hand: Sequence[str], legal: Sequence[Play], leader: i
     return max(options, key=lambda m: counts[m.nominate])
 
 
-def choose_card(seat: int, hand: Sequence[str], cards: Sequence[str], leader: int | None,
-                trick_cards: Sequence[str], nominate: str | None, active: Sequence[int], table: Strain,
-                bid: str | None, contractor: int | None, team: Collection[int], outstanding: Collection[str],
-                partner_leads: str = "") -> str:
-    """The card :func:`choose_play` plays among the legal ``cards`` (distinct)."""
-    if len(cards) == 1:
-        return cards[0]
+def outstanding_tops(outstanding: Collection[str], table: Strain) -> dict[str | None, int]:
+    """The power of the highest of the ``outstanding`` cards in each effective suit (jokers: ``None``) they hold."""
     suit_of, power = table.suit, table.power
-    trump = table.trump
     max_out: dict[str | None, int] = {}
     for o in outstanding:
         so = suit_of[o]
         if power[o] > max_out.get(so, -1000):
             max_out[so] = power[o]
+    return max_out
+
+
+def choose_card(seat: int, hand: Sequence[str], cards: Sequence[str], leader: int | None,
+                trick_cards: Sequence[str], nominate: str | None, active: Sequence[int], table: Strain,
+                bid: str | None, contractor: int | None, team: Collection[int], outstanding: Collection[str],
+                partner_leads: str = "", tops: Mapping[str | None, int] | None = None) -> str:
+    """The card :func:`choose_play` plays among the legal ``cards`` (distinct). ``tops``, when the caller
+    keeps it, is :func:`outstanding_tops` of ``outstanding`` (which is then not read)."""
+    if len(cards) == 1:
+        return cards[0]
+    suit_of, power = table.suit, table.power
+    trump = table.trump
+    max_out = outstanding_tops(outstanding, table) if tops is None else tops
 
     def master(c: str) -> bool:
         s = suit_of[c]
@@ -106,16 +114,15 @@ def choose_card(seat: int, hand: Sequence[str], cards: Sequence[str], leader: in
         return min(same, key=power.__getitem__)
 
     assert leader is not None
-    n_active = len(active)
     order = tuple(active)
-    seats_played = [seat_after(order, leader, i) for i in range(len(trick_cards))]
     w = trick_winner_index(trick_cards, nominate, table)
-    winning, winner_seat = trick_cards[w], seats_played[w]
+    winning, winner_seat = trick_cards[w], seat_after(order, leader, w)
     led = led_suit(trick_cards, nominate, table)
     winners = [c for c in cards if beats(c, winning, led, table)]
-    losers = [c for c in cards if c not in winners]
-    last = len(trick_cards) == n_active - 1
+    last = len(trick_cards) == len(order) - 1
     if misere:
+        seats_played = [seat_after(order, leader, i) for i in range(len(trick_cards))]
+        losers = [c for c in cards if c not in winners]
         if seat == contractor:
             return max(losers, key=power.__getitem__) if losers else max(winners, key=power.__getitem__)
         if contractor in seats_played:

@@ -5,7 +5,9 @@ hand, every card played, exposed hands, the kitty or its discards where it saw t
 shown void in), favouring the deals in which the other seats' hands agree with their bids and passes
 (:mod:`bots.inference`). On each sampled deal it tries every candidate move and plays the hand out to its
 score, then picks the candidate with the best average. The same sampled deals are used for every candidate
-(common random numbers), so differences between candidates are not drowned by the luck of the samples.
+(common random numbers), so differences between candidates are not drowned by the luck of the samples. A
+candidate that another already beats clearly on the deals sampled so far, a quarter and half way through, gets
+no further deals (:func:`prune`): the decision then spends fewer playouts than its budget.
 
 A playout plays the rest of the hand: the auction (if it is still open) and the setup steps (partner call,
 exchange, joker nomination) by the ``basic`` bot deciding from each seat's view of the sampled deal, and the
@@ -71,6 +73,12 @@ from engine.seats import controller, seat_count
 
 #: How many standard errors a candidate must beat the ``basic`` move by (see :func:`choose`).
 CONFIDENCE = 1.0
+
+#: How many standard errors of the paired difference a candidate must trail another by, a quarter and half way
+#: through the deals, to be dropped from the rest of the search (see :func:`prune`); and the fewest deals seen
+#: before such a check (fewer give too rough a standard error: playout values are heavy-tailed).
+PRUNE_CONFIDENCE = 3.0
+PRUNE_FROM = 8
 
 #: Default budget: playouts per decision.
 DEFAULT_BUDGET = 128
@@ -170,6 +178,17 @@ def _play_out(state: GameState, seat: int) -> Outcome:
     contractor = c.contractor if c else None
     active = game.active
     hands = game.hands
+    # Without ghost piles no card appears during play: each effective suit's cards still in the hands, highest
+    # first, give every seat the highest card the others hold in each suit (choose_card's ``tops``) at once.
+    power = table.power
+    by_suit: dict[str | None, list[str]] | None = None
+    if not state.ghost_piles:
+        by_suit = {}
+        for s in active:
+            for x in hands[s]:
+                by_suit.setdefault(suit_of[x], []).append(x)
+        for cards_of in by_suit.values():
+            cards_of.sort(key=power.__getitem__, reverse=True)
     while not game.over:
         actor = game.to_act
         hand = hands[actor]
@@ -177,6 +196,15 @@ def _play_out(state: GameState, seat: int) -> Outcome:
         trick = game.cards
         if len(cards) == 1:
             card = cards[0]
+        elif by_suit is not None:
+            tops: dict[str | None, int] = {}
+            for suit, cards_of in by_suit.items():
+                for x in cards_of:
+                    if x not in hand:
+                        tops[suit] = power[x]
+                        break
+            card = choose_card(actor, hand, cards, game.leader if trick else None, trick, game.nominate, active,
+                               table, bid, contractor, teams[actor], (), tops=tops)
         else:
             others = [x for s in active if s != actor for x in hands[s]]
             card = choose_card(actor, hand, cards, game.leader if trick else None, trick, game.nominate, active,
@@ -188,6 +216,8 @@ def _play_out(state: GameState, seat: int) -> Outcome:
             nominate = suits[0] if len(suits) == 1 else max(suits, key=lambda x: sum(1 for y in hand
                                                                                     if suit_of[y] == x))
         game.play(card, nominate)
+        if by_suit is not None:
+            by_suit[suit_of[card]].remove(card)
     deltas, seats, made = game.score()
     return _value(deltas, state.options, seat), _success(state.options, seat, seats, made)
 
@@ -342,18 +372,44 @@ def search_outcomes(knowledge: Knowledge, legal: Sequence[Move], rng: random.Ran
     successes: list[list[float]] = [[] for _ in cands]
     seat = knowledge.seat
     evidence = read_auction(knowledge)
-    for _ in range(samples):
+    alive = list(range(len(cands)))
+    checks = {k for k in (samples // 4, samples // 2) if k >= PRUNE_FROM}
+    for k in range(samples):
         state = sample(knowledge, rng, evidence)
-        for i, move in enumerate(cands):
-            value, success = outcome_of(state, move, seat)
+        for i in alive:
+            value, success = outcome_of(state, cands[i], seat)
             values[i].append(value)
             if success is not None:
                 successes[i].append(success)
-    means = [sum(v) / samples for v in values]
+        if k + 1 in checks and len(alive) > 1:
+            alive = prune([values[i] for i in alive], alive)
+    means = [sum(v) / len(v) for v in values]
     shares = [sum(x) / len(x) if x else None for x in successes]
-    best = choose(values)
-    return (cands[best], [(m, v, p, samples) for m, v, p in zip(cands, means, shares, strict=True)],
-            samples * len(cands), samples)
+    best = alive[choose([values[i] for i in alive])]
+    return (cands[best], [(m, v, p, len(n)) for m, v, p, n in zip(cands, means, shares, values, strict=True)],
+            sum(len(v) for v in values), samples)
+
+
+def prune(values: Sequence[Sequence[float]], ids: Sequence[int]) -> list[int]:
+    """The ``ids`` of the candidates still worth sampling (``values``: each one's playout values so far, on the
+    same deals): the ``basic`` move (the first) always; another unless some candidate beats it on these deals by
+    more than :data:`PRUNE_CONFIDENCE` standard errors of the paired difference (it could then hardly end up
+    chosen, and the deals it would take are saved)."""
+    n = len(values[0])
+    keep = [ids[0]]
+    for i in range(1, len(values)):
+        if not any(_beaten_by(values[i], values[j], n) for j in range(len(values)) if j != i):
+            keep.append(ids[i])
+    return keep
+
+
+def _beaten_by(mine: Sequence[float], other: Sequence[float], n: int) -> bool:
+    diffs = [a - b for a, b in zip(other, mine, strict=True)]
+    mean = sum(diffs) / n
+    if mean <= 0.0:
+        return False
+    spread = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1))
+    return mean > PRUNE_CONFIDENCE * spread / math.sqrt(n)
 
 
 def choose(values: Sequence[Sequence[float]]) -> int:

@@ -12,6 +12,7 @@ values, spending) is the same in both.
 
     python tests/bench/bench_expert.py --positions 30
     python tests/bench/bench_expert.py --positions 30 --rounds 3 --against /path/to/other/checkout
+    python tests/bench/bench_expert.py --counts 6 --phases exchange,nominate --positions 30 --against ...
 
 This is a benchmark that prints figures, not a test.
 """
@@ -33,8 +34,10 @@ HERE = Path(__file__).resolve().parents[2]
 COUNTS: tuple[int | str, ...] = (2, 3, 4, 5, 6, "ghosts")
 
 
-def work(root: Path, positions: int, seed: int, counts: tuple[int | str, ...] = COUNTS) -> dict[str, object]:
-    """Decide every position with the checkout at ``root``: times (ms) by 'count/phase', and decision digests."""
+def work(root: Path, positions: int, seed: int, counts: tuple[int | str, ...] = COUNTS,
+         phases: tuple[str, ...] = ()) -> dict[str, object]:
+    """Decide every position with the checkout at ``root`` (only those of ``phases`` if given): times (ms) by
+    'count/phase', and decision digests."""
     sys.path.insert(0, str(root))
     import msgspec
 
@@ -46,9 +49,12 @@ def work(root: Path, positions: int, seed: int, counts: tuple[int | str, ...] = 
     digests: list[str] = []
     for players in counts:
         taken = 0
-        for i, (opts, state) in enumerate(random_states(players, games=40, seed=seed, every=5)):
+        games, every = (400, 1) if phases else (40, 5)
+        for i, (opts, state) in enumerate(random_states(players, games=games, seed=seed, every=every)):
             if taken >= positions:
                 break
+            if phases and state.phase not in phases:
+                continue
             if len(legal_moves(state)) < 2:
                 continue
             taken += 1
@@ -69,11 +75,14 @@ def main() -> None:
     parser.add_argument("--against", type=Path, default=None, help="another checkout to compare with")
     parser.add_argument("--counts", default=",".join(str(c) for c in COUNTS),
                         help="player counts, comma-separated (ghosts: the ghost-partners game)")
+    parser.add_argument("--phases", default="", help="only positions of these phases, comma-separated (e.g. "
+                        "exchange,nominate: taken from ten times as many games)")
     parser.add_argument("--worker", type=Path, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker is not None:
         counts = tuple(c if c == "ghosts" else int(c) for c in args.counts.split(","))
-        print(json.dumps(work(args.worker, args.positions, args.seed, counts)))
+        phases = tuple(p for p in args.phases.split(",") if p)
+        print(json.dumps(work(args.worker, args.positions, args.seed, counts, phases)))
         return
     roots = [HERE] + ([args.against.resolve()] if args.against else [])
     merged: list[dict[str, list[float]]] = [defaultdict(list) for _ in roots]
@@ -83,7 +92,7 @@ def main() -> None:
         for k in (range(len(roots)) if r % 2 == 0 else reversed(range(len(roots)))):  # each goes first in turn
             root = roots[k]
             command = [sys.executable, __file__, "--worker", str(root), "--positions", str(args.positions),
-                       "--seed", str(args.seed), "--counts", args.counts]
+                       "--seed", str(args.seed), "--counts", args.counts, "--phases", args.phases]
             out = subprocess.run(command, capture_output=True, text=True, check=True, env=env, cwd=root)
             result = json.loads(out.stdout)
             for key, values in result["times"].items():

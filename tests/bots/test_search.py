@@ -1,0 +1,93 @@
+"""The expert's search economies (bots/expert.py, bots/knowledge.py): they save work without changing what is
+computed, or drop only candidates the deals already rule out."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+from bots.cardplay import choose_card
+from bots.expert import _play_out, _teams, _value, prune, search_outcomes
+from bots.knowledge import Knowledge, deal_unseen
+from engine import GameState, legal_moves, view
+from engine.playout import Playout
+from tests.bots.states import random_states
+
+
+def reference_play_out(state: GameState, seat: int) -> float:
+    """The playout as it was written first: each seat's outstanding cards are the others' hands, rescanned."""
+    game = Playout(state)
+    table = game.table
+    teams = _teams(state)
+    c = state.contract
+    while not game.over:
+        actor = game.to_act
+        hand = game.hands[actor]
+        cards = game.legal_cards()
+        trick = game.cards
+        others = [x for s in game.active if s != actor for x in game.hands[s]]
+        card = choose_card(actor, hand, cards, game.leader if trick else None, trick, game.nominate, game.active,
+                           table, c.bid if c else None, c.contractor if c else None, teams[actor], others)
+        nominate = None
+        if not trick and table.suit[card] is None:
+            suits = game.lead_suits(card)
+            nominate = suits[0] if len(suits) == 1 else max(suits, key=lambda x: sum(
+                1 for y in hand if table.suit[y] == x))
+        game.play(card, nominate)
+    deltas, _seats, _made = game.score()
+    return _value(deltas, state.options, seat)
+
+
+def test_the_playout_with_kept_top_cards_plays_as_the_rescanning_one() -> None:
+    checked = 0
+    for players in (3, 4, 5, 6, "ghosts"):
+        for _opts, state in random_states(players, games=6, seed=5, every=3):
+            if state.phase != "play" or state.to_act is None:
+                continue
+            assert _play_out(state, state.to_act)[0] == reference_play_out(state, state.to_act)
+            checked += 1
+    assert checked > 50
+
+
+def test_a_deal_without_voids_is_uniform_and_fills_every_place() -> None:
+    for _opts, state in random_states(4, games=8, seed=2):
+        if state.phase == "auction" and state.to_act is not None:
+            break
+    know = Knowledge(view(state, state.to_act), state.options)
+    assert not any(know.voids.values())
+    card = know.unseen[0]
+    where: Counter[int] = Counter()
+    rng = random.Random(1)
+    for _ in range(3000):
+        placed = deal_unseen(know, rng)
+        assert {p: len(cs) for p, cs in placed.items()} == know.slots
+        assert sorted(x for cs in placed.values() for x in cs) == sorted(know.unseen)
+        where[next(p for p, cs in placed.items() if card in cs)] += 1
+    total = sum(know.slots.values())
+    for place, size in know.slots.items():
+        assert abs(where[place] / 3000 - size / total) < 0.03
+
+
+def test_prune_drops_a_candidate_another_clearly_beats_and_keeps_the_basic_move() -> None:
+    rng = random.Random(4)
+    noise = [rng.gauss(0, 30) for _ in range(16)]
+    basic = [x - 40 for x in noise]  # clearly worse than the second: kept all the same
+    good = list(noise)
+    bad = [x - 45 + rng.gauss(0, 5) for x in noise]  # clearly worse than ``good``
+    close = [x + rng.gauss(0, 30) for x in noise]  # level with ``good`` within the noise
+    assert prune([basic, good, bad, close], [0, 1, 2, 3]) == [0, 1, 3]
+    assert prune([good, close], [5, 9]) == [5, 9]
+
+
+def test_the_search_spends_fewer_playouts_only_by_pruning() -> None:
+    pruned = 0
+    for _opts, state in random_states(4, games=6, seed=9, every=4):
+        if state.phase != "play" or state.to_act is None or len(legal_moves(state)) < 3:
+            continue
+        know = Knowledge(view(state, state.to_act), state.options)
+        move, found, playouts, deals = search_outcomes(know, legal_moves(state), random.Random(0), 128)
+        assert playouts == sum(n for *_rest, n in found) <= 128
+        assert all(n in (deals, deals // 4, deals // 2) for *_rest, n in found)
+        assert found[0][3] == deals and move in [m for m, *_rest in found if _rest[-1] == deals]
+        pruned += playouts < deals * len(found)
+    assert pruned > 0
