@@ -205,6 +205,28 @@ def _structure_problems(state: GameState) -> list[str]:
         return problems + shape
     if facts is None:
         facts = _facts(opts)
+    problems += _field_problems(state, facts, n, seats)
+    if facts.ghosts or state.ghost_piles:
+        problems += _pile_problems(state)
+    if problems:
+        return problems
+    for name in ("deck_orders", "dealt_decks"):
+        for i, d in enumerate(getattr(state, name)):
+            if sorted(d) != facts.sorted_pack:
+                problems.append(f"{name}[{i}] is not a permutation of the pack")
+    # At most one dealt deck per hand so far (a snapshot carries none: the sealer leaves them out).
+    if len(state.dealt_decks) > state.hand_number + 1:
+        problems.append(f"dealt_decks has {len(state.dealt_decks)} entries at hand {state.hand_number}")
+    problems += _card_problems(state, facts)
+    problems += _history_problems(state, facts)
+    if problems:
+        return problems
+    return _hand_problems(state, facts)
+
+
+def _field_problems(state: GameState, facts: _Facts, n: int, seats: int) -> list[str]:
+    """The ranges of the game's single fields and the lengths of its per-seat and per-side ones."""
+    problems: list[str] = []
     if not 0 <= state.seed < _SEED_LIMIT:
         problems.append("seed out of range")
     if not 0 <= state.hand_number <= MAX_HAND_NUMBER:
@@ -227,22 +249,7 @@ def _structure_problems(state: GameState) -> list[str]:
         problems.append(f"viewed has {len(state.viewed)} entries for {seats} seats")
     if len(state.passed) != n:
         problems.append(f"passed has {len(state.passed)} entries for {n} seats")
-    if facts.ghosts or state.ghost_piles:
-        problems += _pile_problems(state)
-    if problems:
-        return problems
-    for name in ("deck_orders", "dealt_decks"):
-        for i, d in enumerate(getattr(state, name)):
-            if sorted(d) != facts.sorted_pack:
-                problems.append(f"{name}[{i}] is not a permutation of the pack")
-    # At most one dealt deck per hand so far (a snapshot carries none: the sealer leaves them out).
-    if len(state.dealt_decks) > state.hand_number + 1:
-        problems.append(f"dealt_decks has {len(state.dealt_decks)} entries at hand {state.hand_number}")
-    problems += _card_problems(state, facts)
-    problems += _history_problems(state, facts)
-    if problems:
-        return problems
-    return _hand_problems(state, facts)
+    return problems
 
 
 # long: one pass over the current hand's fields, each check a line or two
