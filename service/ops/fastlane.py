@@ -234,9 +234,8 @@ class FastLane:
         token = request_id_var.set(request_id)
         status = 500  # unless a response starts (500 too when the client went away: nothing is sent)
         handed_on: Receive | None = None  # the stack answers instead, with this receive (nothing sent here)
-        coordinator = self.coordinator  # counted in flight as InflightMiddleware counts (its track_request inlined)
-        coordinator._in_flight += 1
-        coordinator._idle.clear()
+        coordinator = self.coordinator  # counted in flight as InflightMiddleware counts
+        coordinator.enter()
         try:
             body, more = await read_body(receive, self.limit)
             if body is not None and more:  # longer than it said: the stack's handler answers 413
@@ -257,9 +256,7 @@ class FastLane:
                                 "headers": _headers(payload, extra, request_id, language, encoding, compressed)})
                     await send({"type": "http.response.body", "body": payload, "more_body": False})
         finally:
-            coordinator._in_flight -= 1
-            if coordinator._in_flight == 0:
-                coordinator._idle.set()
+            coordinator.leave()
             if handed_on is None:
                 self._account(scope, route, status, time.perf_counter() - started)
             request_id_var.reset(token)

@@ -67,17 +67,25 @@ class ShutdownCoordinator:
         """Event streams currently open."""
         return self._open_streams
 
+    def enter(self) -> None:
+        """Count one more in-flight request (each :meth:`enter` is followed by one :meth:`leave`)."""
+        self._in_flight += 1
+        self._idle.clear()
+
+    def leave(self) -> None:
+        """Count one in-flight request as done."""
+        self._in_flight -= 1
+        if self._in_flight == 0:
+            self._idle.set()
+
     @contextlib.asynccontextmanager
     async def track_request(self) -> AsyncIterator[None]:
         """Count the enclosed block as an in-flight request."""
-        self._in_flight += 1
-        self._idle.clear()
+        self.enter()
         try:
             yield
         finally:
-            self._in_flight -= 1
-            if self._in_flight == 0:
-                self._idle.set()
+            self.leave()
 
     @contextlib.asynccontextmanager
     async def track_stream(self) -> AsyncIterator[asyncio.Event]:
