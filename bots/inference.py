@@ -11,7 +11,11 @@ seats' calls are read with the ``basic`` bidder as the model of how a seat bids 
   strain (unless its partner held the high bid: a seat does not overcall its partner without a clear reason).
 
 The cards a seat has played since count as part of the hand it bid on. Voids shown in play are already honoured
-by the sampler itself.
+by the sampler itself. The plays say more, read with the standard card play (:mod:`bots.cardplay`) as the model:
+a seat that played a card that did not beat the trick's winning card played its lowest eligible card, so it held
+no lower card of the suit it followed (no lower plain card, when it discarded). :func:`read_plays` lists, per
+seat, the unseen cards such plays say it lacks, and the sampler deals them elsewhere (a seat whose later plays
+break the model, by playing such a card after all, is not read; nor is any seat at misère, which plays otherwise).
 
 Each consistent deal gets a *misfit*: by how many tricks, summed over the seats, their hands miss what their calls
 said. :func:`sample` draws up to :data:`TRIES` deals and keeps the first that fits, else the one that misfits
@@ -26,9 +30,11 @@ import random
 import msgspec
 
 from bots.basic import STRAINS, helper_tricks, own_tricks
-from bots.knowledge import Knowledge, determinize, team_of
+from bots.knowledge import Knowledge, deal_unseen, state_from, team_of
 from engine import GameState
+from engine.cards import JOKERS
 from engine.rules import MISERE_BIDS, bid_level, bid_strain, ladder
+from engine.tricks import beats, led_suit, trick_winner_index
 
 #: Deals drawn per sample to find one that agrees with the auction.
 TRIES = 10
@@ -51,14 +57,17 @@ class Bound(msgspec.Struct, frozen=True):
 
 
 class Evidence(msgspec.Struct, frozen=True):
-    """The bounds read from the auction, and each bounded seat's played cards."""
+    """The bounds read from the auction, each bounded seat's played cards, and the unseen cards each seat's plays
+    say it lacks (:func:`read_plays`)."""
 
     bounds: tuple[Bound, ...]
     played: dict[int, tuple[str, ...]]
+    lacks: dict[int, frozenset[str]] = {}
 
 
 def read_auction(knowledge: Knowledge) -> Evidence:
-    """The bounds that the other seats' calls put on their hands (see the module docstring)."""
+    """The bounds that the other seats' calls put on their hands, and what their plays say they lack (see the
+    module docstring)."""
     view, opts = knowledge.view, knowledge.options
     extra = helper_tricks(opts)
     rungs = ladder(opts)
@@ -108,7 +117,42 @@ def read_auction(knowledge: Knowledge) -> Evidence:
     for t in (*view.tricks, *((view.current_trick,) if view.current_trick else ())):
         for p in t.plays:
             played.setdefault(p.seat, []).append(p.card)
-    return Evidence(tuple(bounds), {s: tuple(played.get(s, ())) for s in {b.seat for b in bounds}})
+    return Evidence(tuple(bounds), {s: tuple(played.get(s, ())) for s in {b.seat for b in bounds}},
+                    read_plays(knowledge))
+
+
+def read_plays(knowledge: Knowledge) -> dict[int, frozenset[str]]:
+    """The unseen cards each other seat's plays say it does not hold (see the module docstring)."""
+    view = knowledge.view
+    c = view.contract
+    if c is None or c.bid in MISERE_BIDS:
+        return {}
+    table = knowledge.table
+    suit, power, trump = table.suit, table.power, table.trump
+    hidden = {s for s in range(len(view.hand_sizes)) if s != knowledge.seat and s not in knowledge.known_hands}
+    gone: set[str] = set()
+    lacks: dict[int, set[str]] = {}
+    played: dict[int, set[str]] = {}
+    for t in (*view.tricks, *((view.current_trick,) if view.current_trick else ())):
+        cards = [p.card for p in t.plays]
+        led = led_suit(cards[:1], t.nominate, table)
+        for i, p in enumerate(t.plays):
+            played.setdefault(p.seat, set()).add(p.card)
+            if i == 0 or p.seat not in hidden or p.card in JOKERS or \
+                    beats(p.card, cards[trick_winner_index(cards[:i], t.nominate, table)], led, table):
+                continue
+            s = suit[p.card]
+            if s == led:
+                lower = {x for x in power if suit[x] == s and power[x] < power[p.card]}
+            elif s is not None and s != trump:
+                lower = {x for x in power if suit[x] is not None and suit[x] != trump and power[x] < power[p.card]}
+            else:
+                continue
+            lacks.setdefault(p.seat, set()).update(lower - gone)
+        gone.update(cards)
+    unseen = set(knowledge.unseen)
+    return {seat: frozenset(cards & unseen) for seat, cards in lacks.items()
+            if not cards & played.get(seat, set()) and cards & unseen}
 
 
 def misfit(evidence: Evidence, state: GameState, knowledge: Knowledge) -> float:
@@ -133,7 +177,7 @@ def sample(knowledge: Knowledge, rng: random.Random, evidence: Evidence, tries: 
     best: GameState | None = None
     best_miss = float("inf")
     for _ in range(tries if evidence.bounds else 1):
-        state = determinize(knowledge, rng)
+        state = state_from(knowledge, deal_unseen(knowledge, rng, lacks=evidence.lacks))
         miss = misfit(evidence, state, knowledge)
         if miss < best_miss:
             best, best_miss = state, miss
@@ -143,4 +187,5 @@ def sample(knowledge: Knowledge, rng: random.Random, evidence: Evidence, tries: 
     return best
 
 
-__all__ = ["LOWER_SLACK", "TRIES", "UPPER_SLACK", "Bound", "Evidence", "misfit", "read_auction", "sample"]
+__all__ = ["LOWER_SLACK", "TRIES", "UPPER_SLACK", "Bound", "Evidence", "misfit", "read_auction", "read_plays",
+           "sample"]

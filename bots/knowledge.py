@@ -25,6 +25,7 @@ then chooses among those.
 from __future__ import annotations
 
 import random
+from collections.abc import Collection, Mapping
 
 from engine import GameState, Options, SeatView
 from engine.cards import Strain
@@ -106,17 +107,21 @@ def team_of(view: SeatView, seat: int) -> tuple[int, ...]:
     return (seat,)
 
 
-def deal_unseen(knowledge: Knowledge, rng: random.Random, tries: int = 30) -> dict[int, list[str]]:
-    """Place every unseen card in an unseen place, uniformly among placements that respect the shown voids.
+def deal_unseen(knowledge: Knowledge, rng: random.Random, tries: int = 30,
+                lacks: Mapping[int, Collection[str]] | None = None) -> dict[int, list[str]]:
+    """Place every unseen card in an unseen place, uniformly among placements that respect the shown voids and
+    ``lacks`` (cards a seat is taken not to hold, :func:`bots.inference.read_plays`).
 
-    Cards that fit fewer places are placed first; a dead end restarts (``tries`` times), after which the voids
-    are relaxed rather than fail (a view whose voids cannot all be honoured does not arise in legal play).
+    Cards that fit fewer places are placed first; a dead end restarts (``tries`` times: the first half honour
+    ``lacks``, the rest the voids alone), after which the voids are relaxed rather than fail (a view whose voids
+    cannot all be honoured does not arise in legal play).
     """
     slots = knowledge.slots
     suit = knowledge.table.suit
     voids = knowledge.voids
     cards = list(knowledge.unseen)
-    if not any(voids.get(p) for p in slots if p >= 0):
+    lacking = {p: set(c) for p, c in (lacks or {}).items() if p in slots and c}
+    if not lacking and not any(voids.get(p) for p in slots if p >= 0):
         # No void to respect: a shuffle cut into the places' sizes is the same uniform draw, much faster.
         rng.shuffle(cards)
         out: dict[int, list[str]] = {}
@@ -127,12 +132,15 @@ def deal_unseen(knowledge: Knowledge, rng: random.Random, tries: int = 30) -> di
         return out
     for attempt in range(tries + 1):
         relax = attempt == tries
+        lacked = lacking if attempt < tries // 2 else {}
         rng.shuffle(cards)
         room = dict(slots)
         placed: dict[int, list[str]] = {s: [] for s in slots}
 
-        def fits(card: str, place: int, room: dict[int, int] = room, relax: bool = relax) -> bool:
-            return room[place] > 0 and (relax or place < 0 or suit[card] not in voids.get(place, ()))
+        def fits(card: str, place: int, room: dict[int, int] = room, relax: bool = relax,
+                 lacked: dict[int, set[str]] = lacked) -> bool:
+            return room[place] > 0 and (relax or place < 0 or (
+                suit[card] not in voids.get(place, ()) and card not in lacked.get(place, ())))
 
         order = sorted(cards, key=lambda x: sum(1 for p in slots if fits(x, p)))
         ok = True
