@@ -6,10 +6,11 @@ import random
 import statistics
 
 from bots.basic import own_tricks
-from bots.inference import read_auction, sample
+from bots import decide
+from bots.inference import read_auction, read_plays, sample
 from bots.knowledge import Knowledge, determinize
-from engine import GameState, view
-from tests.engine.helpers import E, N, S, W, calls, opts, start
+from engine import GameState, apply_move, new_game, view
+from tests.engine.helpers import E, N, S, W, calls, opts, play, setup, start
 
 
 def knowledge_of(state: GameState, seat: int) -> Knowledge:
@@ -51,3 +52,33 @@ def test_sampling_is_driven_by_the_rng_alone() -> None:
     know = knowledge_of(state, S)
     evidence = read_auction(know)
     assert sample(know, random.Random(7), evidence) == sample(know, random.Random(7), evidence)
+
+
+def test_a_seat_that_plays_under_the_winner_lacks_the_lower_cards_of_the_suit() -> None:
+    hands = {N: ["AH", "KH", "QH", "JS", "AS", "KS", "QS", "10S", "9S", "8S"],
+             E: ["9H", "5H", "AC", "KC", "QC", "JC", "10C", "AD", "KD", "QD"],
+             S: ["4H", "6H", "9C", "8C", "7C", "6C", "5C", "JD", "10D", "9D"]}
+    state = setup(opts(), hands, "7S", contractor=N)
+    state, _ = play(state, "AH", "9H", "4H", None)  # East plays under the ace although it holds the five
+    evidence = read_auction(knowledge_of(state, S))
+    assert {"5H", "7H", "8H"} <= evidence.lacks[E] and not evidence.lacks[E] & {"4H", "6H", "10H", "JH"}
+    know = knowledge_of(state, S)
+    for i in range(20):
+        assert not set(sample(know, random.Random(i), evidence).hands[E]) & evidence.lacks[E]
+    state, _ = play(state, "KH", "5H", "6H", None)  # East plays the five after all: its plays are not read
+    assert E not in read_auction(knowledge_of(state, S)).lacks
+
+
+def test_what_the_plays_say_holds_when_every_seat_plays_the_standard_policy() -> None:
+    read = 0
+    for players, seed in ((4, 1), (4, 2), (3, 1), (5, 1)):
+        options = opts(players)
+        state, _ = new_game(options, seed=seed)
+        while state.to_act is not None and state.hand_number < 2:
+            if state.phase == "play":
+                for seat in range(players):
+                    for other, cards in read_plays(knowledge_of(state, seat)).items():
+                        read += len(cards)
+                        assert not set(cards) & set(state.hands[other]), (players, seed, seat, other)
+            state, _ = apply_move(state, decide(view(state, state.to_act), options, level="basic").move)
+    assert read > 100
