@@ -3,8 +3,8 @@
 When few tricks remain, the ``expert`` bot does not play each sampled deal out by rules of thumb: it solves it.
 Within a sampled deal every seat knows every hand (that is what a determinization is), so the rest of the play
 is a two-sided game of perfect information: the seat's side (its partners this hand) maximizes the seat's
-playout value (its side's score change for the hand minus the others' average, as :mod:`bots.expert` counts
-it), every other seat minimizes it.
+playout value (its side's score change for the hand minus the others' average, with the game's result when the
+hand ends it, as :mod:`bots.value` counts it), every other seat minimizes it.
 
 The search holds only the hands, the trick in progress and the tricks won; every rule comes from the engine:
 which cards may follow (:func:`engine.play.follow_cards`), who wins a trick (:func:`engine.tricks.trick_winner_index`),
@@ -28,10 +28,10 @@ from collections.abc import Collection
 
 import msgspec
 
+from bots.value import hand_value
 from engine import GameState
 from engine.cards import Strain
 from engine.play import follow_cards
-from engine.rules import side_of
 from engine.scoring import score_hand
 from engine.tricks import beats, led_suit, strain_of, trick_winner_index
 
@@ -77,7 +77,7 @@ def solve_outcome(state: GameState, seat: int, team: Collection[int]) -> tuple[f
 
 
 class _Solver:
-    __slots__ = ("state", "table", "active", "order", "team", "mine", "leaves", "made", "positions", "nodes")
+    __slots__ = ("state", "table", "active", "order", "team", "seat", "leaves", "made", "positions", "nodes")
 
     def __init__(self, state: GameState, seat: int, team: Collection[int]) -> None:
         self.state = state
@@ -85,7 +85,7 @@ class _Solver:
         self.active = state.active
         self.order = {s: i for i, s in enumerate(state.active)}
         self.team = frozenset(team)
-        self.mine = side_of(state.options)[seat]
+        self.seat = seat
         self.leaves: dict[tuple[int, ...], float] = {}
         self.made: dict[float, bool | None] = {}  # a leaf's value → whether the contract is made there
         self.positions: dict[tuple[int, Hands, tuple[int, ...]], tuple[float, float]] = {}
@@ -102,9 +102,8 @@ class _Solver:
     def leaf(self, won: tuple[int, ...]) -> float:
         value = self.leaves.get(won)
         if value is None:
-            deltas, _seats, made = score_hand(msgspec.structs.replace(self.state, tricks_won=won))
-            rest = [d for i, d in enumerate(deltas) if i != self.mine]
-            value = float(deltas[self.mine] - (sum(rest) / len(rest) if rest else 0.0))
+            deltas, seats, made = score_hand(msgspec.structs.replace(self.state, tricks_won=won))
+            value = hand_value(self.state.scores, deltas, seats, made, self.state.options, self.seat)
             self.leaves[won] = value
             self.made.setdefault(value, made)
         return value

@@ -13,7 +13,8 @@ A playout plays the rest of the hand: the auction (if it is still open) and the 
 exchange, joker nomination) by the ``basic`` bot deciding from each seat's view of the sampled deal, and the
 card play by the standard card-play policy of :mod:`bots.cardplay` with the sampled hands in the open (within a
 sampled deal, every seat knows the deal: that is what makes it fast). A playout's value is the seat's side's
-score change for the hand minus the average change of the other sides. When few cards are left in the hands
+score change for the hand minus the average change of the other sides, plus or minus a bonus when the hand ends
+the game (:mod:`bots.value`). When few cards are left in the hands
 (:data:`bots.endgame.ENDGAME_CARDS`), each sampled deal is not played out but solved exactly by alpha-beta search
 (:mod:`bots.endgame`). Each playout also tells whether the seat's side got its way with the contract (made it,
 or defeated it); the decision reports each candidate's share of such playouts.
@@ -47,6 +48,7 @@ from bots.cardplay import choose_card
 from bots.endgame import solvable, solve_outcome
 from bots.inference import read_auction, sample
 from bots.knowledge import Knowledge
+from bots.value import hand_value, points_value, result_value
 from engine import (
     SUITS,
     Bid,
@@ -66,7 +68,7 @@ from engine import (
     view,
 )
 from engine.cards import rank_of
-from engine.model import HandScored
+from engine.model import GameOver, HandScored
 from engine.playout import Playout
 from engine.rules import MISERE_BIDS, bid_level, bid_strain, side_of
 from engine.seats import controller, seat_count
@@ -134,15 +136,10 @@ def _scored(events: Sequence[object], opts: Options, seat: int) -> float | None:
 def _scored_outcome(events: Sequence[object], opts: Options, seat: int) -> Outcome | None:
     for e in events:
         if isinstance(e, HandScored):
-            return _value(e.deltas, opts, seat), _success(opts, seat, e.contracting_seats, e.made)
+            over = next((x for x in events if isinstance(x, GameOver)), None)
+            value = points_value(e.deltas, opts, seat) + result_value(over.winners if over else (), opts, seat)
+            return value, _success(opts, seat, e.contracting_seats, e.made)
     return None
-
-
-def _value(deltas: Sequence[int], opts: Options, seat: int) -> float:
-    """A hand's value for ``seat``'s side: its score change minus the average change of the other sides."""
-    mine = side_of(opts)[seat]
-    others = [d for i, d in enumerate(deltas) if i != mine]
-    return float(deltas[mine] - (sum(others) / len(others) if others else 0.0))
 
 
 def playout(state: GameState, seat: int) -> float:
@@ -219,7 +216,8 @@ def _play_out(state: GameState, seat: int) -> Outcome:
         if by_suit is not None:
             by_suit[suit_of[card]].remove(card)
     deltas, seats, made = game.score()
-    return _value(deltas, state.options, seat), _success(state.options, seat, seats, made)
+    return (hand_value(state.scores, deltas, seats, made, state.options, seat),
+            _success(state.options, seat, seats, made))
 
 
 def _teams(state: GameState) -> dict[int, frozenset[int]]:

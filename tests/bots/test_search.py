@@ -7,8 +7,9 @@ import random
 from collections import Counter
 
 from bots.cardplay import choose_card
-from bots.expert import _play_out, _teams, _value, prune, search_outcomes
+from bots.expert import _play_out, _teams, prune, search_outcomes
 from bots.knowledge import Knowledge, deal_unseen
+from bots.value import hand_value
 from engine import GameState, legal_moves, view
 from engine.playout import Playout
 from tests.bots.states import random_states
@@ -34,8 +35,8 @@ def reference_play_out(state: GameState, seat: int) -> float:
             nominate = suits[0] if len(suits) == 1 else max(suits, key=lambda x: sum(
                 1 for y in hand if table.suit[y] == x))
         game.play(card, nominate)
-    deltas, _seats, _made = game.score()
-    return _value(deltas, state.options, seat)
+    deltas, seats, made = game.score()
+    return hand_value(state.scores, deltas, seats, made, state.options, seat)
 
 
 def test_the_playout_with_kept_top_cards_plays_as_the_rescanning_one() -> None:
