@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 import statistics
 
-from bots.basic import own_tricks
 from bots import decide
+from bots.basic import own_tricks
 from bots.inference import read_auction, read_plays, sample
 from bots.knowledge import Knowledge, determinize
 from engine import GameState, apply_move, new_game, view
