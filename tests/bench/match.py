@@ -116,6 +116,8 @@ def main() -> None:
     parser.add_argument("--budget-a", type=int, default=None, help="playouts for level A (expert)")
     parser.add_argument("--budget-b", type=int, default=None)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--skip", type=int, default=0,
+                        help="leave out the first N deal seeds (to go on with a run that was cut short)")
     parser.add_argument("--max-hands", type=int, default=80)
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--report-every", type=int, default=0, help="print the full summary every N deal pairs")
@@ -124,7 +126,8 @@ def main() -> None:
         parser.error("--a and --b must be different levels")
     budgets: dict[str, int | None] = {args.a: args.budget_a, args.b: args.budget_b}
     pairs = max(1, args.games // 2)
-    work = [(args.seed * 1_000_003 + i, args.a, args.b, budgets, args.players, args.max_hands) for i in range(pairs)]
+    work = [(args.seed * 1_000_003 + i, args.a, args.b, budgets, args.players, args.max_hands)
+            for i in range(args.skip, args.skip + pairs)]
     started = time.time()
     games: list[dict[str, Any]] = []
     with Pool(args.jobs) as pool:
