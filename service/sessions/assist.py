@@ -91,16 +91,17 @@ class SeatAssist:
             legal_moves=moves, discard_choice=choice)
 
     async def legal_moves(self, session_id: str, token: str, seat: int | None, reasons: bool,
-                          language: str) -> SessionLegalMoves:
-        """The caller's legal moves (at the exchange also in their compact form); with ``reasons``, during the
-        auction, why each other move of the bid box is not legal now."""
+                          language: str, list_discards: bool = True) -> SessionLegalMoves:
+        """The caller's legal moves (at the exchange also in their compact form, alone if not
+        ``list_discards``); with ``reasons``, during the auction, why each other move of the bid box is not legal
+        now."""
         caller = await self.access.caller(session_id, token)
         own = seat_only(caller, "list legal moves", "host_legal_moves")
         if seat is not None and seat != own:
             raise Problem("FORBIDDEN", "a token reads only its own seat's view",
                           message=("problem.FORBIDDEN.detail.own_view", {}))
         state = caller.record.state
-        _, moves, choice = operations.legal_listing(state, own)
+        _, moves, choice = operations.legal_listing(state, own, list_discards=list_discards)
         unavailable = unavailable_moves(state, own, language) if reasons and state.phase == "auction" else None
         return SessionLegalMoves(session_id=session_id, version=caller.record.version, seat=own, legal_moves=moves,
                                  discard_choice=choice, unavailable=unavailable,

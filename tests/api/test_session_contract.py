@@ -159,6 +159,10 @@ def test_the_contractor_alone_gets_its_discards_in_compact_form(client: Client) 
     listed_discards = {tuple(m["cards"]) for m in answer["legal_moves"]}
     assert all(m == {"type": "discard", "seat": contractor, "cards": m["cards"]} for m in answer["legal_moves"])
     assert all(list(cards) == [c for c in hand if c in cards] for cards in listed_discards)
+    # list_discards=false: the compact form alone.
+    compact = client.get(url + "/legal-moves?list_discards=false", headers=bearer(tokens[contractor]))
+    assert compact.status_code == 200, compact.text
+    assert compact.json()["legal_moves"] == [] and compact.json()["discard_choice"] == answer["discard_choice"]
     # As the stateless API answers it for the same state.
     snapshot = client.get(url + "/snapshot", headers=bearer(session["host_token"])).json()["snapshot"]
     stateless = client.post("/v1/games/legal-moves", json={"snapshot": snapshot}).json()
@@ -192,6 +196,15 @@ def test_the_contractor_alone_gets_its_discards_in_compact_form(client: Client) 
         refused = client.get(url + "/legal-moves", headers=bearer(token))
         assert refused.status_code == 403, refused.text
         assert not private & set(re.findall(r'"([^"]+)"', refused.text))
+
+
+def test_list_discards_changes_nothing_outside_the_exchange(client: Client) -> None:
+    session = _session(client)
+    url, token = f"/v1/sessions/{session['session_id']}", session["seat_tokens"][session["to_act"]]
+    listed = client.get(url + "/legal-moves", headers=bearer(token)).json()
+    compact = client.get(url + "/legal-moves?list_discards=false", headers=bearer(token)).json()
+    assert listed["legal_moves"] and compact == listed
+    assert "discard_choice" not in compact
 
 
 def test_a_ghost_partners_contractor_gets_its_own_cards_only(client: Client) -> None:
