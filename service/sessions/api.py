@@ -320,7 +320,8 @@ class SessionsController(Controller):
           return_dto=None,
           middleware=[fast_route(MoveRequest, _fast_move)],
           summary="Make a move for the caller's seat",
-          description="The move's `seat` may be left out: the token fixes it (if given, it must be the token's seat, "
+          description="The move's `seat` may be left out: the token fixes it (its seat, or in the ghost-partners "
+                      "game its ghost's while the ghost is to act; if given, it must be one of these, "
                       "else 403 `WRONG_SEAT`). One atomic compare-and-set on the session's version. `If-Match` makes a "
                       "stale version a 409; `Idempotency-Key` makes a retry return the first answer (`Idempotent-"
                       "Replayed: true`) instead of applying twice: send one with every move, so that a retry after a "

@@ -21,7 +21,7 @@ from service.games.suggest import SuggestResponse, searched
 from service.i18n import rejection_text
 from service.ops.search import SearchPool
 from service.referee import operations
-from service.sessions.access import Access, seat_only
+from service.sessions.access import Access, seat_for, seat_only
 from service.sessions.clock import clock_view
 from service.sessions.schemas import (
     OWN_SEAT,
@@ -75,7 +75,7 @@ class SeatAssist:
         caller = await self.access.caller(session_id, token)
         own = seat_only(caller, "validate moves", "host_validate")
         if move.seat == OWN_SEAT:
-            move = msgspec.structs.replace(move, seat=own)
+            move = msgspec.structs.replace(move, seat=seat_for(caller.record.state, own))
         elif move.seat not in controlled_seats(caller.record.state.options, own):  # itself, or its ghost
             raise Problem("WRONG_SEAT", f"this token acts for seat {own} only; the move names seat "
                                              f"{move.seat}",
