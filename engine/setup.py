@@ -15,7 +15,7 @@ from typing import Any
 import msgspec
 
 from engine.cards import sort_hand
-from engine.deal import SeedStream, cut_for_dealer, deal, kitty_packets, pack_for, pack_index, shuffled
+from engine.deal import cut_for_dealer, deal, first_below, kitty_packets, pack_for, pack_index, shuffled
 from engine.ghosts import lay_out
 from engine.model import CardsReceived, CutDraw, DealerCut, Event, GameState, GhostCardsUp, HandDealt
 from engine.options import PRESETS, RULES_VERSION, Options, OptionsError, option_catalogue
@@ -101,7 +101,7 @@ def new_game(options: Options, *, seed: int, deck_orders: Sequence[Sequence[str]
         draws, dealer = cut_for_dealer(options, seed)
         events.append(DealerCut(draws=tuple(CutDraw(seat=s, card=c) for s, c in draws), dealer=dealer))
     else:
-        dealer = SeedStream(seed, "dealer").below(n)
+        dealer = first_below(seed, "dealer", n)
     seats = seat_count(options)
     blank = GameState(rules_version=RULES_VERSION, options=options, seed=seed, deck_orders=decks,
                       hand_number=-1, dealer=dealer, phase="auction", to_act=None,
