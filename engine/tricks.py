@@ -59,7 +59,11 @@ def trick_winner_index(cards: Sequence[str], nominate: str | None, table: Strain
     else the highest card of the led suit; a high free joker beats both; a low free joker led loses to any card
     of the suit it was led as. (The led card always counts, at its power; every other card at its
     :func:`led_ranks` rank; the first highest wins, as the powers of the cards that may win differ.)"""
-    ranks = list(map(led_ranks(table, table.suit[cards[0]] or nominate).__getitem__, cards))
+    led = table.suit[cards[0]] or nominate
+    rank_of_card = table.led_ranks.get(led)
+    if rank_of_card is None:
+        rank_of_card = led_ranks(table, led)
+    ranks = list(map(rank_of_card.__getitem__, cards))
     ranks[0] = table.power[cards[0]]
     return ranks.index(max(ranks))
 
