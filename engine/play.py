@@ -62,8 +62,7 @@ _SEAT_PLAYED: Final = tuple({c: CardPlayed(seat=s, card=c) for c in sorted(ALL_C
 #: hand, table and led suit are the same: the loop of a search or a bot (legal moves, then apply one) checks and
 #: looks up once per move. A pure memo, like :func:`engine.tricks.strain_of`'s: the answers are the same with or
 #: without it.
-_NO_TABLE: Final = Strain((), None, ())
-_NO_CARDS: Final[frozenset[str]] = frozenset()  # (the memos' entries before any answer)
+_NO_TABLE: Final = Strain((), None, ())  # (the memos' entries before any answer)
 _LAST_PLAYS: Final[list[tuple[object, tuple[Move, ...], tuple[str, ...], Strain, str | None]]] = [
     (None, (), (), _NO_TABLE, None)]
 #: The state the last play returned (still in the play phase), with its strain table and its trick's led suit
@@ -112,12 +111,10 @@ def legal_plays(state: GameState, seat: int) -> list[Move]:
         moves = []
         opts = state.options
         if not opts.joker_follow_first_round:
-            # Fast path for the common case (a seat holding the led suit plays one of its cards): the cards of the
-            # led suit are those of its set in the table (by_suit: each effective suit's cards, None's the free
-            # jokers).
-            same = table.by_suit.get(led, _NO_CARDS)
+            # Fast path for the common case (a seat holding the led suit plays one of its cards).
+            suit_of = table.suit
             for c in hand:
-                if c in same:
+                if suit_of[c] == led:
                     moves.append(plays[c])
             if not moves and not joker_forced(opts, state.contract):
                 moves = list(map(plays.__getitem__, hand))  # void, no joker forced: any card (follow_cards)

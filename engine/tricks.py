@@ -58,14 +58,17 @@ def trick_winner_index(cards: Sequence[str], nominate: str | None, table: Strain
     """Index of the card winning the (possibly partial) trick ``cards`` (RULES.md 1.10.3): the highest trump,
     else the highest card of the led suit; a high free joker beats both; a low free joker led loses to any card
     of the suit it was led as. (The led card always counts, at its power; every other card at its
-    :func:`led_ranks` rank; the first highest wins, as the powers of the cards that may win differ.)"""
+    :func:`led_ranks` rank: the first highest wins.)"""
     led = table.suit[cards[0]] or nominate
     rank_of_card = table.led_ranks.get(led)
     if rank_of_card is None:
         rank_of_card = led_ranks(table, led)
-    ranks = list(map(rank_of_card.__getitem__, cards))
-    ranks[0] = table.power[cards[0]]
-    return ranks.index(max(ranks))
+    best_i, best_p = 0, table.power[cards[0]]
+    for i in range(1, len(cards)):
+        p = rank_of_card[cards[i]]
+        if p > best_p:
+            best_i, best_p = i, p
+    return best_i
 
 
 #: The rank of a card that cannot win a trick (below every power: the lowest, a low free joker's, is -9).
