@@ -12,6 +12,7 @@ import hmac
 import re
 from typing import NamedTuple
 
+from engine import GameState, player_to_act
 from service.sessions.bot_turns import BotTurns
 from service.sessions.bots import bot_to_act
 from service.sessions.memo import RecentRecords
@@ -35,6 +36,13 @@ class Caller(NamedTuple):
     @property
     def record(self) -> SessionRecord:
         return self.loaded.record
+
+
+def seat_for(state: GameState, own: int) -> int:
+    """The seat a move that names none is for, made with ``own``'s token: the seat to act when ``own`` moves for
+    it (its ghost partner, in the ghost-partners game), else ``own``."""
+    to_act = state.to_act
+    return to_act if to_act is not None and player_to_act(state) == own else own
 
 
 def hash_token(token: str) -> bytes:

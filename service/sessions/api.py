@@ -129,6 +129,9 @@ SeatPath = Annotated[int, PathParameter(name="seat", ge=0, le=5, description="A 
 ReasonsQuery = Annotated[bool, QueryParameter(
     name="reasons", required=False,
     description="During the auction, also say why each other move of the bid box is not legal now.")]
+ListDiscardsQuery = Annotated[bool, QueryParameter(
+    name="list_discards", required=False,
+    description="At the seat's own exchange, `false` answers the compact form alone (`legal_moves` empty).")]
 SessionId = FromPath[str]
 SeatQuery = Annotated[int | None, QueryParameter(
     name="seat", required=False, ge=0, le=5,
@@ -181,16 +184,18 @@ class SessionsController(Controller):
                      "it. With `reasons=true` during the auction, also "
                      "`unavailable`: every other move of the bid box (each bid of the ladder, its sans-kitty form "
                      "where the rules have one, the pass) with the `reason` and `detail` of the engine's check of "
-                     "that very move, in one call. `ETag`: the version these moves are legal at.",
+                     "that very move, in one call. `list_discards=false` answers the exchange's compact form alone "
+                     "(`legal_moves` empty), as `legalMoves` does. `ETag`: the version these moves are legal at.",
          security=_SECURED,
          responses={200: response_spec(SessionLegalMoves, "The seat's legal moves (empty when it may not act "
                                        "now).", examples.SESSION_LEGAL_MOVES),
                     **problem_responses(*_SESSION_CODES)})
     async def get_legal_moves(self, request: Request[Any, Any, Any], session_service: Service,
                               session_id: SessionId, seat: SeatQuery = None,
-                              reasons: ReasonsQuery = False) -> Response[SessionLegalMoves]:
+                              reasons: ReasonsQuery = False,
+                              list_discards: ListDiscardsQuery = True) -> Response[SessionLegalMoves]:
         moves = await session_service.assist.legal_moves(session_id, _token(request), seat, reasons,
-                                                         request_language(request.scope))
+                                                         request_language(request.scope), list_discards)
         return Response(moves, headers={"ETag": etag(moves.version), **_NO_STORE})
 
     @post("/{session_id:str}/validate", operation_id="validateSessionMove", status_code=200,
@@ -315,7 +320,8 @@ class SessionsController(Controller):
           return_dto=None,
           middleware=[fast_route(MoveRequest, _fast_move)],
           summary="Make a move for the caller's seat",
-          description="The move's `seat` may be left out: the token fixes it (if given, it must be the token's seat, "
+          description="The move's `seat` may be left out: the token fixes it (its seat, or in the ghost-partners "
+                      "game its ghost's while the ghost is to act; if given, it must be one of these, "
                       "else 403 `WRONG_SEAT`). One atomic compare-and-set on the session's version. `If-Match` makes a "
                       "stale version a 409; `Idempotency-Key` makes a retry return the first answer (`Idempotent-"
                       "Replayed: true`) instead of applying twice: send one with every move, so that a retry after a "

@@ -21,7 +21,7 @@ from service.games.suggest import SuggestResponse, searched
 from service.i18n import rejection_text
 from service.ops.search import SearchPool
 from service.referee import operations
-from service.sessions.access import Access, seat_only
+from service.sessions.access import Access, seat_for, seat_only
 from service.sessions.clock import clock_view
 from service.sessions.schemas import (
     OWN_SEAT,
@@ -75,7 +75,7 @@ class SeatAssist:
         caller = await self.access.caller(session_id, token)
         own = seat_only(caller, "validate moves", "host_validate")
         if move.seat == OWN_SEAT:
-            move = msgspec.structs.replace(move, seat=own)
+            move = msgspec.structs.replace(move, seat=seat_for(caller.record.state, own))
         elif move.seat not in controlled_seats(caller.record.state.options, own):  # itself, or its ghost
             raise Problem("WRONG_SEAT", f"this token acts for seat {own} only; the move names seat "
                                              f"{move.seat}",
@@ -91,16 +91,17 @@ class SeatAssist:
             legal_moves=moves, discard_choice=choice)
 
     async def legal_moves(self, session_id: str, token: str, seat: int | None, reasons: bool,
-                          language: str) -> SessionLegalMoves:
-        """The caller's legal moves (at the exchange also in their compact form); with ``reasons``, during the
-        auction, why each other move of the bid box is not legal now."""
+                          language: str, list_discards: bool = True) -> SessionLegalMoves:
+        """The caller's legal moves (at the exchange also in their compact form, alone if not
+        ``list_discards``); with ``reasons``, during the auction, why each other move of the bid box is not legal
+        now."""
         caller = await self.access.caller(session_id, token)
         own = seat_only(caller, "list legal moves", "host_legal_moves")
         if seat is not None and seat != own:
             raise Problem("FORBIDDEN", "a token reads only its own seat's view",
                           message=("problem.FORBIDDEN.detail.own_view", {}))
         state = caller.record.state
-        _, moves, choice = operations.legal_listing(state, own)
+        _, moves, choice = operations.legal_listing(state, own, list_discards=list_discards)
         unavailable = unavailable_moves(state, own, language) if reasons and state.phase == "auction" else None
         return SessionLegalMoves(session_id=session_id, version=caller.record.version, seat=own, legal_moves=moves,
                                  discard_choice=choice, unavailable=unavailable,

@@ -36,7 +36,7 @@ import msgspec
 
 from engine import Event, GameState, Move, controlled_seats, controller, redact_events, view
 from service.referee import operations
-from service.sessions.access import Access, identify, is_spectator, role
+from service.sessions.access import Access, identify, is_spectator, role, seat_for
 from service.sessions.bot_turns import MOVE_ATTEMPTS, BotTurns
 from service.sessions.clock import check_not_timed_out, clocks_after
 from service.sessions.headers import idempotency_field, parse_if_match
@@ -166,15 +166,18 @@ class MoveLoop:
         raise conflict(record.version, "the session kept changing; read it and try again", "busy")
 
     async def _seat_of(self, session_id: str, token: str) -> int:
-        """The seat ``token`` acts for, for a move that names none: from the remembered record if it knows the
-        token (a token it no longer knows is caught by the compare-and-set), else from a fresh read."""
+        """The seat a move that names none is for (:func:`seat_for`: the token's, or its ghost's when the ghost
+        is to act): from the remembered record if it knows the token and the token moves for one seat only (a
+        token it no longer knows is caught by the compare-and-set), else from a fresh read (whose turn it is
+        decides between a human and its ghost)."""
         remembered = self.recent.get(session_id)
         if remembered is not None:
             with contextlib.suppress(Problem):
                 seat = role(remembered.auth, token)
-                if seat is not None:
+                if seat is not None and len(controlled_seats(remembered.state.options, seat)) == 1:
                     return seat
-        return self._mover((await self.access.load(session_id)).record, token)
+        record = (await self.access.load(session_id)).record
+        return seat_for(record.state, self._mover(record, token))
 
     @staticmethod
     def _mover(record: SessionRecord, token: str) -> int:

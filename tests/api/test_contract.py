@@ -199,6 +199,10 @@ class Session:
 class Client(requests.Session):
     """A session whose relative URLs are the app's (``client.get("/v1/rules")``)."""
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.trust_env = False  # the app on loopback: no proxy or netrc from the environment, nor a scan of it
+
     def request(self, method: str | bytes, url: str | bytes, *args: Any, **kwargs: Any) -> requests.Response:
         text = url.decode() if isinstance(url, bytes) else url
         return super().request(method, BASE_URL + text if text.startswith("/") else text, *args, **kwargs)

@@ -159,6 +159,10 @@ def test_the_contractor_alone_gets_its_discards_in_compact_form(client: Client) 
     listed_discards = {tuple(m["cards"]) for m in answer["legal_moves"]}
     assert all(m == {"type": "discard", "seat": contractor, "cards": m["cards"]} for m in answer["legal_moves"])
     assert all(list(cards) == [c for c in hand if c in cards] for cards in listed_discards)
+    # list_discards=false: the compact form alone.
+    compact = client.get(url + "/legal-moves?list_discards=false", headers=bearer(tokens[contractor]))
+    assert compact.status_code == 200, compact.text
+    assert compact.json()["legal_moves"] == [] and compact.json()["discard_choice"] == answer["discard_choice"]
     # As the stateless API answers it for the same state.
     snapshot = client.get(url + "/snapshot", headers=bearer(session["host_token"])).json()["snapshot"]
     stateless = client.post("/v1/games/legal-moves", json={"snapshot": snapshot}).json()
@@ -194,6 +198,15 @@ def test_the_contractor_alone_gets_its_discards_in_compact_form(client: Client) 
         assert not private & set(re.findall(r'"([^"]+)"', refused.text))
 
 
+def test_list_discards_changes_nothing_outside_the_exchange(client: Client) -> None:
+    session = _session(client)
+    url, token = f"/v1/sessions/{session['session_id']}", session["seat_tokens"][session["to_act"]]
+    listed = client.get(url + "/legal-moves", headers=bearer(token)).json()
+    compact = client.get(url + "/legal-moves?list_discards=false", headers=bearer(token)).json()
+    assert listed["legal_moves"] and compact == listed
+    assert "discard_choice" not in compact
+
+
 def test_a_ghost_partners_contractor_gets_its_own_cards_only(client: Client) -> None:
     session = _session(client, players=2, seed=77, first_dealer=1, options={"two_player_method": "ghost_partners"})
     url, tokens = f"/v1/sessions/{session['session_id']}", session["seat_tokens"]
@@ -214,8 +227,8 @@ def test_a_ghost_partners_contractor_gets_its_own_cards_only(client: Client) -> 
 
 def _query_parameters(document: dict[str, Any]) -> list[tuple[str, str, str, str]]:
     """(method, path, parameter, a valid value) for every query parameter of every /v1 operation."""
-    valid = {"players": "3", "preset": "american", "seat": "0", "reasons": "true", "lang": "hr",
-             "last_event_id": "1-0", "access_token": "x", "api_key": "x"}
+    valid = {"players": "3", "preset": "american", "seat": "0", "reasons": "true", "list_discards": "false",
+             "lang": "hr", "last_event_id": "1-0", "access_token": "x", "api_key": "x"}
     out = []
     for path, item in document["paths"].items():
         for method, op in item.items():
@@ -229,7 +242,8 @@ def _query_parameters(document: dict[str, Any]) -> list[tuple[str, str, str, str
 def test_a_repeated_query_parameter_is_refused_by_name(client: Client, served: dict[str, Any]) -> None:
     session = _session(client)
     cases = _query_parameters(served)
-    assert {name for _, _, name, _ in cases} == {"players", "preset", "seat", "reasons", "lang", "last_event_id",
+    assert {name for _, _, name, _ in cases} == {"players", "preset", "seat", "reasons", "list_discards", "lang",
+                                                  "last_event_id",
                                                   "access_token", "api_key"}
     for method, path, name, value in cases:
         url = path.replace("{session_id}", session["session_id"]).replace("{seat}", "1")

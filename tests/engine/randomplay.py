@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import msgspec
@@ -60,7 +60,7 @@ def random_ghost_options(rng: random.Random, change_probability: float = 0.3) ->
         return resolve_options(2, None, overrides)
 
 
-def choose(rng: random.Random, state: GameState, moves: list[Move], pass_bias: float) -> Move:
+def choose(rng: random.Random, state: GameState, moves: Sequence[Move], pass_bias: float) -> Move:
     """A random legal move; in the auction, pass with probability ``pass_bias`` so games last several hands."""
     if state.phase == "auction" and rng.random() < pass_bias:
         passes = [m for m in moves if isinstance(m, Pass)]

@@ -1,6 +1,7 @@
 """Hosted sessions of the two-player ghost-partners game (``two_player_method=ghost_partners``), over every store.
 
-A human's seat token moves for its ghost (the move names the ghost's seat), lists the ghost's legal moves while
+A human's seat token moves for its ghost (the move names the ghost's seat, or no seat while the ghost is to act),
+lists the ghost's legal moves while
 the ghost is to act, and its stream shows the ghosts' face-up cards and nothing face down; a bot seat plays its
 ghost's cards too.
 """
@@ -94,6 +95,41 @@ async def test_a_seat_token_moves_for_its_ghost_and_sees_only_face_up_cards(clie
         assert [e.data["seat"] for e in shown] == [2, 3]
         assert all(c not in down for e in events for c in e.data.get("cards") or ())
     assert ghost_moves == 1
+
+
+def _seatless(move: Move) -> dict[str, object]:
+    body = move_body(move)
+    del body["move"]["seat"]
+    return body
+
+
+async def test_a_seatless_move_is_for_the_seat_to_act_among_the_tokens_own(client: httpx.AsyncClient) -> None:
+    created = (await client.post("/v1/sessions", json=BODY)).json()
+    url, tokens = f"/v1/sessions/{created['session_id']}", created["seat_tokens"]
+    state = _mirror()
+    while state.phase != "play" or state.to_act not in (2, 3):  # every move seatless, the humans' own
+        mv = _quick(state)
+        who = player_to_act(state)
+        assert who is not None
+        r = await client.post(url + "/moves", json=_seatless(mv), headers=bearer(tokens[who]))
+        assert r.status_code == 200, r.text
+        state, _ = apply_move(state, mv)
+    ghost, human = state.to_act, player_to_act(state)
+    assert ghost in (2, 3) and human == ghost - 2
+    mv = legal_moves(state)[0]
+    assert isinstance(mv, Play) and mv.seat == ghost
+    # Checked and applied as the ghost's: the human's token moves for it; the other human's is refused.
+    checked = await client.post(url + "/validate", json=_seatless(mv), headers=bearer(tokens[human]))
+    assert checked.status_code == 200 and checked.json()["legal"] is True, checked.text
+    refused = await client.post(url + "/validate", json=_seatless(mv), headers=bearer(tokens[1 - human]))
+    assert refused.json()["legal"] is False and refused.json()["reason"] == "NOT_YOUR_TURN", refused.text
+    r = await client.post(url + "/moves", json=_seatless(mv), headers=bearer(tokens[human]))
+    assert r.status_code == 200, r.text
+    state, _ = apply_move(state, mv)
+    shown = (await client.get(url, headers=bearer(tokens[human]))).json()["view"]
+    assert shown["to_act"] == state.to_act
+    face_up = next(g["face_up"] for g in shown["ghosts"] if g["seat"] == ghost)
+    assert face_up == list(state.hands[ghost]) and mv.card not in face_up  # the ghost's card was played
 
 
 async def test_a_bot_seat_plays_for_its_ghost(client: httpx.AsyncClient) -> None:
