@@ -137,7 +137,7 @@ class Strain:
     simply the highest-power card among those of the led suit or trumps.
     """
 
-    __slots__ = ("trump", "suit", "power", "by_suit")
+    __slots__ = ("trump", "suit", "power", "by_suit", "led_ranks")
 
     def __init__(self, pack: tuple[str, ...], trump: str | None, nominations: tuple[tuple[str, str], ...],
                  joker_low: bool = False, low_trump: str | None = None) -> None:
@@ -175,6 +175,8 @@ class Strain:
         for c, s2 in suit.items():
             by_suit[s2] = by_suit.get(s2, frozenset()) | {c}
         self.by_suit = by_suit
+        #: Per led suit, each card's claim on a trick led in it (:func:`engine.tricks.led_ranks`), filled as asked.
+        self.led_ranks: dict[str | None, dict[str, int]] = {}
 
     def order(self, cards: Iterable[str]) -> list[str]:
         """Cards sorted high to low by power."""

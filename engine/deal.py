@@ -56,6 +56,16 @@ class SeedStream:
                 return w % n
 
 
+def first_below(seed: int, label: str, n: int) -> int:
+    """``SeedStream(seed, label).below(n)``: the same number, its first word read at once (the stream's first
+    block's first eight bytes, big-endian), and only a rejected first word draws on through the stream."""
+    digest = hashlib.sha256(b"fivehundred/v1/" + label.encode() + b"/" + str(seed).encode() + b"/0").digest()
+    word = int.from_bytes(digest[:8], "big")
+    if word < _TWO64 - _TWO64 % n:
+        return word % n
+    return SeedStream(seed, label).below(n)
+
+
 def shuffled(pack: Sequence[T], seed: int, label: str) -> tuple[T, ...]:
     """Fisher–Yates over the SHA-256 stream (the same numbers as :class:`SeedStream`, drawn in bulk for speed)."""
     deck = list(pack)
@@ -65,12 +75,15 @@ def shuffled(pack: Sequence[T], seed: int, label: str) -> tuple[T, ...]:
         return _shuffled(pack, seed, label)
     prefix = b"fivehundred/v1/" + label.encode() + b"/" + str(seed).encode() + b"/"
     sha = hashlib.sha256
-    words = struct.unpack(f">{4 * blocks}Q", b"".join([sha(prefix + b).digest() for b in _BLOCK_SUFFIXES[:blocks]]))
+    stream = b"".join([sha(prefix + b).digest() for b in _BLOCK_SUFFIXES[:blocks]])
     # i = n - 1 down to 1, one word each (more were drawn): a rejected draw (a word at or above its limit) takes
-    # the general loop below, from the start; else swap i with the word mod n. The limits and the remainders
-    # are taken a word at a time by map (in C), the swaps alone by the loop.
+    # the general loop below, from the start; else swap i with the word mod n. A word is rejected only at or
+    # above 2**64 - 2**64 % n, so for n < 128 only if its seven high bytes are all 0xFF: without seven 0xFF
+    # bytes in a row anywhere in the stream no word is, and the words' limits are compared only with them.
+    # The remainders are taken a word at a time by map (in C), the swaps alone by the loop.
+    words = _UNPACK[blocks](stream)
     counts = range(size, 1, -1)
-    if any(map(ge, words, _LIMITS[size:1:-1])):
+    if _SEVEN_FF in stream and any(map(ge, words, _LIMITS[size:1:-1])):
         return _shuffled(pack, seed, label)
     for i, j in zip(range(size - 1, 0, -1), map(mod, words, counts), strict=False):
         deck[i], deck[j] = deck[j], deck[i]
@@ -108,6 +121,9 @@ def _shuffled(pack: Sequence[T], seed: int, label: str) -> tuple[T, ...]:
 _TWO64 = 2**64
 _LIMITS = tuple(_TWO64 - _TWO64 % n if n else 0 for n in range(128))
 _BLOCK_SUFFIXES = tuple(str(b).encode() for b in range(40))
+#: The big-endian unpacking of ``blocks`` stream blocks into their 64-bit words, per number of blocks.
+_UNPACK = tuple(struct.Struct(f">{4 * blocks}Q").unpack for blocks in range(len(_BLOCK_SUFFIXES) + 1))
+_SEVEN_FF = b"\xff" * 7
 
 
 @lru_cache(maxsize=64)

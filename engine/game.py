@@ -74,9 +74,11 @@ def legal_moves(state: GameState, seat: int | None = None) -> Sequence[Move]:
     A list, except at the exchange: there the discards come as a :class:`engine.model.DiscardChoices`, a sequence
     equal to the list of them that builds each move only when it is read (``list(...)`` gives the list)."""
     actor = state.to_act
+    phase = state.phase
+    if seat is None and phase == "play" and actor is not None:
+        return legal_plays(state, actor)
     if actor is None or (seat is not None and seat != actor and controller(state.options, actor) != seat):
         return []
-    phase = state.phase
     if phase == "play":
         return legal_plays(state, actor)
     if phase == "auction":
@@ -187,18 +189,17 @@ def canonical_move(move: Move, options: Options) -> Move:
 def apply_move(state: GameState, move: Move) -> tuple[GameState, list[Event]]:
     """Apply a legal move: the new state and the events it caused. Raises :class:`IllegalMove` otherwise;
     the given state is never changed (it is immutable)."""
-    phase = state.phase
     events: list[Event] = []
-    if phase == "play" and type(move) is Play:
-        seat = move.seat
-        if type(seat) is int and seat == state.to_act:
-            # The play checks and applies in one step (engine.play.play; the turn and phase checks are these
-            # lines): the move's and the state's fields are read once for both.
-            played = play(state, move, events)
-            if isinstance(played, Rejection):
-                raise IllegalMove(played)
+    if type(move) is Play and state.phase == "play":
+        # The play checks and applies in one step (engine.play.play, which also checks the turn; the phase is
+        # this line's): the move's and the state's fields are read once for both.
+        played = play(state, move, events)
+        if type(played) is GameState:
             return played, events
-    elif phase == "auction" and type(move) is Pass:
+        if isinstance(played, Rejection):
+            raise IllegalMove(played)
+    phase = state.phase
+    if phase == "auction" and type(move) is Pass:
         seat = move.seat
         if type(seat) is int and seat == state.to_act:  # a pass of the seat to act is always legal (check_call)
             return apply_call(state, move, events), events

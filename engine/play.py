@@ -41,7 +41,6 @@ from engine.tricks import (
     high_free_joker,
     joker_forced,
     joker_may_follow,
-    led_suit,
     seat_after,
     strain_of,
     trick_led_suit,
@@ -102,25 +101,25 @@ def legal_plays(state: GameState, seat: int) -> list[Move]:
     the hottest call of a game, each Python call or comprehension costs more than the work it wraps.)"""
     hand = state.hands[seat]
     trick = state.trick
-    after = _AFTER_PLAY[0]
-    if after[0] is state:  # the state the last play returned: its strain table and led suit are known
-        table, led = after[1], after[2]
-    else:
+    after, table, led = _AFTER_PLAY[0]
+    if after is not state:  # (else the state the last play returned: its strain table and led suit are known)
         table = strain_of(state)
         led = None if trick is None else trick_led_suit(trick, table)
     plays = _SEAT_PLAYS[seat]
     moves: list[Move]
     if trick is not None:
         moves = []
-        if not state.options.joker_follow_first_round:
+        opts = state.options
+        if not opts.joker_follow_first_round:
             # Fast path for the common case (a seat holding the led suit plays one of its cards).
             suit_of = table.suit
             for c in hand:
                 if suit_of[c] == led:
                     moves.append(plays[c])
+            if not moves and not joker_forced(opts, state.contract):
+                moves = list(map(plays.__getitem__, hand))  # void, no joker forced: any card (follow_cards)
         if not moves:
-            for c in follow_cards(state, hand, led, table):
-                moves.append(plays[c])
+            moves = list(map(plays.__getitem__, follow_cards(state, hand, led, table)))
     else:
         free = table.by_suit.get(None)
         if free is None or free.isdisjoint(hand):  # no free joker: every card, as it is
@@ -266,18 +265,18 @@ def _check_lead(state: GameState, seat: int, hand: tuple[str, ...], card: str, n
 
 
 # long: the check and the application in one frame (a Python call costs about as much as a third of the work)
-def play(state: GameState, move: Play, events: list[Event]) -> GameState | Rejection:
-    """Check a play of the seat to act and, if legal, apply it: the next state, else why not. The move's and the
-    state's fields are read once for both, and a move among the legal plays just answered for this very state
-    is not checked again (``_LAST_PLAYS``)."""
+def play(state: GameState, move: Play, events: list[Event]) -> GameState | Rejection | None:
+    """Check a play and, if legal, apply it: the next state, else why not; ``None`` if the move is not of the
+    seat to act (the caller's general check answers it). The move's and the state's fields are read once for
+    both, and a move among the legal plays just answered for this very state is not checked again
+    (``_LAST_PLAYS``)."""
     seat, card, move_nominate = move.seat, move.card, move.nominate
-    hands = state.hands
+    if type(seat) is not int or seat != state.to_act:
+        return None
     trick = state.trick
-    last = _LAST_PLAYS[0]
-    if last[0] is state and move in last[1]:
-        hand, table, led = last[2], last[3], last[4]
-    else:
-        hand = hands[seat]
+    last, legal, hand, table, led = _LAST_PLAYS[0]
+    if last is not state or move not in legal:
+        hand = state.hands[seat]
         table = strain_of(state)
         rejection = _play_rejection(state, seat, card, move_nominate, hand, trick, table)
         if rejection is not None:
@@ -285,7 +284,7 @@ def play(state: GameState, move: Play, events: list[Event]) -> GameState | Rejec
         led = None if trick is None else trick_led_suit(trick, table)
     # Apply the checked play: the next seat to play, or the completed trick (and perhaps the end of the hand).
     i = hand.index(card)
-    hands_list = list(hands)
+    hands_list = list(state.hands)
     hands_list[seat] = hand[:i] + hand[i + 1:]
     new_hands = tuple(hands_list)
     events.append(_SEAT_PLAYED[seat][card] if move_nominate is None
@@ -297,7 +296,7 @@ def play(state: GameState, move: Play, events: list[Event]) -> GameState | Rejec
     cards: tuple[str, ...]
     if trick is None:
         leader, cards, nominate = seat, (card,), move_nominate
-        led = led_suit(cards, nominate, table)
+        led = table.suit[card] or nominate  # (engine.tricks.led_suit)
         if led and led not in suits_led:
             suits_led += led
     else:
@@ -324,19 +323,23 @@ def _complete_trick(state: GameState, hands: tuple[tuple[str, ...], ...], leader
     """The last card of a trick is played: its winner leads next, or the hand is over. (The play's changes come
     as arguments, so that the state is copied once per trick: one ``replace`` of the 33-field state instead of
     two, which tests/bench/bench_engine.py's loop shows in the trick's last play.)"""
-    winner = seat_after(state.active, leader, trick_winner_index(cards, nominate, table))
-    trick = Trick(leader, cards, nominate, winner)
-    tricks = state.tricks + (trick,)
+    active = state.active
+    winner = active[(active.index(leader) + trick_winner_index(cards, nominate, table)) % len(active)]  # seat_after
+    tricks = state.tricks + (Trick(leader, cards, nominate, winner),)
     won = state.tricks_won
     won = won[:winner] + (won[winner] + 1,) + won[winner + 1:]
     events.append(TrickWon(seat=winner, trick_number=len(tricks), cards=cards))
     st = replace(state, hands=hands, suits_led=suits_led, shown_void=shown_void, tricks=tricks, trick=None,
                  tricks_won=won, to_act=winner)
     c = st.contract
-    if c is not None and c.bid == OPEN_MISERE and len(tricks) == 1 and \
-            st.options.open_misere_expose == "after_first_trick" and winner != c.contractor:
-        events.append(HandExposed(seat=c.contractor, cards=hands[c.contractor]))
-    if (c is not None and c.bid in MISERE_BIDS and winner == c.contractor) or len(tricks) == TRICKS_PER_HAND:
+    if c is not None:
+        bid = c.bid
+        if bid == OPEN_MISERE and len(tricks) == 1 and st.options.open_misere_expose == "after_first_trick" and \
+                winner != c.contractor:
+            events.append(HandExposed(seat=c.contractor, cards=hands[c.contractor]))
+        if bid in MISERE_BIDS and winner == c.contractor:
+            return finish_hand(st, events)
+    if len(tricks) == TRICKS_PER_HAND:
         return finish_hand(st, events)
     _AFTER_PLAY[0] = (st, table, None)
     return st

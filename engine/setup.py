@@ -15,7 +15,7 @@ from typing import Any
 import msgspec
 
 from engine.cards import sort_hand
-from engine.deal import SeedStream, cut_for_dealer, deal, kitty_packets, pack_for, pack_index, shuffled
+from engine.deal import cut_for_dealer, deal, first_below, kitty_packets, pack_for, pack_index, shuffled
 from engine.ghosts import lay_out
 from engine.model import CardsReceived, CutDraw, DealerCut, Event, GameState, GhostCardsUp, HandDealt
 from engine.options import PRESETS, RULES_VERSION, Options, OptionsError, option_catalogue
@@ -101,7 +101,7 @@ def new_game(options: Options, *, seed: int, deck_orders: Sequence[Sequence[str]
         draws, dealer = cut_for_dealer(options, seed)
         events.append(DealerCut(draws=tuple(CutDraw(seat=s, card=c) for s, c in draws), dealer=dealer))
     else:
-        dealer = SeedStream(seed, "dealer").below(n)
+        dealer = first_below(seed, "dealer", n)
     seats = seat_count(options)
     blank = GameState(rules_version=RULES_VERSION, options=options, seed=seed, deck_orders=decks,
                       hand_number=-1, dealer=dealer, phase="auction", to_act=None,
@@ -212,7 +212,8 @@ def _deal_seed_hand(st: GameState, hand_number: int, dealer: int, events: list[E
     pack = pack_for(opts)
     positions = shuffled(_POSITIONS[len(pack)], st.seed, f"deal/{hand_number}")  # the pack position of each card
     hand_plan, dead_plan, kitty_plan = _deal_plan(opts, dealer)
-    sorted_hands = tuple(_pick(pack, sorted(pick(positions))) for pick in hand_plan)
+    card_at = pack.__getitem__
+    sorted_hands = tuple([tuple(map(card_at, sorted(pick(positions)))) for pick in hand_plan])
     n = opts.players
     viewed = not opts.blind_misere_enabled
     events.append(HandDealt(hand_number=hand_number, dealer=dealer))
@@ -221,17 +222,10 @@ def _deal_seed_hand(st: GameState, hand_number: int, dealer: int, events: list[E
     return GameState(
         rules_version=st.rules_version, options=opts, seed=st.seed, deck_orders=st.deck_orders,
         dealt_decks=st.dealt_decks, hand_number=hand_number, dealer=dealer, phase="auction", to_act=(dealer + 1) % n,
-        scores=st.scores, hands=sorted_hands, dead_hand=_pick(pack, sorted(dead_plan(positions))),
-        kitty=_pick(pack, kitty_plan(positions)), viewed=(viewed,) * n, passed=(False,) * n,
+        scores=st.scores, hands=sorted_hands, dead_hand=tuple(map(card_at, sorted(dead_plan(positions)))),
+        kitty=tuple(map(card_at, kitty_plan(positions))), viewed=(viewed,) * n, passed=(False,) * n,
         last_hand=st.last_hand,
     )
-
-
-def _pick(pack: tuple[str, ...], positions: Sequence[int]) -> tuple[str, ...]:
-    """The cards at ``positions`` of the pack, in that order."""
-    if len(positions) > 1:
-        return itemgetter(*positions)(pack)  # type: ignore[no-any-return]
-    return tuple(pack[p] for p in positions)
 
 
 _POSITIONS: tuple[tuple[int, ...], ...] = tuple(tuple(range(size)) for size in range(128))

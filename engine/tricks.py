@@ -57,18 +57,35 @@ def joker_forced(opts: Options, contract: Contract | None) -> bool:
 def trick_winner_index(cards: Sequence[str], nominate: str | None, table: Strain) -> int:
     """Index of the card winning the (possibly partial) trick ``cards`` (RULES.md 1.10.3): the highest trump,
     else the highest card of the led suit; a high free joker beats both; a low free joker led loses to any card
-    of the suit it was led as."""
-    suit_of, power = table.suit, table.power
-    led = suit_of[cards[0]] or nominate
-    trump = table.trump
-    best_i, best_p = 0, -1000
-    for i, c in enumerate(cards):
-        s = suit_of[c]
-        if i == 0 or s == led or (trump is not None and s == trump) or (s is None and power[c] > 0):
-            p = power[c]
-            if p > best_p:
-                best_i, best_p = i, p
+    of the suit it was led as. (The led card always counts, at its power; every other card at its
+    :func:`led_ranks` rank: the first highest wins.)"""
+    led = table.suit[cards[0]] or nominate
+    rank_of_card = table.led_ranks.get(led)
+    if rank_of_card is None:
+        rank_of_card = led_ranks(table, led)
+    best_i, best_p = 0, table.power[cards[0]]
+    for i in range(1, len(cards)):
+        p = rank_of_card[cards[i]]
+        if p > best_p:
+            best_i, best_p = i, p
     return best_i
+
+
+#: The rank of a card that cannot win a trick (below every power: the lowest, a low free joker's, is -9).
+CANNOT_WIN: Final = -1000
+
+
+def led_ranks(table: Strain, led: str | None) -> dict[str, int]:
+    """Each card's claim on a trick led in ``led`` when it is not the card led: its power if it may win the
+    trick (a card of the led suit, a trump, a high free joker), else :data:`CANNOT_WIN`. Built once per table and
+    led suit (``table.led_ranks``, a pure memo: the tables are immutable)."""
+    ranks = table.led_ranks.get(led)
+    if ranks is None:
+        suit_of, power, trump = table.suit, table.power, table.trump
+        ranks = table.led_ranks[led] = {
+            c: power[c] if s == led or (trump is not None and s == trump) or (s is None and power[c] > 0)
+            else CANNOT_WIN for c, s in suit_of.items()}
+    return ranks
 
 
 def beats(card: str, winning: str, led: str | None, table: Strain) -> bool:
@@ -136,5 +153,6 @@ def strain_of(state: GameState) -> Strain:
     return table
 
 
-__all__ = ["beats", "free_joker", "high_free_joker", "joker_forced", "joker_may_follow", "led_suit", "low_free_joker",
-           "seat_after", "strain_of", "suits_led_before", "trick_led_suit", "trick_seat", "trick_winner_index"]
+__all__ = ["CANNOT_WIN", "beats", "free_joker", "high_free_joker", "joker_forced", "joker_may_follow", "led_ranks",
+           "led_suit", "low_free_joker", "seat_after", "strain_of", "suits_led_before", "trick_led_suit", "trick_seat",
+           "trick_winner_index"]

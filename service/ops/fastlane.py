@@ -33,7 +33,7 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections.abc import Collection, Iterable
+from collections.abc import Awaitable, Collection, Iterable
 from typing import Any
 
 from litestar import Litestar
@@ -194,15 +194,20 @@ class FastLane:
             language = self._languages[accept_language] = negotiate(header, None)
         return language
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+    def __call__(self, scope: Scope, receive: Receive, send: Send) -> Awaitable[None]:
+        """The lane's requests to the lane; every other one straight to the stack: its awaitable is returned, not
+        awaited here, so that a long request (an event stream) holds no frame of this layer."""
         request: dict[str, Any] = scope  # type: ignore[assignment]
-        found = None
         if request["type"] == "http" and request["method"] == "POST" and not request["query_string"] \
                 and not request.get("root_path"):
             found = self.routes.find(request["path"])
-        if found is None:
-            await self.app(scope, receive, send)
-            return
+            if found is not None:
+                return self._lane(request, found, receive, send)
+        return self.app(scope, receive, send)
+
+    async def _lane(self, request: dict[str, Any], found: tuple[LaneRoute, dict[str, str] | None],
+                    receive: Receive, send: Send) -> None:
+        scope: Scope = request  # type: ignore[assignment]
         route, path_params = found
         headers: dict[bytes, str] = {}
         accept_encodings = 0

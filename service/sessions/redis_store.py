@@ -104,11 +104,13 @@ from service.sessions.store import (
 from service.sessions.table import LogEntry
 
 #: KEYS: hash, log, idem, idemq[, deadline index]. ARGV: ttl_ms, version, tag, state, auth, clock ('' for none),
-#: deadline ms ('' for none), session id, table, event... → 1 created, 0 id taken.
+#: deadline ms ('' for none), session id, table ('' for the defaults: no ``tb`` field, 100 bytes less per new
+#: session), event... → 1 created, 0 id taken.
 CREATE_LUA = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('DEL', KEYS[2], KEYS[3], KEYS[4])
-redis.call('HSET', KEYS[1], 'v', ARGV[2], 'tag', ARGV[3], 'st', ARGV[4], 'auth', ARGV[5], 'tb', ARGV[9])
+redis.call('HSET', KEYS[1], 'v', ARGV[2], 'tag', ARGV[3], 'st', ARGV[4], 'auth', ARGV[5])
+if ARGV[9] ~= '' then redis.call('HSET', KEYS[1], 'tb', ARGV[9]) end
 if ARGV[6] ~= '' then redis.call('HSET', KEYS[1], 'ck', ARGV[6]) end
 if ARGV[7] ~= '' then redis.call('HSET', KEYS[1], 'dl', ARGV[7]) end
 redis.call('PEXPIRE', KEYS[1], ARGV[1])

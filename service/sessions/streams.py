@@ -69,6 +69,8 @@ class EventStreams:
         self.stopping = stopping
         self.heartbeat_seconds = heartbeat_seconds
         self._track_stream = track_stream
+        self._reads: set[asyncio.Future[Any]] = set()  # the streams' reads under way, cancelled on stopping
+        self._watcher: asyncio.Task[None] | None = None
 
     async def open(self, session_id: str, token: str, last_event_id: str | None) -> AsyncIterator[bytes] | None:
         """Authorize now (so errors are proper responses), then the SSE frames as an async iterator; ``None``
@@ -84,8 +86,30 @@ class EventStreams:
                       finished: bool) -> AsyncIterator[bytes]:
         tracked = self._track_stream() if self._track_stream is not None else contextlib.nullcontext()
         async with tracked:
-            async for frame in self._stream(session_id, token, seat, cursor, finished):
-                yield frame
+            yield b"retry: 1000\n\n"
+            try:
+                while not self.stopping.is_set():
+                    wait = 0.0 if finished else self.heartbeat_seconds
+                    batch = await self._unless_stopping(self.store.read_events(session_id, cursor, wait))
+                    if batch is None:
+                        return
+                    if not batch:
+                        if finished:
+                            yield end_frame(cursor[0])  # the game is over and everything was sent
+                            return
+                        if not await self.store.exists(session_id):
+                            return  # the session is gone
+                        yield b": heartbeat\n\n"
+                        continue
+                    if any(isinstance(e.event, (SeatLeft, SeatTokenReissued)) for e in batch) and \
+                            not await self._still_valid(session_id, token):
+                        return  # the token was revoked: its stream ends, and a reconnect is answered 401
+                    turns = await self._turns(session_id, batch)
+                    yield b"".join(event_frame(e, seat, turns.get(e.version)) for e in batch)
+                    cursor = batch[-1].version, batch[-1].seq
+                    finished = finished or isinstance(batch[-1].event, GameOver)
+            except StoreUnavailable:
+                return  # the client reconnects with Last-Event-ID and loses nothing
 
     async def _still_valid(self, session_id: str, token: str) -> bool:
         """Whether ``token`` still opens the session (a seat's token stops when it is reissued, or its seat is
@@ -98,33 +122,6 @@ class EventStreams:
         except Problem:
             return False
         return True
-
-    async def _stream(self, session_id: str, token: str, seat: int | None, cursor: Cursor,
-                      finished: bool) -> AsyncIterator[bytes]:
-        yield b"retry: 1000\n\n"
-        try:
-            while not self.stopping.is_set():
-                wait = 0.0 if finished else self.heartbeat_seconds
-                batch = await self._unless_stopping(self.store.read_events(session_id, cursor, wait))
-                if batch is None:
-                    return
-                if not batch:
-                    if finished:
-                        yield end_frame(cursor[0])  # the game is over and everything was sent
-                        return
-                    if not await self.store.exists(session_id):
-                        return  # the session is gone
-                    yield b": heartbeat\n\n"
-                    continue
-                if any(isinstance(e.event, (SeatLeft, SeatTokenReissued)) for e in batch) and \
-                        not await self._still_valid(session_id, token):
-                    return  # the token was revoked: its stream ends, and a reconnect is answered 401
-                turns = await self._turns(session_id, batch)
-                yield b"".join(event_frame(e, seat, turns.get(e.version)) for e in batch)
-                cursor = batch[-1].version, batch[-1].seq
-                finished = finished or isinstance(batch[-1].event, GameOver)
-        except StoreUnavailable:
-            return  # the client reconnects with Last-Event-ID and loses nothing
 
     async def _turns(self, session_id: str, batch: list[LoggedEvent]) -> dict[int, int | None]:
         """The seat to act after each version of ``batch``: the mover of the next version's first event (every
@@ -148,13 +145,31 @@ class EventStreams:
         return turns
 
     async def _unless_stopping(self, work: Awaitable[T]) -> T | None:
-        """``work``'s result, or ``None`` if the service starts shutting down first."""
+        """``work``'s result, or ``None`` if the service starts shutting down first: one watcher of ``stopping``
+        cancels every stream's read then (an idle stream holds no task or waiter of its own for it)."""
         task = asyncio.ensure_future(work)
-        stop = asyncio.ensure_future(self.stopping.wait())
+        self._reads.add(task)
+        self._watch()
         try:
-            await asyncio.wait((task, stop), return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            stop.cancel()
-            if not task.done():
+            if self.stopping.is_set():
                 task.cancel()
-        return task.result() if task.done() and not task.cancelled() else None
+            return await task
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if task.cancelled() and self.stopping.is_set() and (current is None or not current.cancelling()):
+                return None  # the read was cancelled by the watcher, not this stream
+            raise
+        finally:
+            self._reads.discard(task)
+
+    def _watch(self) -> None:
+        """Start the watcher of ``stopping`` if none runs on this loop (it ends once it has cancelled the reads)."""
+        loop = asyncio.get_running_loop()
+        watcher = self._watcher
+        if watcher is None or watcher.get_loop() is not loop or (watcher.done() and not self.stopping.is_set()):
+            self._watcher = loop.create_task(self._cancel_reads_when_stopping())
+
+    async def _cancel_reads_when_stopping(self) -> None:
+        await self.stopping.wait()
+        for task in list(self._reads):
+            task.cancel()

@@ -22,6 +22,9 @@ For each N of ``--streams``:
    errors: streams that failed to open or ended early, moves refused, deliveries missing two seconds after the
    last move.
 
+The levels run one after the other in one service process, so a level after the first finds memory that the one
+before freed and measures less per stream than the same level alone: compare trees with the same ``--streams``.
+
 The service's Redis connections do not grow with the streams (at most 32 for its short commands, one for its
 follower, and redis-py's pool for concurrent creations). Current figures, and the command behind them:
 docs/BENCHMARKS.md.

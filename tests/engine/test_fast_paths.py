@@ -9,10 +9,14 @@ import msgspec
 import pytest
 
 from engine import Options, apply_move, legal_moves, new_game
-from engine.deal import _shuffled, shuffled
-from engine.model import GameState, Move
+from engine.cards import JOKERS, Strain
+from engine.deal import _LIMITS, SeedStream, _shuffled, first_below, pack_for, shuffled
+from engine.model import GameState, Move, Play
 from engine.options import PRESETS
+from engine.play import follow_cards
+from engine.rules import hand_strain
 from engine.setup import resolve_options, seed_deck
+from engine.tricks import strain_of, trick_led_suit, trick_winner_index
 
 VARIANTS: list[Options] = [
     Options(players=2), Options(players=2, two_player_method="uspcc_24_card"), Options(players=3),
@@ -69,3 +73,62 @@ def test_play_memos_give_fresh_answers(opts: Options) -> None:
             move = moves[seed % len(moves)]
             legal_moves(state)
             assert apply_move(state, move) == apply_move(dec.decode(enc.encode(state)), move)
+
+
+def test_a_rejected_word_has_seven_high_bytes_of_ones() -> None:
+    """The shuffle compares its words with their limits only when seven 0xFF bytes occur in the stream: sound,
+    as every word at or above its limit (2**64 - 2**64 % n, n < 128) starts with seven 0xFF bytes."""
+    for n in range(2, 128):
+        assert _LIMITS[n] == 2**64 - 2**64 % n
+        assert _LIMITS[n].to_bytes(9, "big")[:8] in (b"\x00" + b"\xff" * 7, b"\x01" + b"\x00" * 7)
+
+
+@pytest.mark.parametrize("label", ["dealer", "cut", "deal/0"])
+def test_first_below_equals_the_stream(label: str) -> None:
+    for seed in range(300):
+        for n in (2, 3, 4, 5, 6, 7, 64, 127, 2**63 + 5):
+            assert first_below(seed, label, n) == SeedStream(seed, label).below(n)
+
+
+def _reference_winner(cards: tuple[str, ...], nominate: str | None, table: Strain) -> int:
+    """The trick's winner as RULES.md 1.10.3 words it, one card at a time: the general rule the ranks shortcut."""
+    suit_of, power, trump = table.suit, table.power, table.trump
+    led = suit_of[cards[0]] or nominate
+    best_i, best_p = 0, -1000
+    for i, c in enumerate(cards):
+        s = suit_of[c]
+        may_win = i == 0 or s == led or (trump is not None and s == trump) or (s is None and power[c] > 0)
+        if may_win and power[c] > best_p:
+            best_i, best_p = i, power[c]
+    return best_i
+
+
+@pytest.mark.parametrize("opts", VARIANTS, ids=lambda o: msgspec.json.encode(o).decode()[:60])
+def test_trick_winner_by_ranks_equals_the_card_by_card_rule(opts: Options) -> None:
+    """:func:`engine.tricks.trick_winner_index` (each card's rank for the led suit) against the card-by-card rule,
+    on random tricks of every contract shape the variant's pack allows, jokers led with and without a suit."""
+    rng = random.Random(opts.players)
+    pack = pack_for(opts)
+    for bid in ("6S", "7C", "8D", "9H", "10NT", "MISERE", "OPEN_MISERE", None):
+        for nominations in ((), tuple((j, rng.choice("SCDH")) for j in pack if j in JOKERS)[:1]):
+            table = hand_strain(opts, bid, nominations)
+            for size in range(1, 7):
+                for _ in range(60):
+                    cards = tuple(rng.sample(pack, size))
+                    for nominate in (None, rng.choice("SCDH")):
+                        assert trick_winner_index(cards, nominate, table) == _reference_winner(cards, nominate, table)
+
+
+@pytest.mark.parametrize("opts", VARIANTS, ids=lambda o: msgspec.json.encode(o).decode()[:60])
+def test_legal_follows_equal_follow_cards(opts: Options) -> None:
+    """A follower's legal plays (the fast paths: the led suit held; void with no joker forced) are exactly the
+    cards :func:`engine.play.follow_cards` allows, in hand order."""
+    for seed in range(6):
+        for state, moves in _random_walk(opts, seed):
+            if state.phase == "play" and state.trick is not None:
+                assert state.to_act is not None
+                table = strain_of(state)
+                led = trick_led_suit(state.trick, table)
+                hand = state.hands[state.to_act]
+                assert [m.card for m in moves if isinstance(m, Play)] == follow_cards(state, hand, led, table)
+                assert all(isinstance(m, Play) and m.nominate is None for m in moves)
