@@ -147,7 +147,7 @@ class MemoryStore:
             return None
         replay = s.idempotency.get(idempotency_field) if idempotency_field is not None else None
         moved = s.moved.get(seat) if seat is not None else None
-        return Loaded(s.record, replay, None if moved is None else self._now() - moved)
+        return Loaded(s.record, replay, None if moved is None else self._now() - moved, moved)
 
     async def commit(self, session_id: str, base: SessionRecord, state: GameState, events: Sequence[LogEntry],
                      idempotency: tuple[str, IdempotencyRecord] | None = None, *,
@@ -162,7 +162,7 @@ class MemoryStore:
                 return Replayed(first)
         if s.record.version != base.version or s.record.tag != base.tag:
             moved = s.moved.get(seat) if seat is not None else None
-            return Conflict(s.record, None if moved is None else self._now() - moved)
+            return Conflict(s.record, None if moved is None else self._now() - moved, moved)
         if seat is not None:
             s.moved[seat] = self._now()
         version = base.version + 1

@@ -114,7 +114,7 @@ class MoveLoop:
             if record is None:
                 loaded = await self.access.load(session_id, field, seat=move.seat)
                 record, replay, fresh = loaded.record, loaded.replay, True
-                raced = self._moved_since(loaded.seat_moved_ago, arrived)
+                raced = self._moved_since(loaded.seat_moved_ago, arrived, loaded.seat_moved_at)
             try:
                 prepared = self._prepare(record, replay, token, move, expected, field, fingerprint, raced)
             except Problem as exc:
@@ -159,7 +159,7 @@ class MoveLoop:
             # Lost the race: retry on the current record (no If-Match: the move may still be legal there, unless
             # its own seat moved meanwhile; with If-Match, the version check of the next attempt answers 409
             # unless it still matches).
-            raced = self._moved_since(outcome.seat_moved_ago, arrived)
+            raced = self._moved_since(outcome.seat_moved_ago, arrived, outcome.seat_moved_at)
             record, fresh, replay = outcome.current, True, None
             self.recent.remember(session_id, record)
         assert record is not None
@@ -191,11 +191,15 @@ class MoveLoop:
         return seat
 
     @staticmethod
-    def _moved_since(seat_moved_ago: float | None, arrived: float) -> bool:
+    def _moved_since(seat_moved_ago: float | None, arrived: float, seat_moved_at: float | None = None) -> bool:
         """Whether the seat's last move (``seat_moved_ago`` seconds before the store answered) was made after
         ``arrived``. The store's answer is at most the elapsed time old, so a move made just before the
         request arrived may count as after it (never the other way round): only a request sent without
-        waiting for the answer to its seat's previous move can be that close to it."""
+        waiting for the answer to its seat's previous move, or one delayed between the store's answer and
+        this check, can be that close to it. A store on this process's clock says when (``seat_moved_at``):
+        then the answer is exact."""
+        if seat_moved_at is not None:
+            return seat_moved_at > arrived
         return seat_moved_ago is not None and seat_moved_ago <= time.monotonic() - arrived
 
     def _prepare(self, record: SessionRecord, replay: IdempotencyRecord | None, token: str, move: Move,

@@ -101,6 +101,9 @@ class Loaded(NamedTuple):
     record: SessionRecord
     replay: IdempotencyRecord | None
     seat_moved_ago: float | None = None
+    #: When that seat last moved by this process's ``time.monotonic()``, from a store that shares the process's
+    #: clock (the in-process one): exact, where ``seat_moved_ago`` is as old as the answer.
+    seat_moved_at: float | None = None
 
 
 class LoggedEvent(NamedTuple):
@@ -124,6 +127,7 @@ class Conflict(NamedTuple):
 
     current: SessionRecord
     seat_moved_ago: float | None = None
+    seat_moved_at: float | None = None  # as :attr:`Loaded.seat_moved_at`
 
 
 class Replayed(NamedTuple):

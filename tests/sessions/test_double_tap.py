@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import random
 import signal
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
@@ -20,6 +21,7 @@ import httpx
 import pytest
 
 from engine import legal_moves
+from service.sessions.move_loop import MoveLoop
 from tests.support import assert_problem
 
 from .conftest import SEALER, RedisServer, Service, running_service
@@ -112,3 +114,15 @@ async def test_a_double_tap_applies_one_move_and_answers_409_for_the_other(
         assert exported["version"] == g.mirror.version and SEALER.open(exported["snapshot"]) == g.mirror.state
     finally:
         await asyncio.gather(*(c.aclose() for c in clients))
+
+
+def test_a_store_on_the_process_clock_tells_a_race_exactly() -> None:
+    """The in-process store says when the seat moved: a move committed before the request arrived is no race,
+    however long the request then waited (a pause between the store's answer and the check); one committed
+    after it is. From an age alone (Redis's clock), a move that old or younger counts as a race."""
+    arrived = time.monotonic() - 1.0  # a second ago
+    assert not MoveLoop._moved_since(0.0, arrived, arrived - 0.0005)
+    assert MoveLoop._moved_since(10.0, arrived, arrived + 0.0005)
+    assert MoveLoop._moved_since(0.5, arrived)  # half a second ago: after the arrival
+    assert not MoveLoop._moved_since(2.0, arrived)
+    assert not MoveLoop._moved_since(None, arrived)
