@@ -62,45 +62,55 @@ def own_tricks(hand: Sequence[str], strain: str, opts: Options) -> float:
     return _own_tricks(tuple(hand), strain, opts)
 
 
+@lru_cache(maxsize=256)
+def _ranks(opts: Options, strain: str) -> dict[str, tuple[str | None, int]]:
+    """Each card's effective suit in a strain and its rank within that suit (0: the highest)."""
+    out: dict[str, tuple[str | None, int]] = {}
+    for s in (*SUITS, None):
+        for i, c in enumerate(_suit_order(opts, strain, s)):
+            out[c] = (s, i)
+    return out
+
+
 # The expert's playouts ask again and again about the same hands (every candidate move meets the same sampled
 # deals, and a seat bids several times in one auction): the answers are kept.
 @lru_cache(maxsize=1 << 15)
 def _own_tricks(hand: tuple[str, ...], strain: str, opts: Options) -> float:
-    table = _strain_table(opts, strain)
-    suit_of = table.suit
-    est = 0.0
+    ranks = _ranks(opts, strain)
     trump = None if strain == "NT" else strain
+    by_suit: dict[str | None, list[int]] = {}
+    for c in hand:
+        s, i = ranks[c]
+        by_suit.setdefault(s, []).append(i)
+    est = 0.0
     t = 0
     if trump is not None:
-        order = _suit_order(opts, strain, trump)
-        trumps = [c for c in hand if suit_of[c] == trump]
+        trumps = by_suit.get(trump, [])
         t = len(trumps)
-        for c in trumps:
-            i = order.index(c)
+        for i in trumps:
             est += 1.0 if i < t else max(0.0, 0.55 - 0.12 * (i - t))
         est += max(0, t - 4) * 0.5
     else:
-        est += sum(1.0 for c in hand if suit_of[c] is None)  # the free joker
+        est += len(by_suit.get(None, ()))  # the free joker
     ruffs = 0.0
     for s in SUITS:
         if s == trump:
             continue
-        order = _suit_order(opts, strain, s)
-        held = sorted((c for c in hand if suit_of[c] == s), key=order.index)
-        length = len(held)
-        if length == 0:
+        held = by_suit.get(s)
+        if not held:
             ruffs += 0.9
             continue
+        length = len(held)
         if length == 1:
             ruffs += 0.45
-        ranks = [order.index(c) for c in held]
+        held.sort()
         run = 0
-        while run < length and ranks[run] == run:
+        while run < length and held[run] == run:
             run += 1
         est += run * 0.95
-        if run == 0 and ranks[0] == 1 and length >= 2:
+        if run == 0 and held[0] == 1 and length >= 2:
             est += 0.5
-        elif run == 1 and length >= 2 and ranks[1] == 2:
+        elif run == 1 and length >= 2 and held[1] == 2:
             est += 0.3
         if trump is None and run >= 1 and length >= 5:
             est += (length - 4) * 0.8

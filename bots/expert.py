@@ -23,7 +23,7 @@ The ``basic`` move is always the first candidate, and is played unless another c
 sampled deals with confidence (:func:`choose`). Candidates: every legal card (and joker lead nomination) in
 play; in the auction, pass, the ``basic`` choice, the cheapest legal bid in every strain the hand is near,
 and the misère bids it might make; a handful of discards (the ``basic`` one, ones that void each plain suit,
-the lowest cards); every nomination; the best few partner calls and going alone. With one candidate the bot
+the lowest cards; each set of cards once); every nomination; the best few partner calls and going alone. With one candidate the bot
 answers at once and spends nothing.
 
 The budget is counted in playouts (never in time: the bots have no clock). The decision reports the playouts
@@ -271,7 +271,15 @@ def candidates(knowledge: Knowledge, legal: Sequence[Move]) -> list[Move]:
                 out.append(m)
         return _unique(out)
     if phase == "exchange":
-        return _unique([basic, *_discard_candidates(knowledge)])
+        # One discard per set of cards: the same cards in another order are the same move.
+        discards: list[Move] = []
+        seen: set[frozenset[str] | None] = set()
+        for discard in [basic, *_discard_candidates(knowledge)]:
+            cards = frozenset(discard.cards) if isinstance(discard, Discard) else None
+            if cards not in seen:
+                seen.add(cards)
+                discards.append(discard)
+        return discards
     if phase == "call":
         out = [basic]
         out += [m for m in legal if isinstance(m, GoAlone)]

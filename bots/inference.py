@@ -15,7 +15,8 @@ by the sampler itself. The plays say more, read with the standard card play (:mo
 a seat that played a card that did not beat the trick's winning card played its lowest eligible card, so it held
 no lower card of the suit it followed (no lower plain card, when it discarded). :func:`read_plays` lists, per
 seat, the unseen cards such plays say it lacks, and the sampler deals them elsewhere (a seat whose later plays
-break the model, by playing such a card after all, is not read; nor is any seat at misère, which plays otherwise).
+break the model, by playing such a card after all, is not read; nor is any seat at misère, which plays otherwise;
+nor, while no deal of the unseen cards could honour all the reads with the shown voids, the seat said to lack most).
 
 Each consistent deal gets a *misfit*: by how many tricks, summed over the seats, their hands miss what their calls
 said. :func:`sample` draws up to :data:`TRIES` deals and keeps the first that fits, else the one that misfits
@@ -25,13 +26,16 @@ All randomness comes from the ``rng`` passed in.
 
 from __future__ import annotations
 
+import math
 import random
+from collections.abc import Collection, Mapping, Sequence
+from itertools import combinations
 
 import msgspec
 
 from bots.basic import STRAINS, helper_tricks, own_tricks
 from bots.knowledge import Knowledge, deal_unseen, state_from, team_of
-from engine import GameState
+from engine import GameState, Options
 from engine.cards import JOKERS
 from engine.rules import MISERE_BIDS, bid_level, bid_strain, ladder
 from engine.tricks import beats, led_suit, trick_winner_index
@@ -151,41 +155,72 @@ def read_plays(knowledge: Knowledge) -> dict[int, frozenset[str]]:
             lacks.setdefault(p.seat, set()).update(lower - gone)
         gone.update(cards)
     unseen = set(knowledge.unseen)
-    return {seat: frozenset(cards & unseen) for seat, cards in lacks.items()
-            if not cards & played.get(seat, set()) and cards & unseen}
+    out = {seat: frozenset(cards & unseen) for seat, cards in lacks.items()
+           if not cards & played.get(seat, set()) and cards & unseen}
+    # Plays the model cannot all explain (no deal of the unseen cards honours them with the voids): the seat
+    # that lacks most is not read, until a deal can honour the rest.
+    while out and not placeable(knowledge, out):
+        del out[max(out, key=lambda seat: (len(out[seat]), seat))]
+    return out
+
+
+def placeable(knowledge: Knowledge, lacks: Mapping[int, Collection[str]]) -> bool:
+    """Whether some deal of the unseen cards honours both the shown voids and ``lacks``: Hall's condition, every
+    set of places has room for the cards that fit nowhere else."""
+    slots, voids, suit = knowledge.slots, knowledge.voids, knowledge.table.suit
+    places = list(slots)
+    groups: dict[frozenset[int], int] = {}
+    for card in knowledge.unseen:
+        fit = frozenset(p for p in places if p < 0 or (
+            suit[card] not in voids.get(p, ()) and card not in lacks.get(p, ())))
+        groups[fit] = groups.get(fit, 0) + 1
+    for size in range(1, len(places)):
+        for subset in combinations(places, size):
+            chosen = set(subset)
+            if sum(n for fit, n in groups.items() if fit <= chosen) > sum(slots[p] for p in subset):
+                return False
+    return not groups.get(frozenset(), 0)
 
 
 def misfit(evidence: Evidence, state: GameState, knowledge: Knowledge) -> float:
     """By how many tricks the hands of ``state`` miss the bounds of ``evidence`` (0: every bound holds)."""
+    return _misfit(evidence, dict(enumerate(state.hands)), knowledge.options)
+
+
+def _misfit(evidence: Evidence, hands: Mapping[int, Sequence[str]], opts: Options,
+            cutoff: float = math.inf) -> float:
+    """:func:`misfit` over the hidden seats' ``hands``; it stops counting once the miss reaches ``cutoff`` (a deal
+    that misses by that much is not kept anyway)."""
     miss = 0.0
     estimates: dict[tuple[int, str], float] = {}
     for b in evidence.bounds:
         key = (b.seat, b.strain)
         est = estimates.get(key)
         if est is None:
-            est = estimates[key] = own_tricks(state.hands[b.seat] + evidence.played[b.seat], b.strain,
-                                              knowledge.options)
+            est = estimates[key] = own_tricks((*hands.get(b.seat, ()), *evidence.played[b.seat]), b.strain, opts)
         if b.low is not None and est < b.low:
             miss += b.low - est
         if b.high is not None and est >= b.high:
             miss += est - b.high
+        if miss >= cutoff:
+            break
     return miss
 
 
 def sample(knowledge: Knowledge, rng: random.Random, evidence: Evidence, tries: int = TRIES) -> GameState:
     """A deal consistent with the view that agrees with the auction (see the module docstring)."""
-    best: GameState | None = None
-    best_miss = float("inf")
+    best: dict[int, list[str]] | None = None
+    best_miss = math.inf
     for _ in range(tries if evidence.bounds else 1):
-        state = state_from(knowledge, deal_unseen(knowledge, rng, lacks=evidence.lacks))
-        miss = misfit(evidence, state, knowledge)
+        placed = deal_unseen(knowledge, rng, lacks=evidence.lacks)
+        miss = _misfit(evidence, placed, knowledge.options, best_miss) if evidence.bounds else 0.0
         if miss < best_miss:
-            best, best_miss = state, miss
+            best, best_miss = placed, miss
         if miss == 0.0:
             break
     assert best is not None
-    return best
+    return state_from(knowledge, best)
 
 
-__all__ = ["LOWER_SLACK", "TRIES", "UPPER_SLACK", "Bound", "Evidence", "misfit", "read_auction", "read_plays",
-           "sample"]
+__all__ = ["LOWER_SLACK", "TRIES", "UPPER_SLACK", "Bound", "Evidence", "misfit", "placeable", "read_auction",
+           "read_plays", "sample"]

@@ -130,22 +130,23 @@ def deal_unseen(knowledge: Knowledge, rng: random.Random, tries: int = 30,
             out[place] = cards[start:start + size]
             start += size
         return out
+    places = list(slots)
+
+    def allowed(lacked: Mapping[int, Collection[str]]) -> dict[str, list[int]]:
+        return {card: [p for p in places if p < 0 or (
+            suit[card] not in voids.get(p, ()) and card not in lacked.get(p, ()))] for card in cards}
+
+    with_lacks, voids_only = allowed(lacking), allowed({})
     for attempt in range(tries + 1):
-        relax = attempt == tries
-        lacked = lacking if attempt < tries // 2 else {}
+        fit = {card: places for card in cards} if attempt == tries else (
+            with_lacks if attempt < tries // 2 else voids_only)
         rng.shuffle(cards)
         room = dict(slots)
         placed: dict[int, list[str]] = {s: [] for s in slots}
-
-        def fits(card: str, place: int, room: dict[int, int] = room, relax: bool = relax,
-                 lacked: dict[int, set[str]] = lacked) -> bool:
-            return room[place] > 0 and (relax or place < 0 or (
-                suit[card] not in voids.get(place, ()) and card not in lacked.get(place, ())))
-
-        order = sorted(cards, key=lambda x: sum(1 for p in slots if fits(x, p)))
+        order = sorted(cards, key=lambda x: sum(1 for p in fit[x] if room[p] > 0))
         ok = True
         for card in order:
-            options = [p for p in slots if fits(card, p)]
+            options = [p for p in fit[card] if room[p] > 0]
             if not options:
                 ok = False
                 break

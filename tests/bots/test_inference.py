@@ -7,7 +7,7 @@ import statistics
 
 from bots import decide
 from bots.basic import own_tricks
-from bots.inference import read_auction, read_plays, sample
+from bots.inference import placeable, read_auction, read_plays, sample
 from bots.knowledge import Knowledge, determinize
 from engine import GameState, apply_move, new_game, view
 from tests.engine.helpers import E, N, S, W, calls, opts, play, setup, start
@@ -82,3 +82,31 @@ def test_what_the_plays_say_holds_when_every_seat_plays_the_standard_policy() ->
                         assert not set(cards) & set(state.hands[other]), (players, seed, seat, other)
             state, _ = apply_move(state, decide(view(state, state.to_act), options, level="basic").move)
     assert read > 100
+
+
+def test_plays_that_no_deal_can_honour_are_not_read() -> None:
+    hands = {N: ["AS", "KS", "QS", "JS", "10S", "9S", "8S", "7S", "6S", "5S"],
+             E: ["AH", "KH", "QH", "AC", "KC", "QC", "AD", "KD", "QD", "9H"],
+             S: ["4H", "6H", "9C", "8C", "7C", "6C", "5C", "JD", "10D", "9D"]}
+    state = setup(opts(), hands, "7S", contractor=N)
+    # East, void in trumps, discards its ace of hearts: by the model it holds no lower plain card at all, which
+    # leaves it too few cards to hold (only the unseen aces); its plays are not read, rather than fail every deal.
+    state, _ = play(state, "AS", "AH")
+    know = knowledge_of(state, S)
+    lower = {x for x in know.unseen if know.table.suit[x] != "S" and x not in {"AC", "AD"}}
+    assert not placeable(know, {E: lower}) and placeable(know, {})
+    assert E not in read_plays(know)
+    dealt = sample(know, random.Random(3), read_auction(know)).hands[E]
+    assert len(dealt) == 9 and all(know.table.suit[x] != "S" for x in dealt)
+
+
+def test_the_plays_read_can_always_be_honoured_by_some_deal() -> None:
+    for players in (6, 2):
+        options = opts(players)
+        state, _ = new_game(options, seed=4)
+        while state.to_act is not None and state.hand_number < 1:
+            if state.phase == "play":
+                for seat in range(players):
+                    know = knowledge_of(state, seat)
+                    assert placeable(know, read_plays(know))
+            state, _ = apply_move(state, decide(view(state, state.to_act), options, level="basic").move)

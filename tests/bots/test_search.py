@@ -6,11 +6,13 @@ from __future__ import annotations
 import random
 from collections import Counter
 
+from bots import decide
+from bots.basic import decide_basic
 from bots.cardplay import choose_card
-from bots.expert import _play_out, _teams, prune, search_outcomes
+from bots.expert import _play_out, _teams, candidates, prune, search_outcomes
 from bots.knowledge import Knowledge, deal_unseen
 from bots.value import hand_value
-from engine import GameState, legal_moves, view
+from engine import Discard, GameState, Options, apply_move, legal_moves, new_game, view
 from engine.playout import Playout
 from tests.bots.states import random_states
 
@@ -92,3 +94,22 @@ def test_the_search_spends_fewer_playouts_only_by_pruning() -> None:
         assert found[0][3] == deals and move in [m for m, *_rest in found if _rest[-1] == deals]
         pruned += playouts < deals * len(found)
     assert pruned > 0
+
+
+def test_the_discards_searched_are_distinct_sets_of_cards_led_by_the_basic_one() -> None:
+    checked = 0
+    for players in (2, 4, 6):
+        options = Options(players=players)  # type: ignore[arg-type]
+        for seed in range(12):
+            state, _ = new_game(options, seed=seed)
+            while state.phase not in ("exchange", "play") and state.to_act is not None:
+                state, _ = apply_move(state, decide(view(state, state.to_act), options, level="basic").move)
+            if state.phase != "exchange" or state.to_act is None:
+                continue
+            know = Knowledge(view(state, state.to_act), options)
+            cands = candidates(know, [])
+            sets = [frozenset(m.cards) for m in cands if isinstance(m, Discard)]
+            assert len(sets) == len(cands) == len(set(sets))
+            assert cands[0] == decide_basic(know, [])
+            checked += 1
+    assert checked > 20
