@@ -21,10 +21,12 @@ or defeated it); the decision reports each candidate's share of such playouts.
 
 The ``basic`` move is always the first candidate, and is played unless another candidate beats it on the
 sampled deals with confidence (:func:`choose`). Candidates: every legal card (and joker lead nomination) in
-play; in the auction, pass, the ``basic`` choice, the cheapest legal bid in every strain the hand is near,
-and the misère bids it might make; a handful of discards (the ``basic`` one, ones that void each plain suit,
-the lowest cards; each set of cards once); every nomination; the best few partner calls and going alone. With one candidate the bot
-answers at once and spends nothing.
+play; in the auction, pass, the ``basic`` choice, the cheapest legal bid in every strain the hand is near, in
+the strain it is best in (and ``basic``'s strain) the dearest few bids it is worth (once no one bids on, the
+contract is the bid: the cheapest undersells a strong hand), and the misère bids it might make; a handful of
+discards (the ``basic`` one, ones that void each plain suit, the lowest cards; each set of cards once); every
+nomination; the best few partner calls and going alone. With one candidate the bot answers at once and spends
+nothing.
 
 The budget is counted in playouts (never in time: the bots have no clock). The decision reports the playouts
 and sampled deals it spent and each candidate's estimated value.
@@ -81,6 +83,10 @@ CONFIDENCE = 1.0
 #: before such a check (fewer give too rough a standard error: playout values are heavy-tailed).
 PRUNE_CONFIDENCE = 3.0
 PRUNE_FROM = 8
+
+#: How many bids of the strains the hand is best in (by the ``basic`` estimate) the auction searches above the
+#: cheapest: the dearest ones the hand is worth (see :func:`candidates`).
+INTERMEDIATE_BIDS = 3
 
 #: Default budget: playouts per decision.
 DEFAULT_BUDGET = 128
@@ -261,11 +267,20 @@ def candidates(knowledge: Knowledge, legal: Sequence[Move]) -> list[Move]:
         out += [m for m in legal if isinstance(m, Pass)]
         extra = helper_tricks(opts)
         bids = [m for m in legal if isinstance(m, Bid) and not m.sans_kitty]
+        estimates = {strain: own_tricks(hand, strain, opts) + extra for strain in STRAINS}
+        top = max(STRAINS, key=estimates.__getitem__)
+        basic_strain = bid_strain(basic.bid) if isinstance(basic, Bid) and basic.bid not in MISERE_BIDS else None
         for strain in STRAINS:
-            est = own_tricks(hand, strain, opts) + extra
-            cheapest = next((m for m in bids if m.bid not in MISERE_BIDS and bid_strain(m.bid) == strain), None)
-            if cheapest is not None and bid_level(cheapest.bid) <= est + 1.0:
-                out.append(cheapest)
+            est = estimates[strain]
+            ranked = [m for m in bids if m.bid not in MISERE_BIDS and bid_strain(m.bid) == strain]
+            if not ranked or bid_level(ranked[0].bid) > est + 1.0:
+                continue
+            out.append(ranked[0])
+            if strain in (top, basic_strain):
+                # The levels between the cheapest bid and the one the hand is worth: where no one bids on, the
+                # contract is the bid, and the cheapest undersells a strong hand while basic's may be a stretch.
+                worth = [m for m in ranked[1:] if bid_level(m.bid) <= est + 0.25]
+                out += worth[-INTERMEDIATE_BIDS:]
         for m in bids:
             if m.bid in MISERE_BIDS and misere_danger(hand, opts, open_hand=m.bid != "MISERE") <= 1:
                 out.append(m)

@@ -9,12 +9,14 @@ from collections import Counter
 from bots import decide
 from bots.basic import decide_basic
 from bots.cardplay import choose_card
-from bots.expert import _play_out, _teams, candidates, prune, search_outcomes
+from bots.expert import INTERMEDIATE_BIDS, _play_out, _teams, candidates, prune, search_outcomes
 from bots.knowledge import Knowledge, deal_unseen
 from bots.value import hand_value
-from engine import Discard, GameState, Options, apply_move, legal_moves, new_game, view
+from engine import Bid, Discard, GameState, Options, apply_move, legal_moves, new_game, view
 from engine.playout import Playout
+from engine.rules import MISERE_BIDS, bid_level, bid_strain
 from tests.bots.states import random_states
+from tests.engine.helpers import opts, start
 
 
 def reference_play_out(state: GameState, seat: int) -> float:
@@ -113,3 +115,15 @@ def test_the_discards_searched_are_distinct_sets_of_cards_led_by_the_basic_one()
             assert cands[0] == decide_basic(know, [])
             checked += 1
     assert checked > 20
+
+
+def test_the_auction_searches_the_dearer_bids_a_strong_hand_is_worth_below_the_basic_one() -> None:
+    options = opts(2)
+    state = start(options, {0: ["JH", "JD", "AH", "KH", "10H", "9H", "AS", "KS", "7C", "8C"]}, dealer=1)
+    know = Knowledge(view(state, 0), options)
+    basic = decide_basic(know, legal_moves(state))
+    assert isinstance(basic, Bid) and bid_strain(basic.bid) == "H" and bid_level(basic.bid) > 7
+    hearts = [bid_level(m.bid) for m in candidates(know, legal_moves(state))
+              if isinstance(m, Bid) and m.bid not in MISERE_BIDS and bid_strain(m.bid) == "H"]
+    assert hearts[0] == bid_level(basic.bid) and set(range(6, bid_level(basic.bid) + 1)) <= set(hearts)
+    assert len(hearts) == len(set(hearts)) <= 1 + 1 + INTERMEDIATE_BIDS
