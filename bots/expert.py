@@ -119,8 +119,9 @@ def outcome_of(state: GameState, move: Move, seat: int) -> Outcome:
         return scored
     if after.phase == "game_over" or after.hand_number != state.hand_number:
         return 0.0, None
-    if solvable(after):
-        value, made = solve_outcome(after, seat, _teams(after)[seat])
+    solved = solve_outcome(after, seat, _teams(after)[seat]) if solvable(after) else None  # None: past the cap
+    if solved is not None:
+        value, made = solved
         return value, _success(state.options, seat, (after.contract.contractor, *partners(after))
                                if after.contract else (), made)
     return playout_outcome(after, seat)

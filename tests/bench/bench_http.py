@@ -77,7 +77,7 @@ import msgspec  # noqa: E402
 from engine import Options, apply_move, legal_moves, new_game  # noqa: E402
 from service.app import SNAPSHOT_CACHE_SIZE  # noqa: E402
 from service.referee.snapshots import Sealer  # noqa: E402
-from tests.bench.processes import free_port, pin  # noqa: E402
+from tests.bench.processes import free_port, http_answers, pin, wait_ready  # noqa: E402
 
 SERVER_CPU = 0
 CLIENT_CPU = 1
@@ -102,17 +102,8 @@ def start_server(port: int, key: bytes, http: str = SERVED, tree: Path = ROOT, f
                "--workers", "1", "--no-ws", "--no-access-log", "--log-level", "warning", factory]
     env["PYTHONPATH"] = str(tree) + os.pathsep + env.get("PYTHONPATH", "")
     proc = subprocess.Popen(cmd, cwd=tree, env=env, preexec_fn=pin(SERVER_CPU, die_with_script=False))
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=1):
-                return proc
-        except (urllib.error.URLError, ConnectionError, OSError):
-            if proc.poll() is not None:
-                raise SystemExit(f"uvicorn exited with {proc.returncode}") from None
-            time.sleep(0.1)
-    proc.kill()
-    raise SystemExit("the server did not start within 30 s")
+    wait_ready(proc, http_answers(port, "/readyz"), seconds=30, what="the server")
+    return proc
 
 
 def status_of(port: int, path: str) -> int:

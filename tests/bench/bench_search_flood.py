@@ -62,7 +62,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from tests.bench.processes import free_port  # noqa: E402
+from tests.bench.processes import free_port, http_answers, wait_ready  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 HOST = "127.0.0.1"
@@ -88,19 +88,8 @@ def start_server(port: int, config: dict[str, str], root: Path = ROOT) -> subpro
     cmd = [sys.executable, "-m", "uvicorn", "--factory", "service.app:create_app", "--host", HOST, "--port",
            str(port), "--http", SERVED, "--workers", "1", "--no-access-log", "--log-level", "warning"]
     proc = subprocess.Popen(cmd, cwd=root, env=env)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            status, _ = request(port, "GET", "/readyz")
-            if status == 200:
-                return proc
-        except OSError:
-            pass
-        if proc.poll() is not None:
-            raise SystemExit(f"uvicorn exited with {proc.returncode}")
-        time.sleep(0.1)
-    proc.kill()
-    raise SystemExit("the server did not start within 60 s")
+    wait_ready(proc, http_answers(port, "/readyz"), seconds=60, what="the server")
+    return proc
 
 
 def request(port: int, method: str, path: str, body: Any = None) -> tuple[int, Any]:

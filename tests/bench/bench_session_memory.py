@@ -36,7 +36,7 @@ sys.path.insert(0, str(ROOT))
 
 from redis import Redis  # noqa: E402
 
-from tests.bench.processes import HOST, free_port, pin, start_redis  # noqa: E402
+from tests.bench.processes import HOST, free_port, http_answers, pin, start_redis, wait_ready  # noqa: E402
 
 SERVER_CPU = 0
 REDIS_CPU = 1
@@ -50,18 +50,8 @@ def start_service(tree: Path, redis_url: str) -> tuple[subprocess.Popen[bytes], 
     cmd = [sys.executable, "-m", "uvicorn", "--factory", "service.app:create_app", "--host", HOST, "--port",
            str(port), "--no-access-log", "--log-level", "warning"]
     proc = subprocess.Popen(cmd, cwd=tree, env=env, preexec_fn=pin(SERVER_CPU))
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            conn = http.client.HTTPConnection(HOST, port, timeout=1)
-            conn.request("GET", "/healthz")
-            conn.getresponse().read()
-            return proc, port
-        except OSError:
-            if time.monotonic() > deadline or proc.poll() is not None:
-                proc.kill()
-                raise SystemExit("the service did not start") from None
-            time.sleep(0.2)
+    wait_ready(proc, http_answers(port, "/healthz"), seconds=60, what="the service", pause=0.2)
+    return proc, port
 
 
 class Client:

@@ -42,8 +42,6 @@ import re
 import subprocess
 import sys
 import time
-import urllib.error
-import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -55,7 +53,7 @@ from redis import Redis  # noqa: E402
 
 from engine import GameState, Options, apply_move, legal_moves, new_game  # noqa: E402
 from service.referee.snapshots import Sealer  # noqa: E402
-from tests.bench.processes import free_port, pin, start_redis  # noqa: E402
+from tests.bench.processes import free_port, http_answers, pin, start_redis, wait_ready  # noqa: E402
 
 SERVER_CPU = 0
 CLIENT_CPU = 1
@@ -75,19 +73,9 @@ def start_service(factory: str, env: dict[str, str], http: str = SERVED) -> tupl
            "--workers", "1", "--no-access-log", "--log-level", "warning", "--http", http]
     full_env = {**os.environ, **env, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     proc = subprocess.Popen(cmd, cwd=ROOT, env=full_env, preexec_fn=pin(SERVER_CPU))
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            urllib.request.urlopen(f"http://{HOST}:{port}/v1/sessions", timeout=1)
-        except urllib.error.HTTPError:
-            return proc, port  # any HTTP answer: it is up
-        except (urllib.error.URLError, OSError):
-            if time.monotonic() > deadline or proc.poll() is not None:
-                proc.kill()
-                raise SystemExit(f"{factory} did not start") from None
-            time.sleep(0.1)
-        else:
-            return proc, port
+    # any HTTP answer to a GET of the sessions path means it is up
+    wait_ready(proc, http_answers(port, "/v1/sessions", any_status=True), seconds=30, what=factory)
+    return proc, port
 
 
 def stop(proc: subprocess.Popen[bytes]) -> None:

@@ -49,8 +49,6 @@ import statistics
 import subprocess
 import sys
 import time
-import urllib.error
-import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -63,7 +61,7 @@ from redis import Redis  # noqa: E402
 
 from engine import Bid, GameState, Move, Pass, apply_move, legal_moves, new_game, resolve_options  # noqa: E402
 from service.referee.snapshots import Sealer  # noqa: E402
-from tests.bench.processes import free_port, pin, start_redis  # noqa: E402
+from tests.bench.processes import free_port, http_answers, pin, start_redis, wait_ready  # noqa: E402
 
 HOST = "127.0.0.1"
 SERVER_CPU = 0
@@ -84,16 +82,8 @@ def start_service(env: dict[str, str], http: str) -> tuple[subprocess.Popen[byte
            str(port), "--http", http, "--no-access-log", "--log-level", "warning"]
     full_env = {**os.environ, **env, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen(cmd, cwd=ROOT, env=full_env, preexec_fn=pin(SERVER_CPU))
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            urllib.request.urlopen(f"http://{HOST}:{port}/healthz", timeout=1)
-            return proc, port
-        except (urllib.error.URLError, OSError):
-            if time.monotonic() > deadline or proc.poll() is not None:
-                proc.kill()
-                raise SystemExit("the service did not start") from None
-            time.sleep(0.1)
+    wait_ready(proc, http_answers(port, "/healthz"), seconds=30, what="the service")
+    return proc, port
 
 
 def rss(pid: int) -> int:

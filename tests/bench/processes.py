@@ -1,5 +1,5 @@
-"""What the benchmark scripts share to run their processes: a free port, pinning a process to a CPU, and a
-throwaway ``redis-server`` (never the shared one on 6379)."""
+"""What the benchmark scripts share to run their processes: a free port, pinning a process to a CPU, waiting
+until a started process answers, and a throwaway ``redis-server`` (never the shared one on 6379)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,12 @@ import signal
 import socket
 import subprocess
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Callable
 
 from redis import Redis
+from redis.exceptions import RedisError
 
 HOST = "127.0.0.1"
 #: The process that imported this module first (a benchmark script): its children die with it.
@@ -51,13 +54,37 @@ def start_redis(cpu: int, *extra: str) -> tuple[subprocess.Popen[bytes], int]:
     proc = subprocess.Popen([binary, "--port", str(port), "--bind", HOST, "--save", "", "--appendonly", "no",
                              *extra], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=pin(cpu))
     probe = Redis(host=HOST, port=port, socket_connect_timeout=0.2)
-    deadline = time.monotonic() + 10
+    wait_ready(proc, probe.ping, seconds=10, what="redis-server", pause=0.02, errors=(RedisError, OSError))
+    return proc, port
+
+
+def wait_ready(proc: subprocess.Popen[bytes], probe: Callable[[], object], *, seconds: float, what: str,
+               pause: float = 0.1, errors: tuple[type[BaseException], ...] = (OSError,)) -> None:
+    """Return once ``probe()`` returns without raising one of ``errors`` (the process ``proc`` answers). If
+    ``proc`` exits first, or ``seconds`` pass, kill it and end the script naming ``what``."""
+    deadline = time.monotonic() + seconds
     while True:
         try:
-            probe.ping()
-            return proc, port
-        except Exception:
-            if time.monotonic() > deadline or proc.poll() is not None:
+            probe()
+            return
+        except errors:
+            if proc.poll() is not None:
+                raise SystemExit(f"{what} exited with {proc.returncode}") from None
+            if time.monotonic() > deadline:
                 proc.kill()
-                raise SystemExit("redis-server did not start") from None
-            time.sleep(0.02)
+                raise SystemExit(f"{what} did not start within {seconds:.0f} s") from None
+            time.sleep(pause)
+
+
+def http_answers(port: int, path: str, *, any_status: bool = False) -> Callable[[], None]:
+    """A probe for :func:`wait_ready`: ``GET path`` on the loopback succeeds (or, with ``any_status``, gets any
+    HTTP answer at all)."""
+
+    def probe() -> None:
+        try:
+            with urllib.request.urlopen(f"http://{HOST}:{port}{path}", timeout=1):
+                pass
+        except urllib.error.HTTPError:
+            if not any_status:
+                raise
+    return probe

@@ -1,14 +1,35 @@
-"""The exact endgame search (bots/endgame.py) against a brute-force minimax over the engine's own moves."""
+"""The exact endgame search (bots/endgame.py) against a brute-force minimax over the engine's own moves: positions
+of random games of every player count, with free (un-nominated) jokers and ghosts' face-down cards, and the node
+cap that makes a solve give up."""
 
 from __future__ import annotations
 
 import itertools
+import random
+from collections.abc import Iterator
 
+import msgspec
 import pytest
 
-from bots.endgame import solvable, solve, tricks_left
-from bots.expert import _scored, _teams
-from engine import GameState, apply_move, legal_moves
+import bots.endgame
+import bots.expert
+from bots import decide
+from bots.endgame import (
+    ENDGAME_CARDS,
+    NODE_CAP,
+    Position,
+    Solver,
+    cards_left,
+    solvable,
+    solve,
+    solve_outcome,
+    tricks_left,
+)
+from bots.expert import _scored, _teams, outcome_of, playout_outcome
+from engine import GameState, Play, apply_move, legal_moves, view
+from engine.ghosts import face_down
+from engine.seats import controller
+from engine.tricks import strain_of, trick_led_suit
 from tests.bots.states import random_states
 
 
@@ -22,45 +43,198 @@ def brute_force(state: GameState, seat: int, team: frozenset[int]) -> float:
     return max(values) if state.to_act in team else min(values)
 
 
-def endgames(players: int, tricks: int, count: int) -> list[GameState]:
-    """Solvable positions of random games with at most ``tricks`` tricks left, mostly exactly that many."""
+def kind(state: GameState) -> str:
+    c = state.contract
+    return "misère" if c is not None and "MISERE" in c.bid else "none" if c is None else \
+        "suit" if strain_of(state).trump else "nt"
+
+
+def free_joker(state: GameState) -> bool:
+    """Whether a free (un-nominated) joker is still to be played, in a hand or face down."""
+    suit_of = strain_of(state).suit
+    return any(suit_of[c] is None for s in state.active for c in (*state.hands[s], *face_down(state, s)))
+
+
+def ghost_down(state: GameState) -> bool:
+    return any(face_down(state, s) for s in state.active)
+
+
+def positions(players: int | str, tricks: int, seed: int = 11, games: int = 400) -> Iterator[GameState]:
+    """Play positions of random games with at most ``tricks`` tricks left."""
+    for _opts, state in random_states(players, games, seed=seed, every=1):
+        if state.phase == "play" and state.to_act is not None and 0 < tricks_left(state) <= tricks:
+            yield state
+
+
+def endgames(players: int | str, tricks: int, count: int) -> list[GameState]:
+    """Positions of random games with at most ``tricks`` tricks left, mostly exactly that many."""
     out: list[GameState] = []
-    for _opts, state in random_states(players, 400, seed=11, every=1):
-        left = tricks_left(state)
-        if solvable(state, 60) and (left == tricks or (left < tricks and len(out) % 3 == 0)):
+    for state in positions(players, tricks):
+        if tricks_left(state) == tricks or len(out) % 3 == 0:
             out.append(state)
             if len(out) == count:
                 break
     return out
 
 
+def assert_solved_exactly(state: GameState) -> None:
+    team = _teams(state)
+    for seat in {state.to_act, *state.active}:
+        assert seat is not None
+        assert solvable(state, 60)
+        assert solve(state, seat, team[seat]) == pytest.approx(brute_force(state, seat, team[seat])), state
+
+
 @pytest.mark.parametrize(("players", "limit", "count"), [(2, 3, 12), (3, 3, 12), (4, 3, 16), (5, 2, 12), (6, 2, 10)])
 def test_solve_equals_brute_force_minimax(players: int, limit: int, count: int) -> None:
     states = endgames(players, limit, count)
     assert len(states) == count
-    kinds = set()
     for state in states:
-        team = _teams(state)
-        for seat in {state.to_act, *state.active}:
-            assert seat is not None
-            assert solve(state, seat, team[seat]) == pytest.approx(brute_force(state, seat, team[seat])), state
-        c = state.contract
-        kinds.add("misère" if c is not None and "MISERE" in c.bid else "suit" if c is not None else "none")
-    assert "suit" in kinds
+        assert_solved_exactly(state)
+    assert "suit" in {kind(s) for s in states}
 
 
 def test_solve_from_every_seat_of_other_games() -> None:
-    for state in itertools.islice((s for _o, s in random_states(4, 400, seed=5) if solvable(s, 8)), 20):
-        team = _teams(state)
-        for seat in state.active:
-            assert solve(state, seat, team[seat]) == pytest.approx(brute_force(state, seat, team[seat]))
+    for state in itertools.islice((s for s in positions(4, 2, seed=5) if cards_left(s) <= 8), 20):
+        assert_solved_exactly(state)
 
 
-def test_unsolvable_positions_are_refused() -> None:
-    seen_refused = False
-    for _opts, state in random_states(4, 60, seed=3):
-        if state.phase == "play" and tricks_left(state) <= 3 and not solvable(state):
-            table_free = any(c in ("JK", "JKB") for s in state.active for c in state.hands[s])
-            assert table_free or state.ghost_piles
-            seen_refused = True
-    assert seen_refused
+@pytest.mark.parametrize(("players", "limit", "count"),
+                         [(2, 3, 8), (3, 3, 10), (4, 3, 12), (5, 2, 8), (6, 2, 8), ("ghosts", 2, 8)])
+def test_free_jokers_equal_brute_force_minimax(players: int | str, limit: int, count: int) -> None:
+    """A free joker still to be played (no trumps, misère and the all-pass play-out): which cards may follow, the
+    suits its lead may name (each a choice of the leader) and who wins come from the engine, as in the game."""
+    states = list(itertools.islice((s for s in positions(players, limit) if free_joker(s)), count))
+    assert len(states) == count
+    for state in states:
+        assert_solved_exactly(state)
+    assert {kind(s) for s in states} & {"nt", "none"}
+
+
+def test_free_jokers_in_misere_equal_brute_force_minimax() -> None:
+    states = list(itertools.islice((s for p in (4, 2) for s in positions(p, 4, seed=11)
+                                    if free_joker(s) and kind(s) == "misère"), 8))
+    assert len(states) >= 4
+    for state in states:
+        assert_solved_exactly(state)
+
+
+@pytest.mark.parametrize("rules", [{"joker_lead_restriction": "not_shown_void"},
+                                   {"joker_lead_restriction": "any_suit"},
+                                   {"joker_lead_timing": "last_trick_only"},
+                                   {"joker_follow_first_round": True},
+                                   {"joker_forced_in_misere": False}])
+def test_joker_rule_variants_equal_brute_force_minimax(rules: dict[str, object]) -> None:
+    """The same positions under each variant of the free joker's rules (its options read only in play)."""
+    states = list(itertools.islice((s for s in positions(4, 3, seed=7) if free_joker(s) and tricks_left(s) >= 2),
+                                   6))
+    assert len(states) == 6
+    for state in states:
+        assert_solved_exactly(msgspec.structs.replace(state, options=msgspec.structs.replace(state.options, **rules)))
+
+
+def test_ghosts_face_down_cards_equal_brute_force_minimax() -> None:
+    """The ghost-partners game: a face-down card turns up when the card on it is played (known to the deal)."""
+    states = list(itertools.islice((s for s in positions("ghosts", 3) if ghost_down(s)), 12))
+    assert len(states) == 12
+    assert any(free_joker(s) for s in states)
+    for state in states:
+        assert_solved_exactly(state)
+
+
+def assert_same_position(solver: Solver, pos: Position, state: GameState) -> None:
+    """The search's position stands for the engine's state: hands, trick, tricks won and, while a free joker is
+    still to be played, what its rules read."""
+    hands, leader, cards, nominate, won, ctx, free = pos
+    assert [sorted(h) for h in hands] == [sorted(h) for h in state.hands]
+    trick = state.trick
+    assert (leader, cards, nominate) == ((trick.leader, trick.cards, trick.nominate) if trick is not None
+                                         else (state.to_act, (), None))
+    assert won == state.tricks_won
+    assert free == sum(1 for s in state.active for c in (*state.hands[s], *face_down(state, s))
+                       if solver.table.suit[c] is None)
+    if ctx is not None:
+        suits_led, shown_void, tricks = ctx
+        assert set(suits_led) == set(state.suits_led)
+        assert [set(v) for v in shown_void] == [set(v) for v in state.shown_void]
+        assert [trick_led_suit(t, solver.table) for t in tricks] == [trick_led_suit(t, solver.table)
+                                                                      for t in state.tricks]
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6, "ghosts"])
+def test_the_search_moves_as_the_engine(players: int | str) -> None:
+    """Random lines of play from whole hands: at every card the search's legal plays are the engine's (a free
+    joker's lead once per suit it may name) and its position after each is the engine's state after it."""
+    rng = random.Random(17)
+    starts = [s for _o, s in random_states(players, 120, seed=23) if s.phase == "play" and not s.tricks and
+              s.trick is None and free_joker(s)]
+    assert len(starts) >= 5
+    named = 0
+    for state in starts[:40]:
+        solver = Solver(state, 0, frozenset())
+        pos = solver.root()
+        while state.phase == "play" and state.hand_number == solver.state.hand_number:
+            assert_same_position(solver, pos, state)
+            legal = [m for m in legal_moves(state) if isinstance(m, Play)]
+            assert sorted(solver.legal(pos), key=str) == sorted(((m.card, m.nominate) for m in legal), key=str)
+            moves = solver.moves(pos, solver.actor(pos))
+            assert set(moves) <= set(solver.legal(pos)) and moves
+            move = legal[rng.randrange(len(legal))]
+            named += move.nominate is not None
+            pos = solver.child(pos, solver.actor(pos), move.card, move.nominate)
+            state, _ = apply_move(state, move)
+    assert named
+
+
+def test_the_cap_makes_the_search_give_up() -> None:
+    state = next(s for s in positions(4, 3, seed=5) if tricks_left(s) == 3 and s.trick is None)
+    seat = state.to_act
+    assert seat is not None
+    team = _teams(state)[seat]
+    exact = brute_force(state, seat, team)
+    assert solve(state, seat, team, cap=5) is None
+    assert solve_outcome(state, seat, team, cap=5) is None
+    assert solve(state, seat, team, cap=100_000) == pytest.approx(exact)
+    # The least cap that answers gives the exact value, and every cap below it gives up.
+    least = next(cap for cap in itertools.count(1) if solve(state, seat, team, cap=cap) is not None)
+    assert solve(state, seat, team, cap=least) == pytest.approx(exact)
+    assert solve(state, seat, team, cap=least - 1) is None
+
+
+def test_the_expert_plays_the_deal_out_when_the_cap_is_met(monkeypatch: pytest.MonkeyPatch) -> None:
+    state = next(s for s in positions(4, 3, seed=5) if tricks_left(s) == 3 and len(legal_moves(s)) > 1)
+    seat = state.to_act
+    assert seat is not None
+    move = legal_moves(state)[0]
+    after, _ = apply_move(state, move)
+    assert solvable(after)
+    monkeypatch.setattr(bots.endgame, "NODE_CAP", 0)
+    assert solve(after, seat, _teams(after)[seat]) is None
+    assert outcome_of(state, move, seat) == playout_outcome(after, seat)
+    answers: list[object] = []
+
+    def spy(*args: object) -> object:
+        answers.append(solve_outcome(*args))  # type: ignore[arg-type]
+        return answers[-1]
+
+    monkeypatch.setattr(bots.expert, "solve_outcome", spy)
+    chosen = decide(view(state, controller(state.options, seat)), state.options, level="expert", seed=1, budget=16,
+                    legal=legal_moves(state))
+    assert chosen.move in legal_moves(state)
+    assert answers and all(a is None for a in answers)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6, "ghosts"])
+def test_the_expert_endgames_stay_well_within_the_cap(players: int | str) -> None:
+    """Where the expert solves (ENDGAME_CARDS), random positions with the most cards it solves need a fraction of
+    the node cap: the cap is a bound for the odd deal, not the common case."""
+    states = list(itertools.islice((s for _o, s in random_states(players, 200, seed=29) if s.phase == "play" and
+                                    s.to_act is not None and solvable(s) and
+                                    cards_left(s) >= ENDGAME_CARDS[len(s.active)] - 1), 12))
+    assert len(states) >= 6
+    for state in states:
+        seat = state.to_act
+        assert seat is not None
+        solver = Solver(state, seat, _teams(state)[seat], NODE_CAP)
+        solver.run()
+        assert solver.nodes <= NODE_CAP // 2
