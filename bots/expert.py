@@ -185,6 +185,7 @@ def _play_out(state: GameState, seat: int) -> Outcome:
     # Without ghost piles no card appears during play: each effective suit's cards still in the hands, highest
     # first, give every seat the highest card the others hold in each suit (choose_card's ``tops``) at once.
     power = table.power
+    trump = table.trump
     by_suit: dict[str | None, list[str]] | None = None
     if not state.ghost_piles:
         by_suit = {}
@@ -201,9 +202,10 @@ def _play_out(state: GameState, seat: int) -> Outcome:
         if len(cards) == 1:
             card = cards[0]
         elif by_suit is not None:
+            # choose_card reads the tops of the suits of the cards it may play, and of trumps, alone.
             tops: dict[str | None, int] = {}
-            for suit, cards_of in by_suit.items():
-                for x in cards_of:
+            for suit in {suit_of[x] for x in cards} | {trump}:
+                for x in by_suit.get(suit, ()):
                     if x not in hand:
                         tops[suit] = power[x]
                         break
