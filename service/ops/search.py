@@ -290,6 +290,9 @@ class SearchLane:
 
 def _shut(pool: ProcessPoolExecutor) -> None:
     processes = list((getattr(pool, "_processes", None) or {}).values())
+    # Taken before the first shutdown, which drops the pool's references to them (even without waiting).
+    queues = [getattr(pool, "_call_queue", None), getattr(pool, "_result_queue", None)]
+    manager = getattr(pool, "_executor_manager_thread", None)
     pool.shutdown(wait=False, cancel_futures=True)  # idle workers exit at once
     deadline = time.monotonic() + STOP_SECONDS
     for process in processes:
@@ -300,9 +303,10 @@ def _shut(pool: ProcessPoolExecutor) -> None:
             if process.is_alive():
                 process.terminate()
                 process.join(5)
-    queues = [getattr(pool, "_call_queue", None), getattr(pool, "_result_queue", None)]
     with contextlib.suppress(Exception):
         pool.shutdown(wait=True)
+        if manager is not None:
+            manager.join(5)  # its last use of the queues
     _release(queues)
 
 
