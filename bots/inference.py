@@ -34,7 +34,7 @@ from itertools import combinations
 import msgspec
 
 from bots.basic import STRAINS, helper_tricks, own_tricks
-from bots.knowledge import Knowledge, deal_unseen, state_from, team_of
+from bots.knowledge import Knowledge, deal_unseen, places_for, state_from, team_of
 from engine import GameState, Options
 from engine.cards import JOKERS
 from engine.rules import MISERE_BIDS, bid_level, bid_strain, ladder
@@ -167,12 +167,11 @@ def read_plays(knowledge: Knowledge) -> dict[int, frozenset[str]]:
 def placeable(knowledge: Knowledge, lacks: Mapping[int, Collection[str]]) -> bool:
     """Whether some deal of the unseen cards honours both the shown voids and ``lacks``: Hall's condition, every
     set of places has room for the cards that fit nowhere else."""
-    slots, voids, suit = knowledge.slots, knowledge.voids, knowledge.table.suit
+    slots = knowledge.slots
     places = list(slots)
     groups: dict[frozenset[int], int] = {}
-    for card in knowledge.unseen:
-        fit = frozenset(p for p in places if p < 0 or (
-            suit[card] not in voids.get(p, ()) and card not in lacks.get(p, ())))
+    for fits in places_for(knowledge, lacks).values():
+        fit = frozenset(fits)
         groups[fit] = groups.get(fit, 0) + 1
     for size in range(1, len(places)):
         for subset in combinations(places, size):

@@ -107,6 +107,14 @@ def team_of(view: SeatView, seat: int) -> tuple[int, ...]:
     return (seat,)
 
 
+def places_for(knowledge: Knowledge, lacks: Mapping[int, Collection[str]]) -> dict[str, list[int]]:
+    """Each unseen card's places: every place below zero (not a seat's hand), and each seat that has not shown
+    void in the card's suit nor is taken to lack the card (``lacks``)."""
+    suit, voids, places = knowledge.table.suit, knowledge.voids, list(knowledge.slots)
+    return {card: [p for p in places if p < 0 or (suit[card] not in voids.get(p, ()) and card not in lacks.get(p, ()))]
+            for card in knowledge.unseen}
+
+
 def deal_unseen(knowledge: Knowledge, rng: random.Random, tries: int = 30,
                 lacks: Mapping[int, Collection[str]] | None = None) -> dict[int, list[str]]:
     """Place every unseen card in an unseen place, uniformly among placements that respect the shown voids and
@@ -117,7 +125,6 @@ def deal_unseen(knowledge: Knowledge, rng: random.Random, tries: int = 30,
     cannot all be honoured does not arise in legal play).
     """
     slots = knowledge.slots
-    suit = knowledge.table.suit
     voids = knowledge.voids
     cards = list(knowledge.unseen)
     lacking = {p: set(c) for p, c in (lacks or {}).items() if p in slots and c}
@@ -131,12 +138,7 @@ def deal_unseen(knowledge: Knowledge, rng: random.Random, tries: int = 30,
             start += size
         return out
     places = list(slots)
-
-    def allowed(lacked: Mapping[int, Collection[str]]) -> dict[str, list[int]]:
-        return {card: [p for p in places if p < 0 or (
-            suit[card] not in voids.get(p, ()) and card not in lacked.get(p, ()))] for card in cards}
-
-    with_lacks, voids_only = allowed(lacking), allowed({})
+    with_lacks, voids_only = places_for(knowledge, lacking), places_for(knowledge, {})
     for attempt in range(tries + 1):
         fit = {card: places for card in cards} if attempt == tries else (
             with_lacks if attempt < tries // 2 else voids_only)
@@ -172,5 +174,5 @@ def state_from(knowledge: Knowledge, placed: dict[int, list[str]]) -> GameState:
     return complete_view(knowledge.view, knowledge.options, ordered)
 
 
-__all__ = ["DEAD_HAND", "DISCARDS", "KITTY", "Knowledge", "deal_unseen", "determinize", "face_down_slot",
+__all__ = ["DEAD_HAND", "DISCARDS", "KITTY", "Knowledge", "deal_unseen", "determinize", "face_down_slot", "places_for",
            "state_from", "team_of"]
