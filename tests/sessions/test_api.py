@@ -379,20 +379,22 @@ async def test_heartbeat_and_stream_ends_when_session_deleted(client: httpx.Asyn
 
 async def test_idle_session_expires_and_host_recreates_it_from_its_snapshot(store_kind: str,
                                                                             store_redis: Any) -> None:
-    async with running_service(store_kind, store_redis, idle_seconds=1) as svc:
+    async with running_service(store_kind, store_redis, idle_seconds=3) as svc:
         await _expire_and_recreate(svc)
 
 
 async def _expire_and_recreate(svc: Service) -> None:
+    # Idle time 3 s: the two waits around the renewing move add up to more than it, and each leaves 1.4 s for a
+    # busy machine to be late before the session would expire by mistake.
     async with httpx.AsyncClient(base_url=svc.url, timeout=10) as client:
         g = await Game.create(client)
         await g.play(2)
-        await asyncio.sleep(0.6)
+        await asyncio.sleep(1.6)
         await g.play(1)  # a change renews the idle time
-        await asyncio.sleep(0.6)
+        await asyncio.sleep(1.6)
         kept = (await client.get(g.url + "/snapshot", headers=g.host)).json()
         assert kept["version"] == 4
-        await asyncio.sleep(1.3)
+        await asyncio.sleep(3.4)
         assert_problem(await client.get(g.url, headers=g.seats[0]), 404, "SESSION_NOT_FOUND")
         move = g.mirror.choose(random.Random(0))
         r = await client.post(g.url + "/moves", json=move_body(move), headers=g.seats[move.seat])
