@@ -5,9 +5,10 @@ hand, every card played, exposed hands, the kitty or its discards where it saw t
 shown void in), favouring the deals in which the other seats' hands agree with their bids and passes
 (:mod:`bots.inference`). On each sampled deal it tries every candidate move and plays the hand out to its
 score, then picks the candidate with the best average. The same sampled deals are used for every candidate
-(common random numbers), so differences between candidates are not drowned by the luck of the samples. A
-candidate that another already beats clearly on the deals sampled so far, a quarter and half way through, gets
-no further deals (:func:`prune`): the decision then spends fewer playouts than its budget.
+(common random numbers), so differences between candidates are not drowned by the luck of the samples. Every
+few deals the search drops a candidate that another already beats clearly on the deals so far (:func:`prune`),
+and the deals it would have taken go to the others; once the choice is settled (:func:`settled`) the search
+stops, so a clear decision spends less than its budget and a close one spends it all on the close candidates.
 
 A playout plays the rest of the hand: the auction (if it is still open) and the setup steps (partner call,
 exchange, joker nomination) by the ``basic`` bot deciding from each seat's view of the sampled deal, and the
@@ -78,18 +79,26 @@ from engine.seats import controller, seat_count
 #: How many standard errors a candidate must beat the ``basic`` move by (see :func:`choose`).
 CONFIDENCE = 1.0
 
-#: How many standard errors of the paired difference a candidate must trail another by, a quarter and half way
-#: through the deals, to be dropped from the rest of the search (see :func:`prune`); and the fewest deals seen
-#: before such a check (fewer give too rough a standard error: playout values are heavy-tailed).
+#: How many standard errors of the paired difference a candidate must trail another by, at a check, to be
+#: dropped from the rest of the search (see :func:`prune`); and the fewest deals seen before the first check
+#: (fewer give too rough a standard error: playout values are heavy-tailed).
 PRUNE_CONFIDENCE = 3.0
 PRUNE_FROM = 8
+#: How often (every so many deals, from :data:`PRUNE_FROM` on) the search prunes and asks whether it is settled.
+PRUNE_EVERY = 4
 
 #: How many bids of the strains the hand is best in (by the ``basic`` estimate) the auction searches above the
-#: cheapest: the dearest ones the hand is worth (see :func:`candidates`).
+#: cheapest: the dearest ones the hand is worth, that is up to :data:`WORTH_MARGIN` tricks above the estimate
+#: (see :func:`candidates`). The estimate counts the hand as ``basic`` would play it; the search is asked
+#: about a trick above it because the expert's own play makes more of a hand than that.
 INTERMEDIATE_BIDS = 3
+WORTH_MARGIN = 1.0
+
+#: The cheapest bid of a strain is searched when it is at most this many tricks above the hand's estimate there.
+NEAR_MARGIN = 1.0
 
 #: Default budget: playouts per decision.
-DEFAULT_BUDGET = 128
+DEFAULT_BUDGET = 256
 
 
 def _basic_move(state: GameState) -> Move:
@@ -276,13 +285,13 @@ def candidates(knowledge: Knowledge, legal: Sequence[Move]) -> list[Move]:
         for strain in STRAINS:
             est = estimates[strain]
             ranked = [m for m in bids if m.bid not in MISERE_BIDS and bid_strain(m.bid) == strain]
-            if not ranked or bid_level(ranked[0].bid) > est + 1.0:
+            if not ranked or bid_level(ranked[0].bid) > est + NEAR_MARGIN:
                 continue
             out.append(ranked[0])
             if strain in (top, basic_strain):
                 # The levels between the cheapest bid and the one the hand is worth: where no one bids on, the
                 # contract is the bid, and the cheapest undersells a strong hand while basic's may be a stretch.
-                worth = [m for m in ranked[1:] if bid_level(m.bid) <= est + 0.25]
+                worth = [m for m in ranked[1:] if bid_level(m.bid) <= est + WORTH_MARGIN]
                 out += worth[-INTERMEDIATE_BIDS:]
         for m in bids:
             if m.bid in MISERE_BIDS and misere_danger(hand, opts, open_hand=m.bid != "MISERE") <= 1:
@@ -389,29 +398,34 @@ def search_outcomes(knowledge: Knowledge, legal: Sequence[Move], rng: random.Ran
     cands = candidates(knowledge, legal)
     if len(cands) == 1:
         return cands[0], [], 0, 0
-    # Every candidate is tried on the same sampled deals; at least one deal even when the budget is smaller than
-    # the number of candidates (the decision then reports the playouts it really spent).
-    samples = max(1, budget // len(cands))
+    # Every candidate still in the running is tried on the same sampled deals, until the budget is spent or the
+    # choice is settled; at least one deal even when the budget is smaller than the number of candidates (the
+    # decision then reports the playouts it really spent). The deals a pruned candidate no longer takes go to
+    # the others.
     values: list[list[float]] = [[] for _ in cands]
     successes: list[list[float]] = [[] for _ in cands]
     seat = knowledge.seat
     evidence = read_auction(knowledge)
     alive = list(range(len(cands)))
-    checks = {k for k in (samples // 4, samples // 2) if k >= PRUNE_FROM}
-    for k in range(samples):
+    dealt = spent = 0
+    while dealt == 0 or spent + len(alive) <= budget:
         state = sample(knowledge, rng, evidence)
+        dealt += 1
+        spent += len(alive)
         for i in alive:
             value, success = outcome_of(state, cands[i], seat)
             values[i].append(value)
             if success is not None:
                 successes[i].append(success)
-        if k + 1 in checks and len(alive) > 1:
+        if dealt >= PRUNE_FROM and dealt % PRUNE_EVERY == 0 and len(alive) > 1:
             alive = prune([values[i] for i in alive], alive)
+            if settled([values[i] for i in alive]):
+                break
     means = [sum(v) / len(v) for v in values]
     shares = [sum(x) / len(x) if x else None for x in successes]
     best = alive[choose([values[i] for i in alive])]
     return (cands[best], [(m, v, p, len(n)) for m, v, p, n in zip(cands, means, shares, values, strict=True)],
-            sum(len(v) for v in values), samples)
+            spent, dealt)
 
 
 def prune(values: Sequence[Sequence[float]], ids: Sequence[int]) -> list[int]:
@@ -425,6 +439,15 @@ def prune(values: Sequence[Sequence[float]], ids: Sequence[int]) -> list[int]:
         if not any(_beaten_by(values[i], values[j], n) for j in range(len(values)) if j != i):
             keep.append(ids[i])
     return keep
+
+
+def settled(values: Sequence[Sequence[float]]) -> bool:
+    """Whether the search may stop (``values``: the candidates still sampled, the ``basic`` move first): one
+    is left, or the ``basic`` move and one that beats it by :data:`PRUNE_CONFIDENCE` standard errors (which
+    :func:`choose` picks, by a margin the rest of the budget would hardly undo)."""
+    if len(values) == 1:
+        return True
+    return len(values) == 2 and _beaten_by(values[0], values[1], len(values[0]))
 
 
 def _beaten_by(mine: Sequence[float], other: Sequence[float], n: int) -> bool:

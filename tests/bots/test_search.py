@@ -9,7 +9,17 @@ from collections import Counter
 from bots import decide
 from bots.basic import decide_basic
 from bots.cardplay import choose_card
-from bots.expert import INTERMEDIATE_BIDS, _play_out, _teams, candidates, prune, search_outcomes
+from bots.expert import (
+    INTERMEDIATE_BIDS,
+    PRUNE_EVERY,
+    PRUNE_FROM,
+    _play_out,
+    _teams,
+    candidates,
+    prune,
+    search_outcomes,
+    settled,
+)
 from bots.knowledge import Knowledge, deal_unseen
 from bots.value import hand_value
 from engine import Bid, Discard, GameState, Options, apply_move, legal_moves, new_game, view
@@ -84,18 +94,35 @@ def test_prune_drops_a_candidate_another_clearly_beats_and_keeps_the_basic_move(
     assert prune([good, close], [5, 9]) == [5, 9]
 
 
-def test_the_search_spends_fewer_playouts_only_by_pruning() -> None:
-    pruned = 0
+def test_pruned_candidates_give_their_deals_to_the_others_and_a_settled_search_stops() -> None:
+    pruned = reallocated = stopped = 0
     for _opts, state in random_states(4, games=6, seed=9, every=4):
         if state.phase != "play" or state.to_act is None or len(legal_moves(state)) < 3:
             continue
         know = Knowledge(view(state, state.to_act), state.options)
         move, found, playouts, deals = search_outcomes(know, legal_moves(state), random.Random(0), 128)
         assert playouts == sum(n for *_rest, n in found) <= 128
-        assert all(n in (deals, deals // 4, deals // 2) for *_rest, n in found)
+        # A candidate is dropped only at a check; the basic move (first) and the one played see every deal.
+        assert all(n == deals or (n >= PRUNE_FROM and n % PRUNE_EVERY == 0) for *_rest, n in found)
         assert found[0][3] == deals and move in [m for m, *_rest in found if _rest[-1] == deals]
+        survivors = [n for *_rest, n in found if n == deals]
+        # (Candidates pruned at the last check saw every deal too: survivors may count more than were left.)
+        if playouts + len(survivors) <= 128:  # budget left: only a settled choice, at a check, stops the search
+            stopped += 1
+            assert deals >= PRUNE_FROM and deals % PRUNE_EVERY == 0
         pruned += playouts < deals * len(found)
-    assert pruned > 0
+        reallocated += deals > 128 // len(found)
+    assert pruned > 0 and reallocated > 0 and stopped > 0
+
+
+def test_settled_means_one_candidate_left_or_the_basic_move_clearly_beaten() -> None:
+    rng = random.Random(5)
+    noise = [rng.gauss(0, 30) for _ in range(16)]
+    assert settled([noise])
+    assert settled([[x - 60 for x in noise], noise])  # the other beats the basic move: choose would take it
+    assert not settled([noise, [x + rng.gauss(0, 30) for x in noise]])  # level within the noise
+    assert not settled([noise, [x - 60 for x in noise]])  # the basic move ahead: pruning, not this, drops the other
+    assert not settled([[x - 60 for x in noise], noise, noise])  # three left
 
 
 def test_the_discards_searched_are_distinct_sets_of_cards_led_by_the_basic_one() -> None:
@@ -117,7 +144,7 @@ def test_the_discards_searched_are_distinct_sets_of_cards_led_by_the_basic_one()
     assert checked > 20
 
 
-def test_the_auction_searches_the_dearer_bids_a_strong_hand_is_worth_below_the_basic_one() -> None:
+def test_the_auction_searches_the_cheapest_bid_and_the_dearer_ones_around_the_basic_one() -> None:
     options = opts(2)
     state = start(options, {0: ["JH", "JD", "AH", "KH", "10H", "9H", "AS", "KS", "7C", "8C"]}, dealer=1)
     know = Knowledge(view(state, 0), options)
@@ -125,5 +152,7 @@ def test_the_auction_searches_the_dearer_bids_a_strong_hand_is_worth_below_the_b
     assert isinstance(basic, Bid) and bid_strain(basic.bid) == "H" and bid_level(basic.bid) > 7
     hearts = [bid_level(m.bid) for m in candidates(know, legal_moves(state))
               if isinstance(m, Bid) and m.bid not in MISERE_BIDS and bid_strain(m.bid) == "H"]
-    assert hearts[0] == bid_level(basic.bid) and set(range(6, bid_level(basic.bid) + 1)) <= set(hearts)
+    level = bid_level(basic.bid)
+    # The basic bid first, the cheapest, and the dearest few up to a trick above what basic counts the hand worth.
+    assert hearts[0] == level and {6, level - 1, level, min(level + 1, 10)} <= set(hearts)
     assert len(hearts) == len(set(hearts)) <= 1 + 1 + INTERMEDIATE_BIDS
