@@ -138,7 +138,8 @@ def deal_unseen(knowledge: Knowledge, rng: random.Random, tries: int = 30,
             start += size
         return out
     places = list(slots)
-    with_lacks, voids_only = places_for(knowledge, lacking), places_for(knowledge, {})
+    voids_only = places_for(knowledge, {})
+    with_lacks = places_for(knowledge, lacking) if lacking else voids_only
     for attempt in range(tries + 1):
         fit = {card: places for card in cards} if attempt == tries else (
             with_lacks if attempt < tries // 2 else voids_only)
