@@ -3,9 +3,10 @@
 contract is made, against how often it really was made in games between ``--level`` and ``--other``.
 
 Printed for the hands ``--level``'s side contracted (from the contractor's view) and for those the other side
-contracted (from a defender's view), misère left out: the playouts' share of made contracts, and the share
-really made, with a 95% interval. Where the two differ, the expert's search misjudges contracts (its sampled
-deals, its card play model, or both).
+contracted (from a defender's view), misère left out: the playouts' share of made contracts; whether the
+playouts' card play makes the contract on the real deal (the share of hands it does); and the share really made,
+with a 95% interval. The first against the second is what the sampled deals get wrong; the second against the
+third, what the playouts' card play gets wrong about the real players.
 
     python tests/bench/calibration.py --games 60 --seed 2000 --jobs 2
 
@@ -32,8 +33,9 @@ from engine.model import HandScored  # noqa: E402
 from engine.rules import MISERE_BIDS  # noqa: E402
 from tests.bench.match import wilson  # noqa: E402
 
-#: A hand's row: (whether the seat's side contracted, the playouts' share of made contracts, made).
-Row = tuple[bool, float, bool]
+#: A hand's row: (whether the seat's side contracted, the playouts' share of made contracts, whether the
+#: playouts' card play makes it on the real deal, whether it was made).
+Row = tuple[bool, float, float, bool]
 
 
 def foresee(state: GameState, seat: int, deals: int, rng: random.Random) -> float:
@@ -63,14 +65,17 @@ def game(args: tuple[int, int, str, str, int]) -> list[Row]:
     for level_side in (0, 1):  # each deal twice, the levels swapping chairs
         state, _ = new_game(opts, seed=seed)
         step = hands = 0
-        pending: tuple[bool, float] | None = None
+        pending: tuple[bool, float, float] | None = None
         while state.to_act is not None and hands < 40:
             c = state.contract
             if (pending is None and state.phase == "play" and c is not None and c.bid not in MISERE_BIDS
                     and not state.tricks and state.trick is None):
                 ours = side_of[c.contractor] == level_side
                 seat = c.contractor if ours else next(s for s in state.active if side_of[s] == level_side)
-                pending = (ours, foresee(state, seat, deals, random.Random(seed * 7 + step)))
+                real = playout_outcome(state, seat)[1]
+                assert real is not None
+                pending = (ours, foresee(state, seat, deals, random.Random(seed * 7 + step)),
+                           real if ours else 1.0 - real)
             seat = state.to_act
             chosen = level if side_of[seat] == level_side else other
             move = decide(view(state, seat), opts, level=chosen, seed=seed * 100_003 + step).move  # type: ignore[arg-type]
@@ -105,9 +110,10 @@ def main() -> None:
         mine = [r for r in rows if r[0] == ours]
         if not mine:
             continue
-        made = sum(r[2] for r in mine)
+        made = sum(r[3] for r in mine)
         low, high = wilson(made, len(mine))
         print(f"{who}: {len(mine)} contracts; the playouts say made {statistics.fmean(r[1] for r in mine):.1%}, "
+              f"their card play on the real deal makes {statistics.fmean(r[2] for r in mine):.1%}, "
               f"really made {made / len(mine):.1%} (95% CI {low:.1%} to {high:.1%})")
 
 
