@@ -38,23 +38,20 @@ from tests.bench.match import wilson  # noqa: E402
 Row = tuple[bool, float, float, bool]
 
 
-def foresee(state: GameState, seat: int, deals: int, rng: random.Random) -> float:
+def made_share(state: GameState, seat: int, contracting: bool) -> float:
+    """Whether the playouts' card play makes the contract from ``state`` (1.0 or 0.0), read from the playout's
+    answer for ``seat`` (whether its side got its way; ``contracting``: whether that side holds the contract)."""
+    success = playout_outcome(state, seat)[1]
+    assert success is not None
+    return success if contracting else 1.0 - success
+
+
+def foresee(state: GameState, seat: int, contracting: bool, deals: int, rng: random.Random) -> float:
     """The share of playouts from ``seat``'s view, on deals sampled as the expert samples them, in which the
     contract is made."""
     know = Knowledge(view(state, seat), state.options)
     evidence = read_auction(know)
-    made = 0.0
-    for _ in range(deals):
-        dealt = sample(know, rng, evidence)
-        success = playout_outcome(dealt, seat)[1]  # the seat's side got its way
-        assert success is not None
-        made += success if seat in _contracting(dealt) else 1.0 - success
-    return made / deals
-
-
-def _contracting(state: GameState) -> set[int]:
-    assert state.contract is not None
-    return {state.contract.contractor, *partners(state)}
+    return sum(made_share(sample(know, rng, evidence), seat, contracting) for _ in range(deals)) / deals
 
 
 def game(args: tuple[int, int, str, str, int]) -> list[Row]:
@@ -72,10 +69,10 @@ def game(args: tuple[int, int, str, str, int]) -> list[Row]:
                     and not state.tricks and state.trick is None):
                 ours = side_of[c.contractor] == level_side
                 seat = c.contractor if ours else next(s for s in state.active if side_of[s] == level_side)
-                real = playout_outcome(state, seat)[1]
-                assert real is not None
-                pending = (ours, foresee(state, seat, deals, random.Random(seed * 7 + step)),
-                           real if ours else 1.0 - real)
+                # The seat knows its own hand, so whether its side holds the contract is the same in every deal.
+                contracting = seat in (c.contractor, *partners(state))
+                pending = (ours, foresee(state, seat, contracting, deals, random.Random(seed * 7 + step)),
+                           made_share(state, seat, contracting))
             seat = state.to_act
             chosen = level if side_of[seat] == level_side else other
             move = decide(view(state, seat), opts, level=chosen, seed=seed * 100_003 + step).move  # type: ignore[arg-type]
