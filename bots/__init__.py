@@ -14,7 +14,8 @@ the decision does not change). Everything is pure: no I/O, no clock, randomness 
 - ``random``: a uniformly random legal move;
 - ``basic``: rule-based (:mod:`bots.basic`, :mod:`bots.cardplay`);
 - ``expert``: Perfect Information Monte Carlo search (:mod:`bots.expert`) with a budget counted in playouts
-  (default :data:`bots.expert.DEFAULT_BUDGET`); the decision reports the candidates' values and what it spent.
+  (default :func:`bots.expert.default_budget`: twice as many in the auction); the decision reports the
+  candidates' values and what it spent.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from typing import Literal
 import msgspec
 
 from bots.basic import decide_basic
-from bots.expert import DEFAULT_BUDGET, search_outcomes
+from bots.expert import DEFAULT_BUDGET, default_budget, search_outcomes
 from bots.knowledge import Knowledge, determinize
 from engine import Discard, Move, Options, SeatView, canonical_move, legal_moves
 from engine.cards import sort_hand
@@ -115,7 +116,7 @@ def decide(view: SeatView, options: Options, *, level: Level = "basic", seed: in
         return Decision(move=canonical_move(_random_move(knowledge, legal, rng), options), level=level)
     if level == "basic":
         return Decision(move=canonical_move(decide_basic(knowledge, legal), options), level=level)
-    spend = DEFAULT_BUDGET if budget is None else budget
+    spend = default_budget(view.phase) if budget is None else budget
     move, values, playouts, deals = search_outcomes(knowledge, legal, rng, spend)
     ranked = sorted(values, key=lambda v: -v[1])
     return Decision(move=canonical_move(move, options), level=level, budget=spend, playouts=playouts, deals=deals,

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from itertools import combinations
 
 from bots.basic import (
@@ -99,6 +99,16 @@ NEAR_MARGIN = 1.0
 
 #: Default budget: playouts per decision.
 DEFAULT_BUDGET = 256
+
+#: Default budgets that differ from :data:`DEFAULT_BUDGET`, by phase. An auction decision decides the hand's
+#: contract, and sampling noise costs most there (docs/BENCHMARKS.md measures the points lost per decision); most
+#: auction decisions have one candidate and cost nothing, so the searched ones can afford twice the playouts.
+PHASE_BUDGETS: Mapping[str, int] = {"auction": 512}
+
+
+def default_budget(phase: str) -> int:
+    """The playouts a decision in ``phase`` spends when the caller names no budget."""
+    return PHASE_BUDGETS.get(phase, DEFAULT_BUDGET)
 
 
 def _basic_move(state: GameState) -> Move:
@@ -479,5 +489,5 @@ def choose(values: Sequence[Sequence[float]]) -> int:
     return best
 
 
-__all__ = ["DEFAULT_BUDGET", "Outcome", "Play", "candidates", "outcome_of", "playout", "search", "search_outcomes",
-           "value_of"]
+__all__ = ["DEFAULT_BUDGET", "PHASE_BUDGETS", "Outcome", "Play", "candidates", "default_budget", "outcome_of",
+           "playout", "search", "search_outcomes", "value_of"]

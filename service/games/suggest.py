@@ -26,7 +26,7 @@ from litestar.params import Body
 from msgspec import Meta
 
 from bots import LEVELS, MAX_BUDGET, Candidate, Decision, Level, decide
-from bots.expert import DEFAULT_BUDGET
+from bots.expert import DEFAULT_BUDGET, PHASE_BUDGETS
 from engine import GameState, Move, Options, apply_move, legal_moves, new_game, view
 from service.config import Settings
 from service.games import examples
@@ -42,8 +42,9 @@ from service.web.struct_dto import StructDTO
 BotSeed = Annotated[int, Meta(ge=0, le=SEED_MAX, description="Seeds the bot's random choices: the same snapshot, "
                                                              "seat, level, seed and budget give the same answer.")]
 Budget = Annotated[int, Meta(ge=1, le=MAX_BUDGET, description=(
-    f"expert only: playouts to spend (default {DEFAULT_BUDGET}; each is one sampled deal played out for one "
-    "candidate move). Ignored by the other levels."))]
+    f"expert only: playouts to spend (default {DEFAULT_BUDGET}, "
+    + ", ".join(f"{n} in the {phase}" for phase, n in PHASE_BUDGETS.items())
+    + "; each is one sampled deal played out for one candidate move). Ignored by the other levels."))]
 
 
 class SuggestRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -97,9 +98,10 @@ SuggestBody = Annotated[SuggestRequest, Body(examples=[
 
 
 def playouts_asked(level: Level, budget: int | None) -> int:
-    """The playouts a suggestion may spend (what the client's playout budget is charged): an ``expert``'s
-    budget, 0 for the levels that do not search."""
-    return (budget or DEFAULT_BUDGET) if level == "expert" else 0
+    """The playouts a suggestion may spend (what the client's playout budget is charged before the state is
+    opened, and the unspent part given back): an ``expert``'s budget, or the largest default budget of any phase
+    when it names none; 0 for the levels that do not search."""
+    return (budget or max(DEFAULT_BUDGET, *PHASE_BUDGETS.values())) if level == "expert" else 0
 
 
 async def searched(search: SearchPool, client: str, opened: Callable[[], AbstractContextManager[GameState]],

@@ -10,12 +10,15 @@ from bots import decide
 from bots.basic import decide_basic
 from bots.cardplay import choose_card
 from bots.expert import (
+    DEFAULT_BUDGET,
     INTERMEDIATE_BIDS,
+    PHASE_BUDGETS,
     PRUNE_EVERY,
     PRUNE_FROM,
     _play_out,
     _teams,
     candidates,
+    default_budget,
     prune,
     search_outcomes,
     settled,
@@ -25,6 +28,7 @@ from bots.value import hand_value
 from engine import Bid, Discard, GameState, Options, apply_move, legal_moves, new_game, view
 from engine.playout import Playout
 from engine.rules import MISERE_BIDS, bid_level, bid_strain
+from service.games.suggest import playouts_asked
 from tests.bots.states import random_states
 from tests.engine.helpers import opts, start
 
@@ -156,3 +160,25 @@ def test_the_auction_searches_the_cheapest_bid_and_the_dearer_ones_around_the_ba
     # The basic bid first, the cheapest, and the dearest few up to a trick above what basic counts the hand worth.
     assert hearts[0] == level and {6, level - 1, level, min(level + 1, 10)} <= set(hearts)
     assert len(hearts) == len(set(hearts)) <= 1 + 1 + INTERMEDIATE_BIDS
+
+
+def test_the_default_budget_is_larger_in_the_auction_and_a_named_budget_holds_everywhere() -> None:
+    options = opts(2)
+    state = start(options, {0: ["JH", "JD", "AH", "KH", "10H", "9H", "AS", "KS", "7C", "8C"]}, dealer=1)
+    seen = view(state, 0)
+    assert PHASE_BUDGETS["auction"] > DEFAULT_BUDGET
+    auction = decide(seen, options, level="expert", seed=3, legal=legal_moves(state))
+    assert auction.budget == default_budget("auction") == PHASE_BUDGETS["auction"]
+    assert 0 < auction.playouts <= auction.budget
+    named = decide(seen, options, level="expert", seed=3, budget=40, legal=legal_moves(state))
+    assert named.budget == 40 and named.playouts <= 40
+    while state.phase != "play":
+        state, _ = apply_move(state, decide(view(state, state.to_act), options, level="basic").move)
+    play = decide(view(state, state.to_act), options, level="expert", seed=3, legal=legal_moves(state))
+    assert play.budget == default_budget("play") == DEFAULT_BUDGET
+
+
+def test_a_suggestion_without_a_budget_is_charged_the_largest_default_budget() -> None:
+    assert playouts_asked("expert", None) == max(DEFAULT_BUDGET, *PHASE_BUDGETS.values())
+    assert playouts_asked("expert", 40) == 40
+    assert playouts_asked("basic", None) == playouts_asked("random", 40) == 0
