@@ -14,7 +14,7 @@ the decision does not change). Everything is pure: no I/O, no clock, randomness 
 - ``random``: a uniformly random legal move;
 - ``basic``: rule-based (:mod:`bots.basic`, :mod:`bots.cardplay`);
 - ``expert``: Perfect Information Monte Carlo search (:mod:`bots.expert`) with a budget counted in playouts
-  (default :func:`bots.expert.default_budget`: twice as many in the auction); the decision reports the
+  (default :func:`bots.expert.default_budget`: more in the auction); the decision reports the
   candidates' values and what it spent.
 """
 

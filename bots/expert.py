@@ -105,6 +105,10 @@ DEFAULT_BUDGET = 256
 #: auction decisions have one candidate and cost nothing, so the searched ones can afford twice the playouts.
 PHASE_BUDGETS: Mapping[str, int] = {"auction": 512}
 
+#: The most any decision spends when the caller names no budget (what a search is charged before its phase is
+#: known).
+LARGEST_DEFAULT_BUDGET = max(DEFAULT_BUDGET, *PHASE_BUDGETS.values())
+
 
 def default_budget(phase: str) -> int:
     """The playouts a decision in ``phase`` spends when the caller names no budget."""
@@ -489,5 +493,5 @@ def choose(values: Sequence[Sequence[float]]) -> int:
     return best
 
 
-__all__ = ["DEFAULT_BUDGET", "PHASE_BUDGETS", "Outcome", "Play", "candidates", "default_budget", "outcome_of",
-           "playout", "search", "search_outcomes", "value_of"]
+__all__ = ["DEFAULT_BUDGET", "LARGEST_DEFAULT_BUDGET", "PHASE_BUDGETS", "Outcome", "Play", "candidates",
+           "default_budget", "outcome_of", "playout", "search", "search_outcomes", "value_of"]

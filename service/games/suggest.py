@@ -26,7 +26,7 @@ from litestar.params import Body
 from msgspec import Meta
 
 from bots import LEVELS, MAX_BUDGET, Candidate, Decision, Level, decide
-from bots.expert import DEFAULT_BUDGET, PHASE_BUDGETS
+from bots.expert import DEFAULT_BUDGET, LARGEST_DEFAULT_BUDGET, PHASE_BUDGETS
 from engine import GameState, Move, Options, apply_move, legal_moves, new_game, view
 from service.config import Settings
 from service.games import examples
@@ -101,7 +101,7 @@ def playouts_asked(level: Level, budget: int | None) -> int:
     """The playouts a suggestion may spend (what the client's playout budget is charged before the state is
     opened, and the unspent part given back): an ``expert``'s budget, or the largest default budget of any phase
     when it names none; 0 for the levels that do not search."""
-    return (budget or max(DEFAULT_BUDGET, *PHASE_BUDGETS.values())) if level == "expert" else 0
+    return (budget or LARGEST_DEFAULT_BUDGET) if level == "expert" else 0
 
 
 async def searched(search: SearchPool, client: str, opened: Callable[[], AbstractContextManager[GameState]],

@@ -179,6 +179,8 @@ def test_the_default_budget_is_larger_in_the_auction_and_a_named_budget_holds_ev
 
 
 def test_a_suggestion_without_a_budget_is_charged_the_largest_default_budget() -> None:
-    assert playouts_asked("expert", None) == max(DEFAULT_BUDGET, *PHASE_BUDGETS.values())
+    # Charged before its phase is known: enough for a decision in any phase, and no more than the dearest.
+    phases = ("auction", "call", "exchange", "nominate", "play")
+    assert playouts_asked("expert", None) == max(default_budget(p) for p in phases) == default_budget("auction")
     assert playouts_asked("expert", 40) == 40
     assert playouts_asked("basic", None) == playouts_asked("random", 40) == 0
