@@ -129,28 +129,8 @@ def helper_tricks(opts: Options) -> float:
     """Tricks a partner and the kitty add on average to a contractor's own (by player count)."""
     n = seat_count(opts)  # the ghost-partners game plays as four seats
     partner = {2: 0.0, 3: 0.0, 4: 1.6, 5: 1.0}.get(n, 2.2 if opts.six_player_teams == "two_teams_of_three" else 1.0)
-    return partner + kitty_tricks(opts)
-
-
-def kitty_tricks(opts: Options) -> float:
-    """Tricks the kitty adds on average to a contractor's own (the part of :func:`helper_tricks` it gives)."""
-    return KITTY_TRICKS if kitty_size(opts) <= 3 else 0.8
-
-
-@lru_cache(maxsize=256)
-def strain_strength(opts: Options, strain: str) -> dict[str, float]:
-    """How much each card of the pack is worth towards tricks in ``strain`` (0: nothing by itself): a trump by
-    its rank among the trumps, a free joker most, a plain ace, king or queen less and less."""
-    out: dict[str, float] = {}
-    trump = None if strain == "NT" else strain
-    for card, (suit, i) in _ranks(opts, strain).items():
-        if suit is None:
-            out[card] = 3.0
-        elif suit == trump:
-            out[card] = 2.0 + max(0.0, 1.0 - 0.1 * i)
-        else:
-            out[card] = (1.5, 0.8, 0.3)[i] if i < 3 else 0.0
-    return out
+    kitty = KITTY_TRICKS if kitty_size(opts) <= 3 else 0.8
+    return partner + kitty
 
 
 def misere_danger(hand: Sequence[str], opts: Options, open_hand: bool = False) -> int:

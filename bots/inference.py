@@ -18,19 +18,10 @@ seat, the unseen cards such plays say it lacks, and the sampler deals them elsew
 break the model, by playing such a card after all, is not read; nor is any seat at misère, which plays otherwise;
 nor, while no deal of the unseen cards could honour all the reads with the shown voids, the seat said to lack most).
 
-Once the contractor has taken the kitty and the card play has begun, its hand is read more tightly: the kitty's
-help is in it, so it is worth about the bid less its partner's help alone (with :data:`TAKEN_MARGIN` of slack).
-
 Each consistent deal gets a *misfit*: by how many tricks, summed over the seats, their hands miss what their calls
 said. :func:`sample` draws up to :data:`TRIES` deals and keeps the first that fits, else the one that misfits
 least (a cheap rejection sampler: the per-deal cost is one trick estimate per seat and strain that called).
-Once the card play has begun it draws :data:`TAKEN_TRIES` and then repairs the deal that misfits least
-(:func:`repair`): up to :data:`REPAIR_STEPS` times it swaps a card of the seat that misses its bounds most with
-one elsewhere (a strong card of the bound's strain into a hand below its bound, out of a hand above it), each
-swap honouring the voids and reads, and keeps the swap when the misfit drops. The contractor's tight bound is
-seldom met by uniform draws, and the swaps reach it at the cost of a few trick estimates. Before the card play
-the looser bounds are left to the draws: repairing there costs CPU in the auction and the exchange for no
-measured gain (docs/BENCHMARKS.md). All randomness comes from the ``rng`` passed in.
+All randomness comes from the ``rng`` passed in.
 """
 
 from __future__ import annotations
@@ -42,32 +33,21 @@ from itertools import combinations
 
 import msgspec
 
-from bots.basic import STRAINS, helper_tricks, kitty_tricks, own_tricks, strain_strength
+from bots.basic import STRAINS, helper_tricks, own_tricks
 from bots.knowledge import Knowledge, deal_unseen, places_for, state_from, team_of
 from engine import GameState, Options
 from engine.cards import JOKERS
 from engine.rules import MISERE_BIDS, bid_level, bid_strain, ladder
 from engine.tricks import beats, led_suit, trick_winner_index
 
-#: Deals drawn per sample to find one that agrees with the auction; once the card play has begun (the
-#: contractor's bound read tightly, :data:`TAKEN_MARGIN`), fewer draws, and the swaps that then repair the one
-#: that misfits least (:func:`repair`).
+#: Deals drawn per sample to find one that agrees with the auction.
 TRIES = 10
-TAKEN_TRIES = 6
-REPAIR_STEPS = 8
 
 #: How far (in tricks) a hand's estimate may sit beyond what its calls said before the deal counts as a misfit:
 #: the ``basic`` bidder bids when its estimate reaches the bid's level less a quarter trick, and other bidders
 #: judge hands differently, so the bounds are loose.
 LOWER_SLACK = 1.5
 UPPER_SLACK = 1.0
-
-#: Once the card play has begun, the contractor's hand (the kitty taken) is bounded below by the bid less its
-#: partner's help, plus this margin (tricks). Chosen with ``tests/bench/calibration.py`` (docs/BENCHMARKS.md):
-#: with it, the share of a defender's playouts that make the contract matches the share their card play makes on
-#: the real deals; half a trick above overstates the contractor about as much as the auction's looser bound
-#: understated it.
-TAKEN_MARGIN = -0.5
 
 
 class Bound(msgspec.Struct, frozen=True):
@@ -87,10 +67,6 @@ class Evidence(msgspec.Struct, frozen=True):
     bounds: tuple[Bound, ...]
     played: dict[int, tuple[str, ...]]
     lacks: dict[int, frozenset[str]] = {}
-    #: Each unseen card's places under the voids and ``lacks`` (:func:`bots.knowledge.places_for`).
-    fits: dict[str, frozenset[int]] | None = None
-    #: Whether the card play has begun, the contractor's hand read with the kitty in it (deals are then repaired).
-    taken: bool = False
 
 
 def read_auction(knowledge: Knowledge) -> Evidence:
@@ -138,20 +114,15 @@ def read_auction(knowledge: Knowledge) -> Evidence:
     c = view.contract
     if c is not None and c.bid not in MISERE_BIDS:
         last_bid[c.contractor] = c.bid
-    taken = c is not None and view.phase in ("nominate", "play")
     for seat, bid in last_bid.items():
         if seat in hidden:
-            low = bid_level(bid) - extra - LOWER_SLACK
-            if taken and c is not None and seat == c.contractor:
-                low = bid_level(bid) - (extra - kitty_tricks(opts)) + TAKEN_MARGIN
-            bounds.append(Bound(seat, bid_strain(bid), low, None))
+            bounds.append(Bound(seat, bid_strain(bid), bid_level(bid) - extra - LOWER_SLACK, None))
     played: dict[int, list[str]] = {}
     for t in (*view.tricks, *((view.current_trick,) if view.current_trick else ())):
         for p in t.plays:
             played.setdefault(p.seat, []).append(p.card)
-    lacks = read_plays(knowledge)
-    return Evidence(tuple(bounds), {s: tuple(played.get(s, ())) for s in {b.seat for b in bounds}}, lacks,
-                    {c: frozenset(p) for c, p in places_for(knowledge, lacks).items()}, taken)
+    return Evidence(tuple(bounds), {s: tuple(played.get(s, ())) for s in {b.seat for b in bounds}},
+                    read_plays(knowledge))
 
 
 def read_plays(knowledge: Knowledge) -> dict[int, frozenset[str]]:
@@ -235,14 +206,8 @@ def _misfit(evidence: Evidence, hands: Mapping[int, Sequence[str]], opts: Option
     return miss
 
 
-def sample(knowledge: Knowledge, rng: random.Random, evidence: Evidence, tries: int | None = None,
-           repair_steps: int | None = None) -> GameState:
-    """A deal consistent with the view that agrees with the auction (see the module docstring); ``tries`` and
-    ``repair_steps`` default by whether the card play has begun."""
-    if tries is None:
-        tries = TAKEN_TRIES if evidence.taken else TRIES
-    if repair_steps is None:
-        repair_steps = REPAIR_STEPS if evidence.taken else 0
+def sample(knowledge: Knowledge, rng: random.Random, evidence: Evidence, tries: int = TRIES) -> GameState:
+    """A deal consistent with the view that agrees with the auction (see the module docstring)."""
     best: dict[int, list[str]] | None = None
     best_miss = math.inf
     for _ in range(tries if evidence.bounds else 1):
@@ -253,83 +218,8 @@ def sample(knowledge: Knowledge, rng: random.Random, evidence: Evidence, tries: 
         if miss == 0.0:
             break
     assert best is not None
-    if best_miss > 0.0 and repair_steps:
-        best = repair(knowledge, rng, evidence, best, repair_steps)
     return state_from(knowledge, best)
 
 
-def _seat_misses(evidence: Evidence, hands: Mapping[int, Sequence[str]], opts: Options,
-                 seats: Collection[int]) -> dict[int, tuple[float, Bound | None]]:
-    """Per seat of ``seats``: by how much its hand misses its bounds, and the bound it misses most."""
-    out: dict[int, tuple[float, Bound | None]] = {}
-    for seat in seats:
-        total, worst, worst_miss = 0.0, None, 0.0
-        for b in evidence.bounds:
-            if b.seat != seat:
-                continue
-            est = own_tricks((*hands.get(seat, ()), *evidence.played[seat]), b.strain, opts)
-            miss = (b.low - est if b.low is not None and est < b.low else 0.0) + \
-                (est - b.high if b.high is not None and est >= b.high else 0.0)
-            total += miss
-            if miss > worst_miss:
-                worst, worst_miss = b, miss
-        out[seat] = (total, worst)
-    return out
-
-
-def repair(knowledge: Knowledge, rng: random.Random, evidence: Evidence, placed: dict[int, list[str]],
-           steps: int = REPAIR_STEPS) -> dict[int, list[str]]:
-    """``placed`` with up to ``steps`` card swaps that each lower its misfit (see the module docstring): the seat
-    that misses its bounds most takes a strong card of the strain it misses in from another place for a weak one
-    of its own (gives one away, when its hand is above a bound), among the cards the voids and reads let each
-    place hold."""
-    opts = knowledge.options
-    fits = evidence.fits if evidence.fits is not None else {c: frozenset(p) for c, p in
-                                                            places_for(knowledge, evidence.lacks).items()}
-    hands = {place: list(cards) for place, cards in placed.items()}
-    misses = _seat_misses(evidence, hands, opts, {b.seat for b in evidence.bounds})
-    for _ in range(steps):
-        seat = max(misses, key=lambda s: (misses[s][0], s))
-        total, bound = misses[seat]
-        if bound is None:
-            break
-        strength = strain_strength(opts, bound.strain)
-        mine = hands[seat]
-        if bound.low is not None and own_tricks((*mine, *evidence.played[seat]), bound.strain, opts) < bound.low:
-            # Below its bound: a strong card comes in, for the weakest the giving place may hold.
-            offered = [(place, c) for place, cards in hands.items() if place != seat for c in cards
-                       if strength[c] > 0 and seat in fits[c]]
-            if not offered:
-                break
-            place, card = rng.choices(offered, [strength[c] for _, c in offered])[0]
-            out = [c for c in mine if place in fits[c] and strength[c] < strength[card]]
-            if not out:
-                continue
-            weakest = min(strength[c] for c in out)
-            gone = rng.choice([c for c in out if strength[c] == weakest])
-        else:
-            # Above its bound: a strong card goes out, for the weakest card a place that may hold it gives.
-            strong = [c for c in mine if strength[c] > 0]
-            if not strong:
-                break
-            gone = rng.choices(strong, [strength[c] for c in strong])[0]
-            back = [(place, c) for place, cards in hands.items() if place != seat and place in fits[gone]
-                    for c in cards if seat in fits[c] and strength[c] < strength[gone]]
-            if not back:
-                continue
-            weakest = min(strength[c] for _, c in back)
-            place, card = rng.choice([(p, c) for p, c in back if strength[c] == weakest])
-        mine[mine.index(gone)] = card
-        hands[place][hands[place].index(card)] = gone
-        changed = {s for s in (seat, place) if s in misses}
-        after = _seat_misses(evidence, hands, opts, changed)
-        if sum(after[s][0] for s in changed) < sum(misses[s][0] for s in changed) - 1e-9:
-            misses.update(after)
-        else:
-            mine[mine.index(card)] = gone
-            hands[place][hands[place].index(gone)] = card
-    return hands
-
-
-__all__ = ["LOWER_SLACK", "REPAIR_STEPS", "TAKEN_MARGIN", "TAKEN_TRIES", "TRIES", "UPPER_SLACK", "Bound", "Evidence",
-           "misfit", "placeable", "read_auction", "read_plays", "repair", "sample"]
+__all__ = ["LOWER_SLACK", "TRIES", "UPPER_SLACK", "Bound", "Evidence", "misfit", "placeable", "read_auction",
+           "read_plays", "sample"]

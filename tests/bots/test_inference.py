@@ -6,9 +6,9 @@ import random
 import statistics
 
 from bots import decide
-from bots.basic import helper_tricks, kitty_tricks, own_tricks
-from bots.inference import TAKEN_MARGIN, placeable, read_auction, read_plays, repair, sample
-from bots.knowledge import Knowledge, deal_unseen, determinize, state_from
+from bots.basic import own_tricks
+from bots.inference import placeable, read_auction, read_plays, sample
+from bots.knowledge import Knowledge, determinize
 from engine import GameState, apply_move, new_game, view
 from tests.engine.helpers import E, N, S, W, calls, opts, play, setup, start
 
@@ -27,7 +27,6 @@ def test_a_bidder_is_dealt_a_hand_worth_its_bid() -> None:
     know = knowledge_of(state, S)
     evidence = read_auction(know)
     bounds = {(b.seat, b.strain): b for b in evidence.bounds}
-    assert not evidence.taken  # in the auction the draws alone meet the bounds, unrepaired
     assert bounds[(E, "H")].low is not None and (N, "H") in bounds and bounds[(N, "H")].high is not None
     uniform = [determinize(know, random.Random(i)) for i in range(60)]
     inferred = [sample(know, random.Random(i), evidence) for i in range(60)]
@@ -37,48 +36,6 @@ def test_a_bidder_is_dealt_a_hand_worth_its_bid() -> None:
     assert low is not None
     fits = sum(own_tricks(s.hands[E], "H", s.options) >= low for s in inferred)
     assert fits > sum(own_tricks(s.hands[E], "H", s.options) >= low for s in uniform)
-
-
-def test_a_contractor_that_took_the_kitty_is_dealt_a_hand_worth_its_bid_less_its_partners_help() -> None:
-    state = setup(opts(), {S: ["9S", "6S", "8C", "5C", "7D", "5D", "4D", "9H", "7H", "5H"]}, "8H", contractor=E)
-    know = knowledge_of(state, S)
-    evidence = read_auction(know)
-    assert evidence.taken  # the card play has begun: deals are repaired
-    (bound,) = [b for b in evidence.bounds if b.seat == E]
-    assert bound.strain == "H" and bound.low == 8 - (helper_tricks(know.options) - kitty_tricks(know.options)) \
-        + TAKEN_MARGIN
-    low = bound.low
-
-    def meets(states: list[GameState]) -> int:
-        return sum(own_tricks(s.hands[E], "H", s.options) >= low for s in states)
-
-    repaired = [sample(know, random.Random(i), evidence) for i in range(40)]
-    drawn = [sample(know, random.Random(i), evidence, repair_steps=0) for i in range(40)]
-    assert meets(repaired) >= 30 and meets(repaired) > 2 * meets(drawn)
-    # Every repaired deal completes the defender's view: the cards it holds and sees are where it knows them.
-    assert all(view(s, S) == view(state, S) for s in repaired)
-
-
-def test_a_repair_honours_the_voids_and_the_reads() -> None:
-    hands = {N: ["AH", "KH", "QH", "JS", "AS", "KS", "QS", "10S", "9S", "8S"],
-             E: ["9H", "5H", "AC", "KC", "QC", "5D", "10C", "AD", "KD", "QD"],
-             S: ["4H", "6H", "9C", "8C", "7C", "6C", "5C", "JD", "10D", "9D"]}
-    state = setup(opts(), hands, "7S", contractor=N)
-    state, _ = play(state, "AS", "AC")  # East shows void in trumps
-    know = knowledge_of(state, S)
-    evidence = read_auction(know)
-    assert evidence.fits is not None and E in know.voids
-    lacks = evidence.lacks.get(E, frozenset())
-    moved = 0
-    for i in range(30):
-        rng = random.Random(i)
-        dealt = deal_unseen(know, rng, lacks=evidence.lacks)
-        repaired = repair(know, rng, evidence, dealt, steps=20)
-        moved += repaired != dealt
-        assert sorted(map(len, repaired.values())) == sorted(map(len, dealt.values()))
-        assert not any(know.table.suit[x] == "S" for x in repaired[E]) and not set(repaired[E]) & lacks
-        assert view(state_from(know, repaired), S) == view(state, S)
-    assert moved  # the repairs did swap cards
 
 
 def test_a_pass_over_partners_bid_says_nothing() -> None:
