@@ -475,21 +475,24 @@ def _beaten_by(mine: Sequence[float], other: Sequence[float], n: int) -> bool:
 
 def choose(values: Sequence[Sequence[float]]) -> int:
     """The candidate to play: the ``basic`` move (index 0) unless another beats it on the same sampled deals
-    by more than :data:`CONFIDENCE` standard errors of the paired difference, then the one that does by most.
+    by more than :data:`CONFIDENCE` standard errors of the paired difference; then, of those that do, the one
+    with the highest mean.
 
     Picking the highest mean outright would let a few lucky deals choose a wild bid; with this rule a small
-    budget plays like ``basic`` and a larger one departs from it where the deals show it should."""
+    budget plays like ``basic`` and a larger one departs from it where the deals show it should. Among the
+    candidates that pass that test the mean decides, not the margin: ranking them by their lower bound would
+    favour the steadier of two good moves over the better one (a cheaper bid over a dearer one that scores
+    more on average but varies more)."""
     samples = len(values[0])
     if samples < 2:
         return 0
-    best, best_margin = 0, 0.0
+    best, best_mean = 0, 0.0
     for i in range(1, len(values)):
         diffs = [a - b for a, b in zip(values[i], values[0], strict=True)]
         mean = sum(diffs) / samples
         spread = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (samples - 1))
-        margin = mean - CONFIDENCE * spread / math.sqrt(samples)
-        if margin > best_margin:
-            best, best_margin = i, margin
+        if mean - CONFIDENCE * spread / math.sqrt(samples) > 0.0 and mean > best_mean:
+            best, best_mean = i, mean
     return best
 
 

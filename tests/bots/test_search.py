@@ -4,6 +4,7 @@ computed, or drop only candidates the deals already rule out."""
 from __future__ import annotations
 
 import random
+import statistics
 from collections import Counter
 
 from bots import decide
@@ -18,6 +19,7 @@ from bots.expert import (
     _play_out,
     _teams,
     candidates,
+    choose,
     default_budget,
     prune,
     search_outcomes,
@@ -117,6 +119,31 @@ def test_pruned_candidates_give_their_deals_to_the_others_and_a_settled_search_s
         pruned += playouts < deals * len(found)
         reallocated += deals > 128 // len(found)
     assert pruned > 0 and reallocated > 0 and stopped > 0
+
+
+def test_choose_leaves_the_basic_move_only_for_a_clear_gain_then_takes_the_best_average() -> None:
+    rng = random.Random(6)
+    noise = [rng.gauss(0, 30) for _ in range(64)]
+    basic = list(noise)
+    steady = [x + 30 for x in noise]  # beats the basic move by 30 on every deal: a tight margin
+    swings = [x + 40 + rng.gauss(0, 60) for x in noise]  # beats it by about 40 on average, widely spread
+    wild = [x + (560 if i % 2 else -460) for i, x in enumerate(noise)]  # +50 on average, within its noise
+
+    def gain(values: list[float]) -> tuple[float, float]:
+        diffs = [a - b for a, b in zip(values, basic, strict=True)]
+        return statistics.mean(diffs), statistics.stdev(diffs) / 8  # mean and standard error (64 deals)
+
+    (steady_mean, steady_se), (swings_mean, swings_se), (wild_mean, wild_se) = map(gain, (steady, swings, wild))
+    assert steady_mean - steady_se > 0 and swings_mean - swings_se > 0 and wild_mean - wild_se <= 0
+    assert wild_mean > swings_mean > steady_mean and swings_mean - swings_se < steady_mean - steady_se
+    # Both steady and swings clear the basic move: the higher mean is played, not the higher lower bound.
+    assert choose([basic, steady, swings]) == 2
+    assert choose([basic, swings, steady]) == 1
+    assert choose([basic, steady]) == 1
+    # A gain within its own noise never displaces the basic move, nor outranks a clear one, however high its mean.
+    assert choose([basic, wild]) == 0
+    assert choose([basic, steady, swings, wild]) == 2
+    assert choose([basic, [x - 5 for x in noise]]) == 0  # worse on every deal
 
 
 def test_settled_means_one_candidate_left_or_the_basic_move_clearly_beaten() -> None:
