@@ -464,13 +464,19 @@ def settled(values: Sequence[Sequence[float]]) -> bool:
     return len(values) == 2 and _beaten_by(values[0], values[1], len(values[0]))
 
 
-def _beaten_by(mine: Sequence[float], other: Sequence[float], n: int) -> bool:
-    diffs = [a - b for a, b in zip(other, mine, strict=True)]
+def _clear_gain(other: Sequence[float], base: Sequence[float], n: int, confidence: float) -> float | None:
+    """The mean gain of ``other`` over ``base`` on the same ``n`` deals, if it exceeds ``confidence`` standard
+    errors of the paired difference; else None."""
+    diffs = [a - b for a, b in zip(other, base, strict=True)]
     mean = sum(diffs) / n
     if mean <= 0.0:
-        return False
+        return None
     spread = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1))
-    return mean > PRUNE_CONFIDENCE * spread / math.sqrt(n)
+    return mean if mean > confidence * spread / math.sqrt(n) else None
+
+
+def _beaten_by(mine: Sequence[float], other: Sequence[float], n: int) -> bool:
+    return _clear_gain(other, mine, n, PRUNE_CONFIDENCE) is not None
 
 
 def choose(values: Sequence[Sequence[float]]) -> int:
@@ -488,11 +494,9 @@ def choose(values: Sequence[Sequence[float]]) -> int:
         return 0
     best, best_mean = 0, 0.0
     for i in range(1, len(values)):
-        diffs = [a - b for a, b in zip(values[i], values[0], strict=True)]
-        mean = sum(diffs) / samples
-        spread = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (samples - 1))
-        if mean - CONFIDENCE * spread / math.sqrt(samples) > 0.0 and mean > best_mean:
-            best, best_mean = i, mean
+        gain = _clear_gain(values[i], values[0], samples, CONFIDENCE)
+        if gain is not None and gain > best_mean:
+            best, best_mean = i, gain
     return best
 
 
