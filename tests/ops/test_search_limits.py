@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import os
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -254,3 +255,28 @@ def test_a_search_worker_that_dies_is_a_503_never_a_500(saturable: Server) -> No
     assert again.status_code == 200, again.text
     assert again.json()["playouts"] > 0
     assert search_workers(saturable) and worker not in search_workers(saturable)
+
+
+def test_a_pool_replaced_after_a_worker_died_leaves_no_semaphore_behind() -> None:
+    """The broken pool's queues are released like a stopped pool's: the server, stopped afterwards, leaves
+    nothing for multiprocessing's resource tracker to warn of."""
+    with tempfile.TemporaryFile() as stderr:
+        server = Server(SATURATED, stderr=stderr)
+        try:
+            snapshot, seat = opening(server.url)
+            assert wait_until(lambda: len(search_workers(server)) == 1, 20)
+            [worker] = search_workers(server)
+            with concurrent.futures.ThreadPoolExecutor(1) as pool:
+                doomed = pool.submit(suggest, server.url, snapshot, seat, 5000)
+                time.sleep(1.0)  # searching
+                os.kill(worker, 9)
+                assert_problem(doomed.result(), 503, "NOT_READY")
+            assert suggest(server.url, snapshot, seat, 200).status_code == 200
+        finally:
+            server.stop()
+        assert server.process.returncode in (0, -15), server.process.returncode
+        time.sleep(0.5)  # the resource tracker (a child of the server) writes its warnings as it ends
+        stderr.seek(0)
+        text = stderr.read().decode(errors="replace")
+    assert "leaked semaphore" not in text and "resource_tracker" not in text, text
+    assert "Traceback" not in text, text
