@@ -142,10 +142,7 @@ async def test_two_replicas_racing_never_apply_a_bot_move_twice(redis_server: Re
     prefix = "botrace:"
     async with running_service("redis", redis_server, prefix=prefix) as a, \
             running_service("redis", redis_server, prefix=prefix) as b, \
-            httpx.AsyncClient(timeout=60, limits=httpx.Limits(keepalive_expiry=1.0)) as client:
-        # A step's reads finish at once while its move waits on the bots' searches, seconds on a busy machine: the
-        # client drops a connection idle for a second, so it never sends on one the server is closing after its
-        # five-second keep-alive (seen once under load as a ReadError).
+            httpx.AsyncClient(timeout=60) as client:
         created = (await client.post(a.url + "/v1/sessions", json=BODY)).json()
         sid = created["session_id"]
         me, host = bearer(created["seat_tokens"][0]), bearer(created["host_token"])

@@ -51,12 +51,20 @@ class Service:
     app: Any = None
 
 
+#: The in-process test servers' keep-alive, in seconds (see :func:`serve_in_process`).
+KEEP_ALIVE_SECONDS = 120
+
+
 @asynccontextmanager
 async def serve_in_process(app: Any) -> AsyncIterator[str]:
-    """Serve ``app`` with uvicorn on a free port inside the running event loop."""
+    """Serve ``app`` with uvicorn on a free port inside the running event loop.
+
+    Its keep-alive outlasts any test's idle connection (uvicorn's default is five seconds): a test's client
+    that reuses a pooled connection after waiting on a slow request (a bot's search on a busy machine) would
+    otherwise now and then send on one the server is closing, and fail with a ``ReadError``."""
     port = free_port()
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", access_log=False,
-                            lifespan="on", timeout_graceful_shutdown=1)
+                            lifespan="on", timeout_graceful_shutdown=1, timeout_keep_alive=KEEP_ALIVE_SECONDS)
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve())
     while not server.started:
