@@ -62,6 +62,18 @@ class Server:
             self.process.kill()
             self.process.wait()
 
+    def stop_cleanly(self, stderr: Any) -> None:
+        """Stop the server (SIGTERM) and check that it ended cleanly: exit status 0 or SIGTERM's, and in its
+        ``stderr`` (the file it was started with) no traceback and nothing from multiprocessing's resource
+        tracker (no semaphore left behind)."""
+        self.stop()
+        assert self.process.returncode in (0, -15), self.process.returncode
+        time.sleep(0.5)  # the resource tracker (a child of the server) writes its warnings as it ends
+        stderr.seek(0)
+        text = stderr.read().decode(errors="replace")
+        assert "leaked semaphore" not in text and "resource_tracker" not in text, text
+        assert "Traceback" not in text, text
+
     def connect(self) -> socket.socket:
         return socket.create_connection(("127.0.0.1", self.port), timeout=10)
 

@@ -238,16 +238,21 @@ def test_bot_seats_and_the_clock_move_while_hints_are_saturated(saturable: Serve
         assert in_flight and done < max(in_flight), (started, done, flood.searched)
 
 
+def killed_mid_search(server: Server, snapshot: str, seat: int) -> tuple[int, httpx.Response]:
+    """Kill ``server``'s one hint worker while it searches a suggestion: (the worker's pid, the answer)."""
+    assert wait_until(lambda: len(search_workers(server)) == 1, 20)
+    [worker] = search_workers(server)
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        doomed = pool.submit(suggest, server.url, snapshot, seat, 5000)
+        time.sleep(1.0)  # searching
+        os.kill(worker, 9)
+        return worker, doomed.result()
+
+
 def test_a_search_worker_that_dies_is_a_503_never_a_500(saturable: Server) -> None:
     url = saturable.url
     snapshot, seat = opening(url)
-    assert wait_until(lambda: len(search_workers(saturable)) == 1, 20)
-    [worker] = search_workers(saturable)
-    with concurrent.futures.ThreadPoolExecutor(2) as pool:
-        doomed = pool.submit(suggest, url, snapshot, seat, 5000)
-        time.sleep(1.0)  # searching
-        os.kill(worker, 9)
-        answer = doomed.result()
+    worker, answer = killed_mid_search(saturable, snapshot, seat)
     problem = assert_problem(answer, 503, "NOT_READY")
     assert answer.headers["retry-after"] == "1" and problem["instance"] == "/v1/games/suggest"
     # A new worker took its place; the next suggestion is searched there.
@@ -264,19 +269,8 @@ def test_a_pool_replaced_after_a_worker_died_leaves_no_semaphore_behind() -> Non
         server = Server(SATURATED, stderr=stderr)
         try:
             snapshot, seat = opening(server.url)
-            assert wait_until(lambda: len(search_workers(server)) == 1, 20)
-            [worker] = search_workers(server)
-            with concurrent.futures.ThreadPoolExecutor(1) as pool:
-                doomed = pool.submit(suggest, server.url, snapshot, seat, 5000)
-                time.sleep(1.0)  # searching
-                os.kill(worker, 9)
-                assert_problem(doomed.result(), 503, "NOT_READY")
+            assert_problem(killed_mid_search(server, snapshot, seat)[1], 503, "NOT_READY")
             assert suggest(server.url, snapshot, seat, 200).status_code == 200
+            server.stop_cleanly(stderr)
         finally:
             server.stop()
-        assert server.process.returncode in (0, -15), server.process.returncode
-        time.sleep(0.5)  # the resource tracker (a child of the server) writes its warnings as it ends
-        stderr.seek(0)
-        text = stderr.read().decode(errors="replace")
-    assert "leaked semaphore" not in text and "resource_tracker" not in text, text
-    assert "Traceback" not in text, text
