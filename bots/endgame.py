@@ -113,6 +113,17 @@ def solve_outcome(state: GameState, seat: int, team: Collection[int],
     return value, solver.made.get(value)
 
 
+def shared_solver(state: GameState, seat: int, team: Collection[int]) -> Solver | None:
+    """One :class:`Solver` for every move of the seat to play in ``state`` (its :meth:`Solver.after`), when the
+    position after any card is :func:`solvable`; else ``None``. The candidates' solves of one sampled deal then
+    share the positions found: after the trick in progress, most lines of play meet the same ones."""
+    if state.phase != "play" or state.to_act is None:
+        return None
+    if not 1 < cards_left(state) <= ENDGAME_CARDS.get(len(state.active), 0) + 1:
+        return None
+    return Solver(state, seat, team, NODE_CAP)
+
+
 class Solver:
     """One solve's search (see the module docstring). A position is a :data:`Position`; :meth:`legal` and
     :meth:`child` are the rules of play over it (tests/bots/test_endgame.py walks random lines of play with them
@@ -162,6 +173,17 @@ class Solver:
         """The value of the root under best play (:class:`GiveUp` past the cap)."""
         return self.search(self.root(), -1e9, 1e9)
 
+    def after(self, card: str, named: str | None = None) -> tuple[float, bool | None] | None:
+        """:func:`solve_outcome` of the position after the seat to play plays ``card`` (naming ``named`` if it
+        leads a free joker), with this solver's positions found so far: the cap counts this solve's nodes."""
+        self.nodes = 0
+        root = self.root()
+        try:
+            value = self.search(self.child(root, self.actor(root), card, named), -1e9, 1e9)
+        except GiveUp:
+            return None
+        return value, self.made.get(value)
+
     def leaf(self, won: tuple[int, ...]) -> float:
         value = self.leaves.get(won)
         if value is None:
@@ -189,7 +211,7 @@ class Solver:
                 low, high = bounds
                 if low >= beta:
                     return low
-                if high <= alpha:
+                if high <= alpha or low == high:  # (the value known exactly: no window is left to search in)
                     return high
                 alpha, beta = max(alpha, low), min(beta, high)
         alpha0, beta0 = alpha, beta
@@ -334,5 +356,5 @@ class Solver:
         return [(c, None) for c in winners + losers]
 
 
-__all__ = ["ENDGAME_CARDS", "NODE_CAP", "GiveUp", "Solver", "cards_left", "solvable", "solve", "solve_outcome",
-           "tricks_left"]
+__all__ = ["ENDGAME_CARDS", "NODE_CAP", "GiveUp", "Solver", "cards_left", "shared_solver", "solvable", "solve",
+           "solve_outcome", "tricks_left"]

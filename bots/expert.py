@@ -48,7 +48,7 @@ from bots.basic import (
     own_tricks,
 )
 from bots.cardplay import choose_card
-from bots.endgame import solvable, solve_outcome
+from bots.endgame import Solver, shared_solver, solvable, solve_outcome
 from bots.inference import read_auction, sample
 from bots.knowledge import Knowledge
 from bots.value import hand_value, points_value, result_value
@@ -133,16 +133,22 @@ def value_of(state: GameState, move: Move, seat: int) -> float:
     return outcome_of(state, move, seat)[0]
 
 
-def outcome_of(state: GameState, move: Move, seat: int) -> Outcome:
+def outcome_of(state: GameState, move: Move, seat: int, solver: Solver | None = None) -> Outcome:
     """The playout :data:`Outcome` for ``seat`` of playing ``move`` now: the rest of the hand solved exactly
-    when few cards are left (:mod:`bots.endgame`), else played out."""
+    when few cards are left (:mod:`bots.endgame`; with ``solver``, the :func:`bots.endgame.shared_solver` of
+    ``state`` that the other candidates on this deal use too), else played out."""
     after, events = apply_move(state, move)
     scored = _scored_outcome(events, state.options, seat)
     if scored is not None:
         return scored
     if after.phase == "game_over" or after.hand_number != state.hand_number:
         return 0.0, None
-    solved = solve_outcome(after, seat, _teams(after)[seat]) if solvable(after) else None  # None: past the cap
+    solved = None  # None: past the cap, or too many cards left
+    if solvable(after):
+        if solver is not None and isinstance(move, Play):
+            solved = solver.after(move.card, move.nominate)
+        else:
+            solved = solve_outcome(after, seat, _teams(after)[seat])
     if solved is not None:
         value, made = solved
         return value, _success(state.options, seat, (after.contract.contractor, *partners(after))
@@ -426,8 +432,9 @@ def search_outcomes(knowledge: Knowledge, legal: Sequence[Move], rng: random.Ran
         state = sample(knowledge, rng, evidence)
         dealt += 1
         spent += len(alive)
+        solver = shared_solver(state, seat, _teams(state)[seat])
         for i in alive:
-            value, success = outcome_of(state, cands[i], seat)
+            value, success = outcome_of(state, cands[i], seat, solver)
             values[i].append(value)
             if success is not None:
                 successes[i].append(success)
