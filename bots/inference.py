@@ -134,25 +134,61 @@ def read_plays(knowledge: Knowledge) -> dict[int, frozenset[str]]:
     table = knowledge.table
     suit, power, trump = table.suit, table.power, table.trump
     hidden = {s for s in range(len(view.hand_sizes)) if s != knowledge.seat and s not in knowledge.known_hands}
+    seats_playing = view.players - len(c.sitting_out)
+    # Who is on whose side, as the seats themselves know it (a called partner not yet shown knows more than the
+    # others do): the reads that need it wait until every seat can know it.
+    sides_known = c.partners_known
     gone: set[str] = set()
     lacks: dict[int, set[str]] = {}
     played: dict[int, set[str]] = {}
+
+    def top(s: str | None, out: Collection[str]) -> str | None:
+        """The highest card of effective suit ``s`` not yet played nor in ``out``."""
+        cards = [x for x in power if suit[x] == s and x not in gone and x not in out]
+        return max(cards, key=power.__getitem__) if cards else None
+
     for t in (*view.tricks, *((view.current_trick,) if view.current_trick else ())):
         cards = [p.card for p in t.plays]
         led = led_suit(cards[:1], t.nominate, table)
         for i, p in enumerate(t.plays):
             played.setdefault(p.seat, set()).add(p.card)
-            if i == 0 or p.seat not in hidden or p.card in JOKERS or \
-                    beats(p.card, cards[trick_winner_index(cards[:i], t.nominate, table)], led, table):
+            if p.seat not in hidden or p.card in JOKERS:
                 continue
             s = suit[p.card]
-            if s == led:
-                lower = {x for x in power if suit[x] == s and power[x] < power[p.card]}
-            elif s is not None and s != trump:
-                lower = {x for x in power if suit[x] is not None and suit[x] != trump and power[x] < power[p.card]}
-            else:
+            said: set[str] = set()
+            if i == 0:
+                # A lead of a plain card below the best one left in its suit: the standard policy leads a card
+                # no one can beat in a plain suit when it holds one, so the seat holds the best card left in no
+                # plain suit.
+                if sides_known and s is not None and s != trump and top(s, ()) != p.card:
+                    for plain in {suit[x] for x in power} - {None, trump}:
+                        best = top(plain, ())
+                        if best is not None and best not in JOKERS:
+                            said.add(best)
+                lacks.setdefault(p.seat, set()).update(said - gone)
                 continue
-            lacks.setdefault(p.seat, set()).update(lower - gone)
+            w = trick_winner_index(cards[:i], t.nominate, table)
+            winning = cards[w]
+            if beats(p.card, winning, led, table):
+                continue
+            if s == led:
+                said = {x for x in power if suit[x] == s and power[x] < power[p.card]}
+            elif s is not None and s != trump:
+                said = {x for x in power if suit[x] is not None and suit[x] != trump and power[x] < power[p.card]}
+            if sides_known and t.plays[w].seat not in team_of(view, p.seat):
+                # Under another side's winning card, the standard policy takes the trick when it can: last to
+                # play, or third or later, with any card that wins; second, with one no one can beat, or by
+                # trumping a plain suit it has none of.
+                winners = {x for x in power if x not in JOKERS and (s != led or suit[x] == led) and
+                           beats(x, winning, led, table)}
+                if i == 1 and i < seats_playing - 1:
+                    if s == led:
+                        best = top(led, cards[:i])
+                        winners = {best} & winners if best is not None else set()
+                    elif trump is None or led == trump:
+                        winners = set()
+                said |= winners
+            lacks.setdefault(p.seat, set()).update(said - gone)
         gone.update(cards)
     unseen = set(knowledge.unseen)
     out = {seat: frozenset(cards & unseen) for seat, cards in lacks.items()

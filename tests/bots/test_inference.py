@@ -69,9 +69,43 @@ def test_a_seat_that_plays_under_the_winner_lacks_the_lower_cards_of_the_suit() 
     assert E not in read_auction(knowledge_of(state, S)).lacks
 
 
+def test_a_seat_that_does_not_take_another_sides_trick_when_it_could_lacks_the_cards_that_would() -> None:
+    hands = {N: ["AC", "9C", "AS", "KS", "QS", "10S", "9S", "8S", "7S", "6S"],
+             E: ["7C", "6C", "5C", "KH", "QH", "JH", "10H", "9H", "8H", "7H"],
+             S: ["KC", "QC", "10C", "AD", "KD", "QD", "JD", "10D", "9D", "8D"],
+             W: ["8C", "6H", "5H", "4H", "AH", "7D", "6D", "5D", "4D", "5S"]}
+    state = setup(opts(), hands, "7S", contractor=N)
+    state, _ = play(state, "9C")
+    # Second to play, East follows low under North's nine: by the standard policy it holds no club that no one
+    # can beat (the ace), or it would have taken the trick with it; so far nothing is read of a higher club.
+    state, _ = play(state, "5C", "KC")
+    lacks = read_plays(knowledge_of(state, S))
+    assert "AC" in lacks[E] and "AC" in read_plays(knowledge_of(state, W))[E]
+    # Last to play under South's king (another side's card), West holds no club that beats it.
+    state, _ = play(state, "8C")
+    lacks = read_plays(knowledge_of(state, S))
+    assert "AC" in lacks[W] and not {"JC", "QC", "10C"} & lacks[W]
+    assert not set(state.hands[W]) & lacks[W] and not set(state.hands[E]) & lacks[E]
+
+
+def test_a_seat_that_leads_below_the_best_card_of_its_suit_holds_the_best_card_of_no_plain_suit() -> None:
+    hands = {E: ["7D", "KC", "QC", "9C", "8C", "KH", "QH", "AS", "KS", "QS"],
+             S: ["6D", "5D", "4D", "10C", "7C", "6C", "10H", "9H", "8H", "7H"],
+             W: ["AD", "KD", "QD", "JD", "10D", "9D", "8D", "6H", "5H", "4H"],
+             N: ["AC", "AH", "JC", "10S", "9S", "8S", "7S", "6S", "5S", "5C"]}
+    state = setup(opts(), hands, "7S", contractor=E)
+    state, _ = play(state, "7D")
+    lacks = read_plays(knowledge_of(state, W))
+    assert {"AC", "AH"} <= lacks[E] and not {"KC", "KH", "KD"} & lacks[E]
+    assert "AD" in read_plays(knowledge_of(state, N))[E]  # (North holds the other two)
+    # A lead of the best card left in its suit says nothing of the other suits.
+    state, _ = play(state, "4D", "AD", "5C", "KD")  # West takes the trick and leads the best diamond left
+    assert "AH" not in read_plays(knowledge_of(state, N)).get(W, frozenset())
+
+
 def test_what_the_plays_say_holds_when_every_seat_plays_the_standard_policy() -> None:
     read = 0
-    for players, seed in ((4, 1), (4, 2), (3, 1), (5, 1)):
+    for players, seed in ((4, 1), (4, 2), (4, 3), (3, 1), (5, 1), (5, 2), (6, 1), (2, 1)):
         options = opts(players)
         state, _ = new_game(options, seed=seed)
         while state.to_act is not None and state.hand_number < 2:
