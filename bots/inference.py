@@ -157,19 +157,27 @@ def read_plays(knowledge: Knowledge) -> dict[int, frozenset[str]]:
             s = suit[p.card]
             said: set[str] = set()
             if i == 0:
-                # A lead of a plain card below the best one left in its suit: the standard policy leads a card
-                # no one can beat in a plain suit when it holds one, so the seat holds the best card left in no
-                # plain suit.
-                if sides_known and s is not None and s != trump and top(s, ()) != p.card:
-                    for plain in {suit[x] for x in power} - {None, trump}:
-                        best = top(plain, ())
-                        if best is not None and best not in JOKERS:
-                            said.add(best)
+                # A lead below the best card left in its suit: the standard policy leads a card no one can beat
+                # when it holds one in a plain suit (or, contracting, in trumps while others hold trumps), and
+                # else the lowest card of a suit. So the seat holds no lower card of the suit it led, and, if it
+                # led a plain suit, the best card left in no plain suit.
+                if sides_known and s is not None and top(s, ()) != p.card:
+                    said = {x for x in power if suit[x] == s and power[x] < power[p.card]}
+                    if s != trump:
+                        for plain in {suit[x] for x in power} - {None, trump}:
+                            best = top(plain, ())
+                            if best is not None and best not in JOKERS:
+                                said.add(best)
                 lacks.setdefault(p.seat, set()).update(said - gone)
                 continue
             w = trick_winner_index(cards[:i], t.nominate, table)
             winning = cards[w]
             if beats(p.card, winning, led, table):
+                if sides_known and i == seats_playing - 1 and t.plays[w].seat not in team_of(view, p.seat):
+                    # Last to play, it takes another side's trick with its cheapest card that does.
+                    said = {x for x in power if x not in JOKERS and (s != led or suit[x] == led) and
+                            power[x] < power[p.card] and beats(x, winning, led, table)}
+                    lacks.setdefault(p.seat, set()).update(said - gone)
                 continue
             if s == led:
                 said = {x for x in power if suit[x] == s and power[x] < power[p.card]}
