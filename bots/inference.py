@@ -13,10 +13,17 @@ seats' calls are read with the ``basic`` bidder as the model of how a seat bids 
 The cards a seat has played since count as part of the hand it bid on. Voids shown in play are already honoured
 by the sampler itself. The plays say more, read with the standard card play (:mod:`bots.cardplay`) as the model:
 a seat that played a card that did not beat the trick's winning card played its lowest eligible card, so it held
-no lower card of the suit it followed (no lower plain card, when it discarded). :func:`read_plays` lists, per
-seat, the unseen cards such plays say it lacks, and the sampler deals them elsewhere (a seat whose later plays
-break the model, by playing such a card after all, is not read; nor is any seat at misère, which plays otherwise;
-nor, while no deal of the unseen cards could honour all the reads with the shown voids, the seat said to lack most).
+no lower card of the suit it followed (no lower plain card, when it discarded). Under another side's winning card
+the policy takes the trick when it can (second to play, only with a card no one can beat, or by trumping a plain
+suit it has none of), so such a seat also held no card that would have taken it; last to play, a seat takes
+another side's trick with its cheapest card that does. A lead below the best card left in its suit is the
+policy's lowest card of a suit, and it leads a card no one can beat in a plain suit whenever it holds one: such a
+seat holds no lower card of the suit it led and, when that suit is plain, the best card left in no plain suit.
+These reads wait, in the five-player game, until the called partner is known (a seat's side decides its play).
+:func:`read_plays` lists, per seat, the unseen cards such plays say it lacks, and the sampler deals them elsewhere
+(a seat whose later plays break the model, by playing such a card after all, is not read; nor is any seat at misère,
+which plays otherwise; nor, while no deal of the unseen cards could honour all the reads with the shown voids, the
+seat said to lack most).
 
 Each consistent deal gets a *misfit*: by how many tricks, summed over the seats, their hands miss what their calls
 said. :func:`sample` draws up to :data:`TRIES` deals and keeps the first that fits, else the one that misfits
