@@ -428,15 +428,12 @@ def search_outcomes(knowledge: Knowledge, legal: Sequence[Move], rng: random.Ran
     evidence = read_auction(knowledge)
     alive = list(range(len(cands)))
     dealt = spent = 0
-    team: frozenset[int] | None = None  # the seat's side this hand, in card play (the same in every sampled deal)
     while dealt == 0 or spent + len(alive) <= budget:
         state = sample(knowledge, rng, evidence)
         dealt += 1
         spent += len(alive)
-        solver = None
-        if state.phase == "play":
-            team = _teams(state)[seat] if team is None else team
-            solver = shared_solver(state, seat, team)
+        # (The seat's side is the sampled deal's: where a called partner is not yet known, the deal places it.)
+        solver = shared_solver(state, seat, _teams(state)[seat]) if state.phase == "play" else None
         for i in alive:
             value, success = outcome_of(state, cands[i], seat, solver)
             values[i].append(value)
