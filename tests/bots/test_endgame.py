@@ -283,3 +283,28 @@ def test_the_expert_endgames_stay_well_within_the_cap(players: int | str) -> Non
         solver = Solver(state, seat, _teams(state)[seat], NODE_CAP)
         solver.run()
         assert solver.nodes <= NODE_CAP // 2
+
+
+@pytest.mark.parametrize("players", [4, 5, "ghosts"])
+def test_the_shared_solver_changes_no_value_of_the_search(players: int | str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The expert's search gives every candidate the same values with one solver per sampled deal as with one per
+    candidate: at five players too, before the called partner is known (each sampled deal places it, so each
+    deal's solver takes that deal's sides)."""
+    from bots.expert import search_outcomes
+    from bots.knowledge import Knowledge
+
+    states = [s for _o, s in random_states(players, 300, seed=37) if s.phase == "play" and s.to_act is not None
+              and len(legal_moves(s)) > 1 and 4 < cards_left(s) <= ENDGAME_CARDS[len(s.active)] + 1]
+    if players == 5:  # the positions where the seat does not yet know who the called partner is
+        contracts = [view(s, controller(s.options, s.to_act or 0)).contract for s in states]
+        states = [s for s, c in zip(states, contracts, strict=True) if c is not None and not c.partners_known]
+    assert len(states) >= 3
+    for state in states[:4]:
+        seat = state.to_act
+        assert seat is not None
+        knowledge = Knowledge(view(state, controller(state.options, seat)), state.options)
+        shared = search_outcomes(knowledge, legal_moves(state), random.Random(5), 24)
+        with monkeypatch.context() as m:
+            m.setattr(bots.expert, "shared_solver", lambda *_args: None)
+            alone = search_outcomes(knowledge, legal_moves(state), random.Random(5), 24)
+        assert shared == alone
