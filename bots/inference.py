@@ -142,6 +142,7 @@ def read_plays(knowledge: Knowledge) -> dict[int, frozenset[str]]:
     suit, power, trump = table.suit, table.power, table.trump
     hidden = {s for s in range(len(view.hand_sizes)) if s != knowledge.seat and s not in knowledge.known_hands}
     seats_playing = view.players - len(c.sitting_out)
+    plain_suits = {suit[x] for x in power} - {None, trump}
     # Who is on whose side, as the seats themselves know it (a called partner not yet shown knows more than the
     # others do): the reads that need it wait until every seat can know it.
     sides_known = c.partners_known
@@ -149,10 +150,14 @@ def read_plays(knowledge: Knowledge) -> dict[int, frozenset[str]]:
     lacks: dict[int, set[str]] = {}
     played: dict[int, set[str]] = {}
 
-    def top(s: str | None, out: Collection[str]) -> str | None:
+    def top(s: str | None, out: Collection[str] = ()) -> str | None:
         """The highest card of effective suit ``s`` not yet played nor in ``out``."""
         cards = [x for x in power if suit[x] == s and x not in gone and x not in out]
         return max(cards, key=power.__getitem__) if cards else None
+
+    def below(s: str | None, card: str) -> set[str]:
+        """The cards of effective suit ``s`` below ``card``."""
+        return {x for x in power if suit[x] == s and power[x] < power[card]}
 
     for t in (*view.tricks, *((view.current_trick,) if view.current_trick else ())):
         cards = [p.card for p in t.plays]
@@ -168,41 +173,43 @@ def read_plays(knowledge: Knowledge) -> dict[int, frozenset[str]]:
                 # when it holds one in a plain suit (or, contracting, in trumps while others hold trumps), and
                 # else the lowest card of a suit. So the seat holds no lower card of the suit it led, and, if it
                 # led a plain suit, the best card left in no plain suit.
-                if sides_known and s is not None and top(s, ()) != p.card:
-                    said = {x for x in power if suit[x] == s and power[x] < power[p.card]}
+                if sides_known and s is not None and top(s) != p.card:
+                    said = below(s, p.card)
                     if s != trump:
-                        for plain in {suit[x] for x in power} - {None, trump}:
-                            best = top(plain, ())
+                        for plain in plain_suits:
+                            best = top(plain)
                             if best is not None and best not in JOKERS:
                                 said.add(best)
-                lacks.setdefault(p.seat, set()).update(said - gone)
-                continue
-            w = trick_winner_index(cards[:i], t.nominate, table)
-            winning = cards[w]
-            if beats(p.card, winning, led, table):
-                if sides_known and i == seats_playing - 1 and t.plays[w].seat not in team_of(view, p.seat):
-                    # Last to play, it takes another side's trick with its cheapest card that does.
-                    said = {x for x in power if x not in JOKERS and (s != led or suit[x] == led) and
-                            power[x] < power[p.card] and beats(x, winning, led, table)}
-                    lacks.setdefault(p.seat, set()).update(said - gone)
-                continue
-            if s == led:
-                said = {x for x in power if suit[x] == s and power[x] < power[p.card]}
-            elif s is not None and s != trump:
-                said = {x for x in power if suit[x] is not None and suit[x] != trump and power[x] < power[p.card]}
-            if sides_known and t.plays[w].seat not in team_of(view, p.seat):
-                # Under another side's winning card, the standard policy takes the trick when it can: last to
-                # play, or third or later, with any card that wins; second, with one no one can beat, or by
-                # trumping a plain suit it has none of.
-                winners = {x for x in power if x not in JOKERS and (s != led or suit[x] == led) and
-                           beats(x, winning, led, table)}
-                if i == 1 and i < seats_playing - 1:
+            else:
+                w = trick_winner_index(cards[:i], t.nominate, table)
+                winning = cards[w]
+                last = i == seats_playing - 1
+                took = beats(p.card, winning, led, table)
+                against = sides_known and (last or not took) and t.plays[w].seat not in team_of(view, p.seat)
+                # The cards that would have taken the trick, of those the seat could play (of the suit led, if
+                # it followed it).
+                takers = {x for x in power if x not in JOKERS and (s != led or suit[x] == led) and
+                          beats(x, winning, led, table)} if against else set()
+                if took:
+                    if last:
+                        # Last to play, it takes another side's trick with its cheapest card that does.
+                        said = {x for x in takers if power[x] < power[p.card]}
+                else:
                     if s == led:
-                        best = top(led, cards[:i])
-                        winners = {best} & winners if best is not None else set()
-                    elif trump is None or led == trump:
-                        winners = set()
-                said |= winners
+                        said = below(s, p.card)
+                    elif s is not None and s != trump:
+                        said = {x for x in power if suit[x] is not None and suit[x] != trump and
+                                power[x] < power[p.card]}
+                    # Under another side's winning card, the standard policy takes the trick when it can: last
+                    # to play, or third or later, with any card that wins; second, with one no one can beat, or
+                    # by trumping a plain suit it has none of.
+                    if i == 1 and not last:
+                        if s == led:
+                            best = top(led, cards[:i])
+                            takers = {best} & takers if best is not None else set()
+                        elif trump is None or led == trump:
+                            takers = set()
+                    said |= takers
             lacks.setdefault(p.seat, set()).update(said - gone)
         gone.update(cards)
     unseen = set(knowledge.unseen)
