@@ -27,7 +27,7 @@ import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parents[2]
-HIGH = ("JK", "A", "J", "K")
+HIGH = ("A", "J", "K")  # ranks; the joker counts too
 
 
 def positions(games: int, players: int, hands: int, budget: int, seed: int) -> bytes:
@@ -64,6 +64,7 @@ def work(root: Path, data: bytes, deals: int) -> dict[str, object]:
     from bots.inference import read_auction, sample
     from bots.knowledge import Knowledge
     from engine import GameState, view
+    from engine.cards import JOKERS
 
     shares: list[float] = []
     high: list[float] = []
@@ -83,7 +84,7 @@ def work(root: Path, data: bytes, deals: int) -> dict[str, object]:
             for c in hidden:
                 right = c in dealt[holder[c]]
                 hits += right
-                if c == "JK" or c[:-1] in HIGH:
+                if c in JOKERS or c[:-1] in HIGH:
                     high_hits += right
                     high_n += 1
         share = hits / (deals * len(hidden))
