@@ -26,6 +26,7 @@ from typing import Literal
 
 import msgspec
 
+from bots._native import BOTS_BUILD, BOTS_BUILD_REASON  # first: it chooses the compiled or pure modules
 from bots.basic import decide_basic
 from bots.expert import DEFAULT_BUDGET, default_budget, search_outcomes
 from bots.knowledge import Knowledge, determinize
@@ -134,5 +135,5 @@ def _random_move(knowledge: Knowledge, legal: Sequence[Move], rng: random.Random
     return legal[rng.randrange(len(legal))]
 
 
-__all__ = ["LEVELS", "MAX_BUDGET", "BotError", "Candidate", "Decision", "Level", "decide",
-           "legal_moves_from_view", "DEFAULT_BUDGET"]
+__all__ = ["BOTS_BUILD", "BOTS_BUILD_REASON", "LEVELS", "MAX_BUDGET", "BotError", "Candidate", "Decision", "Level",
+           "decide", "legal_moves_from_view", "DEFAULT_BUDGET"]

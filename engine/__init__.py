@@ -8,7 +8,11 @@
 'Passed'
 """
 
-from engine._native import ENGINE_BUILD, ENGINE_BUILD_REASON  # first: it chooses the compiled or pure modules
+from engine._native import (  # first: it chooses the compiled or pure modules
+    ENGINE_BUILD,
+    ENGINE_BUILD_REASON,
+    companion_path,
+)
 from engine.cards import ALL_CARDS, BLACK_JOKER, JOKER, JOKERS, SUITS, effective_suit, parse_card
 from engine.deal import kitty_size, pack_for
 from engine.decisions import DECISIONS
@@ -74,7 +78,7 @@ from engine.unseen import complete_view, known_voids, unseen_cards, unseen_place
 from engine.views import public_view, redact_events, seat_view, view
 
 __all__ = [
-    "ALL_CARDS", "BLACK_JOKER", "DECISIONS", "ENGINE_BUILD", "ENGINE_BUILD_REASON", "JOKER", "JOKERS",
+    "ALL_CARDS", "BLACK_JOKER", "DECISIONS", "ENGINE_BUILD", "ENGINE_BUILD_REASON", "companion_path", "JOKER", "JOKERS",
     "MAX_RECORD_HANDS", "MAX_RECORD_MOVES", "PRESETS", "PRESET_DESCRIPTIONS", "RECORD_FORMAT", "RULES_VERSION",
     "SUITS", "AnswerRedeal", "Bid", "CallCard", "ChoosePartners", "Discard", "DiscardChoices", "Event", "GameRecord",
     "GameSetupError", "GameState", "GoAlone", "HandRecord", "HandScore", "IllegalMove", "LookAtHand", "Move",

@@ -70,12 +70,18 @@ def check_build(package_dir: Path, build_dir: Path) -> tuple[dict[str, object] |
         return None, f"no compiled build: the install could not build it ({manifest['failed']})"
     if not isinstance(manifest, dict) or manifest.get("ext_suffix") != ext_suffix():
         return None, f"the build at {build_dir} is for another interpreter"
-    built = manifest.get("sources")
-    current = source_hashes(package_dir)
-    if built != current:
-        built = built if isinstance(built, dict) else {}
-        changed = sorted(n for n in set(built) | set(current) if built.get(n) != current.get(n))
-        return None, f"stale compiled build: {', '.join(changed)} changed since it was built"
+    companions = manifest.get("companions", {})
+    if not isinstance(companions, dict):
+        return None, f"incomplete manifest {manifest_path}"
+    # The engine's own sources by file name, a companion package's (compiled in the same build, found beside the
+    # engine's package) by package and file name.
+    for prefix, built, current in [("", manifest.get("sources"), source_hashes(package_dir)),
+                                   *((f"{name}/", hashes, source_hashes(package_dir.parent / str(name)))
+                                     for name, hashes in companions.items())]:
+        if built != current:
+            built = built if isinstance(built, dict) else {}
+            changed = sorted(prefix + n for n in set(built) | set(current) if built.get(n) != current.get(n))
+            return None, f"stale compiled build: {', '.join(changed)} changed since it was built"
     modules = manifest.get("modules")
     group = manifest.get("group_library")
     if not isinstance(modules, list) or not isinstance(group, str):
@@ -111,7 +117,23 @@ def activate(package_path: MutableSequence[str], package_dir: Path) -> tuple[str
             raise ImportError(f"{MODE_VARIABLE}=compiled but the build at {build_dir} does not load: {exc}") from exc
         return "pure", f"the build at {build_dir} does not load: {exc}"
     package_path.insert(0, str(build_dir / "engine"))
+    _ACTIVE[:] = [(build_dir, manifest)]
     return "compiled", f"compiled build at {build_dir}"
+
+
+#: The compiled build in use, once :func:`activate` has chosen one: (its directory, its manifest).
+_ACTIVE: list[tuple[Path, dict[str, object]]] = []
+
+
+def companion_path(name: str) -> Path | None:
+    """Where the compiled build in use keeps package ``name``'s modules, if it was built with them (see
+    ``tools/build_engine.py``, ``COMPANIONS``): the package puts it first on its ``__path__``. None while the
+    pure engine runs: a companion runs compiled exactly when the engine does, from the same build."""
+    if not _ACTIVE:
+        return None
+    build_dir, manifest = _ACTIVE[0]
+    companions = manifest.get("companions")
+    return build_dir / name if isinstance(companions, dict) and name in companions else None
 
 
 def _load_group_library(build_dir: Path, group: str) -> None:

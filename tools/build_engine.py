@@ -15,7 +15,10 @@ Every ``engine/*.py`` module is compiled except the package's ``__init__``, its 
 check of untrusted states (``integrity``), and any
 module whose classes take class keywords (``class X(msgspec.Struct, frozen=True)``): mypyc drops those keywords,
 which would silently change a Struct's encoding and validation, so the modules holding Structs (``model``,
-``options``) stay Python and the wire format is the one the pure engine writes.
+``options``) stay Python and the wire format is the one the pure engine writes. The bots (``COMPANIONS``) are
+compiled in the same build and the same mypyc group, by the same rules (``bots/__init__``, ``bots/_native`` and
+``bots/inference``, which holds Structs, stay Python); the manifest's ``companions`` holds their hashes, and
+``bots/_native.py`` loads them from the build exactly when the engine runs compiled.
 
 The output goes to ``build/engine-mypyc/`` (or ``$FIVE_HUNDRED_ENGINE_BUILD``) with a ``manifest.json`` of the
 SHA-256 of every source it was built from; ``engine/_native.py`` uses the build only while those hashes match
@@ -41,6 +44,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "engine"
+#: Packages compiled with the engine, in the same build (one mypyc group: their calls into the engine are native
+#: calls): the bots' playouts and searches spend most of their time in their own loops over the engine's rules.
+COMPANIONS = ("bots",)
 NEVER_COMPILED = {
     "__init__.py": "the package and its loader stay Python",
     "_native.py": "the package and its loader stay Python",
@@ -97,25 +103,27 @@ def probe() -> str:
 
 
 def build(out: Path) -> None:
-    modules = []
-    for path in sorted(PACKAGE.glob("*.py")):
-        ok, why = compilable(path)
-        if ok:
-            modules.append(path.name)
-        else:
-            print(f"  keeping engine/{path.name} as Python: {why}")
-    hashes = _native.source_hashes(PACKAGE)
+    packages = ("engine", *COMPANIONS)
+    modules = []  # "package/module.py"
+    for package in packages:
+        for path in sorted((ROOT / package).glob("*.py")):
+            ok, why = compilable(path)
+            if ok:
+                modules.append(f"{package}/{path.name}")
+            else:
+                print(f"  keeping {package}/{path.name} as Python: {why}")
+    hashes = {package: _native.source_hashes(ROOT / package) for package in packages}
     out.parent.mkdir(parents=True, exist_ok=True)
     stage = Path(tempfile.mkdtemp(prefix=".stage-", dir=out.parent))
     try:
-        (stage / "engine").mkdir()
-        for path in PACKAGE.glob("*.py"):
-            shutil.copy2(path, stage / "engine" / path.name)
-        if _native.source_hashes(stage / "engine") != hashes:
-            raise SystemExit("the sources changed while being copied; run the build again")
+        for package in packages:
+            (stage / package).mkdir()
+            for path in (ROOT / package).glob("*.py"):
+                shutil.copy2(path, stage / package / path.name)
+            if _native.source_hashes(stage / package) != hashes[package]:
+                raise SystemExit("the sources changed while being copied; run the build again")
         started = time.monotonic()
-        cmd = [sys.executable, "-m", "mypyc", "--strict", "--python-version", "3.11",
-               *(f"engine/{m}" for m in modules)]
+        cmd = [sys.executable, "-m", "mypyc", "--strict", "--python-version", "3.11", *modules]
         env = {**os.environ, "MYPYC_OPT_LEVEL": os.environ.get("MYPYC_OPT_LEVEL", "3")}
         result = subprocess.run(cmd, cwd=stage, capture_output=True, text=True, env=env)
         if result.returncode != 0:
@@ -127,22 +135,25 @@ def build(out: Path) -> None:
         if len(groups) != 1:
             raise SystemExit(f"expected one mypyc group library in {stage}, found {groups}")
         result_dir = stage / "result"
-        (result_dir / "engine").mkdir(parents=True)
+        for package in packages:
+            (result_dir / package).mkdir(parents=True)
         shutil.move(groups[0], result_dir / groups[0].name)
         names = []
         for m in modules:
-            so = stage / "engine" / (m[:-3] + suffix)
+            package, _, name = m.partition("/")
+            so = stage / package / (name[:-3] + suffix)
             if not so.is_file():
-                raise SystemExit(f"mypyc produced no {so.name}")
-            shutil.move(so, result_dir / "engine" / so.name)
-            names.append("engine." + m[:-3])
+                raise SystemExit(f"mypyc produced no {package}/{so.name}")
+            shutil.move(so, result_dir / package / so.name)
+            names.append(f"{package}.{name[:-3]}")
         manifest = {
             "ext_suffix": suffix,
             "python": sys.version,
             "mypyc": _mypy_version(),
             "modules": names,
             "group_library": groups[0].name[: -len(suffix)],
-            "sources": hashes,
+            "sources": hashes["engine"],
+            "companions": {package: hashes[package] for package in COMPANIONS},
         }
         (result_dir / _native.MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n")
         # Swap in the new build whole: rename the old one away, the new one in, then delete the old.

@@ -43,11 +43,13 @@ def _fake_build(tmp_path: Path, package_dir: Path) -> Path:
 
 
 def _copy_sources(tmp_path: Path) -> Path:
-    package = tmp_path / "src" / "engine"
-    package.mkdir(parents=True)
-    for p in PACKAGE.glob("*.py"):
-        shutil.copy2(p, package / p.name)
-    return package
+    """A copy of the engine's sources and, beside them, of the packages compiled with it (the bots)."""
+    for name in ("engine", "bots"):
+        copy = tmp_path / "src" / name
+        copy.mkdir(parents=True)
+        for p in (ROOT / name).glob("*.py"):
+            shutil.copy2(p, copy / p.name)
+    return tmp_path / "src" / "engine"
 
 
 def test_a_build_of_the_current_sources_is_accepted(tmp_path: Path) -> None:
@@ -72,6 +74,23 @@ def test_any_source_edit_makes_the_build_stale(tmp_path: Path, edit: str) -> Non
     manifest, why = _native.check_build(package, build)
     assert manifest is None
     assert why.startswith("stale compiled build") and changed in why
+
+
+def test_an_edit_to_a_package_compiled_with_the_engine_makes_the_whole_build_stale(tmp_path: Path) -> None:
+    """The bots are compiled in the engine's build (one mypyc group): an edit to them, and neither runs compiled."""
+    package = _copy_sources(tmp_path)
+    build = _fake_build(tmp_path, package)
+    data = json.loads((build / _native.MANIFEST).read_text())
+    data["companions"] = {"bots": _native.source_hashes(package.parent / "bots")}
+    (build / _native.MANIFEST).write_text(json.dumps(data))
+    assert _native.check_build(package, build) == (data, "")
+    expert = package.parent / "bots" / "expert.py"
+    expert.write_text(expert.read_text() + "\n# an edit\n")
+    manifest, why = _native.check_build(package, build)
+    assert manifest is None and why == "stale compiled build: bots/expert.py changed since it was built"
+    data["companions"] = ["bots"]
+    (build / _native.MANIFEST).write_text(json.dumps(data))
+    assert "incomplete manifest" in _native.check_build(package, build)[1]
 
 
 def test_a_build_for_another_interpreter_or_incomplete_is_refused(tmp_path: Path) -> None:
@@ -135,6 +154,7 @@ def test_the_install_built_the_compiled_engine_where_a_compiler_is_present() -> 
     if probe.returncode == 0:
         assert manifest is not None, f"the install left no current compiled build: {why}"
         assert sorted(manifest["sources"]) == sorted(p.name for p in PACKAGE.glob("*.py"))  # type: ignore[call-overload]
+        assert manifest["companions"] == {"bots": _native.source_hashes(ROOT / "bots")}
     else:
         assert manifest is None and "the install could not build it" in why, why
 
@@ -223,6 +243,55 @@ def test_the_hot_modules_are_compiled_and_the_structs_are_not() -> None:
         assert Path(module.__file__).is_relative_to(BUILD)
     for module in (engine.model, engine.options):
         assert module.__file__ == str(PACKAGE / Path(module.__file__).name)
+
+
+@needs_build
+def test_the_bots_run_compiled_from_the_engines_build_and_their_structs_do_not() -> None:
+    """The bots' search loops come from the same build as the engine; their Structs' modules stay Python."""
+    import bots
+    import bots.basic
+    import bots.cardplay
+    import bots.endgame
+    import bots.expert
+    import bots.inference
+
+    assert bots.BOTS_BUILD == "compiled", bots.BOTS_BUILD_REASON
+    for module in (bots.expert, bots.cardplay, bots.basic, bots.endgame):
+        assert module.__file__ is not None and module.__file__.endswith(_native.ext_suffix())
+        assert Path(module.__file__).is_relative_to(BUILD / "bots")
+    for module in (bots, bots.inference):
+        assert module.__file__ is not None and Path(module.__file__).parent == ROOT / "bots"
+
+
+_DECISIONS = """
+import json, bots, engine
+from engine import view
+from tests.bots.states import mover, random_states
+out = {"build": [engine.ENGINE_BUILD, bots.BOTS_BUILD], "decisions": []}
+for players in (2, 3, 4, 5, 6, "ghosts"):
+    for i, (opts, state) in enumerate(random_states(players, games=6, seed=11, every=7)):
+        if state.to_act is None:
+            continue
+        d = bots.decide(view(state, mover(state)), opts, level="expert", seed=i, budget=48)
+        out["decisions"].append(repr(d))
+print(json.dumps(out))
+"""
+
+
+@needs_build
+def test_compiled_and_pure_bots_decide_alike() -> None:
+    """The same expert decisions (move, every candidate's value and success share, what was spent), position by
+    position, at every player count and the ghost-partners game, whether the bots run compiled or pure."""
+    dumps = {}
+    for mode in ("pure", "compiled"):
+        env = {k: v for k, v in os.environ.items() if k != "FIVE_HUNDRED_ENGINE"} | {"FIVE_HUNDRED_ENGINE": mode}
+        result = subprocess.run([sys.executable, "-c", _DECISIONS], cwd=ROOT, env=env, capture_output=True,
+                                text=True, timeout=600)
+        assert result.returncode == 0, result.stderr
+        dumps[mode] = json.loads(result.stdout)
+        assert dumps[mode]["build"] == [mode, mode]
+    assert len(dumps["pure"]["decisions"]) > 60
+    assert dumps["pure"]["decisions"] == dumps["compiled"]["decisions"]
 
 
 @needs_build
