@@ -33,6 +33,12 @@ from engine.seats import controller
 from engine.tricks import strain_of, trick_led_suit
 from tests.bots.states import random_states
 
+#: For tests that patch a bots module's functions or constants: compiled bots call and read those directly, past
+#: the patch, so such a test would check nothing there; it runs on the pure bots (the README's suite).
+patches_the_bots = pytest.mark.skipif(bots.BOTS_BUILD == "compiled",
+                                      reason="the compiled bots call their functions and read their constants "
+                                             "directly, past the test's patches")
+
 
 def brute_force(state: GameState, seat: int, team: frozenset[int]) -> float:
     """Minimax over every legal move by :func:`engine.apply_move` to the end of the hand, no pruning."""
@@ -202,8 +208,7 @@ def test_the_cap_makes_the_search_give_up() -> None:
     assert solve(state, seat, team, cap=least - 1) is None
 
 
-@pytest.mark.skipif(bots.BOTS_BUILD == "compiled",
-                    reason="the compiled bots call the solver and read its cap directly, past the test's patches")
+@patches_the_bots
 def test_the_expert_plays_the_deal_out_when_the_cap_is_met(monkeypatch: pytest.MonkeyPatch) -> None:
     state = next(s for s in positions(4, 3, seed=5) if tricks_left(s) == 3 and len(legal_moves(s)) > 1)
     seat = state.to_act
@@ -287,6 +292,7 @@ def test_the_expert_endgames_stay_well_within_the_cap(players: int | str) -> Non
         assert solver.nodes <= NODE_CAP // 2
 
 
+@patches_the_bots
 @pytest.mark.parametrize("players", [4, 5, "ghosts"])
 def test_the_shared_solver_changes_no_value_of_the_search(players: int | str, monkeypatch: pytest.MonkeyPatch) -> None:
     """The expert's search gives every candidate the same values with one solver per sampled deal as with one per
