@@ -23,11 +23,11 @@ or defeated it); the decision reports each candidate's share of such playouts.
 The ``basic`` move is always the first candidate, and is played unless another candidate beats it on the
 sampled deals with confidence (:func:`choose`). Candidates: every legal card (and joker lead nomination) in
 play; in the auction, pass, the ``basic`` choice, the cheapest legal bid in every strain the hand is near, in
-the strain it is best in (and ``basic``'s strain) the dearest few bids up to a trick above what ``basic`` counts
-it worth (once no one bids on, the contract is the bid: the cheapest undersells a strong hand), and the misère
-bids it might make; a handful of discards (the ``basic`` one, ones that void each plain suit, the lowest cards;
-each set of cards once); every nomination; the best few partner calls and going alone. With one candidate the
-bot answers at once and spends nothing.
+the strain it is best in (and ``basic``'s strain) the dearest few bids up to two tricks above what ``basic``
+counts it worth (once no one bids on, the contract is the bid: the cheapest undersells a strong hand), and the
+misère bids it might make; a handful of discards (the ``basic`` one, ones that void each plain suit, the lowest
+cards; each set of cards once); every nomination; the best few partner calls and going alone. With one candidate
+the bot answers at once and spends nothing.
 
 The budget is counted in playouts (never in time: the bots have no clock). The decision reports the playouts
 and sampled deals it spent and each candidate's estimated value.
@@ -90,9 +90,10 @@ PRUNE_EVERY = 4
 #: How many bids of the strains the hand is best in (by the ``basic`` estimate) the auction searches above the
 #: cheapest: the dearest ones the hand is worth, that is up to :data:`WORTH_MARGIN` tricks above the estimate
 #: (see :func:`candidates`). The estimate counts the hand as ``basic`` would play it; the search is asked
-#: about a trick above it because the expert's own play makes more of a hand than that.
-INTERMEDIATE_BIDS = 3
-WORTH_MARGIN = 1.0
+#: about two tricks above it because the expert's own play, and its partner's, make more of a hand than that
+#: (docs/BENCHMARKS.md measures both margins).
+INTERMEDIATE_BIDS = 4
+WORTH_MARGIN = 2.0
 
 #: The cheapest bid of a strain is searched when it is at most this many tricks above the hand's estimate there.
 NEAR_MARGIN = 1.0

@@ -8,7 +8,7 @@ import statistics
 from collections import Counter
 
 from bots import decide
-from bots.basic import decide_basic
+from bots.basic import decide_basic, helper_tricks, own_tricks
 from bots.cardplay import choose_card
 from bots.expert import (
     DEFAULT_BUDGET,
@@ -16,6 +16,7 @@ from bots.expert import (
     PHASE_BUDGETS,
     PRUNE_EVERY,
     PRUNE_FROM,
+    WORTH_MARGIN,
     _play_out,
     _teams,
     candidates,
@@ -187,6 +188,22 @@ def test_the_auction_searches_the_cheapest_bid_and_the_dearer_ones_around_the_ba
     # The basic bid first, the cheapest, and the dearest few up to a trick above what basic counts the hand worth.
     assert hearts[0] == level and {6, level - 1, level, min(level + 1, 10)} <= set(hearts)
     assert len(hearts) == len(set(hearts)) <= 1 + 1 + INTERMEDIATE_BIDS
+
+
+def test_the_auction_searches_bids_up_to_two_tricks_above_what_basic_counts_the_hand_worth() -> None:
+    """A hand ``basic`` counts at under eight tricks in hearts (and bids 8H on): the search also asks about 9H,
+    more than a trick above that count (the expert's side makes more of a hand than ``basic``'s play would), and
+    not about 10H."""
+    options = opts(2)
+    state = start(options, {0: ["JH", "JD", "AH", "KH", "10H", "AS", "KS", "7C", "8C", "9D"]}, dealer=1)
+    know = Knowledge(view(state, 0), options)
+    assert know.hand is not None
+    worth = own_tricks(know.hand, "H", options) + helper_tricks(options)
+    basic = decide_basic(know, legal_moves(state))
+    assert isinstance(basic, Bid) and basic.bid == "8H" and 7 < worth < 8
+    hearts = {m.bid for m in candidates(know, legal_moves(state)) if isinstance(m, Bid)} & {"8H", "9H", "10H"}
+    assert hearts == {"8H", "9H"}
+    assert worth + 1 < 9 and 9 <= worth + WORTH_MARGIN < 10
 
 
 def test_the_default_budget_is_larger_in_the_auction_and_a_named_budget_holds_everywhere() -> None:
