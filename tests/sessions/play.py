@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -162,9 +163,17 @@ class Game:
         self.url = f"/v1/sessions/{self.id}"
 
     @classmethod
-    async def create(cls, client: httpx.AsyncClient, **kw: Any) -> Game:
+    async def create(cls, client: httpx.AsyncClient, *, retry_unavailable_for: float = 0, **kw: Any) -> Game:
+        """Create the session; with ``retry_unavailable_for`` (seconds), create it again meanwhile while the answer
+        is 503 ``STORE_UNAVAILABLE`` (a Redis Cluster just started may miss the bound of its first ``WAIT`` for a
+        replica: the service then asks for the creation again)."""
         body = Mirror.create_body(**kw)
-        r = await client.post("/v1/sessions", json=body)
+        deadline = time.monotonic() + retry_unavailable_for
+        while True:
+            r = await client.post("/v1/sessions", json=body)
+            if r.status_code != 503 or time.monotonic() >= deadline or r.json()["code"] != "STORE_UNAVAILABLE":
+                break
+            await asyncio.sleep(0.2)
         assert r.status_code == 201, r.text
         return cls(client, r.json(), Mirror.from_body(body))
 

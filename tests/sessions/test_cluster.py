@@ -28,7 +28,7 @@ from service.sessions.redis_store import cluster_nodes
 from tests.cluster_server import RedisClusterServer
 
 from .conftest import SEALER, running_service
-from .play import Game, Mirror, move_body, read_stream
+from .play import Game, move_body, read_stream
 
 #: A real six-node Redis Cluster: part of CI's run, not of the quick loop (pytest -m 'not slow').
 pytestmark = pytest.mark.slow
@@ -43,19 +43,6 @@ def own_cluster() -> Iterator[RedisClusterServer]:
         yield cluster
     finally:
         cluster.stop()
-
-
-async def _create_once_confirmed(client: httpx.AsyncClient, deadline: float) -> Game:
-    """A session, created again while the answer is 503 ``STORE_UNAVAILABLE`` (on a cluster just started, the first
-    ``WAIT`` for a replica's acknowledgement may miss its bound: the service then asks for the creation again)."""
-    body = Mirror.create_body()
-    while True:
-        r = await client.post("/v1/sessions", json=body)
-        if r.status_code == 201:
-            return Game(client, r.json(), Mirror.from_body(body))
-        assert r.status_code == 503 and r.json()["code"] == "STORE_UNAVAILABLE", r.text
-        assert time.monotonic() < deadline, "no session could be created on the new cluster"
-        await asyncio.sleep(0.2)
 
 
 async def _move_until_acknowledged(client: httpx.AsyncClient, game: Game, rng: random.Random,
@@ -88,7 +75,7 @@ async def test_a_failover_loses_no_acknowledged_move(own_cluster: RedisClusterSe
     prefix = "fo:"
     async with running_service("cluster", own_cluster, prefix=prefix) as svc, \
             httpx.AsyncClient(base_url=svc.url, timeout=10) as client:
-        game = await _create_once_confirmed(client, time.monotonic() + 20)
+        game = await Game.create(client, retry_unavailable_for=20)
         for _ in range(6):
             await _move_until_acknowledged(client, game, rng, time.monotonic() + 10)
         key = f"{prefix}s:{{{game.id}}}"
@@ -125,7 +112,7 @@ async def test_a_hanging_cluster_answers_503_in_time_and_recovers(own_cluster: R
     rng = random.Random(3)
     async with running_service("cluster", own_cluster, prefix="hang:") as svc, \
             httpx.AsyncClient(base_url=svc.url, timeout=15) as client:
-        game = await _create_once_confirmed(client, time.monotonic() + 20)
+        game = await Game.create(client, retry_unavailable_for=20)
         await game.play(3, rng)
         stream = asyncio.create_task(read_stream(client, game.url + "/events", headers=game.host, timeout=30))
         await asyncio.sleep(0.3)
