@@ -24,10 +24,12 @@ The ``basic`` move is always the first candidate, and is played unless another c
 sampled deals with confidence (:func:`choose`). Candidates: every legal card (and joker lead nomination) in
 play; in the auction, pass, the ``basic`` choice, the cheapest legal bid in every strain the hand is near, in
 the strain it is best in (and ``basic``'s strain) the dearest few bids up to two tricks above what ``basic``
-counts it worth (once no one bids on, the contract is the bid: the cheapest undersells a strong hand), and the
-misère bids it might make; a handful of discards (the ``basic`` one, ones that void each plain suit, the lowest
-cards; each set of cards once); every nomination; the best few partner calls and going alone. With one candidate
-the bot answers at once and spends nothing.
+counts it worth (once no one bids on, the contract is the bid: the cheapest undersells a strong hand), the
+cheapest bid of every strain when another side holds the high bid and would win the game by making it (bidding
+on to stop it may cost less than the game, whatever the hand), and the misère bids it might make; a handful of
+discards (the ``basic`` one, ones that void each plain suit, the lowest cards; each set of cards once); every
+nomination; the best few partner calls and going alone. With one candidate the bot answers at once and spends
+nothing.
 
 The budget is counted in playouts (never in time: the bots have no clock). The decision reports the playouts
 and sampled deals it spent and each candidate's estimated value.
@@ -73,7 +75,8 @@ from engine import (
 from engine.cards import rank_of
 from engine.model import GameOver, HandScored
 from engine.playout import Playout
-from engine.rules import MISERE_BIDS, bid_level, bid_strain, side_of
+from engine.rules import MISERE_BIDS, bid_level, bid_strain, bid_value, side_of
+from engine.scoring import judge_game
 from engine.seats import controller, seat_count
 
 #: How many standard errors a candidate must beat the ``basic`` move by (see :func:`choose`).
@@ -314,6 +317,13 @@ def candidates(knowledge: Knowledge, legal: Sequence[Move]) -> list[Move]:
                 # contract is the bid, and the cheapest undersells a strong hand while basic's may be a stretch.
                 worth = [m for m in ranked[1:] if bid_level(m.bid) <= est + WORTH_MARGIN]
                 out += worth[-INTERMEDIATE_BIDS:]
+        if _game_at_stake(knowledge):
+            # Another side would win the game by making the high bid: bidding on without the hand for it
+            # may cost less than the game, so the cheapest bid of every strain is searched.
+            for strain in STRAINS:
+                ranked = [m for m in bids if m.bid not in MISERE_BIDS and bid_strain(m.bid) == strain]
+                if ranked:
+                    out.append(ranked[0])
         for m in bids:
             if m.bid in MISERE_BIDS and misere_danger(hand, opts, open_hand=m.bid != "MISERE") <= 1:
                 out.append(m)
@@ -344,6 +354,23 @@ def candidates(knowledge: Knowledge, legal: Sequence[Move]) -> list[Move]:
             out += wanted[:4]
         return _unique(out)
     return [basic]
+
+
+def _game_at_stake(knowledge: Knowledge) -> bool:
+    """Whether the high bid is another side's, and making it would win that side the game."""
+    v = knowledge.view
+    high = v.high_bid
+    if high is None or high.bid is None:
+        return False
+    opts = knowledge.options
+    side = side_of(opts)
+    theirs, mine = side[high.seat], side[knowledge.seat]
+    if theirs == mine:
+        return False
+    after = list(v.scores)
+    after[theirs] += bid_value(opts, high.bid)
+    result = judge_game(opts, tuple(after), [theirs], True)
+    return result is not None and mine not in result.winners
 
 
 def _distinct_plays(knowledge: Knowledge, legal: Sequence[Move]) -> list[Move]:

@@ -33,7 +33,7 @@ from engine.playout import Playout
 from engine.rules import MISERE_BIDS, bid_level, bid_strain
 from service.games.suggest import playouts_asked
 from tests.bots.states import random_states
-from tests.engine.helpers import opts, start
+from tests.engine.helpers import S, calls, opts, start
 
 
 def reference_play_out(state: GameState, seat: int) -> float:
@@ -204,6 +204,21 @@ def test_the_auction_searches_bids_up_to_two_tricks_above_what_basic_counts_the_
     hearts = {m.bid for m in candidates(know, legal_moves(state)) if isinstance(m, Bid)} & {"8H", "9H", "10H"}
     assert hearts == {"8H", "9H"}
     assert worth + 1 < 9 and 9 <= worth + WORTH_MARGIN < 10
+
+
+def test_the_auction_searches_every_strains_cheapest_bid_when_the_high_bid_would_win_another_side_the_game(
+) -> None:
+    """East bids 6S. With East-West at 480, making it wins them the game, and South's weak hand is asked about
+    the cheapest bid of every strain; with the scores at 100 each, it passes at once."""
+    weak = ["9H", "8H", "7H", "QC", "JC", "10S", "9S", "8D", "7D", "6C"]
+    searched = {}
+    for scores in ((100, 480), (100, 100)):
+        state = start(opts(), {S: weak}, scores=scores)
+        state, _ = calls(state, "P", "6S")
+        know = Knowledge(view(state, S), state.options)
+        searched[scores] = [m.bid if isinstance(m, Bid) else None for m in candidates(know, legal_moves(state))]
+    assert searched[(100, 100)] == [None]
+    assert sorted(searched[(100, 480)], key=str) == sorted([None, "6C", "6D", "6H", "6NT", "7S"], key=str)
 
 
 def test_the_default_budget_is_larger_in_the_auction_and_a_named_budget_holds_everywhere() -> None:
