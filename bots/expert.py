@@ -306,9 +306,11 @@ def candidates(knowledge: Knowledge, legal: Sequence[Move]) -> list[Move]:
         estimates = {strain: own_tricks(hand, strain, opts) + extra for strain in STRAINS}
         top = max(STRAINS, key=estimates.__getitem__)
         basic_strain = bid_strain(basic.bid) if isinstance(basic, Bid) and basic.bid not in MISERE_BIDS else None
+        by_strain = {strain: [m for m in bids if m.bid not in MISERE_BIDS and bid_strain(m.bid) == strain]
+                     for strain in STRAINS}
         for strain in STRAINS:
             est = estimates[strain]
-            ranked = [m for m in bids if m.bid not in MISERE_BIDS and bid_strain(m.bid) == strain]
+            ranked = by_strain[strain]
             if not ranked or bid_level(ranked[0].bid) > est + NEAR_MARGIN:
                 continue
             out.append(ranked[0])
@@ -320,10 +322,7 @@ def candidates(knowledge: Knowledge, legal: Sequence[Move]) -> list[Move]:
         if _game_at_stake(knowledge):
             # Another side would win the game by making the high bid: bidding on without the hand for it
             # may cost less than the game, so the cheapest bid of every strain is searched.
-            for strain in STRAINS:
-                ranked = [m for m in bids if m.bid not in MISERE_BIDS and bid_strain(m.bid) == strain]
-                if ranked:
-                    out.append(ranked[0])
+            out += [ranked[0] for ranked in by_strain.values() if ranked]
         for m in bids:
             if m.bid in MISERE_BIDS and misere_danger(hand, opts, open_hand=m.bid != "MISERE") <= 1:
                 out.append(m)
