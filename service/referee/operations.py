@@ -170,12 +170,15 @@ def validate(state: GameState, move: Move) -> Rejection | None:
 
 
 def apply(state: GameState, move: Move, counter: MoveCounter | None = None, *,
-          screened: bool = False) -> tuple[GameState, list[Event]]:
+          admit: Callable[[], None] | None = None) -> tuple[GameState, list[Event]]:
     """Apply ``move``: the new state and its events; the refusal's problem (400 malformed, 422 illegal) if it
-    is refused, with nothing changed. ``screened``: :func:`screen` was called already. ``counter`` counts the
-    move as applied, or as refused under its reason."""
-    rejection = None if screened else syntax_rejection(state, move)
+    is refused, with nothing changed. ``admit``, once the move's syntax is known good and before its legality
+    is checked, raises whatever the caller's own conditions refuse (a session's version: 409 before 422).
+    ``counter`` counts the move as applied, or as refused under its reason."""
+    rejection = syntax_rejection(state, move)
     if rejection is None:
+        if admit is not None:
+            admit()
         try:
             applied = apply_move(state, move)  # checks the move itself: check_move is not run twice
         except IllegalMove as exc:

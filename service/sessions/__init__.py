@@ -34,10 +34,11 @@ from service.config import Settings
 from service.ops.search import SearchPool
 from service.referee.snapshots import Sealer
 from service.sessions.api import SECURITY_SCHEMES, SessionsController
+from service.sessions.changes import SessionMetrics
 from service.sessions.clock import ClockSettings
 from service.sessions.memory import MemoryStore
 from service.sessions.redis_store import RedisStore
-from service.sessions.service import SessionMetrics, SessionService
+from service.sessions.service import SessionService
 from service.sessions.store import SessionStore, StoreUnavailable
 from service.sessions.streams import StreamTracker
 from service.sessions.sweeper import ClockSweeper
@@ -98,7 +99,7 @@ def build_sessions(settings: Settings, sealer: Sealer, *, shutdown: asyncio.Even
     service = SessionService(store, sealer, stopping=stopping, heartbeat_seconds=heartbeat_seconds,
                              remembered_sessions=remembered, metrics=metrics, track_stream=track_stream,
                              clock=clock, search=search)
-    sweeper = ClockSweeper(store, service.bots, service.recent, clock, metrics)
+    sweeper = ClockSweeper(service.changes)
     sweeping: list[asyncio.Task[None]] = []
 
     def provide_session_service() -> SessionService:

@@ -30,7 +30,6 @@ from service.sessions.schemas import (
     SessionValidation,
     UnavailableMove,
 )
-from service.sessions.table import decode_table
 from service.web.problems import Problem
 
 
@@ -115,7 +114,7 @@ class SeatAssist:
         :func:`service.games.suggest.searched`)."""
         caller = await self.access.caller(session_id, token)
         own = seat_only(caller, "ask for hints", "host_hints")
-        if not decode_table(caller.record.table).hints:
+        if not caller.record.settings.hints:
             raise Problem("HINTS_OFF", "the host turned hints off for this session")
         state = caller.record.state
         seed, decision = await searched(self.search, client, lambda: contextlib.nullcontext(state), own,

@@ -1,10 +1,9 @@
 """Bot seats in hosted sessions: which seats the service plays, and the moves it plays for them.
 
-A session is created with ``"bots": {"1": "expert", "2": "basic", ...}``. A bot seat gets no token: its slot in
-the record's ``auth`` (32 bytes per seat, normally the SHA-256 of the seat's token) holds instead a *bot slot*,
-``BOT_MARK``, the level's code and 27 random bytes. No token hashes to it (that would be a SHA-256 preimage),
-so nobody can move for a bot seat; the random bytes are the seat's secret seed. Keeping the bots in ``auth``
-keeps them in the one record every store already writes atomically, unchanged by every move.
+A session is created with ``"bots": {"1": "expert", "2": "basic", ...}``. A bot seat gets no token: the record's
+seats hold a :class:`~service.sessions.seats.BotSeat` for it, its level and a secret seed (:mod:`.seats`), so
+nobody can move for it. Keeping the bots among the seats keeps them in the one record every store already
+writes atomically, unchanged by every move.
 
 The moves of the bot seats are a *deterministic* function of the committed state: a bot seat to act at version
 ``v`` plays ``bots.decide(its view, options, level, seed=H(secret, v), legal moves)``. Hence:
@@ -21,16 +20,12 @@ The moves of the bot seats are a *deterministic* function of the committed state
 from __future__ import annotations
 
 import hashlib
-import os
 
-from bots import LEVELS, Level, decide
+from bots import Level, decide
 from engine import Event, GameState, Move, apply_move, legal_moves, player_to_act, view
+from service.sessions.seats import BOT_MARK, Seats
 
-#: First bytes of a bot seat's slot in ``auth``.
-BOT_MARK = b"\x00bot"
-_LEVEL_CODES: dict[str, int] = {level: i + 1 for i, level in enumerate(LEVELS)}
-_LEVEL_NAMES: dict[int, Level] = {i + 1: level for i, level in enumerate(LEVELS)}
-_SLOT = 32
+__all__ = ["BOT_MARK", "BotSeats", "bot_chain", "bot_move", "bot_seats"]
 #: The most bot moves one request plays (a hand the human's side sits out is ~30; a game of bots is bounded by
 #: requiring one human seat). What is left is played by the next access.
 MAX_CHAIN = 400
@@ -38,19 +33,9 @@ MAX_CHAIN = 400
 BotSeats = dict[int, tuple[Level, bytes]]
 
 
-def bot_slot(level: Level) -> bytes:
-    """A new bot seat's 32-byte slot in ``auth``: the mark, the level, a secret seed."""
-    return BOT_MARK + bytes([_LEVEL_CODES[level]]) + os.urandom(_SLOT - len(BOT_MARK) - 1)
-
-
 def bot_seats(auth: bytes) -> BotSeats:
     """The bot seats of a session's ``auth``: seat → (level, secret)."""
-    out: BotSeats = {}
-    for seat in range(len(auth) // _SLOT - 1):
-        slot = auth[(seat + 1) * _SLOT:(seat + 2) * _SLOT]
-        if slot.startswith(BOT_MARK) and slot[len(BOT_MARK)] in _LEVEL_NAMES:
-            out[seat] = (_LEVEL_NAMES[slot[len(BOT_MARK)]], slot[len(BOT_MARK) + 1:])
-    return out
+    return Seats.decode(auth).bots()
 
 
 def bot_move(state: GameState, version: int, level: Level, secret: bytes) -> Move:
@@ -73,8 +58,3 @@ def bot_chain(state: GameState, version: int, bots: BotSeats,
         version += 1
         out.append((state, events))
     return out
-
-
-def bot_to_act(state: GameState, auth: bytes) -> bool:
-    mover = player_to_act(state)
-    return mover is not None and mover in bot_seats(auth)

@@ -36,16 +36,16 @@ from typing import Annotated
 import msgspec
 
 from bots import Level
-from engine import Event, GameState, Move, apply_move, player_to_act
-from service.sessions.bots import bot_move, bot_seats
+from engine import GameState, Move, apply_move, player_to_act
+from service.sessions.bots import bot_move
+from service.sessions.log import MoveTimedOut, SessionEvent
+from service.sessions.seats import Seats
 from service.web.problems import Problem
 
 #: Bounds of a session's clock (seconds). The least move time is a setting (``CLOCK_MIN_MOVE_SECONDS``).
 MAX_MOVE_SECONDS = 86_400
 MAX_RESERVE_SECONDS = 86_400
 DEFAULT_MIN_MOVE_SECONDS = 1.0
-
-_SLOT = 32
 
 
 @dataclass(frozen=True)
@@ -94,17 +94,6 @@ class ClockView(msgspec.Struct, kw_only=True):
     reserves: list[float]
 
 
-class MoveTimedOut(msgspec.Struct, frozen=True, tag_field="type", tag="move_timed_out", kw_only=True):
-    """The first event of a move the clock made: ``seat`` did not move by ``deadline``, so the ``bot`` level
-    moved for it (the events that follow are that move's)."""
-
-    seat: int
-    bot: Level
-    deadline: str
-
-
-#: What a session's log holds: the engine's events and the clock's.
-SessionEvent = Event | MoveTimedOut
 
 
 # -------------------------------------------------------------------------------------------- the record
@@ -223,9 +212,9 @@ def clock_view(clock: TurnClock | None) -> ClockView | None:
 
 
 def clock_secret(auth: bytes, seat: int) -> bytes:
-    """The seed secret of the clock's moves for ``seat``: derived from the seat's slot in ``auth`` (the hash of
-    its token), which no other seat knows; the seat itself gains nothing by predicting its own move."""
-    return hashlib.sha256(b"turn-clock:" + auth[(seat + 1) * _SLOT:(seat + 2) * _SLOT]).digest()
+    """The seed secret of the clock's moves for ``seat``: derived from the seat's own secret in ``auth`` (the hash
+    of its token), which no other seat knows; the seat itself gains nothing by predicting its own move."""
+    return hashlib.sha256(b"turn-clock:" + Seats.decode(auth).secret(seat)).digest()
 
 
 def clock_move(state: GameState, version: int, auth: bytes, clock: TurnClock) -> Move:
@@ -242,7 +231,7 @@ def timed_out_move(state: GameState, version: int, auth: bytes, clock: TurnClock
     (:class:`MoveTimedOut` first) and clock; ``None`` when there is none to make (no deadline, not due, or the
     seat to act is a bot seat, whose move its own turn plays)."""
     seat = player_to_act(state)
-    if seat is None or not is_due(clock, now_ms) or clock.seat != seat or seat in bot_seats(auth):
+    if seat is None or not is_due(clock, now_ms) or clock.seat != seat or Seats.decode(auth).is_bot(seat):
         return None
     new_state, events = apply_move(state, clock_move(state, version, auth, clock))
     marker = MoveTimedOut(seat=seat, bot=clock.bot, deadline=deadline_text(clock.deadline) or "")

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from engine import GameState
 from service.sessions.clock import TurnClock
+from service.sessions.log import LogEntry
 from service.sessions.store import (
     EVENTS_PER_READ,
     IDEMPOTENCY_RECORDS_KEPT,
@@ -32,7 +33,6 @@ from service.sessions.store import (
     SessionRecord,
     new_tag,
 )
-from service.sessions.table import LogEntry
 
 
 @dataclass

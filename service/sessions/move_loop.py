@@ -1,4 +1,5 @@
-"""A seat's move in a hosted session: read (or remember), check, apply, compare-and-set, retry.
+"""A seat's move in a hosted session: a step of :meth:`~service.sessions.changes.Changes.run` (read or remember,
+check, apply, compare-and-set, retry).
 
 Round trips of a move (each a single command or script; never a read-modify-write across two of them):
 
@@ -26,32 +27,23 @@ cannot.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import hmac
 import time
-from typing import NamedTuple, Protocol
+from typing import NamedTuple
 
 import msgspec
 
-from engine import Event, GameState, Move, controlled_seats, controller, redact_events, view
+from engine import Event, GameState, Move, controlled_seats, redact_events, view
 from service.referee import operations
-from service.sessions.access import Access, identify, is_spectator, role, seat_for
-from service.sessions.bot_turns import MOVE_ATTEMPTS, BotTurns
-from service.sessions.clock import check_not_timed_out, clocks_after
+from service.sessions.access import Access, identify, seat_for
+from service.sessions.changes import Chain, Changes, Done, Plan, Seen
+from service.sessions.clock import TurnClock, check_not_timed_out, clock_view, clocks_after
 from service.sessions.headers import idempotency_field, parse_if_match
-from service.sessions.memo import RecentRecords
-from service.sessions.problems import conflict, forbidden, not_found
+from service.sessions.problems import conflict, forbidden
 from service.sessions.schemas import OWN_SEAT, MoveApplied
-from service.sessions.store import (
-    Committed,
-    Gone,
-    IdempotencyRecord,
-    Loaded,
-    Replayed,
-    SessionRecord,
-    SessionStore,
-)
+from service.sessions.seats import NOBODY, hash_token
+from service.sessions.store import Change, IdempotencyRecord, Loaded, SessionRecord
 from service.web.problems import Problem
 
 #: Refusals counted in ``moves_refused_total`` (by their ``reason``): illegal and malformed moves.
@@ -59,12 +51,6 @@ _REFUSALS = ("ILLEGAL_MOVE", "MALFORMED_MOVE")
 
 _JSON = msgspec.json.Encoder()
 _MOVE_ENCODER = msgspec.json.Encoder()
-
-
-class MoveMetrics(Protocol):
-    def move_applied(self, count: int = 1) -> None: ...
-
-    def move_refused(self, reason: str) -> None: ...
 
 
 class MoveOutcome(NamedTuple):
@@ -75,19 +61,23 @@ class MoveOutcome(NamedTuple):
     replayed: bool
 
 
-Prepared = tuple[GameState, list[Event], bytes, tuple[str, IdempotencyRecord] | None]
+def applied_body(seat: int, version: int, state: GameState, events: list[Event], chain: Chain,
+                 clock: TurnClock | None) -> bytes:
+    """A move's answer, including the bot moves after it: the last version, every event as ``seat`` may see it,
+    its view after the last move, and the clock then."""
+    final = chain[-1][0] if chain else state
+    everything = [*events, *(e for _, bot_events in chain for e in bot_events)]
+    return _JSON.encode(MoveApplied(version=version, phase=final.phase, to_act=final.to_act,
+                                    events=redact_events(everything, seat), view=view(final, seat),
+                                    clock=clock_view(clock)))
 
 
 class MoveLoop:
     """Applies the moves of the sessions' seats."""
 
-    def __init__(self, store: SessionStore, recent: RecentRecords, access: Access, bots: BotTurns,
-                 metrics: MoveMetrics | None) -> None:
-        self.store = store
-        self.recent = recent
+    def __init__(self, changes: Changes, access: Access) -> None:
+        self.changes = changes
         self.access = access
-        self.bots = bots
-        self.metrics = metrics
 
     async def move(self, session_id: str, token: str, move: Move, *, if_match: str | None = None,
                    idempotency_key: str | None = None) -> MoveOutcome:
@@ -105,90 +95,63 @@ class MoveLoop:
         # The record is kept per seat; the move names its seat, which must be the token's (checked below).
         field = None if idempotency_key is None else idempotency_field(move.seat, idempotency_key)
         fingerprint = b"" if field is None else hashlib.sha256(_MOVE_ENCODER.encode(move)).digest()
-        record = self.recent.get(session_id)
-        fresh, replay = False, None
-        #: The record was read (or a compare-and-set lost) after this seat moved while this request was on
-        #: its way: it raced a move of its own seat (a double tap, or a retry overtaking its first attempt).
-        raced = False
-        for _ in range(MOVE_ATTEMPTS):
-            if record is None:
-                loaded = await self.access.load(session_id, field, seat=move.seat)
-                record, replay, fresh = loaded.record, loaded.replay, True
-                raced = self._moved_since(loaded.seat_moved_ago, arrived, loaded.seat_moved_at)
+
+        async def step(seen: Seen) -> Plan[MoveOutcome] | Done[MoveOutcome]:
+            record = seen.record
+            # Read (or the compare-and-set lost) after this seat moved while this request was on its way: it
+            # raced a move of its own seat (a double tap, or a retry overtaking its first attempt).
+            raced = self._moved_since(seen.seat_moved_ago, arrived, seen.seat_moved_at)
             try:
-                prepared = self._prepare(record, replay, token, move, expected, field, fingerprint, raced)
+                seat = self._mover(record, token)
+                if move.seat not in controlled_seats(record.state.options, seat):  # itself, or a ghost partner
+                    raise forbidden(f"this token acts for seat {seat} only; the move names seat {move.seat}",
+                                    "seats", code="WRONG_SEAT", seat=seat, named=move.seat)
+                if seen.replay is not None:
+                    return Done(self._replay(seen.replay, fingerprint))
+                # Refused: the mover's own legal moves only (another seat's would reveal its hand).
+                state, events = operations.apply(record.state, move, admit=lambda: self._admit(
+                    record, seat, expected, raced))
             except Problem as exc:
-                if fresh:
+                if seen.fresh:
                     self._count_refusal(exc)
-                    raise
-                record = None  # remembered state: check against the store before answering an error
-                continue
-            if isinstance(prepared, MoveOutcome):
-                return prepared
-            state, events, body, keyed = prepared
-            chain = await self.bots.replies(record, state)
-            answered = record.version + 1 + len(chain)
-            now_ms = self.bots.clock.now_ms()
-            clocks = clocks_after(record.clock, [state, *(s for s, _ in chain)], record.version + 1, now_ms)
-            if chain or record.clock is not None:  # the answer (and its idempotency record) shows the bot moves
-                # that follow, and the clock
-                # The mover's view: the token's seat (the human whose ghost moved, in the ghost-partners game).
-                mover = controller(state.options, move.seat)
-                body = self.bots.answer(mover, answered, state, events, chain, clocks[-1])
-                keyed = None if keyed is None else (keyed[0], IdempotencyRecord(fingerprint, answered, body))
-            try:
-                outcome = await self.store.commit(session_id, record, state, events, keyed, seat=move.seat,
-                                                  clock=clocks[0])
-            except Problem:
-                self.recent.forget(session_id)  # the store's answer was lost: read afresh next time
                 raise
-            if isinstance(outcome, Committed):
-                committed = SessionRecord(outcome.version, state, record.auth, outcome.tag, clocks[0],
-                                          table=record.table)
-                self.recent.remember(session_id, committed)
-                if self.metrics is not None:
-                    self.metrics.move_applied()
-                if chain:
-                    await self.bots.play_quietly(session_id, committed, chain, now_ms)
-                return MoveOutcome(body, answered, False)
-            if isinstance(outcome, Replayed):
-                return self._replay(outcome.record, fingerprint)
-            if isinstance(outcome, Gone):
-                self.recent.forget(session_id)
-                raise not_found(session_id)
-            # Lost the race: retry on the current record (no If-Match: the move may still be legal there, unless
-            # its own seat moved meanwhile; with If-Match, the version check of the next attempt answers 409
-            # unless it still matches).
-            raced = self._moved_since(outcome.seat_moved_ago, arrived, outcome.seat_moved_at)
-            record, fresh, replay = outcome.current, True, None
-            self.recent.remember(session_id, record)
-        assert record is not None
-        raise conflict(record.version, "the session kept changing; read it and try again", "busy")
+            chain = await self.changes.bot_replies(record, state)
+            answered = record.version + 1 + len(chain)
+            now_ms = self.changes.clock.now_ms()
+            clocks = clocks_after(record.clock, [state, *(s for s, _ in chain)], record.version + 1, now_ms)
+            # The answer (and its idempotency record) shows the bot moves that follow, and the clock.
+            body = applied_body(seat, answered, state, events, chain, clocks[-1])
+            keyed = None if field is None else (field, IdempotencyRecord(fingerprint, answered, body))
+            change = Change(state=state, events=events, clock=clocks[0], mover=move.seat, idempotency=keyed)
+            return Plan(change, lambda _: MoveOutcome(body, answered, False),
+                        lambda first: self._replay(first, fingerprint), chain=chain or None, now_ms=now_ms)
+
+        return await self.changes.run(session_id, step, self.changes.recent.get(session_id), fresh=False,
+                                      idempotency_field=field, seat=move.seat)
 
     async def _seat_of(self, session_id: str, token: str) -> int:
         """The seat a move that names none is for (:func:`seat_for`: the token's, or its ghost's when the ghost
         is to act): from the remembered record if it knows the token and the token moves for one seat only (a
         token it no longer knows is caught by the compare-and-set), else from a fresh read (whose turn it is
         decides between a human and its ghost)."""
-        remembered = self.recent.get(session_id)
+        remembered = self.changes.recent.get(session_id)
         if remembered is not None:
-            with contextlib.suppress(Problem):
-                seat = role(remembered.auth, token)
-                if seat is not None and len(controlled_seats(remembered.state.options, seat)) == 1:
-                    return seat
+            seat = remembered.seats.role(hash_token(token))
+            if seat not in (None, NOBODY) and len(controlled_seats(remembered.state.options, seat)) == 1:
+                return seat
         record = (await self.access.load(session_id)).record
         return seat_for(record.state, self._mover(record, token))
 
     @staticmethod
     def _mover(record: SessionRecord, token: str) -> int:
         """The seat ``token`` moves for: 403 for the host's and a spectator's, 401 for no token of the session."""
-        if is_spectator(record.table, token):
+        caller = identify(record, Loaded(record, None), token)
+        if caller.spectator:
             raise forbidden("a spectator token reads the public view and the public event stream only",
                             "spectator")
-        seat = identify(record, Loaded(record, None), token).seat
-        if seat is None:
+        if caller.seat is None:
             raise forbidden("the host token cannot make moves; use the seat's token", "host_moves")
-        return seat
+        return caller.seat
 
     @staticmethod
     def _moved_since(seat_moved_ago: float | None, arrived: float, seat_moved_at: float | None = None) -> bool:
@@ -202,19 +165,11 @@ class MoveLoop:
             return seat_moved_at > arrived
         return seat_moved_ago is not None and seat_moved_ago <= time.monotonic() - arrived
 
-    def _prepare(self, record: SessionRecord, replay: IdempotencyRecord | None, token: str, move: Move,
-                 expected: set[int] | None, field: str | None, fingerprint: bytes,
-                 raced: bool = False) -> MoveOutcome | Prepared:
-        """Everything about a move that needs no I/O: who, replay, syntax (400), version (409), a race with
-        its own seat (409), legality (422), then the new state, its events and the answer's body (the codes of
-        the stateless endpoints)."""
-        seat = self._mover(record, token)
-        if move.seat not in controlled_seats(record.state.options, seat):  # itself, and a ghost partner's seat
-            raise forbidden(f"this token acts for seat {seat} only; the move names seat {move.seat}",
-                            "seats", code="WRONG_SEAT", seat=seat, named=move.seat)
-        if replay is not None:
-            return self._replay(replay, fingerprint)
-        operations.screen(record.state, move)
+    @staticmethod
+    def _admit(record: SessionRecord, seat: int, expected: set[int] | None, raced: bool) -> None:
+        """A well-formed move's session conditions, checked before its legality: the clock did not take the
+        seat's turn (409), ``If-Match`` names the version (409), the seat did not move while it was on its way
+        (409)."""
         check_not_timed_out(record.clock, record.version, seat, expected)
         if expected is not None and record.version not in expected:
             raise conflict(record.version, f"the session is at version {record.version}, not "
@@ -225,18 +180,12 @@ class MoveLoop:
                                            f"session is now at version {record.version}); nothing was "
                                            "applied: read the session and send the move again if it is "
                                            "still meant", "seat_moved", seat=seat)
-        # Refused: the mover's own legal moves only (another seat's would reveal its hand); counted by the caller.
-        state, events = operations.apply(record.state, move, screened=True)
-        version = record.version + 1
-        body = _JSON.encode(MoveApplied(version=version, phase=state.phase, to_act=state.to_act,
-                                        events=redact_events(events, seat), view=view(state, seat)))
-        keyed = None if field is None else (field, IdempotencyRecord(fingerprint, version, body))
-        return state, events, body, keyed
 
     def _count_refusal(self, problem: Problem) -> None:
         reason = problem.extra.get("reason")
-        if self.metrics is not None and problem.code in _REFUSALS and isinstance(reason, str):
-            self.metrics.move_refused(reason)
+        metrics = self.changes.metrics
+        if metrics is not None and problem.code in _REFUSALS and isinstance(reason, str):
+            metrics.move_refused(reason)
 
     @staticmethod
     def _replay(first: IdempotencyRecord, fingerprint: bytes) -> MoveOutcome:

@@ -26,12 +26,31 @@ def forbidden(detail: str, case: str, *, code: str = "FORBIDDEN", **params: Any)
     return Problem(code, detail, message=(f"problem.{code}.detail.{case}", params))
 
 
+class SessionGone(Problem):
+    """404 ``SESSION_NOT_FOUND``: no such session (never, or no more: deleted, or expired)."""
+
+    def __init__(self, session_id: str) -> None:
+        super().__init__("SESSION_NOT_FOUND", f"no session {session_id[:64]!r}: it never existed, was "
+                         "deleted, or expired after its idle time (the host can recreate it from a snapshot)")
+
+
 def not_found(session_id: str) -> Problem:
-    return Problem("SESSION_NOT_FOUND", f"no session {session_id[:64]!r}: it never existed, was "
-                   "deleted, or expired after its idle time (the host can recreate it from a snapshot)")
+    return SessionGone(session_id)
+
+
+class SessionBusy(Problem):
+    """409 ``VERSION_CONFLICT``: the session kept changing while a change was tried on it, again and again."""
 
 
 def conflict(current: int, detail: str, case: str, **params: Any) -> Problem:
     """409 with the current version; ``case`` and ``params`` word it in the other languages."""
-    return Problem("VERSION_CONFLICT", detail, current_version=current, headers={"ETag": etag(current)},
-                   message=(f"problem.VERSION_CONFLICT.detail.{case}", {"current_version": current, **params}))
+    kind = SessionBusy if case == "busy" else Problem
+    return kind("VERSION_CONFLICT", detail, current_version=current, headers={"ETag": etag(current)},
+                message=(f"problem.VERSION_CONFLICT.detail.{case}", {"current_version": current, **params}))
+
+
+def busy(current: int) -> SessionBusy:
+    """409: the session kept changing; read it and try again."""
+    problem = conflict(current, "the session kept changing; read it and try again", "busy")
+    assert isinstance(problem, SessionBusy)
+    return problem

@@ -37,12 +37,11 @@ from engine.seat_records import SeatRecord, move_of
 from engine.seat_records import seat_record as derive_seat_record
 from engine.setup import decks_so_far, seed_deck
 from service.sessions.access import no_spectator
-from service.sessions.clock import MoveTimedOut
 from service.sessions.headers import bearer_token
+from service.sessions.log import TABLE_EVENTS, MoveTimedOut
 from service.sessions.problems import etag
 from service.sessions.service import SessionService
 from service.sessions.store import EVENTS_PER_READ, LOG_START, LoggedEvent
-from service.sessions.table import TABLE_EVENTS
 from service.web.openapi import problem_responses, response_spec
 from service.web.problems import Problem
 

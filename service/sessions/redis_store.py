@@ -78,6 +78,7 @@ from engine import GameState
 from service.ops import redis_compat
 from service.sessions.clock import TurnClock, decode_clock, encode_clock
 from service.sessions.fanout import LogFollower
+from service.sessions.log import LogEntry
 from service.sessions.store import (
     EVENT_DECODER,
     EVENT_ENCODER,
@@ -101,7 +102,6 @@ from service.sessions.store import (
     StoreUnavailable,
     new_tag,
 )
-from service.sessions.table import LogEntry
 
 #: KEYS: hash, log, idem, idemq[, deadline index]. ARGV: ttl_ms, version, tag, state, auth, clock ('' for none),
 #: deadline ms ('' for none), session id, table ('' for the defaults: no ``tb`` field, 100 bytes less per new

@@ -29,13 +29,8 @@ from service.referee.schemas import (
     Snapshot,
 )
 from service.sessions.clock import ClockOptions, ClockView
-from service.sessions.table import (
-    DEFAULT_INVITATION_SECONDS,
-    MAX_INVITATION_SECONDS,
-    MIN_INVITATION_SECONDS,
-    LogEntry,
-    OnLeave,
-)
+from service.sessions.log import LogEntry
+from service.sessions.table import DEFAULT_INVITATION_SECONDS, MAX_INVITATION_SECONDS, MIN_INVITATION_SECONDS, OnLeave
 
 InvitationSeconds = Annotated[int, Meta(ge=MIN_INVITATION_SECONDS, le=MAX_INVITATION_SECONDS)]
 

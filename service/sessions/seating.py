@@ -20,36 +20,17 @@ from typing import TypeVar
 import msgspec
 
 from bots import Level
-from service.sessions.access import Access, Caller, hash_token, host_only, seat_only
-from service.sessions.bot_turns import MOVE_ATTEMPTS, BotTurns
-from service.sessions.bots import BOT_MARK, bot_seats, bot_slot
-from service.sessions.memo import RecentRecords
-from service.sessions.problems import conflict, not_found, unauthorized
+from service.sessions.access import Access, Caller, host_only, seat_only
+from service.sessions.changes import Changes, Plan, Seen
+from service.sessions.log import SeatJoined, SeatLeft, SeatTokenReissued, TableEvent
+from service.sessions.problems import unauthorized
 from service.sessions.schemas import InvitationIssued, Joined, SeatChanged, SeatInfo, SeatTokenIssued
-from service.sessions.store import Committed, Conflict, SessionRecord, SessionStore
-from service.sessions.table import (
-    MAX_REVOKED,
-    Invitation,
-    SeatJoined,
-    SeatLeft,
-    SeatTokenReissued,
-    Table,
-    TableEvent,
-    check_name,
-    decode_table,
-    encode_table,
-    is_open,
-    open_slot,
-    slot_of,
-    with_slot,
-)
+from service.sessions.seats import BotSeat, OpenSeat, PlayerSeat, Seat, hash_token, new_bot, new_open
+from service.sessions.store import Change, SessionRecord
+from service.sessions.table import MAX_REVOKED, Invitation, Table, check_name
 from service.web.problems import Problem
 
 A = TypeVar("A")
-
-#: A change of the table: from the current record, the new table, auth and event, and the answer (given the
-#: version the change makes).
-Change = Callable[[SessionRecord], tuple[Table, bytes, TableEvent, Callable[[int], A]]]
 
 
 def new_invitation(seat: int, seconds: int) -> tuple[Invitation, InvitationIssued]:
@@ -61,25 +42,15 @@ def new_invitation(seat: int, seconds: int) -> tuple[Invitation, InvitationIssue
 
 def seats_of(record: SessionRecord) -> list[SeatInfo]:
     """Who holds each seat (public: every view shows it)."""
-    table = decode_table(record.table)
-    bots = bot_seats(record.auth)
     out: list[SeatInfo] = []
-    for seat in range(record.state.options.players):
-        if seat in bots:
-            out.append(SeatInfo(seat=seat, kind="bot", level=bots[seat][0]))
-        elif is_open(record.auth, seat):
+    for seat, held in enumerate(record.seats.seats[:record.state.options.players]):
+        if isinstance(held, BotSeat):
+            out.append(SeatInfo(seat=seat, kind="bot", level=held.level))
+        elif isinstance(held, OpenSeat):
             out.append(SeatInfo(seat=seat, kind="open"))
         else:
-            out.append(SeatInfo(seat=seat, kind="human", name=table.name(seat)))
+            out.append(SeatInfo(seat=seat, kind="human", name=record.settings.name(seat)))
     return out
-
-
-def _revoke(table: Table, auth: bytes, seat: int) -> tuple[bytes, ...]:
-    """The table's revoked hashes with ``seat``'s current token's added (if a player holds the seat)."""
-    slot = slot_of(auth, seat)
-    if slot.startswith(BOT_MARK) or is_open(auth, seat):
-        return table.revoked
-    return (*table.revoked, slot)[-MAX_REVOKED:]
 
 
 def _check_seat(record: SessionRecord, seat: int) -> None:
@@ -90,44 +61,48 @@ def _check_seat(record: SessionRecord, seat: int) -> None:
 
 def _held(record: SessionRecord, seat: int) -> None:
     """409 ``SEAT_NOT_HELD`` unless a player holds ``seat``."""
-    if seat in bot_seats(record.auth) or is_open(record.auth, seat):
+    if not record.seats.is_player(seat):
         raise Problem("SEAT_NOT_HELD", f"no player holds seat {seat}: it is a bot's or open",
                       message=("problem.SEAT_NOT_HELD.detail.seat", {"seat": seat}))
 
 
 def _last_player(record: SessionRecord, seat: int) -> bool:
     """Whether every other seat is a bot's (a game of bots alone is not hosted: it would play itself out)."""
-    bots = bot_seats(record.auth)
-    return all(other in bots for other in range(record.state.options.players) if other != seat)
+    return all(record.seats.is_bot(other) for other in range(record.state.options.players) if other != seat)
+
+
+def _handed_on(record: SessionRecord, seat: int, holder: Seat, event: TableEvent, answer: Callable[[int], A], *,
+               invitation: Invitation | None = None) -> Plan[A]:
+    """The change that gives ``seat`` to ``holder``: the token of the player who held it stops (it is remembered
+    as revoked), and so do its name and its invitations (``invitation`` is the new one, if any)."""
+    current = record.settings
+    revoked = current.revoked
+    gone = record.seats.token_hash(seat)
+    if gone is not None:
+        revoked = (*revoked, gone)[-MAX_REVOKED:]
+    invitations = tuple(i for i in current.invitations if i.seat != seat)
+    if invitation is not None:
+        invitations = (*invitations, invitation)
+    players = record.state.options.players
+    new = msgspec.structs.replace(current, revoked=revoked, names=current.with_name(seat, None, players),
+                                  invitations=invitations)
+    return _seated(record, seat, holder, new, event, answer)
+
+
+def _seated(record: SessionRecord, seat: int, holder: Seat, table: Table, event: TableEvent,
+            answer: Callable[[int], A]) -> Plan[A]:
+    """A change of who holds ``seat``, logged as ``event``. The turn clock runs on: a change of who holds a seat
+    is no move. A seat given to a bot may be to act: the bots' turns are played after it."""
+    change = Change(state=record.state, events=[event], seats=record.seats.replace(seat, holder), table=table)
+    return Plan(change, lambda made: answer(made.version))
 
 
 class Seating:
-    """Joining, reissuing, handing on and leaving seats."""
+    """Joining, reissuing, handing on and leaving seats: each one change of the session's seats and table."""
 
-    def __init__(self, store: SessionStore, recent: RecentRecords, access: Access, bots: BotTurns) -> None:
-        self.store = store
-        self.recent = recent
+    def __init__(self, changes: Changes, access: Access) -> None:
+        self.changes = changes
         self.access = access
-        self.bots = bots
-
-    async def _change(self, session_id: str, record: SessionRecord, change: Change[A]) -> A:
-        """Apply ``change`` by compare-and-set, on the current record each time it loses a race."""
-        for _ in range(MOVE_ATTEMPTS):
-            table, auth, event, answer = change(record)
-            encoded = encode_table(table)
-            # The turn clock runs on: a change of who holds a seat is no move.
-            outcome = await self.store.commit(session_id, record, record.state, [event], clock=record.clock,
-                                              table=encoded, auth=auth)
-            if isinstance(outcome, Committed):
-                committed = SessionRecord(outcome.version, record.state, auth, outcome.tag, record.clock, encoded)
-                self.recent.remember(session_id, committed)
-                await self.bots.play_quietly(session_id, committed)  # a seat given to a bot may be to act
-                return answer(outcome.version)
-            if not isinstance(outcome, Conflict):
-                self.recent.forget(session_id)
-                raise not_found(session_id)
-            record = outcome.current
-        raise conflict(record.version, "the session kept changing; read it and try again", "busy")
 
     # ------------------------------------------------------------------------------------------ players
 
@@ -138,8 +113,9 @@ class Seating:
         token = secrets.token_urlsafe(32)
         digest = hash_token(code)
 
-        def change(current: SessionRecord) -> tuple[Table, bytes, TableEvent, Callable[[int], Joined]]:
-            table = decode_table(current.table)
+        async def redeem(seen: Seen) -> Plan[Joined]:
+            current = seen.record
+            table = current.settings
             found: Invitation | None = None
             for invitation in table.invitations:  # every comparison made, in constant time each
                 if hmac.compare_digest(invitation.code, digest):
@@ -154,30 +130,31 @@ class Seating:
             seat = found.seat
             invitations = tuple(msgspec.structs.replace(i, redeemed=True) if i is found else i
                                 for i in table.invitations)
-            players = current.state.options.players
             new = msgspec.structs.replace(table, invitations=invitations,
-                                          names=table.with_name(seat, shown, players))
-            auth = with_slot(current.auth, seat, hash_token(token))
-            event = SeatJoined(seat=seat, name=shown, to_act=current.state.to_act)
-            return new, auth, event, lambda version: Joined(session_id=session_id, version=version, seat=seat,
-                                                             seat_token=token, name=shown)
+                                          names=table.with_name(seat, shown, current.state.options.players))
+            return _seated(current, seat, PlayerSeat(hash_token(token)), new,
+                           SeatJoined(seat=seat, name=shown, to_act=current.state.to_act),
+                           lambda version: Joined(session_id=session_id, version=version, seat=seat,
+                                                  seat_token=token, name=shown))
 
-        return await self._change(session_id, record, change)
+        return await self.changes.run(session_id, redeem, record)
 
     async def leave(self, session_id: str, token: str) -> SeatChanged:
         """The caller's seat goes to a bot or opens, as the session says (``on_leave``); its token stops."""
         caller = await self.access.caller(session_id, token)
         seat = seat_only(caller, "leave a seat", "host_leave")
 
-        def change(current: SessionRecord) -> tuple[Table, bytes, TableEvent, Callable[[int], SeatChanged]]:
-            if not hmac.compare_digest(hash_token(token), slot_of(current.auth, seat)):
+        async def vacate(seen: Seen) -> Plan[SeatChanged]:
+            current = seen.record
+            held = current.seats.token_hash(seat)
+            if held is None or not hmac.compare_digest(hash_token(token), held):
                 raise unauthorized("this token is not valid for this session", "invalid_token")
-            table = decode_table(current.table)
+            table = current.settings
             if table.on_leave == "bot" and not _last_player(current, seat):
-                return self._to_bot(session_id, current, table, seat, table.leave_level)
-            return self._to_open(session_id, current, table, seat, invite=False)
+                return self._to_bot(session_id, current, seat, table.leave_level)
+            return self._to_open(session_id, current, seat, invite=False)
 
-        return await self._change(session_id, caller.record, change)
+        return await self.changes.run(session_id, vacate, caller.record)
 
     # --------------------------------------------------------------------------------------------- host
 
@@ -192,65 +169,54 @@ class Seating:
         caller = await self._host(session_id, token, seat, "reissue a seat's token", "host_only_seats")
         fresh = secrets.token_urlsafe(32)
 
-        def change(current: SessionRecord) -> tuple[Table, bytes, TableEvent, Callable[[int], SeatTokenIssued]]:
+        async def reissue(seen: Seen) -> Plan[SeatTokenIssued]:
+            current = seen.record
             _held(current, seat)
-            table = decode_table(current.table)
-            new = msgspec.structs.replace(table, revoked=_revoke(table, current.auth, seat))
-            return (new, with_slot(current.auth, seat, hash_token(fresh)),
-                    SeatTokenReissued(seat=seat, to_act=current.state.to_act),
-                    lambda version: SeatTokenIssued(session_id=session_id, version=version, seat=seat,
-                                                    seat_token=fresh))
+            table = current.settings
+            held = current.seats.token_hash(seat)
+            assert held is not None
+            new = msgspec.structs.replace(table, revoked=(*table.revoked, held)[-MAX_REVOKED:])
+            return _seated(current, seat, PlayerSeat(hash_token(fresh)), new,
+                           SeatTokenReissued(seat=seat, to_act=current.state.to_act),
+                           lambda version: SeatTokenIssued(session_id=session_id, version=version, seat=seat,
+                                                           seat_token=fresh))
 
-        return await self._change(session_id, caller.record, change)
+        return await self.changes.run(session_id, reissue, caller.record)
 
     async def hand_to_bot(self, session_id: str, token: str, seat: int, level: Level) -> SeatChanged:
         """``seat`` becomes a bot's (host only); its player's token stops working."""
         caller = await self._host(session_id, token, seat, "hand a seat to a bot", "host_only_seats")
 
-        def change(current: SessionRecord) -> tuple[Table, bytes, TableEvent, Callable[[int], SeatChanged]]:
-            if _last_player(current, seat):
+        async def to_bot(seen: Seen) -> Plan[SeatChanged]:
+            if _last_player(seen.record, seat):
                 raise Problem("INVALID_BOTS", "bots: at least one seat must be left to a human player",
                               message=("problem.INVALID_BOTS.detail.no_human", {}))
-            return self._to_bot(session_id, current, decode_table(current.table), seat, level)
+            return self._to_bot(session_id, seen.record, seat, level)
 
-        return await self._change(session_id, caller.record, change)
+        return await self.changes.run(session_id, to_bot, caller.record)
 
     async def invite(self, session_id: str, token: str, seat: int) -> SeatChanged:
         """Open ``seat`` for someone else (host only), with a new invitation; whoever held it is out (its token
         stops working; a bot stops playing it) and any earlier invitation to it is void."""
         caller = await self._host(session_id, token, seat, "invite a player", "host_only_seats")
 
-        def change(current: SessionRecord) -> tuple[Table, bytes, TableEvent, Callable[[int], SeatChanged]]:
-            return self._to_open(session_id, current, decode_table(current.table), seat, invite=True)
+        async def to_open(seen: Seen) -> Plan[SeatChanged]:
+            return self._to_open(session_id, seen.record, seat, invite=True)
 
-        return await self._change(session_id, caller.record, change)
+        return await self.changes.run(session_id, to_open, caller.record)
 
     # -------------------------------------------------------------------------------------------- changes
 
     @staticmethod
-    def _to_bot(session_id: str, current: SessionRecord, table: Table, seat: int,
-                level: Level) -> tuple[Table, bytes, TableEvent, Callable[[int], SeatChanged]]:
-        players = current.state.options.players
-        new = msgspec.structs.replace(
-            table, revoked=_revoke(table, current.auth, seat), names=table.with_name(seat, None, players),
-            invitations=tuple(i for i in table.invitations if i.seat != seat))
-        return (new, with_slot(current.auth, seat, bot_slot(level)),
-                SeatLeft(seat=seat, now="bot", level=level, to_act=current.state.to_act),
-                lambda version: SeatChanged(session_id=session_id, version=version, seat=seat, now="bot"))
+    def _to_bot(session_id: str, current: SessionRecord, seat: int, level: Level) -> Plan[SeatChanged]:
+        return _handed_on(current, seat, new_bot(level),
+                          SeatLeft(seat=seat, now="bot", level=level, to_act=current.state.to_act),
+                          lambda version: SeatChanged(session_id=session_id, version=version, seat=seat, now="bot"))
 
     @staticmethod
-    def _to_open(session_id: str, current: SessionRecord, table: Table, seat: int,
-                 invite: bool) -> tuple[Table, bytes, TableEvent, Callable[[int], SeatChanged]]:
-        players = current.state.options.players
-        invitations = tuple(i for i in table.invitations if i.seat != seat)
-        issued: InvitationIssued | None = None
-        if invite:
-            kept, issued = new_invitation(seat, table.invitation_seconds)
-            invitations = (*invitations, kept)
-        new = msgspec.structs.replace(
-            table, revoked=_revoke(table, current.auth, seat), names=table.with_name(seat, None, players),
-            invitations=invitations)
-        return (new, with_slot(current.auth, seat, open_slot()),
-                SeatLeft(seat=seat, now="open", to_act=current.state.to_act),
-                lambda version: SeatChanged(session_id=session_id, version=version, seat=seat, now="open",
-                                            invitation=issued))
+    def _to_open(session_id: str, current: SessionRecord, seat: int, invite: bool) -> Plan[SeatChanged]:
+        kept, issued = new_invitation(seat, current.settings.invitation_seconds) if invite else (None, None)
+        return _handed_on(current, seat, new_open(),
+                          SeatLeft(seat=seat, now="open", to_act=current.state.to_act),
+                          lambda version: SeatChanged(session_id=session_id, version=version, seat=seat, now="open",
+                                                      invitation=issued), invitation=kept)

@@ -1,8 +1,9 @@
 """Hosted sessions: :class:`SessionService`, the behaviour the HTTP layer (:mod:`.api`) calls, over a store.
 
 It knows nothing of Litestar; errors are :class:`~service.web.problems.Problem` s with stable codes. The work
-is done by one module per job: :mod:`.headers` (request headers), :mod:`.access` (reading a session, whose a
-token is), :mod:`.move_loop` (a seat's move), :mod:`.bot_turns` (the bot seats' moves), :mod:`.streams` (the
+is done by one module per job: :mod:`.changes` (every change of a session, the bot seats' moves among them),
+:mod:`.headers` (request headers), :mod:`.access` (whose a token is), :mod:`.move_loop` (a seat's move),
+:mod:`.seating` (who sits where), :mod:`.spectators`, :mod:`.assist` (a seat's hints), :mod:`.streams` (the
 live events); this module creates sessions and answers the reads.
 """
 
@@ -11,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import secrets
 from collections.abc import AsyncIterator
-from typing import Protocol
 
 from bots import Level
 from engine import Event, GameState, Move
@@ -19,10 +19,9 @@ from service.ops.search import SearchPool
 from service.referee import operations
 from service.referee.schemas import overrides_dict, resolved
 from service.referee.snapshots import Sealer
-from service.sessions.access import Access, Caller, hash_token, host_only, viewer
+from service.sessions.access import Access, Caller, host_only, viewer
 from service.sessions.assist import SeatAssist
-from service.sessions.bot_turns import BotTurns
-from service.sessions.bots import bot_slot
+from service.sessions.changes import Changes, SessionMetrics
 from service.sessions.clock import ClockSettings, clock_view, new_clock
 from service.sessions.memo import RecentRecords
 from service.sessions.move_loop import MoveLoop, MoveOutcome
@@ -33,27 +32,14 @@ from service.sessions.schemas import (
     SessionState,
 )
 from service.sessions.seating import Seating, new_invitation, seats_of
+from service.sessions.seats import PlayerSeat, Seat, Seats, hash_token, new_bot, new_open
 from service.sessions.spectators import Spectators
 from service.sessions.store import SessionRecord, SessionStore, StoreUnavailable, new_tag
 from service.sessions.streams import EventStreams, StreamTracker
-from service.sessions.table import Table, encode_table, open_slot
+from service.sessions.table import Table, encode_table
 from service.web.problems import Problem
 
 __all__ = ["MoveOutcome", "SessionMetrics", "SessionService", "StreamTracker"]
-
-
-class SessionMetrics(Protocol):
-    """What the sessions count (:class:`service.ops.metrics.ServiceMetrics` is one)."""
-
-    def move_applied(self, count: int = 1) -> None: ...
-
-    def move_refused(self, reason: str) -> None: ...
-
-    def session_created(self) -> None: ...
-
-    def session_expired(self, count: int = 1) -> None: ...
-
-    def redis_error(self, operation: str) -> None: ...
 
 
 def _bot_levels(bots: dict[str, Level] | None, players: int) -> dict[int, Level]:
@@ -95,34 +81,39 @@ class SessionService:
                  heartbeat_seconds: float = 15.0, remembered_sessions: int = 0,
                  metrics: SessionMetrics | None = None, track_stream: StreamTracker | None = None,
                  clock: ClockSettings | None = None, search: SearchPool | None = None) -> None:
-        self._store = store
-        #: How turn clocks run here (:mod:`.clock`): bounds, the sweeper's pace, the wall clock.
-        self.clock = clock or ClockSettings()
         self.sealer = sealer
         self.stopping = stopping
         self.metrics = metrics
-        #: The last record this replica read or wrote of up to ``remembered_sessions`` sessions (LRU): a move
-        #: is computed on it and committed against its (version, tag), saving the read when it is current.
-        self.recent = RecentRecords(remembered_sessions)
-        self.bots = BotTurns(store, self.recent, metrics, self.clock, search)
-        self.access = Access(store, self.recent, self.bots)
-        self.moves = MoveLoop(store, self.recent, self.access, self.bots, metrics)
-        self.assist = SeatAssist(self.access, search)
-        self.spectators = Spectators(store, self.recent, self.access)
-        self.seating = Seating(store, self.recent, self.access, self.bots)
+        #: Every change of a session: the store, the records this replica remembers of up to
+        #: ``remembered_sessions`` sessions (LRU: a move is computed on one and committed against its version and
+        #: tag, saving the read when it is current), the metrics, the clocks' settings and the search pool.
+        self.changes = Changes(store, RecentRecords(remembered_sessions), metrics, clock, search)
+        self.access = Access(self.changes)
+        self.moves = MoveLoop(self.changes, self.access)
+        self.assist = SeatAssist(self.access, self.changes.search)
+        self.spectators = Spectators(self.changes, self.access)
+        self.seating = Seating(self.changes, self.access)
         self.streams = EventStreams(store, self.access, stopping=stopping, heartbeat_seconds=heartbeat_seconds,
                                     track_stream=track_stream)
 
     @property
     def store(self) -> SessionStore:
-        return self._store
+        return self.changes.store
 
     @store.setter
     def store(self, store: SessionStore) -> None:
         """Replace the store everywhere the service's parts use it (a test stands a failing store in)."""
-        self._store = store
-        for part in (self.bots, self.access, self.moves, self.spectators, self.seating, self.streams):
-            part.store = store
+        self.changes.store = store
+        self.streams.store = store
+
+    @property
+    def clock(self) -> ClockSettings:
+        """How turn clocks run here (:mod:`.clock`): bounds, the sweeper's pace, the wall clock."""
+        return self.changes.clock
+
+    @property
+    def recent(self) -> RecentRecords:
+        return self.changes.recent
 
     # ------------------------------------------------------------------------------------------- create
 
@@ -133,10 +124,9 @@ class SessionService:
         open_seats = _open_seats(req.open_seats, n, bots)
         host_token = secrets.token_urlsafe(32)
         seat_tokens = [None if s in bots or s in open_seats else secrets.token_urlsafe(32) for s in range(n)]
-        slots = []
-        for s, token in enumerate(seat_tokens):
-            slots.append(bot_slot(bots[s]) if s in bots else open_slot() if token is None else hash_token(token))
-        auth = hash_token(host_token) + b"".join(slots)
+        holders: list[Seat] = [new_bot(bots[s]) if s in bots else new_open() if token is None
+                               else PlayerSeat(hash_token(token)) for s, token in enumerate(seat_tokens)]
+        auth = Seats(hash_token(host_token), tuple(holders)).encode()
         issued = [new_invitation(seat, req.invitation_seconds) for seat in open_seats]
         table = Table(hints=req.hints, invitations=tuple(kept for kept, _ in issued), on_leave=req.on_leave,
                       leave_level=req.leave_level, invitation_seconds=req.invitation_seconds)
@@ -153,7 +143,7 @@ class SessionService:
             self.metrics.session_created()
         # The session exists now: a store failure while the bots open the game is not an error of this call
         # (the bots' moves are played by the next access); the answer gives the version really committed.
-        record = await self.bots.play_quietly(session_id, record)
+        record = await self.changes.play_bots_quietly(session_id, record)
         return SessionCreated(
             session_id=session_id, version=record.version, host_token=host_token, seat_tokens=seat_tokens,
             options=resolved(state.options), rules_version=state.rules_version,

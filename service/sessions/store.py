@@ -10,6 +10,7 @@ alive for ever).
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Sequence
 from typing import NamedTuple, Protocol
@@ -18,7 +19,9 @@ import msgspec
 
 from engine import GameState
 from service.sessions.clock import TurnClock
-from service.sessions.table import LogEntry
+from service.sessions.log import LogEntry
+from service.sessions.seats import Seats
+from service.sessions.table import Table, decode_table, encode_table
 from service.web.problems import Problem
 
 #: How many idempotency records a session keeps (the oldest are forgotten first). A retry normally follows
@@ -58,15 +61,17 @@ class CommitOutcomeUnknown(StoreUnavailable):
                          "first", headers={"Retry-After": "1"})
 
 
-class SessionRecord(msgspec.Struct, frozen=True):
-    """What a session is: its ``version`` (bumped by every change), the state, and its token hashes.
+class SessionRecord(msgspec.Struct, frozen=True, dict=True):
+    """What a session is: its ``version`` (bumped by every change), the state, who holds its seats, its table.
 
-    ``auth`` is SHA-256(host token) followed by SHA-256(token of seat i) for each seat: 32 bytes each.
+    ``auth`` is who holds each seat as the store keeps it (:mod:`.seats`: the host's token hash, then a slot per
+    seat: a player's token hash, a bot's or an open seat's mark); read it as :attr:`seats`.
     ``tag`` is drawn at random by every change: ``(version, tag)`` names one exact state even if a store
     that lost data (a Redis restored from an older file) reaches the same version number again by another
     path, so that a compare-and-set against a remembered state can never apply to a different one.
     ``table`` is the table's own record (:class:`service.sessions.table.Table`, msgpack; empty: the defaults):
-    its settings and spectators, changed only by the host, atomically with the version like a move.
+    its settings and spectators, changed only by the host, atomically with the version like a move; read it as
+    :attr:`settings`. Each is decoded once per record, when first read.
     """
 
     version: int
@@ -76,6 +81,51 @@ class SessionRecord(msgspec.Struct, frozen=True):
     #: The session's turn clock (:mod:`.clock`), ``None`` for a session without one.
     clock: TurnClock | None = None
     table: bytes = b""
+
+    @functools.cached_property
+    def seats(self) -> Seats:
+        """Who holds each seat."""
+        return Seats.decode(self.auth)
+
+    @functools.cached_property
+    def settings(self) -> Table:
+        """The table's settings, names, invitations and spectators."""
+        return decode_table(self.table)
+
+    def after(self, committed: Committed, change: Change) -> SessionRecord:
+        """The record ``change`` made of this one, committed as ``committed``."""
+        return SessionRecord(committed.version, change.state, self.auth if change.seats is None else change.auth,
+                             committed.tag, self.clock if change.clock is None else change.clock,
+                             self.table if change.table is None else change.encoded_table)
+
+
+class Change(msgspec.Struct, frozen=True, kw_only=True, dict=True):
+    """One change of a session, as the store commits it: the next ``state`` and its ``events`` (logged under the
+    new version), and whatever else it changes (``None``: unchanged).
+
+    Every change of a session, a seat's move, a bot's, the clock's, a change of seats or of the table, is one of
+    these, committed by :class:`service.sessions.changes.Changes`."""
+
+    state: GameState
+    events: Sequence[LogEntry] = ()
+    #: The turn clock after the change (``None``: as it was).
+    clock: TurnClock | None = None
+    seats: Seats | None = None
+    table: Table | None = None
+    #: The seat that moved (the store notes when: :attr:`Loaded.seat_moved_ago`).
+    mover: int | None = None
+    #: An ``Idempotency-Key``'s field and the record of its first answer, kept by the same commit.
+    idempotency: tuple[str, IdempotencyRecord] | None = None
+
+    @functools.cached_property
+    def auth(self) -> bytes:
+        assert self.seats is not None
+        return self.seats.encode()
+
+    @functools.cached_property
+    def encoded_table(self) -> bytes:
+        assert self.table is not None
+        return encode_table(self.table)
 
 
 def new_tag() -> bytes:

@@ -18,11 +18,11 @@ import msgspec
 from engine import redact_events
 from engine.model import GameOver
 from service.sessions.access import Access, identify
-from service.sessions.clock import MoveTimedOut, deadline_text
+from service.sessions.clock import deadline_text
 from service.sessions.headers import parse_event_id
+from service.sessions.log import TABLE_EVENTS, LogEntry, MoveTimedOut, SeatLeft, SeatTokenReissued
 from service.sessions.schemas import StreamEnd, StreamEvent
 from service.sessions.store import Cursor, LoggedEvent, SessionStore, StoreUnavailable
-from service.sessions.table import TABLE_EVENTS, LogEntry, SeatLeft, SeatTokenReissued
 from service.web.problems import Problem
 
 T = TypeVar("T")

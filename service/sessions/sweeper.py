@@ -22,11 +22,11 @@ import asyncio
 import contextlib
 import logging
 
-from service.sessions.bot_turns import MOVE_ATTEMPTS, BotTurns, MoveCounter
-from service.sessions.bots import bot_to_act
-from service.sessions.clock import ClockSettings, after_move, timed_out_move
-from service.sessions.memo import RecentRecords
-from service.sessions.store import Committed, Conflict, SessionRecord, SessionStore, StoreUnavailable
+from engine import player_to_act
+from service.sessions.changes import Changes, Done, Plan, Seen
+from service.sessions.clock import after_move, timed_out_move
+from service.sessions.problems import SessionBusy, SessionGone
+from service.sessions.store import Change, SessionRecord, StoreUnavailable
 
 logger = logging.getLogger("fivehundred.sessions")
 
@@ -38,13 +38,9 @@ CLAIM_BATCH = 16
 class ClockSweeper:
     """Makes the timed-out moves of the sessions in one store."""
 
-    def __init__(self, store: SessionStore, bots: BotTurns, recent: RecentRecords, settings: ClockSettings,
-                 metrics: MoveCounter | None = None) -> None:
-        self.store = store
-        self.bots = bots
-        self.recent = recent
-        self.settings = settings
-        self.metrics = metrics
+    def __init__(self, changes: Changes) -> None:
+        self.changes = changes
+        self.settings = changes.clock
         #: Clock moves this replica committed (for tests and logs).
         self.moves_made = 0
         #: Whether :meth:`run` is running (from the app's startup to its shutdown).
@@ -71,7 +67,7 @@ class ClockSweeper:
         """One pass: claim the due sessions and make their moves; answers how long to wait for the next."""
         settings = self.settings
         now = settings.now_ms()
-        due, earliest = await self.store.claim_due(now, now + round(settings.claim_seconds * 1000), CLAIM_BATCH)
+        due, earliest = await self.changes.store.claim_due(now, now + round(settings.claim_seconds * 1000), CLAIM_BATCH)
         if due:
             await asyncio.gather(*(self.expire(session_id, claimed) for session_id, claimed in due))
         if len(due) >= CLAIM_BATCH:
@@ -82,45 +78,50 @@ class ClockSweeper:
 
     async def expire(self, session_id: str, claimed: int) -> None:
         """Make the clock's move in one claimed session if its deadline has passed, then settle its entry."""
+        store = self.changes.store
         try:
-            loaded = await self.store.load(session_id)
+            loaded = await store.load(session_id)
             if loaded is None:  # deleted or expired
-                await self.store.settle_clock(session_id, claimed, None)
+                await store.settle_clock(session_id, claimed, None)
                 return
             record = loaded.record
-            if bot_to_act(record.state, record.auth):  # bot moves a replica did not get to commit
-                record = await self.bots.play(session_id, record)
-            record = await self._time_out(session_id, record)
+            if record.seats.is_bot(player_to_act(record.state)):  # bot moves a replica did not get to commit
+                record = await self.changes.play_bots(session_id, record)
+            try:
+                record = await self._time_out(session_id, record)
+            except SessionGone:
+                await store.settle_clock(session_id, claimed, None)
+                return
+            except SessionBusy:
+                return  # the claim lapses, and a later pass looks again
             clock = record.clock
-            await self.store.settle_clock(session_id, claimed, None if clock is None else clock.deadline)
+            await store.settle_clock(session_id, claimed, None if clock is None else clock.deadline)
         except StoreUnavailable:
             logger.warning("clock of session %s left for a later pass: the store failed", session_id[:8])
 
     async def _time_out(self, session_id: str, record: SessionRecord) -> SessionRecord:
-        for _ in range(MOVE_ATTEMPTS):
-            clock = record.clock
+        """The clock's move, if it is due on ``record`` (or on what the session is once a race was lost), then
+        the bot seats' moves that follow it."""
+
+        async def step(seen: Seen) -> Plan[SessionRecord] | Done[SessionRecord]:
+            current, clock = seen.record, seen.record.clock
             if clock is None:
-                return record
+                return Done(current)
             now = self.settings.now_ms()
-            change = await self.bots.search.play(timed_out_move, record.state, record.version, record.auth, clock,
-                                                 now)
+            change = await self.changes.search.play(timed_out_move, current.state, current.version, current.auth,
+                                                    clock, now)
             if change is None:
-                return record
+                return Done(current)
             state, events, _ = change
             # The next turn starts when the move is committed, not when its decision began.
-            after = after_move(clock, state, record.version + 1, self.settings.now_ms(), timed_out=True)
-            outcome = await self.store.commit(session_id, record, state, events, clock=after)
-            if isinstance(outcome, Committed):
-                record = SessionRecord(outcome.version, state, record.auth, outcome.tag, after, table=record.table)
-                self.recent.remember(session_id, record)
+            after = after_move(clock, state, current.version + 1, self.settings.now_ms(), timed_out=True)
+
+            def made(committed: SessionRecord) -> SessionRecord:
                 self.moves_made += 1
-                if self.metrics is not None:
-                    self.metrics.move_applied()
                 logger.info("clock moved for seat %s of session %s at version %d (%d ms late)", clock.seat,
-                            session_id[:8], outcome.version, now - (clock.deadline or now))
-                return await self.bots.play_quietly(session_id, record)
-            if not isinstance(outcome, Conflict):
-                return record  # gone
-            record = outcome.current  # another replica made it, or the seat moved in time: look again
-            self.recent.remember(session_id, record)
-        return record
+                            session_id[:8], committed.version, now - (clock.deadline or now))
+                return committed
+
+            return Plan(Change(state=state, events=events, clock=after), made, follow=False)
+
+        return await self.changes.play_bots_quietly(session_id, await self.changes.run(session_id, step, record))

@@ -9,20 +9,19 @@ invitation redeemed on one replica is redeemed on every replica at once, and two
 invitation at the same moment on two replicas get one seat for one of them (the other's compare-and-set loses,
 and it finds the invitation redeemed).
 
-The changes of the seats are logged as events of their own (:data:`TableEvent`) beside the engine's, so that
-every reader of the event stream learns who joined, left or got a new token.
+The changes of the seats are logged as events of their own (:data:`~service.sessions.log.TableEvent`) beside
+the engine's, so that every reader of the event stream learns who joined, left or got a new token. Who holds
+each seat is :mod:`.seats`'s; the rest of the service reads this record decoded (``record.settings``).
 """
 
 from __future__ import annotations
 
-import os
 import unicodedata
 from typing import Literal
 
 import msgspec
 
 from bots import Level
-from service.sessions.clock import SessionEvent
 from service.web.problems import Problem
 
 #: The most spectator tokens a session holds.
@@ -35,11 +34,6 @@ MAX_NAME = 32
 MIN_INVITATION_SECONDS = 60
 MAX_INVITATION_SECONDS = 7 * 86_400
 DEFAULT_INVITATION_SECONDS = 86_400
-
-#: First bytes of an open seat's slot in ``auth``: no token hashes to it (a SHA-256 preimage), so nobody acts
-#: for the seat until an invitation for it is redeemed.
-OPEN_MARK = b"\x00opn"
-_SLOT = 32
 
 OnLeave = Literal["bot", "wait"]
 
@@ -79,39 +73,6 @@ class Table(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
         return tuple(names)
 
 
-# ------------------------------------------------------------------------------------------ table events
-
-
-class SeatJoined(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="seat_joined"):
-    """A player redeemed the invitation to ``seat`` under ``name``. ``to_act``: the seat to act (unchanged)."""
-
-    seat: int
-    name: str
-    to_act: int | None
-
-
-class SeatLeft(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="seat_left"):
-    """``seat`` changed hands: its player left or the host gave it away; it is now a bot's (``now: "bot"``, at
-    ``level``) or open, waiting for a player (``"open"``)."""
-
-    seat: int
-    now: Literal["bot", "open"]
-    level: Level | None = None
-    to_act: int | None
-
-
-class SeatTokenReissued(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="seat_token_reissued"):
-    """The host gave ``seat`` a new token: the old one stopped working."""
-
-    seat: int
-    to_act: int | None
-
-
-TableEvent = SeatJoined | SeatLeft | SeatTokenReissued
-TABLE_EVENTS = (SeatJoined, SeatLeft, SeatTokenReissued)
-#: An entry of a session's event log: the engine's events, the clock's and the table's.
-LogEntry = SessionEvent | TableEvent
-
 # ------------------------------------------------------------------------------------------------ helpers
 
 _ENCODER = msgspec.msgpack.Encoder()
@@ -125,25 +86,6 @@ def decode_table(raw: bytes) -> Table:
 
 def encode_table(table: Table) -> bytes:
     return _ENCODER.encode(table)
-
-
-def open_slot() -> bytes:
-    """A new open seat's 32-byte slot in ``auth``."""
-    return OPEN_MARK + os.urandom(_SLOT - len(OPEN_MARK))
-
-
-def is_open(auth: bytes, seat: int) -> bool:
-    return auth[(seat + 1) * _SLOT:(seat + 2) * _SLOT].startswith(OPEN_MARK)
-
-
-def with_slot(auth: bytes, seat: int, slot: bytes) -> bytes:
-    """``auth`` with ``seat``'s slot replaced."""
-    start = (seat + 1) * _SLOT
-    return auth[:start] + slot + auth[start + _SLOT:]
-
-
-def slot_of(auth: bytes, seat: int) -> bytes:
-    return auth[(seat + 1) * _SLOT:(seat + 2) * _SLOT]
 
 
 #: Characters allowed in a name beside letters, marks, digits and spaces.

@@ -1,0 +1,257 @@
+"""Every change of a hosted session goes through one function, :meth:`Changes.run`.
+
+A change is a *step*: given what the session is (a :class:`Seen` record), it answers either that nothing is to
+be done (:class:`Done`) or a :class:`Plan`: the :class:`~service.sessions.store.Change` to commit and the answer
+to give once it is committed. :meth:`Changes.run` does the rest, the same way for a seat's move, a bot's move,
+the clock's move, a change of seats and a spectator: it reads the session (or starts from a record it already
+has), calls the step, commits the change by compare-and-set on the version and tag the step saw (the store logs
+its events and publishes the new version in the same step), remembers the record it made, counts the move,
+plays the bot seats' turns that follow, and answers. A compare-and-set that loses answers the session's current
+record, and the step is called again on it; after :data:`MOVE_ATTEMPTS` lost races the answer is 409.
+
+A step may refuse (raise a :class:`~service.web.problems.Problem`). A refusal is only ever answered on a fresh
+read: a step that refuses on a record this replica remembered is called again on a fresh one.
+
+The bot seats' moves are steps too (:meth:`Changes.play_bots`): a deterministic function of the committed state
+(:mod:`.bots`), decided off the event loop in the search pool's bot lane, one compare-and-set each, so replicas
+racing to play the same bot move compute the same move and exactly one commit applies it.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Generic, NamedTuple, Protocol, TypeVar
+
+from engine import Event, GameState, player_to_act
+from service.ops.search import SearchPool
+from service.sessions.bots import bot_chain
+from service.sessions.clock import ClockSettings, after_move
+from service.sessions.memo import RecentRecords
+from service.sessions.problems import SessionBusy, SessionGone, busy, not_found
+from service.sessions.store import (
+    Change,
+    Committed,
+    Conflict,
+    Gone,
+    IdempotencyRecord,
+    Loaded,
+    Replayed,
+    SessionRecord,
+    SessionStore,
+    StoreUnavailable,
+)
+from service.web.problems import Problem
+
+logger = logging.getLogger("fivehundred.sessions")
+
+A = TypeVar("A")
+
+#: Attempts at a change (a read or a lost compare-and-set, then the step again) before answering 409.
+MOVE_ATTEMPTS = 5
+
+_SESSION_ID = re.compile(r"[A-Za-z0-9_-]{16,64}")
+
+#: The bot moves that follow a state: entry ``i`` is the session at the version ``i + 1`` after it.
+Chain = list[tuple[GameState, list[Event]]]
+
+
+class SessionMetrics(Protocol):
+    """What the sessions count (:class:`service.ops.metrics.ServiceMetrics` is one)."""
+
+    def move_applied(self, count: int = 1) -> None: ...
+
+    def move_refused(self, reason: str) -> None: ...
+
+    def session_created(self) -> None: ...
+
+    def session_expired(self, count: int = 1) -> None: ...
+
+    def redis_error(self, operation: str) -> None: ...
+
+
+class Seen(NamedTuple):
+    """What a step is given: the session's record, and how it was come by."""
+
+    record: SessionRecord
+    #: Read from the store for this change (a refusal may be answered on it), not remembered from before.
+    fresh: bool
+    #: The first answer recorded under the change's ``Idempotency-Key`` (from a fresh read only).
+    replay: IdempotencyRecord | None = None
+    #: How long ago the moving seat last moved, by the store's clock (``None``: never, or not asked).
+    seat_moved_ago: float | None = None
+    #: When it did, by this process's clock, from a store on it (the in-process one).
+    seat_moved_at: float | None = None
+
+
+@dataclass(frozen=True)
+class Plan(Generic[A]):
+    """A step's change, and what to answer once it is committed."""
+
+    change: Change
+    #: The answer, given the record the change made.
+    answer: Callable[[SessionRecord], A]
+    #: The answer when the change's ``Idempotency-Key`` was used already, given its first answer's record.
+    replayed: Callable[[IdempotencyRecord], A] | None = None
+    #: Whether the bot seats' turns that follow are played once the change is committed (before answering).
+    follow: bool = True
+    #: Those bot moves, when the step already decided them, and when they count as made (the clock's time).
+    chain: Chain | None = None
+    now_ms: int | None = None
+
+
+@dataclass(frozen=True)
+class Done(Generic[A]):
+    """A step's answer when there is nothing to change."""
+
+    value: A
+
+
+Step = Callable[[Seen], Awaitable[Plan[A] | Done[A]]]
+
+
+class Changes:
+    """Reads and changes the sessions of one store: the one place a session's record is committed."""
+
+    def __init__(self, store: SessionStore, recent: RecentRecords, metrics: SessionMetrics | None = None,
+                 clock: ClockSettings | None = None, search: SearchPool | None = None) -> None:
+        self.store = store
+        #: The last record this replica read or wrote of each recent session: a change is tried on it first.
+        self.recent = recent
+        self.metrics = metrics
+        #: How turn clocks run here (:mod:`.clock`): bounds, the sweeper's pace, the wall clock.
+        self.clock = clock or ClockSettings()
+        #: Where bot and clock moves are decided (the search pool's bot lane, which hints never hold up).
+        self.search = search or SearchPool()
+
+    async def read(self, session_id: str, idempotency_field: str | None = None, *,
+                   seat: int | None = None) -> Loaded:
+        """A fresh read of the session (404 if it is gone), remembered; bot moves that a replica did not get to
+        commit (the store failed, or it stopped) are played first."""
+        if _SESSION_ID.fullmatch(session_id) is None:
+            raise not_found(session_id)
+        loaded = await self.store.load(session_id, idempotency_field, seat=seat)
+        if loaded is None:
+            self.recent.forget(session_id)
+            raise not_found(session_id)
+        self.recent.remember(session_id, loaded.record)
+        if loaded.record.seats.is_bot(player_to_act(loaded.record.state)):
+            return Loaded(await self.play_bots(session_id, loaded.record), loaded.replay)
+        return loaded
+
+    async def commit(self, session_id: str, record: SessionRecord,
+                     change: Change) -> SessionRecord | Conflict | Replayed:
+        """One compare-and-set of ``change`` on ``record``: the record it made (remembered, the move counted), or
+        the session's current record (remembered), or the first answer of its ``Idempotency-Key``;
+        :class:`SessionGone` if the session is no more. A store failure forgets the session, so that the next
+        change reads it afresh."""
+        try:
+            outcome = await self.store.commit(
+                session_id, record, change.state, change.events, change.idempotency, seat=change.mover,
+                clock=change.clock, table=None if change.table is None else change.encoded_table,
+                auth=None if change.seats is None else change.auth)
+        except Problem:
+            self.recent.forget(session_id)  # the store's answer was lost: read afresh next time
+            raise
+        if isinstance(outcome, Committed):
+            committed = record.after(outcome, change)
+            self.recent.remember(session_id, committed)
+            if self.metrics is not None and change.state is not record.state:
+                self.metrics.move_applied()
+            return committed
+        if isinstance(outcome, Gone):
+            self.recent.forget(session_id)
+            raise not_found(session_id)
+        if isinstance(outcome, Conflict):
+            self.recent.remember(session_id, outcome.current)
+        return outcome
+
+    async def run(self, session_id: str, step: Step[A], record: SessionRecord | None = None, *, fresh: bool = True,
+                  idempotency_field: str | None = None, seat: int | None = None) -> A:
+        """Change the session by ``step``: on ``record`` (``fresh``: read for this change; else remembered), or
+        on a fresh read (of ``idempotency_field``'s first answer and of when ``seat`` last moved too); again on
+        the current record each time the compare-and-set loses; 409 after :data:`MOVE_ATTEMPTS`."""
+        seen = None if record is None else Seen(record, fresh)
+        for _ in range(MOVE_ATTEMPTS):
+            if seen is None:
+                loaded = await self.read(session_id, idempotency_field, seat=seat)
+                seen = Seen(loaded.record, True, loaded.replay, loaded.seat_moved_ago, loaded.seat_moved_at)
+            try:
+                planned = await step(seen)
+            except Problem:
+                if seen.fresh:
+                    raise
+                seen = None  # a remembered record: check against the store before answering a refusal
+                continue
+            if isinstance(planned, Done):
+                return planned.value
+            outcome = await self.commit(session_id, seen.record, planned.change)
+            if isinstance(outcome, SessionRecord):
+                if planned.follow:
+                    await self.play_bots_quietly(session_id, outcome, planned.chain, planned.now_ms)
+                return planned.answer(outcome)
+            if isinstance(outcome, Replayed):
+                assert planned.replayed is not None, "a change without an Idempotency-Key was answered a replay"
+                return planned.replayed(outcome.record)
+            seen = Seen(outcome.current, True, None, outcome.seat_moved_ago, outcome.seat_moved_at)
+        assert seen is not None
+        raise busy(seen.record.version)
+
+    # ------------------------------------------------------------------------------------------- bot seats
+
+    async def bot_replies(self, record: SessionRecord, state: GameState) -> Chain:
+        """The bot moves that will follow ``state`` (the next version of ``record``), decided off the loop."""
+        bots = record.seats.bots()
+        if player_to_act(state) not in bots:  # the seat to act, or a ghost's human
+            return []
+        return await self.search.play(bot_chain, state, record.version + 1, bots)
+
+    async def play_bots(self, session_id: str, record: SessionRecord, chain: Chain | None = None,
+                        now_ms: int | None = None) -> SessionRecord:
+        """Commit the bot moves that follow ``record`` (``chain``, or decided now), one change each, until a human
+        seat is to act; if another replica committed first, carry on from what it committed. The clock counts
+        each move of ``chain`` as made at ``now_ms`` (the time the move before them was answered with), the
+        others as made now. Answers the last record (the session gone: the last one this replica made)."""
+        bots = record.seats.bots()
+        moves, base = chain, record  # the moves decided, and the record the first of them follows
+        progressed = True
+
+        async def bot_move(seen: Seen) -> Plan[SessionRecord] | Done[SessionRecord]:
+            nonlocal moves, base, now_ms
+            current = seen.record
+            if not moves or (current.version, current.tag) != (base.version, base.tag):
+                if player_to_act(current.state) not in bots:
+                    return Done(current)
+                moves, base, now_ms = await self.search.play(bot_chain, current.state, current.version, bots), \
+                    current, None
+            state, events = moves[0]
+            at = self.clock.now_ms() if now_ms is None else now_ms
+            clock = after_move(current.clock, state, current.version + 1, at)
+            return Plan(Change(state=state, events=events, clock=clock), made, follow=False)
+
+        def made(committed: SessionRecord) -> SessionRecord:
+            nonlocal moves, base, progressed
+            moves, base, progressed = (moves or [])[1:], committed, True
+            return committed
+
+        while progressed:
+            progressed = False
+            try:
+                record = await self.run(session_id, bot_move, record)
+            except (SessionGone, SessionBusy):
+                return record  # gone; or kept changing: the next access plays what is left
+        return record
+
+    async def play_bots_quietly(self, session_id: str, record: SessionRecord, chain: Chain | None = None,
+                                now_ms: int | None = None) -> SessionRecord:
+        """:meth:`play_bots` after a change that is already committed: a store failure now must not turn that
+        change's answer into an error; the remaining bot moves are played by the next access."""
+        if chain is None and player_to_act(record.state) not in record.seats.bots():
+            return record
+        try:
+            return await self.play_bots(session_id, record, chain, now_ms)
+        except StoreUnavailable:
+            logger.warning("bot moves of session %s left for the next access: the store failed", session_id[:8])
+            return record

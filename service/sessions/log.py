@@ -1,0 +1,60 @@
+"""The vocabulary of a session's log: every entry a session's event stream and record read.
+
+Beside the engine's own events (:data:`engine.Event`), a session logs what only a hosted table has: the turn
+clock's mark before a move it made for a seat (:class:`MoveTimedOut`, :mod:`.clock`), and the changes of who
+holds a seat (:data:`TableEvent`, :mod:`.seating`). Each entry is logged under the version of the change that
+made it (:class:`~service.sessions.store.LoggedEvent`).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+from bots import Level
+from engine import Event
+
+
+class MoveTimedOut(msgspec.Struct, frozen=True, tag_field="type", tag="move_timed_out", kw_only=True):
+    """The first event of a move the clock made: ``seat`` did not move by ``deadline``, so the ``bot`` level
+    moved for it (the events that follow are that move's)."""
+
+    seat: int
+    bot: Level
+    deadline: str
+
+
+#: The engine's events and the clock's.
+SessionEvent = Event | MoveTimedOut
+
+
+class SeatJoined(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="seat_joined"):
+    """A player redeemed the invitation to ``seat`` under ``name``. ``to_act``: the seat to act (unchanged)."""
+
+    seat: int
+    name: str
+    to_act: int | None
+
+
+class SeatLeft(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="seat_left"):
+    """``seat`` changed hands: its player left or the host gave it away; it is now a bot's (``now: "bot"``, at
+    ``level``) or open, waiting for a player (``"open"``)."""
+
+    seat: int
+    now: Literal["bot", "open"]
+    level: Level | None = None
+    to_act: int | None
+
+
+class SeatTokenReissued(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="seat_token_reissued"):
+    """The host gave ``seat`` a new token: the old one stopped working."""
+
+    seat: int
+    to_act: int | None
+
+
+TableEvent = SeatJoined | SeatLeft | SeatTokenReissued
+TABLE_EVENTS = (SeatJoined, SeatLeft, SeatTokenReissued)
+#: An entry of a session's event log: the engine's events, the clock's and the table's.
+LogEntry = SessionEvent | TableEvent
