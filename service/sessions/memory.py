@@ -47,9 +47,9 @@ class _Session:
     #: When each seat last moved (the store's monotonic clock).
     moved: dict[int, float] = field(default_factory=dict)
 
-    def append(self, version: int, events: Sequence[LogEntry], deadline: int | None = None) -> None:
+    def append(self, version: int, events: Sequence[LogEntry], deadline: int | None, to_act: int | None) -> None:
         for i, e in enumerate(events):
-            self.log.append(LoggedEvent(version, i, e, deadline))
+            self.log.append(LoggedEvent(version, i, e, deadline, to_act))
             self.log_keys.append((version, i))
 
 
@@ -113,7 +113,7 @@ class MemoryStore:
             return False
         s = _Session(record=record, expires_at=self._now() + self.idle_seconds)
         deadline = record.clock.deadline if record.clock is not None else None
-        s.append(record.version, events, deadline)
+        s.append(record.version, events, deadline, record.state.to_act)
         self._sessions[session_id] = s
         self._index(session_id, record.clock)
         return True
@@ -170,7 +170,7 @@ class MemoryStore:
         clock = s.record.clock if clock is None else clock  # (none given: the clock stands)
         s.record = SessionRecord(version, state, s.record.auth if auth is None else auth, new_tag(), clock,
                                  s.record.table if table is None else table)
-        s.append(version, events, clock.deadline if clock is not None else None)
+        s.append(version, events, clock.deadline if clock is not None else None, state.to_act)
         if idempotency is not None:
             s.idempotency[idempotency[0]] = idempotency[1]
             while len(s.idempotency) > IDEMPOTENCY_RECORDS_KEPT:

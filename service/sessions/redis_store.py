@@ -11,7 +11,9 @@ them in one cluster slot so that one script may touch them all):
                            table's record: settings, seats' names, invitations, spectators; absent: the defaults)
 ``<p>s:{<id>}:log``        stream of the engine's events, entry id ``<version>-<index>``, field ``e`` (and
                            ``t``, the tag the change set, on each version's first entry; ``d``, the version's
-                           clock deadline in ms since the epoch, on every entry of a version that has one)
+                           clock deadline in ms since the epoch, on every entry of a version that has one;
+                           ``a``, the seat to act once the version was made, empty for nobody, on every entry:
+                           entries logged before it was kept have none, :data:`~.store.NOT_LOGGED`)
 ``<p>s:{<id>}:idem``       hash: ``<seat>:<Idempotency-Key>`` to the first response (msgpack record)
 ``<p>s:{<id>}:idemq``      list: idempotency fields, oldest first, to forget the oldest beyond a bound
 =========================  ===========================================================================
@@ -86,6 +88,7 @@ from service.sessions.store import (
     IDEMPOTENCY_DECODER,
     IDEMPOTENCY_ENCODER,
     IDEMPOTENCY_RECORDS_KEPT,
+    NOT_LOGGED,
     STATE_DECODER,
     STATE_ENCODER,
     CommitOutcome,
@@ -105,7 +108,7 @@ from service.sessions.store import (
 
 #: KEYS: hash, log, idem, idemq[, deadline index]. ARGV: ttl_ms, version, tag, state, auth, clock ('' for none),
 #: deadline ms ('' for none), session id, table ('' for the defaults: no ``tb`` field, 100 bytes less per new
-#: session), event... → 1 created, 0 id taken.
+#: session), the seat to act ('' for nobody), event... → 1 created, 0 id taken.
 CREATE_LUA = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('DEL', KEYS[2], KEYS[3], KEYS[4])
@@ -114,14 +117,14 @@ if ARGV[9] ~= '' then redis.call('HSET', KEYS[1], 'tb', ARGV[9]) end
 if ARGV[6] ~= '' then redis.call('HSET', KEYS[1], 'ck', ARGV[6]) end
 if ARGV[7] ~= '' then redis.call('HSET', KEYS[1], 'dl', ARGV[7]) end
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
-for i = 10, #ARGV do
+for i = 11, #ARGV do
   if ARGV[7] ~= '' then
-    redis.call('XADD', KEYS[2], ARGV[2] .. '-' .. (i - 10), 'e', ARGV[i], 'd', ARGV[7])
+    redis.call('XADD', KEYS[2], ARGV[2] .. '-' .. (i - 11), 'e', ARGV[i], 'a', ARGV[10], 'd', ARGV[7])
   else
-    redis.call('XADD', KEYS[2], ARGV[2] .. '-' .. (i - 10), 'e', ARGV[i])
+    redis.call('XADD', KEYS[2], ARGV[2] .. '-' .. (i - 11), 'e', ARGV[i], 'a', ARGV[10])
   end
 end
-if #ARGV >= 10 then redis.call('PEXPIRE', KEYS[2], ARGV[1]) end
+if #ARGV >= 11 then redis.call('PEXPIRE', KEYS[2], ARGV[1]) end
 if #KEYS >= 5 and ARGV[7] ~= '' then redis.call('ZADD', KEYS[5], ARGV[7], ARGV[8]) end
 return 1
 """
@@ -152,7 +155,8 @@ return {v, redis.call('HGET', KEYS[1], 'tag'), redis.call('HGET', KEYS[1], 'st')
 #: The compare-and-set of a move. KEYS: hash, log, idem, idemq[, deadline index]. ARGV: expected version, expected tag,
 #: ttl_ms, new state, new tag, idempotency field ('' for none), idempotency record, records kept, mover's seat ('' for
 #: none), the session's change channel, new clock ('' to keep it), its deadline ms ('' for none), session id, the new
-#: table ('' to keep it), the new auth ('' to keep it), event... → {1, new version} | {2, v, tag, st, auth,
+#: table ('' to keep it), the new auth ('' to keep it), the seat to act in the new state ('' for nobody), event... →
+#: {1, new version} | {2, v, tag, st, auth,
 #: microseconds since the mover last moved or -1, clock or nil, table or nil} (the session moved on: its current
 #: record) | {3, first record} (the idempotency key was used) | {0} (the session is gone). A new clock's deadline goes
 #: to ``dl`` and, with the index key, to the session's entry of the deadline index (both removed without one); every
@@ -196,11 +200,11 @@ if ARGV[11] ~= '' then
 else
   deadline = redis.call('HGET', KEYS[1], 'dl') or ''
 end
-for i = 16, #ARGV do
-  local entry = {'e', ARGV[i]}
-  if i == 16 then entry[3] = 't'; entry[4] = ARGV[5] end
+for i = 17, #ARGV do
+  local entry = {'e', ARGV[i], 'a', ARGV[16]}
+  if i == 17 then entry[5] = 't'; entry[6] = ARGV[5] end
   if deadline ~= '' then entry[#entry + 1] = 'd'; entry[#entry + 1] = deadline end
-  redis.call('XADD', KEYS[2], nv .. '-' .. (i - 16), unpack(entry))
+  redis.call('XADD', KEYS[2], nv .. '-' .. (i - 17), unpack(entry))
 end
 if ARGV[6] ~= '' then
   redis.call('HSET', KEYS[3], ARGV[6], ARGV[7])
@@ -340,6 +344,10 @@ def _cursor(entry_id: bytes | str) -> Cursor:
     text = entry_id.decode() if isinstance(entry_id, bytes) else entry_id
     version, _, index = text.partition("-")
     return int(version), int(index)
+
+
+def _seat_text(seat: int | None) -> str:
+    return "" if seat is None else str(seat)
 
 
 def _pack(*parts: bytes | str) -> bytes:
@@ -498,7 +506,7 @@ class RedisStore:
         deadline = record.clock.deadline if record.clock is not None else None
         args: list[Any] = [self._ttl_ms, str(record.version), record.tag, STATE_ENCODER.encode(record.state),
                            record.auth, encode_clock(record.clock), "" if deadline is None else str(deadline),
-                           session_id, record.table]
+                           session_id, record.table, _seat_text(record.state.to_act)]
         args.extend(EVENT_ENCODER.encode(e) for e in events)
         async with _guard("session_create", self._on_error, self.command_timeout):
             if self.cluster:  # acknowledged once a replica has it (see _replicated)
@@ -553,7 +561,8 @@ class RedisStore:
         args: list[Any] = [str(base.version), base.tag, self._ttl_ms, STATE_ENCODER.encode(state), tag, field,
                            first, str(IDEMPOTENCY_RECORDS_KEPT), "" if seat is None else str(seat),
                            self.channel(session_id), encode_clock(clock), "" if deadline is None else str(deadline),
-                           session_id, b"" if table is None else table, b"" if auth is None else auth]
+                           session_id, b"" if table is None else table, b"" if auth is None else auth,
+                           _seat_text(state.to_act)]
         args.extend(EVENT_ENCODER.encode(e) for e in events)
         keys = self._change_keys(session_id)
         reply: Any
@@ -756,9 +765,10 @@ class RedisStore:
         for entry_id, fields in entries:
             version, index = _cursor(entry_id)
             named = fields if isinstance(fields, dict) else {fields[k]: fields[k + 1] for k in range(0, len(fields), 2)}
-            deadline = named.get(b"d")
+            deadline, to_act = named.get(b"d"), named.get(b"a")
             out.append(LoggedEvent(version, index, EVENT_DECODER.decode(named[b"e"]),
-                                   None if deadline is None else int(deadline)))
+                                   None if deadline is None else int(deadline),
+                                   NOT_LOGGED if to_act is None else int(to_act) if to_act else None))
         return out
 
     async def claim_due(self, now_ms: int, until_ms: int, limit: int) -> tuple[list[tuple[str, int]], int | None]:

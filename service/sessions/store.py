@@ -156,14 +156,20 @@ class Loaded(NamedTuple):
     seat_moved_at: float | None = None
 
 
+#: :attr:`LoggedEvent.to_act` of an entry logged before the seat to act was logged with each version.
+NOT_LOGGED = -1
+
+
 class LoggedEvent(NamedTuple):
     """One entry of a session's event log; its SSE id is ``f"{version}-{seq}"``. ``deadline``: when the seat to
-    act once that version was made had to move (milliseconds since the epoch; ``None``: no clock running)."""
+    act once that version was made had to move (milliseconds since the epoch; ``None``: no clock running);
+    ``to_act``: that seat (``None``: nobody, the game is over; :data:`NOT_LOGGED`: not known)."""
 
     version: int
     seq: int
     event: LogEntry
     deadline: int | None = None
+    to_act: int | None = NOT_LOGGED
 
 
 class Committed(NamedTuple):

@@ -22,7 +22,7 @@ from service.sessions.clock import deadline_text
 from service.sessions.headers import parse_event_id
 from service.sessions.log import TABLE_EVENTS, LogEntry, MoveTimedOut, SeatLeft, SeatTokenReissued
 from service.sessions.schemas import StreamEnd, StreamEvent
-from service.sessions.store import Cursor, LoggedEvent, SessionStore, StoreUnavailable
+from service.sessions.store import NOT_LOGGED, Cursor, LoggedEvent, SessionStore, StoreUnavailable
 from service.web.problems import Problem
 
 T = TypeVar("T")
@@ -104,8 +104,9 @@ class EventStreams:
                     if any(isinstance(e.event, (SeatLeft, SeatTokenReissued)) for e in batch) and \
                             not await self._still_valid(session_id, token):
                         return  # the token was revoked: its stream ends, and a reconnect is answered 401
-                    turns = await self._turns(session_id, batch)
-                    yield b"".join(event_frame(e, seat, turns.get(e.version)) for e in batch)
+                    turns = await self._legacy_turns(session_id, batch) if batch[0].to_act == NOT_LOGGED else {}
+                    yield b"".join(event_frame(e, seat, turns.get(e.version) if e.to_act == NOT_LOGGED else e.to_act)
+                                   for e in batch)
                     cursor = batch[-1].version, batch[-1].seq
                     finished = finished or isinstance(batch[-1].event, GameOver)
             except StoreUnavailable:
@@ -123,10 +124,11 @@ class EventStreams:
             return False
         return True
 
-    async def _turns(self, session_id: str, batch: list[LoggedEvent]) -> dict[int, int | None]:
-        """The seat to act after each version of ``batch``: the mover of the next version's first event (every
-        move's first event names its mover), and for the last version the session's own record, or if the
-        session has moved on since, the mover of the next logged version."""
+    async def _legacy_turns(self, session_id: str, batch: list[LoggedEvent]) -> dict[int, int | None]:
+        """The seat to act after each version of ``batch``, for entries logged before it was logged with each
+        version (:data:`~service.sessions.store.NOT_LOGGED`: a session created by an earlier release): the mover
+        of the next version's first event (every move's first event names its mover), and for the last version
+        the session's own record, or if the session has moved on since, the mover of the next logged version."""
         turns: dict[int, int | None] = {}
         for previous, current in zip(batch, batch[1:], strict=False):
             if current.version != previous.version:
