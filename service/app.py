@@ -40,7 +40,6 @@ from service.ops.fastlane import FastLane, lane_routes
 from service.ops.health import ReadinessCheck, health_route_handlers
 from service.ops.logging import RequestLoggingMiddleware, json_logging_config
 from service.ops.metrics import MetricsMiddleware, ServiceMetrics, metrics_route_handler
-from service.ops.playouts import MemoryPlayoutBudget, PlayoutBudget, RedisPlayoutBudget
 from service.ops.ratelimit import (
     MemoryRateLimitBackend,
     RateLimitBackend,
@@ -48,8 +47,9 @@ from service.ops.ratelimit import (
     RedisRateLimitBackend,
     SessionCreationLimitMiddleware,
 )
-from service.ops.search import SearchPool
 from service.ops.shutdown import InflightMiddleware, ShutdownCoordinator
+from service.referee.playouts import MemoryPlayoutBudget, PlayoutBudget, RedisPlayoutBudget
+from service.referee.search import SearchPool
 from service.referee.snapshots import Sealer
 from service.sessions import build_sessions
 from service.sessions.records import SessionRecordController
@@ -108,7 +108,7 @@ def _redis_limiter_client(url: str) -> Any:
 
 
 def _search_pool(settings: Settings, metrics: ServiceMetrics, key_prefix: str) -> tuple[SearchPool, Redis | None]:
-    """The replica's search pool (service/ops/search.py), its playout budgets in Redis when ``REDIS_URL`` is set
+    """The replica's search pool (service/referee/search.py), its playout budgets in Redis when ``REDIS_URL`` is set
     (shared by every replica), else in this process's memory."""
     budget: PlayoutBudget | None = None
     client: Any = None
@@ -134,7 +134,7 @@ def create_app(settings: Settings | None = None, *, session_key_prefix: str = SE
     ``session_key_prefix`` (of every Redis key) and ``event_heartbeat_seconds`` are for tests and benchmarks
     (several apps on one Redis; quicker heartbeats). ``app.state`` holds ``settings``, ``sealer``, ``sessions``
     (the component), ``metrics``, ``shutdown`` (the :class:`ShutdownCoordinator`) and ``search`` (the
-    :class:`~service.ops.search.SearchPool` of suggestions, hints and bot moves).
+    :class:`~service.referee.search.SearchPool` of suggestions, hints and bot moves).
     """
     settings = settings if settings is not None else load_settings()
     keys = list(settings.snapshot_keys) or [Sealer.generate_key()]

@@ -14,7 +14,7 @@ while moves in existing sessions go on. Constructed in code, :class:`Settings` l
 and benchmarks want; the environment's defaults, which the served configuration reads, turn them on.
 
 The search bounds (``SEARCH_WORKERS``, ``SEARCH_CONCURRENCY``, ``SEARCH_PLAYOUTS_PER_MINUTE`` and the rest; see
-:mod:`service.ops.search`) are the same: off in code (searches in threads, unbounded), on from the environment.
+:mod:`service.referee.search`) are the same: off in code (searches in threads, unbounded), on from the environment.
 
 The server's own limits (``HEADER_TIMEOUT_SECONDS`` and the rest) are read by :func:`load_serving_limits`, for
 the protocol the served configuration runs (:mod:`service.ops.serving`).
@@ -35,7 +35,7 @@ DEFAULT_SESSION_CREATE_PER_MINUTE = 30
 DEFAULT_SESSION_CREATE_TOTAL_PER_MINUTE = 300
 DEFAULT_SESSION_STORE_MAX_FILL = 80
 DEFAULT_MEMORY_MAX_SESSIONS = 10_000
-#: Search bounds (service/ops/search.py) the environment's defaults turn on.
+#: Search bounds (service/referee/search.py) the environment's defaults turn on.
 DEFAULT_SEARCH_WORKERS = 2
 DEFAULT_BOT_WORKERS = 1
 DEFAULT_SEARCH_CONCURRENCY = 2
@@ -70,7 +70,7 @@ class Settings:
     clock_min_move_seconds: float = 1.0
     clock_poll_seconds: float = 0.1
     clock_claim_seconds: float = 2.0
-    #: Search bounds (service/ops/search.py; 0: off, searches in threads of the serving process).
+    #: Search bounds (service/referee/search.py; 0: off, searches in threads of the serving process).
     #: :func:`load_settings` defaults them to the ``DEFAULT_SEARCH_`` values.
     search_workers: int = 0
     bot_workers: int = 0

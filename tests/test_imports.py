@@ -25,7 +25,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("bots",),
     ("service.config", "service.i18n", "service.version"),
     ("service.web",),
-    ("service.ops", "service.referee"),
+    ("service.ops",),
+    ("service.referee",),
     ("service.games",),
     ("service.sessions", "service.demo"),
     ("service.app", "service"),
@@ -191,6 +192,15 @@ def layer_violations(graph: dict[str, set[str]]) -> list[str]:
 
 def test_each_layer_imports_only_from_below() -> None:
     assert not layer_violations(import_graph())
+
+
+def test_the_sessions_never_import_the_stateless_api() -> None:
+    """What both APIs share (the example game, the suggestions, the search pool) lives with the referee."""
+    graph = import_graph()
+    found = [f"{m} imports {t}" for m, targets in sorted(graph.items()) if _part(m) == "service.sessions"
+             for t in sorted(targets) if _part(t) == "service.games"]
+    assert not found, found
+    assert "service.referee.suggestions" in graph["service.sessions.assist"]
 
 
 @pytest.mark.parametrize("package", PACKAGES)

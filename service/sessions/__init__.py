@@ -31,7 +31,7 @@ from litestar.di import Provide
 from litestar.openapi.spec import SecurityScheme
 
 from service.config import Settings
-from service.ops.search import SearchPool
+from service.referee.search import SearchPool
 from service.referee.snapshots import Sealer
 from service.sessions.api import SECURITY_SCHEMES, SessionsController
 from service.sessions.changes import SessionMetrics

@@ -20,10 +20,10 @@ from litestar.params import Body, FromPath, HeaderParameter, PathParameter, Quer
 from litestar.response import Stream
 from litestar.types import Scope
 
-from service.games.suggest import SuggestResponse
 from service.i18n import request_language
 from service.ops.clients import client_identity
-from service.ops.search import until_disconnected
+from service.referee.search import until_disconnected
+from service.referee.suggestions import SuggestResponse
 from service.sessions import examples
 from service.sessions.headers import bearer_token
 from service.sessions.move_loop import MoveOutcome

@@ -17,10 +17,10 @@ import msgspec
 from engine import Bid, GameState, Move, Pass, controlled_seats
 from engine.reasons import Reason
 from engine.rules import MISERE_BIDS, ladder
-from service.games.suggest import SuggestResponse, searched
 from service.i18n import rejection_text
-from service.ops.search import SearchPool
 from service.referee import operations
+from service.referee.search import SearchPool
+from service.referee.suggestions import SuggestResponse, searched
 from service.sessions.access import Access, seat_for, seat_only
 from service.sessions.clock import clock_view
 from service.sessions.schemas import (
@@ -111,7 +111,7 @@ class SeatAssist:
         """A computer player's move for the caller's seat, from that seat's view only (``NOT_TO_ACT`` when it
         is not to act, ``HINTS_OFF`` when the host turned hints off); and the version it is for. The search is
         the search pool's, charged to ``client`` and cancelled when ``gone`` returns (the client went away:
-        :func:`service.games.suggest.searched`)."""
+        :func:`service.referee.suggestions.searched`)."""
         caller = await self.access.caller(session_id, token)
         own = seat_only(caller, "ask for hints", "host_hints")
         if not caller.record.settings.hints:

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Generic, NamedTuple, Protocol, TypeVar
 
 from engine import Event, GameState, player_to_act
-from service.ops.search import SearchPool
+from service.referee.search import SearchPool
 from service.sessions.bots import bot_chain
 from service.sessions.clock import ClockSettings, after_move
 from service.sessions.memo import RecentRecords

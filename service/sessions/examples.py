@@ -1,4 +1,4 @@
-"""Examples for the sessions' operations in the OpenAPI document: the game of :mod:`service.games.examples` (seed 42,
+"""Examples for the sessions' operations in the OpenAPI document: the game of :mod:`service.referee.examples` (seed 42,
 dealer 3) as a hosted session, created at version 1 and seen during play. Session ids and tokens are
 placeholders of the real length and alphabet.
 """
@@ -15,10 +15,10 @@ from litestar.openapi.spec import Example
 from bots import decide
 from engine import GameState, Move, Pass, legal_moves, redact_events, view
 from engine.reasons import Reason
-from service.games.examples import GAME, snapshot_placeholder
-from service.games.suggest import SuggestResponse
 from service.referee import operations
+from service.referee.examples import GAME, snapshot_placeholder
 from service.referee.schemas import resolved
+from service.referee.suggestions import SuggestResponse
 from service.sessions.schemas import (
     InvitationIssued,
     Joined,

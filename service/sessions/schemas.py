@@ -16,7 +16,6 @@ from bots import Level
 from engine import Event, Move, SeatView
 from engine.model import Phase
 from engine.reasons import Reason
-from service.games.suggest import BotSeed, Budget
 from service.referee.schemas import (
     DeckOrders,
     DiscardChoice,
@@ -28,6 +27,7 @@ from service.referee.schemas import (
     Seed,
     Snapshot,
 )
+from service.referee.suggestions import BotSeed, Budget
 from service.sessions.clock import ClockOptions, ClockView
 from service.sessions.log import LogEntry
 from service.sessions.table import DEFAULT_INVITATION_SECONDS, MAX_INVITATION_SECONDS, MIN_INVITATION_SECONDS, OnLeave

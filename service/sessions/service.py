@@ -15,9 +15,9 @@ from collections.abc import AsyncIterator
 
 from bots import Level
 from engine import Event, GameState, Move
-from service.ops.search import SearchPool
 from service.referee import operations
 from service.referee.schemas import overrides_dict, resolved
+from service.referee.search import SearchPool
 from service.referee.snapshots import Sealer
 from service.sessions.access import Access, Caller, host_only, viewer
 from service.sessions.assist import SeatAssist

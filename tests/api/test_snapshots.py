@@ -282,7 +282,7 @@ def test_a_state_only_the_replay_refuses_never_answers_500() -> None:
     from service.games.api import answer_apply, answer_legal_moves, answer_validate, answer_view
     from service.games.schemas import ApplyRequest, LegalMovesRequest, ValidateRequest, ViewRequest
     from service.games.suggest import SuggestRequest, answer_suggest
-    from service.ops.search import SearchPool
+    from service.referee.search import SearchPool
     from service.web.problems import Problem
 
     def suggest(data: SuggestRequest, sealer: Sealer) -> object:  # searched in a thread, as without workers

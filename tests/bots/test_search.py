@@ -31,7 +31,7 @@ from bots.value import hand_value
 from engine import Bid, Discard, GameState, Options, apply_move, legal_moves, new_game, view
 from engine.playout import Playout
 from engine.rules import MISERE_BIDS, bid_level, bid_strain
-from service.games.suggest import playouts_asked
+from service.referee.suggestions import playouts_asked
 from tests.bots.states import random_states
 from tests.engine.helpers import S, calls, opts, start
 

@@ -1,5 +1,5 @@
 """What a search costs when its client misbehaves, against real servers (``uvicorn`` processes, their searches in
-worker processes of their own; service/ops/search.py):
+worker processes of their own; service/referee/search.py):
 
 - a client that goes away while its search waits its turn or runs: the waiting one gives up its place and never
   starts, the running one is interrupted in its worker (which goes idle and takes the next search); a session's

@@ -1,4 +1,4 @@
-"""Search bounds (service/ops/search.py) through HTTP against real servers (``uvicorn`` processes started here,
+"""Search bounds (service/referee/search.py) through HTTP against real servers (``uvicorn`` processes started here,
 their searches in worker processes of their own):
 
 - with every search slot and queue place taken, a suggestion is answered 503 ``NOT_READY`` with

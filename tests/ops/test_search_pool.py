@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 
 from service.config import ConfigError, Settings, load_settings
-from service.ops import search as search_module
+from service.referee import search as search_module
 from service.ops.metrics import ServiceMetrics
-from service.ops.playouts import MemoryPlayoutBudget, RedisPlayoutBudget
-from service.ops.search import SearchPool
+from service.referee.playouts import MemoryPlayoutBudget, RedisPlayoutBudget
+from service.referee.search import SearchPool
 from service.web.problems import Problem
 from tests.redis_server import RedisServer
 

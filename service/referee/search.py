@@ -9,7 +9,7 @@ in three ways:
   up to ``SEARCH_QUEUE`` more wait their turn (first come, first served); beyond, the request is answered
   503 ``NOT_READY`` with ``Retry-After`` (an estimate of when a place frees: the recent mean search time times
   the searches ahead, per slot), at once unless it is held (below). Nothing was searched or charged.
-* **A playout budget per client** (``SEARCH_PLAYOUTS_PER_MINUTE``, :mod:`service.ops.playouts`): a search is
+* **A playout budget per client** (``SEARCH_PLAYOUTS_PER_MINUTE``, :mod:`service.referee.playouts`): a search is
   charged its whole budget before it runs and given back what it did not spend; one that does not fit is
   answered 429 ``RATE_LIMITED`` with ``Retry-After``.
 * **Worker processes** (``SEARCH_WORKERS``): the searches run in a pool of processes of their own, at a lower
@@ -83,7 +83,7 @@ from typing import Any, NoReturn, TypeVar
 
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily, Metric
 
-from service.ops.playouts import PlayoutBudget
+from service.referee.playouts import PlayoutBudget
 from service.web.problems import Problem
 
 __all__ = ["Admission", "SearchCancelled", "SearchCollector", "SearchLane", "SearchPool", "busy_problem",
