@@ -231,12 +231,6 @@ class SearchLane:
             pool.submit(_warm)
         return pool
 
-    def pids(self) -> list[int]:
-        """The worker processes' ids (none when the lane runs in threads)."""
-        pool = self._pool
-        processes = getattr(pool, "_processes", None) or {}
-        return sorted(int(pid) for pid in processes)
-
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
         """``fn(*args)`` in a worker (or a thread); :class:`BrokenProcessPool` when a worker died meanwhile.
         Cancelled (the caller's task), a search of a cancellable lane is interrupted in its worker; in a thread
@@ -479,14 +473,6 @@ class SearchPool:
         self._told: collections.OrderedDict[str, float] = collections.OrderedDict()
         self._stopping = asyncio.Event()
         self._registries: list[Any] = []
-
-    @property
-    def refused_busy(self) -> int:
-        return self.refused["busy"] + self.refused["worker"]
-
-    @property
-    def refused_budget(self) -> int:
-        return self.refused["budget"]
 
     def attach(self, metrics: Any = None, settings: Any = None) -> None:
         """Expose the pool's metrics on ``metrics.registry`` (a :class:`~service.ops.metrics.ServiceMetrics`),

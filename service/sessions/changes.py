@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Generic, NamedTuple, Protocol, TypeVar
 
 from engine import Event, GameState, player_to_act
+from service.referee.operations import MoveCounter
 from service.referee.search import SearchPool
 from service.sessions.bots import bot_chain
 from service.sessions.clock import ClockSettings, after_move
@@ -58,12 +59,9 @@ _SESSION_ID = re.compile(r"[A-Za-z0-9_-]{16,64}")
 Chain = list[tuple[GameState, list[Event]]]
 
 
-class SessionMetrics(Protocol):
-    """What the sessions count (:class:`service.ops.metrics.ServiceMetrics` is one)."""
-
-    def move_applied(self, count: int = 1) -> None: ...
-
-    def move_refused(self, reason: str) -> None: ...
+class SessionMetrics(MoveCounter, Protocol):
+    """What the sessions count: the moves as the stateless API counts them, and the sessions and the store's
+    errors (:class:`service.ops.metrics.ServiceMetrics` is one)."""
 
     def session_created(self) -> None: ...
 

@@ -39,7 +39,7 @@ from service.sessions.streams import EventStreams, StreamTracker
 from service.sessions.table import Table, encode_table
 from service.web.problems import Problem
 
-__all__ = ["MoveOutcome", "SessionMetrics", "SessionService", "StreamTracker"]
+__all__ = ["MoveOutcome", "SessionService", "StreamTracker"]
 
 
 def _bot_levels(bots: dict[str, Level] | None, players: int) -> dict[int, Level]:
