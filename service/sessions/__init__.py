@@ -1,4 +1,4 @@
-"""Hosted sessions (API.md, "Hosted sessions on Redis"): one entry point, :func:`build_sessions`.
+"""Hosted sessions (docs/API.md, "Hosted sessions"): one entry point, :func:`build_sessions`.
 
 Mounting it in the app factory::
 

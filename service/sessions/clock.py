@@ -226,16 +226,17 @@ def clock_move(state: GameState, version: int, auth: bytes, clock: TurnClock) ->
 
 
 def timed_out_move(state: GameState, version: int, auth: bytes, clock: TurnClock,
-                   now_ms: int) -> tuple[GameState, list[SessionEvent], TurnClock | None] | None:
-    """The change the clock makes when ``clock`` is due on ``state`` at ``version``: the new state, its events
-    (:class:`MoveTimedOut` first) and clock; ``None`` when there is none to make (no deadline, not due, or the
-    seat to act is a bot seat, whose move its own turn plays)."""
+                   now_ms: int) -> tuple[GameState, list[SessionEvent]] | None:
+    """The move the clock makes when ``clock`` is due on ``state`` at ``version``: the new state and its events
+    (:class:`MoveTimedOut` first); ``None`` when there is none to make (no deadline, not due, or the seat to act
+    is a bot seat, whose move its own turn plays). The clock after it is :func:`after_move`'s, at the time the
+    move is committed."""
     seat = player_to_act(state)
     if seat is None or not is_due(clock, now_ms) or clock.seat != seat or Seats.decode(auth).is_bot(seat):
         return None
     new_state, events = apply_move(state, clock_move(state, version, auth, clock))
     marker = MoveTimedOut(seat=seat, bot=clock.bot, deadline=deadline_text(clock.deadline) or "")
-    return new_state, [marker, *events], after_move(clock, new_state, version + 1, now_ms, timed_out=True)
+    return new_state, [marker, *events]
 
 
 def check_not_timed_out(clock: TurnClock | None, version: int, seat: int, expected: set[int] | None) -> None:

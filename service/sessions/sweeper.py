@@ -112,7 +112,7 @@ class ClockSweeper:
                                                     clock, now)
             if change is None:
                 return Done(current)
-            state, events, _ = change
+            state, events = change
             # The next turn starts when the move is committed, not when its decision began.
             after = after_move(clock, state, current.version + 1, self.settings.now_ms(), timed_out=True)
 
