@@ -39,6 +39,7 @@ from service.sessions.schemas import (
     SeatChanged,
     SeatTokenIssued,
     SessionCreated,
+    SessionEvents,
     SessionLegalMoves,
     SessionSnapshot,
     SessionState,
@@ -143,6 +144,9 @@ IdempotencyKey = Annotated[str | None, HeaderParameter(
     description="A client-chosen key (1 to 128 printable characters) that makes a retry safe.")]
 LastEventIdQuery = Annotated[str | None, QueryParameter(
     name="last_event_id", required=False, description="Resume after this event id (as the header).")]
+AfterQuery = Annotated[str | None, QueryParameter(
+    name="after", required=False, max_length=40,
+    description="After this event id (`<version>-<index>`) or this version (`<version>`); none: from the start.")]
 LastEventIdHeader = Annotated[str | None, HeaderParameter(
     name="Last-Event-ID", required=False, description="Resume after this event id.")]
 
@@ -358,6 +362,22 @@ class SessionsController(Controller):
     async def delete_session(self, request: Request[Any, Any, Any], session_service: Service,
                              session_id: SessionId) -> None:
         await session_service.delete(session_id, _token(request))
+
+    @get("/{session_id:str}/events/catch-up", operation_id="catchUpSessionEvents",
+         summary="The events after a point of the log, as JSON (catch-up without a stream)",
+         description="The events of the session's log after `after`, redacted for the caller's seat exactly as "
+                     "its event stream sends them, each with its event id, in order, up to `version` (the "
+                     "session's version when read) in one answer: for a client that slept, lost its stream, or "
+                     "cannot hold one open. `after` is an event id `<version>-<index>` (after that event) or a "
+                     "version (after every event of that version); none: from the start. When `complete` is "
+                     "`false` the answer holds as many events as one answer may: ask again with `after` the last "
+                     "event's `id`.",
+         security=_SECURED,
+         responses={200: response_spec(SessionEvents, "The events after `after`.", examples.CAUGHT_UP),
+                    **problem_responses(*_STREAM_CODES)})
+    async def catch_up(self, request: Request[Any, Any, Any], session_service: Service, session_id: SessionId,
+                       after: AfterQuery = None) -> SessionEvents:
+        return await session_service.events_since(session_id, _token(request), after)
 
     @get("/{session_id:str}/events", operation_id="streamSessionEvents", media_type="text/event-stream",
          summary="Live events (Server-Sent Events), redacted for the caller's seat",

@@ -22,10 +22,12 @@ from service.referee.suggestions import SuggestResponse
 from service.sessions.schemas import (
     InvitationIssued,
     Joined,
+    LoggedSessionEvent,
     MoveApplied,
     SeatChanged,
     SeatTokenIssued,
     SessionCreated,
+    SessionEvents,
     SessionLegalMoves,
     SessionSnapshot,
     SessionState,
@@ -33,7 +35,7 @@ from service.sessions.schemas import (
     SpectatorCreated,
 )
 from service.sessions.store import LoggedEvent
-from service.sessions.streams import event_frame
+from service.sessions.streams import event_frame, shown
 from service.sessions.table import MAX_SPECTATORS
 
 _START: GameState = GAME["start"]
@@ -89,6 +91,18 @@ def _event_stream() -> str:
 
 
 EVENT_STREAM = ("Seat 0, from the start", _event_stream())
+
+
+def _caught_up() -> Any:
+    """Seat 0 catches up with the creation's first two events."""
+    events = [LoggedEvent(1, i, e) for i, e in enumerate(GAME["start_events"])]
+    first = GAME["start"].to_act
+    return _json(SessionEvents(session_id=SESSION_ID, version=1, complete=True, events=[
+        LoggedSessionEvent(id=f"{e.version}-{e.seq}", version=e.version, to_act=first, event=shown(e, 0))
+        for e in events[:2]]))
+
+
+CAUGHT_UP = ("Seat 0, from the start", _caught_up())
 
 
 def _validation() -> Any:

@@ -41,6 +41,21 @@ def parse_event_id(value: str | None) -> Cursor:
     return int(m[1]), int(m[2])
 
 
+#: The index that stands for "the whole version" in a log position: ``after=56`` reads as ``56-<this>``.
+WHOLE_VERSION = 10**9 - 1
+
+
+def parse_after(value: str | None) -> Cursor:
+    """The log position after which a catch-up reads: an event id ``<version>-<index>`` (after that event), or a
+    version alone (after every event of that version); none: from the start."""
+    if value is not None and value.strip().isdigit() and len(value.strip()) <= 18:
+        return int(value.strip()), WHOLE_VERSION
+    if value is None or value.strip() == "" or _EVENT_ID.fullmatch(value.strip()):
+        return parse_event_id(value)
+    raise Problem("INVALID_LAST_EVENT_ID", "after must be an event id of this session's log, <version>-<index>, "
+                                                "or a version")
+
+
 def bearer_token(authorization: str | None, access_token: str | None = None) -> str:
     if authorization:
         scheme, _, token = authorization.strip().partition(" ")

@@ -36,8 +36,9 @@ InvitationSeconds = Annotated[int, Meta(ge=MIN_INVITATION_SECONDS, le=MAX_INVITA
 
 __all__ = ["CreateSessionRequest", "EmptyRequest", "HandToBotRequest", "InvitationIssued", "JoinRequest", "Joined",
            "MoveApplied", "MoveRequest", "OWN_SEAT", "SeatChanged", "SeatInfo", "SeatTokenIssued", "SessionCreated",
-           "SessionLegalMoves", "SessionMove", "SessionSnapshot", "SessionState", "SessionSuggestRequest",
-           "SessionValidation", "SpectatorCreated", "StreamEnd", "StreamEvent", "UnavailableMove", "engine_move"]
+           "SessionEvents", "SessionLegalMoves", "SessionMove", "SessionSnapshot", "SessionState",
+           "SessionSuggestRequest", "SessionValidation", "SpectatorCreated", "StreamEnd", "StreamEvent",
+           "UnavailableMove", "engine_move"]
 
 # ------------------------------------------------------------------------------------------------ requests
 
@@ -310,6 +311,24 @@ class StreamEvent(msgspec.Struct, kw_only=True, omit_defaults=True):
     #: When ``to_act`` must have moved (RFC 3339, UTC, milliseconds): present in a session with a turn clock
     #: while the clock runs (absent otherwise).
     deadline: str | None = None
+
+
+class LoggedSessionEvent(StreamEvent, kw_only=True, omit_defaults=True):
+    """One event of a session's log as the reader's seat may see it, with its event id (the stream's ``id:``)."""
+
+    id: str
+
+
+class SessionEvents(msgspec.Struct, kw_only=True):
+    """A seat's catch-up without a stream: the events after a point of the session's log, as the caller may see
+    them, in order."""
+
+    session_id: str
+    #: The session's version when it was read: when ``complete``, every event up to it is here.
+    version: int
+    #: ``false``: there are more than one answer holds; ask again with ``after`` the last event's ``id``.
+    complete: bool
+    events: list[LoggedSessionEvent]
 
 
 class StreamEnd(msgspec.Struct, kw_only=True):

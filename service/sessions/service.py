@@ -28,6 +28,7 @@ from service.sessions.move_loop import MoveLoop, MoveOutcome
 from service.sessions.schemas import (
     CreateSessionRequest,
     SessionCreated,
+    SessionEvents,
     SessionSnapshot,
     SessionState,
 )
@@ -197,6 +198,10 @@ class SessionService:
                    idempotency_key: str | None = None) -> MoveOutcome:
         """Apply ``move`` for the token's seat (:class:`~service.sessions.move_loop.MoveLoop`)."""
         return await self.moves.move(session_id, token, move, if_match=if_match, idempotency_key=idempotency_key)
+
+    async def events_since(self, session_id: str, token: str, after: str | None) -> SessionEvents:
+        """The caller's events after ``after``, without a stream (:meth:`EventStreams.since`)."""
+        return await self.streams.since(session_id, token, after)
 
     async def open_stream(self, session_id: str, token: str,
                           last_event_id: str | None) -> AsyncIterator[bytes] | None:

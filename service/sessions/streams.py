@@ -19,9 +19,9 @@ from engine import redact_events
 from engine.model import GameOver
 from service.sessions.access import Access, identify
 from service.sessions.clock import deadline_text
-from service.sessions.headers import parse_event_id
+from service.sessions.headers import parse_after, parse_event_id
 from service.sessions.log import TABLE_EVENTS, LogEntry, MoveTimedOut, SeatLeft, SeatTokenReissued
-from service.sessions.schemas import StreamEnd, StreamEvent
+from service.sessions.schemas import LoggedSessionEvent, SessionEvents, StreamEnd, StreamEvent
 from service.sessions.store import NOT_LOGGED, Cursor, LoggedEvent, SessionStore, StoreUnavailable
 from service.web.problems import Problem
 
@@ -37,12 +37,19 @@ END_EVENT = "end"
 
 _JSON = msgspec.json.Encoder()
 
+#: The most events one catch-up answers (a whole four-player game to 500 is a few hundred).
+CATCH_UP_EVENTS = 2000
+
+
+def shown(e: LoggedEvent, seat: int | None) -> LogEntry:
+    """An entry of the log as ``seat`` may see it (``None``: the public)."""
+    return e.event if isinstance(e.event, (MoveTimedOut, *TABLE_EVENTS)) else redact_events((e.event,), seat)[0]
+
 
 def event_frame(e: LoggedEvent, seat: int | None, to_act: int | None) -> bytes:
     """One Server-Sent Events frame: ``id: <version>-<index>`` and, with no ``event:`` name (so that an
     ``EventSource``'s ``onmessage`` sees it), ``data:`` a :class:`StreamEvent` as ``seat`` may see it."""
-    shown = e.event if isinstance(e.event, (MoveTimedOut, *TABLE_EVENTS)) else redact_events((e.event,), seat)[0]
-    data = StreamEvent(version=e.version, to_act=to_act, event=shown, deadline=deadline_text(e.deadline))
+    data = StreamEvent(version=e.version, to_act=to_act, event=shown(e, seat), deadline=deadline_text(e.deadline))
     return b"id: %d-%d\ndata: %s\n\n" % (e.version, e.seq, _JSON.encode(data))
 
 
@@ -81,6 +88,31 @@ class EventStreams:
         if finished and not await self.store.read_events(session_id, cursor, 0):
             return None
         return self._frames(session_id, token, caller.seat, cursor, finished)
+
+    async def since(self, session_id: str, token: str, after: str | None) -> SessionEvents:
+        """The caller's catch-up without a stream: the events after ``after`` (:func:`parse_after`) as its seat may
+        see them, up to the session's version when read (:data:`CATCH_UP_EVENTS` at most: ``complete`` says
+        whether that was all)."""
+        cursor = parse_after(after)
+        caller = await self.access.caller(session_id, token)
+        version, seat = caller.record.version, caller.seat
+        out: list[LoggedSessionEvent] = []
+        complete = True
+        while cursor[0] <= version:
+            batch = await self.store.read_events(session_id, cursor, 0)
+            batch = [e for e in batch if e.version <= version]
+            if not batch:
+                break
+            if len(out) + len(batch) > CATCH_UP_EVENTS:
+                complete = False
+                break
+            turns = await self._legacy_turns(session_id, batch) if batch[0].to_act == NOT_LOGGED else {}
+            out.extend(LoggedSessionEvent(
+                id=f"{e.version}-{e.seq}", version=e.version, event=shown(e, seat),
+                to_act=turns.get(e.version) if e.to_act == NOT_LOGGED else e.to_act,
+                deadline=deadline_text(e.deadline)) for e in batch)
+            cursor = batch[-1].version, batch[-1].seq
+        return SessionEvents(session_id=session_id, version=version, complete=complete, events=out)
 
     async def _frames(self, session_id: str, token: str, seat: int | None, cursor: Cursor,
                       finished: bool) -> AsyncIterator[bytes]:

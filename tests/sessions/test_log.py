@@ -79,3 +79,39 @@ async def test_a_log_written_before_the_seat_to_act_was_kept_is_read_right(
         assert [b"a" in fields for _, fields in logged] == [False] * stripped + [True]
     finally:
         await redis.aclose()
+
+
+# ----------------------------------------------------------------------------------- catch-up without a stream
+
+
+async def test_a_catch_up_answers_what_the_stream_sends_after_a_point_as_json(client: httpx.AsyncClient) -> None:
+    created = (await client.post("/v1/sessions", json=GAME)).json()
+    url = await _passes(client, created, [0, 1, 2])
+    seat1 = bearer(created["seat_tokens"][1])
+    whole = (await client.get(url + "/events/catch-up", headers=seat1)).json()
+    assert whole["complete"] is True and whole["version"] == 4
+    streamed, _ = await read_stream(client, url + "/events", headers=seat1, count=len(whole["events"]))
+    assert [(e["id"], e["version"], e["to_act"], e["event"]) for e in whole["events"]] == [
+        (f.id, f.version, f.to_act, f.data) for f in streamed]
+    # seat 1 sees its own hand dealt, not another seat's
+    dealt = {e["event"]["seat"]: e["event"]["cards"] for e in whole["events"]
+             if e["event"]["type"] == "cards_received"}
+    assert len(dealt[1]) == 10 and [cards for seat, cards in dealt.items() if seat != 1] == [None] * 3
+    # after a version: every event of later versions; after an event id: the rest
+    after2 = (await client.get(url + "/events/catch-up", params={"after": "2"}, headers=seat1)).json()
+    assert [e["version"] for e in after2["events"]] == [3, 4]
+    first = whole["events"][0]["id"]
+    rest = (await client.get(url + "/events/catch-up", params={"after": first}, headers=seat1)).json()
+    assert rest["events"] == whole["events"][1:]
+    assert (await client.get(url + "/events/catch-up", params={"after": "4"}, headers=seat1)).json()["events"] == []
+    bad = await client.get(url + "/events/catch-up", params={"after": "x-1"}, headers=seat1)
+    assert bad.status_code == 400 and bad.json()["code"] == "INVALID_LAST_EVENT_ID"
+    assert (await client.get(url + "/events/catch-up")).status_code == 401
+
+
+async def test_a_catch_up_is_compressed_like_other_answers(client: httpx.AsyncClient) -> None:
+    created = (await client.post("/v1/sessions", json=GAME)).json()
+    url = await _passes(client, created, [0, 1, 2])
+    r = await client.get(url + "/events/catch-up", headers={**bearer(created["host_token"]),
+                                                             "accept-encoding": "gzip"})
+    assert r.status_code == 200 and r.headers.get("content-encoding") == "gzip", r.headers
