@@ -169,7 +169,8 @@ class MemoryStore:
         self._index(session_id, clock)
         clock = s.record.clock if clock is None else clock  # (none given: the clock stands)
         s.record = SessionRecord(version, state, s.record.auth if auth is None else auth, new_tag(), clock,
-                                 s.record.table if table is None else table)
+                                 s.record.table if table is None else table,
+                                 version if state is not base.state else s.record.game_version)
         s.append(version, events, clock.deadline if clock is not None else None, state.to_act)
         if idempotency is not None:
             s.idempotency[idempotency[0]] = idempotency[1]

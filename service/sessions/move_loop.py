@@ -168,10 +168,11 @@ class MoveLoop:
     @staticmethod
     def _admit(record: SessionRecord, seat: int, expected: set[int] | None, raced: bool) -> None:
         """A well-formed move's session conditions, checked before its legality: the clock did not take the
-        seat's turn (409), ``If-Match`` names the version (409), the seat did not move while it was on its way
-        (409)."""
+        seat's turn (409), ``If-Match`` names a version of the game as it is (409: the session's version, or one
+        after which only the table changed: a join, a spectator, a token, never a move), the seat did not move
+        while it was on its way (409)."""
         check_not_timed_out(record.clock, record.version, seat, expected)
-        if expected is not None and record.version not in expected:
+        if expected is not None and not any(record.game_since <= version <= record.version for version in expected):
             raise conflict(record.version, f"the session is at version {record.version}, not "
                                            f"{', '.join(map(str, sorted(expected)))}", "if_match",
                            versions=sorted(expected))

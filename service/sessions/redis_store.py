@@ -5,6 +5,8 @@ them in one cluster slot so that one script may touch them all):
 
 =========================  ===========================================================================
 ``<p>s:{<id>}``            hash: ``v`` (version), ``tag``, ``st`` (msgpack state), ``auth`` (token hashes),
+                           ``gv`` (the version of the last change of the game itself, absent before the first
+                           move and in a session created before it was kept),
                            ``m<seat>`` (when that seat last moved, Redis's clock in microseconds), ``ck``
                            (the turn clock, msgpack, for a session with one: :mod:`.clock`; ``dl`` its deadline
                            in ms since the epoch while it runs), ``tb`` (the
@@ -108,30 +110,31 @@ from service.sessions.store import (
 
 #: KEYS: hash, log, idem, idemq[, deadline index]. ARGV: ttl_ms, version, tag, state, auth, clock ('' for none),
 #: deadline ms ('' for none), session id, table ('' for the defaults: no ``tb`` field, 100 bytes less per new
-#: session), the seat to act ('' for nobody), event... → 1 created, 0 id taken.
+#: session), the seat to act ('' for nobody), the game version ('' for none), event... → 1 created, 0 id taken.
 CREATE_LUA = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('DEL', KEYS[2], KEYS[3], KEYS[4])
 redis.call('HSET', KEYS[1], 'v', ARGV[2], 'tag', ARGV[3], 'st', ARGV[4], 'auth', ARGV[5])
 if ARGV[9] ~= '' then redis.call('HSET', KEYS[1], 'tb', ARGV[9]) end
+if ARGV[11] ~= '' then redis.call('HSET', KEYS[1], 'gv', ARGV[11]) end
 if ARGV[6] ~= '' then redis.call('HSET', KEYS[1], 'ck', ARGV[6]) end
 if ARGV[7] ~= '' then redis.call('HSET', KEYS[1], 'dl', ARGV[7]) end
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
-for i = 11, #ARGV do
+for i = 12, #ARGV do
   if ARGV[7] ~= '' then
-    redis.call('XADD', KEYS[2], ARGV[2] .. '-' .. (i - 11), 'e', ARGV[i], 'a', ARGV[10], 'd', ARGV[7])
+    redis.call('XADD', KEYS[2], ARGV[2] .. '-' .. (i - 12), 'e', ARGV[i], 'a', ARGV[10], 'd', ARGV[7])
   else
-    redis.call('XADD', KEYS[2], ARGV[2] .. '-' .. (i - 11), 'e', ARGV[i], 'a', ARGV[10])
+    redis.call('XADD', KEYS[2], ARGV[2] .. '-' .. (i - 12), 'e', ARGV[i], 'a', ARGV[10])
   end
 end
-if #ARGV >= 11 then redis.call('PEXPIRE', KEYS[2], ARGV[1]) end
+if #ARGV >= 12 then redis.call('PEXPIRE', KEYS[2], ARGV[1]) end
 if #KEYS >= 5 and ARGV[7] ~= '' then redis.call('ZADD', KEYS[5], ARGV[7], ARGV[8]) end
 return 1
 """
 
 #: KEYS: hash, idem. ARGV: idempotency field ('' for none), the mover's seat ('' for none) → {v, tag, st, auth,
-#: record or nil, microseconds since that seat last moved or -1, clock or nil, table or nil}, or nil when the
-#: session is gone.
+#: record or nil, microseconds since that seat last moved or -1, clock or nil, table or nil, game version or nil},
+#: or nil when the session is gone.
 #: (No HMGET inside scripts: the top-level HMGET and EVALSHA counts in ``INFO commandstats`` are then exactly the round
 #: trips of reads and writes, which the benchmark reports.)
 LOAD_LUA = """
@@ -149,22 +152,22 @@ if ARGV[2] ~= '' then
 end
 return {v, redis.call('HGET', KEYS[1], 'tag'), redis.call('HGET', KEYS[1], 'st'),
         redis.call('HGET', KEYS[1], 'auth'), first, string.format('%.0f', ago), redis.call('HGET', KEYS[1], 'ck'),
-        redis.call('HGET', KEYS[1], 'tb')}
+        redis.call('HGET', KEYS[1], 'tb'), redis.call('HGET', KEYS[1], 'gv')}
 """
 
 #: The compare-and-set of a move. KEYS: hash, log, idem, idemq[, deadline index]. ARGV: expected version, expected tag,
 #: ttl_ms, new state, new tag, idempotency field ('' for none), idempotency record, records kept, mover's seat ('' for
 #: none), the session's change channel, new clock ('' to keep it), its deadline ms ('' for none), session id, the new
-#: table ('' to keep it), the new auth ('' to keep it), the seat to act in the new state ('' for nobody), event... →
-#: {1, new version} | {2, v, tag, st, auth,
-#: microseconds since the mover last moved or -1, clock or nil, table or nil} (the session moved on: its current
-#: record) | {3, first record} (the idempotency key was used) | {0} (the session is gone). A new clock's deadline goes
-#: to ``dl`` and, with the index key, to the session's entry of the deadline index (both removed without one); every
-#: event logged carries the version's deadline (``d``, the kept one when no clock is given). The new tag is also
-#: stored with the version's first event (field ``t``), so that a commit whose answer was lost can be recognised later
-#: (:data:`RESOLVE_LUA`); ``m<seat>`` is when (Redis's clock, microseconds) that seat last moved. The new version is
-#: published on the change channel, which the event follower of every replica with a live stream of the session
-#: listens to (:mod:`.fanout`).
+#: table ('' to keep it), the new auth ('' to keep it), the seat to act in the new state ('' for nobody), '1' when the
+#: change is one of the game (a move: ``gv`` is set to the new version), event... → {1, new version} | {2, v, tag, st,
+#: auth, microseconds since the mover last moved or -1, clock or nil, table or nil, game version or nil} (the session
+#: moved on: its current record) | {3, first record} (the idempotency key was used) | {0} (the session is gone). A new
+#: clock's deadline goes to ``dl`` and, with the index key, to the session's entry of the deadline index (both removed
+#: without one); every event logged carries the version's deadline (``d``, the kept one when no clock is given). The new
+#: tag is also stored with the version's first event (field ``t``), so that a commit whose answer was lost can be
+#: recognised later (:data:`RESOLVE_LUA`); ``m<seat>`` is when (Redis's clock, microseconds) that seat last moved. The
+#: new version is published on the change channel, which the event follower of every replica with a live stream of the
+#: session listens to (:mod:`.fanout`).
 COMMIT_LUA = """
 local v = redis.call('HGET', KEYS[1], 'v')
 if not v then return {0} end
@@ -182,12 +185,13 @@ if v ~= ARGV[1] or tag ~= ARGV[2] then
     if moved then ago = now_us - tonumber(moved) end
   end
   return {2, v, tag, redis.call('HGET', KEYS[1], 'st'), redis.call('HGET', KEYS[1], 'auth'), string.format('%.0f', ago),
-          redis.call('HGET', KEYS[1], 'ck'), redis.call('HGET', KEYS[1], 'tb')}
+          redis.call('HGET', KEYS[1], 'ck'), redis.call('HGET', KEYS[1], 'tb'), redis.call('HGET', KEYS[1], 'gv')}
 end
 local nv = tonumber(v) + 1
 redis.call('HSET', KEYS[1], 'v', nv, 'tag', ARGV[5], 'st', ARGV[4])
 if ARGV[14] ~= '' then redis.call('HSET', KEYS[1], 'tb', ARGV[14]) end
 if ARGV[15] ~= '' then redis.call('HSET', KEYS[1], 'auth', ARGV[15]) end
+if ARGV[17] == '1' then redis.call('HSET', KEYS[1], 'gv', nv) end
 if ARGV[9] ~= '' then redis.call('HSET', KEYS[1], 'm' .. ARGV[9], string.format('%.0f', now_us)) end
 local deadline = ARGV[12]
 if ARGV[11] ~= '' then
@@ -200,11 +204,11 @@ if ARGV[11] ~= '' then
 else
   deadline = redis.call('HGET', KEYS[1], 'dl') or ''
 end
-for i = 17, #ARGV do
+for i = 18, #ARGV do
   local entry = {'e', ARGV[i], 'a', ARGV[16]}
-  if i == 17 then entry[5] = 't'; entry[6] = ARGV[5] end
+  if i == 18 then entry[5] = 't'; entry[6] = ARGV[5] end
   if deadline ~= '' then entry[#entry + 1] = 'd'; entry[#entry + 1] = deadline end
-  redis.call('XADD', KEYS[2], nv .. '-' .. (i - 17), unpack(entry))
+  redis.call('XADD', KEYS[2], nv .. '-' .. (i - 18), unpack(entry))
 end
 if ARGV[6] ~= '' then
   redis.call('HSET', KEYS[3], ARGV[6], ARGV[7])
@@ -398,10 +402,10 @@ class _Connections:
         self._all.clear()
 
 
-def _record(fields: Any, clock: Any = None, table: Any = None) -> SessionRecord:
-    """A record from Redis's ``v, tag, st, auth`` (and ``ck`` and ``tb``, ``None`` when absent)."""
+def _record(fields: Any, clock: Any = None, table: Any = None, game: Any = None) -> SessionRecord:
+    """A record from Redis's ``v, tag, st, auth`` (and ``ck``, ``tb`` and ``gv``, ``None`` when absent)."""
     return SessionRecord(int(fields[0]), STATE_DECODER.decode(fields[2]), bytes(fields[3]), bytes(fields[1]),
-                         decode_clock(clock), b"" if table is None else bytes(table))
+                         decode_clock(clock), b"" if table is None else bytes(table), 0 if game is None else int(game))
 
 
 @asynccontextmanager
@@ -506,7 +510,8 @@ class RedisStore:
         deadline = record.clock.deadline if record.clock is not None else None
         args: list[Any] = [self._ttl_ms, str(record.version), record.tag, STATE_ENCODER.encode(record.state),
                            record.auth, encode_clock(record.clock), "" if deadline is None else str(deadline),
-                           session_id, record.table, _seat_text(record.state.to_act)]
+                           session_id, record.table, _seat_text(record.state.to_act),
+                           str(record.game_version) if record.game_version else ""]
         args.extend(EVENT_ENCODER.encode(e) for e in events)
         async with _guard("session_create", self._on_error, self.command_timeout):
             if self.cluster:  # acknowledged once a replica has it (see _replicated)
@@ -527,9 +532,9 @@ class RedisStore:
         reply: Any
         async with _guard("session_load", self._on_error, self.command_timeout):
             if idempotency_field is None and seat is None:
-                reply = await self._call(b"HMGET", hash_key, b"v", b"tag", b"st", b"auth", b"ck", b"tb")
+                reply = await self._call(b"HMGET", hash_key, b"v", b"tag", b"st", b"auth", b"ck", b"tb", b"gv")
                 if reply and reply[0] is not None:
-                    return Loaded(_record(reply, reply[4], reply[5]), None)
+                    return Loaded(_record(reply, reply[4], reply[5], reply[6]), None)
             else:
                 reply = await self._evalsha(self._load, [hash_key, idem_key],
                                             [idempotency_field or "", "" if seat is None else str(seat)])
@@ -537,7 +542,7 @@ class RedisStore:
             return None
         replay = IDEMPOTENCY_DECODER.decode(reply[4]) if reply[4] is not None else None
         ago = int(reply[5])
-        return Loaded(_record(reply, reply[6], reply[7]), replay, None if ago < 0 else ago / 1e6)
+        return Loaded(_record(reply, reply[6], reply[7], reply[8]), replay, None if ago < 0 else ago / 1e6)
 
     async def commit(self, session_id: str, base: SessionRecord, state: GameState, events: Sequence[LogEntry],
                      idempotency: tuple[str, IdempotencyRecord] | None = None, *,
@@ -562,7 +567,7 @@ class RedisStore:
                            first, str(IDEMPOTENCY_RECORDS_KEPT), "" if seat is None else str(seat),
                            self.channel(session_id), encode_clock(clock), "" if deadline is None else str(deadline),
                            session_id, b"" if table is None else table, b"" if auth is None else auth,
-                           _seat_text(state.to_act)]
+                           _seat_text(state.to_act), "1" if state is not base.state else ""]
         args.extend(EVENT_ENCODER.encode(e) for e in events)
         keys = self._change_keys(session_id)
         reply: Any
@@ -588,7 +593,7 @@ class RedisStore:
             return Committed(int(reply[1]), tag)
         if code == 2:
             ago = int(reply[5])
-            return Conflict(_record(reply[1:], reply[6], reply[7]), None if ago < 0 else ago / 1e6)
+            return Conflict(_record(reply[1:], reply[6], reply[7], reply[8]), None if ago < 0 else ago / 1e6)
         if code == 3:
             return Replayed(IDEMPOTENCY_DECODER.decode(reply[1]))
         return Gone()

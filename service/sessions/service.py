@@ -132,7 +132,8 @@ class SessionService:
         table = Table(hints=req.hints, invitations=tuple(kept for kept, _ in issued), on_leave=req.on_leave,
                       leave_level=req.leave_level, invitation_seconds=req.invitation_seconds)
         clock = new_clock(req.clock, state, self.clock, self.clock.now_ms())
-        record = SessionRecord(1, state, auth, new_tag(), clock, b"" if table == Table() else encode_table(table))
+        record = SessionRecord(1, state, auth, new_tag(), clock, b"" if table == Table() else encode_table(table),
+                               game_version=1)
         if not await self.store.has_room():
             raise StoreUnavailable("the session store is nearly full: new sessions are refused for now, moves in "
                                    "existing sessions go on; retry later")

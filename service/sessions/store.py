@@ -81,6 +81,15 @@ class SessionRecord(msgspec.Struct, frozen=True, dict=True):
     #: The session's turn clock (:mod:`.clock`), ``None`` for a session without one.
     clock: TurnClock | None = None
     table: bytes = b""
+    #: The version the last change of the game itself made (a move; a change of the table is none): a move chosen
+    #: at any version from it on was chosen on the game as it is. 0: no move yet, or not known (a record stored
+    #: before it was kept): :attr:`game_since`.
+    game_version: int = 0
+
+    @property
+    def game_since(self) -> int:
+        """The first version at which the game was as it is now."""
+        return self.game_version or self.version
 
     @functools.cached_property
     def seats(self) -> Seats:
@@ -96,7 +105,8 @@ class SessionRecord(msgspec.Struct, frozen=True, dict=True):
         """The record ``change`` made of this one, committed as ``committed``."""
         return SessionRecord(committed.version, change.state, self.auth if change.seats is None else change.auth,
                              committed.tag, self.clock if change.clock is None else change.clock,
-                             self.table if change.table is None else change.encoded_table)
+                             self.table if change.table is None else change.encoded_table,
+                             committed.version if change.state is not self.state else self.game_version)
 
 
 class Change(msgspec.Struct, frozen=True, kw_only=True, dict=True):
@@ -223,17 +233,18 @@ class SessionStore(Protocol):
                      idempotency: tuple[str, IdempotencyRecord] | None = None, *,
                      seat: int | None = None, clock: TurnClock | None = None, table: bytes | None = None,
                      auth: bytes | None = None) -> CommitOutcome:
-        """If the session is still at ``base`` (its version and tag): store ``state`` at the next version with a
-        new tag (and ``clock``, ``table`` and ``auth``, when given, as the record's: each not given stays as it
-        is), append ``events`` to the log (each carrying the deadline of the clock it leaves), keep the
-        idempotency record, note when ``seat`` (the mover) moved, set the session's entry of the deadline index
-        to a given ``clock``'s deadline (or remove it when that clock is paused), renew the idle expiry. All or
-        nothing; an idempotency key already used answers its record instead.
+        """If the session is still at ``base`` (its version and tag): store ``state`` at the next version with a new tag
+        (a change of the game when ``state`` is not ``base.state`` itself: the record's ``game_version``; and
+        ``clock``, ``table`` and ``auth``, when given, as the record's: each not given stays as it is), append
+        ``events`` to the log (each carrying the deadline of the clock it leaves), keep the idempotency record, note
+        when ``seat`` (the mover) moved, set the session's entry of the deadline index to a given ``clock``'s deadline
+        (or remove it when that clock is paused), renew the idle expiry. All or nothing; an idempotency key already
+        used answers its record instead.
 
-        Never answers a failure for a change that was made: a call whose answer was lost is followed up
-        (a fresh connection reads whether this very change is in the store, and makes sure that a copy still
-        on its way cannot apply later). :class:`StoreUnavailable` means nothing was applied;
-        :class:`CommitOutcomeUnknown` that it could not be found out."""
+        Never answers a failure for a change that was made: a call whose answer was lost is followed up (a fresh
+        connection reads whether this very change is in the store, and makes sure that a copy still on its way cannot
+        apply later). :class:`StoreUnavailable` means nothing was applied; :class:`CommitOutcomeUnknown` that it could
+        not be found out."""
         ...
 
     async def delete(self, session_id: str) -> bool:

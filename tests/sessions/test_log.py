@@ -115,3 +115,31 @@ async def test_a_catch_up_is_compressed_like_other_answers(client: httpx.AsyncCl
     r = await client.get(url + "/events/catch-up", headers={**bearer(created["host_token"]),
                                                              "accept-encoding": "gzip"})
     assert r.status_code == 200 and r.headers.get("content-encoding") == "gzip", r.headers
+
+
+# --------------------------------------------------------------------------- table changes never refuse a move
+
+
+async def test_a_change_of_the_table_never_refuses_a_move_chosen_before_it(client: httpx.AsyncClient) -> None:
+    created = (await client.post("/v1/sessions", json={**GAME, "open_seats": [3]})).json()
+    url = f"/v1/sessions/{created['session_id']}"
+    host = bearer(created["host_token"])
+    seat0, seat1 = bearer(created["seat_tokens"][0]), bearer(created["seat_tokens"][1])
+    chosen = (await client.get(url, headers=seat0)).json()["version"]
+    # while seat 0 chooses: a spectator, a reissued token, a player joining the open seat
+    assert (await client.post(url + "/spectators", json={}, headers=host)).status_code == 201
+    reissued = await client.post(url + "/seats/2/token", json={}, headers=host)
+    assert reissued.status_code == 200, reissued.text
+    code = created["invitations"][0]["code"]
+    assert (await client.post(url + "/join", json={"code": code, "name": "Dee"})).status_code == 200
+    now = (await client.get(url, headers=seat0)).json()["version"]
+    assert now == chosen + 3
+    moved = await client.post(url + "/moves", json={"move": {"type": "pass"}},
+                              headers={**seat0, "If-Match": f'"{chosen}"'})
+    assert moved.status_code == 200, moved.text
+    assert moved.json()["version"] == now + 1
+    # a move chosen before another seat's move is still refused: the game is not as it was
+    stale = await client.post(url + "/moves", json={"move": {"type": "pass"}},
+                              headers={**seat1, "If-Match": f'"{now}"'})
+    assert stale.status_code == 409 and stale.json()["code"] == "VERSION_CONFLICT"
+    assert stale.json()["current_version"] == now + 1

@@ -80,7 +80,7 @@ async def test_compare_and_set(store: SessionStore) -> None:
     state, events = apply_move(record.state, legal_moves(record.state)[0])
     done = await store.commit(sid, record, state, events)
     assert isinstance(done, Committed) and done.version == 2 and done.tag != record.tag
-    current = SessionRecord(2, state, AUTH, done.tag)
+    current = SessionRecord(2, state, AUTH, done.tag, game_version=2)  # a move: a change of the game
     # Lost: the answer is the current record, so the caller can retry without reading.
     assert await store.commit(sid, record, state, events) == Conflict(current)
     # The same version with another tag (a store that lost data and got there another way) is not current.
@@ -105,12 +105,14 @@ async def test_the_table_is_kept_and_changed_only_with_a_commit(store: SessionSt
     state, events = apply_move(record.state, legal_moves(record.state)[0])
     done = await store.commit(sid, record, state, events)
     assert isinstance(done, Committed)
-    moved = SessionRecord(done.version, state, AUTH, done.tag, table=b"table-1")
+    moved = SessionRecord(done.version, state, AUTH, done.tag, table=b"table-1", game_version=done.version)
     assert (await store.load(sid)).record == moved  # type: ignore[union-attr]
     changed = await store.commit(sid, moved, state, [], table=b"table-2")
     assert isinstance(changed, Committed) and changed.version == 3
-    current = SessionRecord(3, state, AUTH, changed.tag, table=b"table-2")
+    # the game is as version 2 made it: a move chosen at version 2 or 3 was chosen on the same game
+    current = SessionRecord(3, state, AUTH, changed.tag, table=b"table-2", game_version=2)
     assert (await store.load(sid)).record == current  # type: ignore[union-attr]
+    assert current.game_since == 2
     # A stale change of the table loses, and the answer carries the current table.
     assert await store.commit(sid, moved, state, [], table=b"table-3") == Conflict(current)
 
