@@ -124,7 +124,8 @@ class MoveLoop:
             keyed = None if field is None else (field, IdempotencyRecord(fingerprint, answered, body))
             change = Change(state=state, events=events, clock=clocks[0], mover=move.seat, idempotency=keyed)
             return Plan(change, lambda _: MoveOutcome(body, answered, False),
-                        lambda first: self._replay(first, fingerprint), chain=chain or None, now_ms=now_ms)
+                        lambda first: self._replay(first, fingerprint), follow=bool(chain), chain=chain,
+                        now_ms=now_ms)
 
         return await self.changes.run(session_id, step, self.changes.recent.get(session_id), fresh=False,
                                       idempotency_field=field, seat=move.seat)

@@ -17,6 +17,7 @@ time per comparison.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import os
@@ -88,16 +89,19 @@ def _seat(slot: bytes) -> Seat:
     return PlayerSeat(slot)
 
 
-class Seats(msgspec.Struct, frozen=True):
+class Seats(msgspec.Struct, frozen=True, dict=True):
     """The host's token hash and who holds each seat."""
 
     host: bytes
     seats: tuple[Seat, ...]
 
-    @classmethod
-    def decode(cls, auth: bytes) -> Seats:
+    @staticmethod
+    @functools.lru_cache(maxsize=4096)
+    def decode(auth: bytes) -> Seats:
+        """The seats ``auth`` holds (the same immutable answer for the same bytes: a session's seats change rarely,
+        and are read at every move)."""
         slots = [auth[i:i + SLOT] for i in range(0, len(auth), SLOT)]
-        return cls(slots[0] if slots else b"", tuple(_seat(slot) for slot in slots[1:]))
+        return Seats(slots[0] if slots else b"", tuple(_seat(slot) for slot in slots[1:]))
 
     def encode(self) -> bytes:
         return self.host + b"".join(_slot(seat) for seat in self.seats)
@@ -111,9 +115,13 @@ class Seats(msgspec.Struct, frozen=True):
         seats[seat] = holder
         return Seats(self.host, tuple(seats))
 
-    def bots(self) -> dict[int, tuple[Level, bytes]]:
-        """The bot seats: seat → (level, secret)."""
+    @functools.cached_property
+    def _bots(self) -> dict[int, tuple[Level, bytes]]:
         return {i: (s.level, s.secret) for i, s in enumerate(self.seats) if isinstance(s, BotSeat)}
+
+    def bots(self) -> dict[int, tuple[Level, bytes]]:
+        """The bot seats: seat → (level, secret). Shared by every reader of these seats: never changed."""
+        return self._bots
 
     def is_bot(self, seat: int | None) -> bool:
         return seat is not None and isinstance(self.seats[seat], BotSeat)

@@ -61,7 +61,7 @@ class CommitOutcomeUnknown(StoreUnavailable):
                          "first", headers={"Retry-After": "1"})
 
 
-class SessionRecord(msgspec.Struct, frozen=True, dict=True):
+class SessionRecord(msgspec.Struct, frozen=True):
     """What a session is: its ``version`` (bumped by every change), the state, who holds its seats, its table.
 
     ``auth`` is who holds each seat as the store keeps it (:mod:`.seats`: the host's token hash, then a slot per
@@ -71,7 +71,7 @@ class SessionRecord(msgspec.Struct, frozen=True, dict=True):
     path, so that a compare-and-set against a remembered state can never apply to a different one.
     ``table`` is the table's own record (:class:`service.sessions.table.Table`, msgpack; empty: the defaults):
     its settings and spectators, changed only by the host, atomically with the version like a move; read it as
-    :attr:`settings`. Each is decoded once per record, when first read.
+    :attr:`settings`.
     """
 
     version: int
@@ -91,14 +91,14 @@ class SessionRecord(msgspec.Struct, frozen=True, dict=True):
         """The first version at which the game was as it is now."""
         return self.game_version or self.version
 
-    @functools.cached_property
+    @property
     def seats(self) -> Seats:
-        """Who holds each seat."""
+        """Who holds each seat (decoded once for the same bytes: :meth:`Seats.decode`)."""
         return Seats.decode(self.auth)
 
-    @functools.cached_property
+    @property
     def settings(self) -> Table:
-        """The table's settings, names, invitations and spectators."""
+        """The table's settings, names, invitations and spectators (decoded once for the same bytes)."""
         return decode_table(self.table)
 
     def after(self, committed: Committed, change: Change) -> SessionRecord:

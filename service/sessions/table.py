@@ -16,6 +16,7 @@ each seat is :mod:`.seats`'s; the rest of the service reads this record decoded 
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 from typing import Literal
 
@@ -79,8 +80,10 @@ _ENCODER = msgspec.msgpack.Encoder()
 _DECODER = msgspec.msgpack.Decoder(Table)
 
 
+@functools.lru_cache(maxsize=4096)
 def decode_table(raw: bytes) -> Table:
-    """The table of a record (an empty field: the defaults, as for a session created before tables)."""
+    """The table of a record (an empty field: the defaults, as for a session created before tables); the same
+    immutable answer for the same bytes."""
     return _DECODER.decode(raw) if raw else Table()
 
 
