@@ -67,8 +67,26 @@ class ClockSettings:
 # --------------------------------------------------------------------------------------------- contract
 
 
+#: The clock's phases, each with a move time of its own if the session sets one: the game's phases by clock phase.
+CLOCK_PHASES: dict[str, str] = {"auction": "auction", "redeal_answer": "auction", "call": "exchange",
+                                "exchange": "exchange", "nominate": "exchange", "play": "play"}
+_PHASE_INDEX = {"auction": 0, "exchange": 1, "play": 2}
+
+Seconds = Annotated[float, msgspec.Meta(gt=0, le=MAX_MOVE_SECONDS)]
+
+
+class PhaseSeconds(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, omit_defaults=True):
+    """A move's time limit by phase, each instead of ``move_seconds`` when given: the auction (and the answer to a
+    proposed redeal), the contractor's exchange (with the partner call and the joker's nomination), the play."""
+
+    auction: Seconds | None = None
+    exchange: Seconds | None = None
+    play: Seconds | None = None
+
+
 class ClockOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """A session's turn clock: each move's time limit, a reserve per seat, and who plays a seat that runs out."""
+    """A session's turn clock: each move's time limit (by phase, if wanted), a reserve per seat with an increment
+    for each move made in time, and who plays a seat that runs out."""
 
     #: Seconds each move may take (milliseconds count; at least the service's least move time, 1 s unless
     #: configured otherwise).
@@ -78,9 +96,17 @@ class ClockOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
     reserve_seconds: Annotated[float, msgspec.Meta(ge=0, le=MAX_RESERVE_SECONDS)] = 0
     #: The bot level that moves for a seat whose time ran out.
     bot: Level = "basic"
+    #: A move's time limit in some phases instead of ``move_seconds``.
+    phase_seconds: PhaseSeconds | None = None
+    #: Seconds added to a seat's reserve for each move it makes itself before its deadline (0: none), up to
+    #: ``reserve_max_seconds``.
+    increment_seconds: Annotated[float, msgspec.Meta(ge=0, le=MAX_MOVE_SECONDS)] = 0
+    #: The most a reserve may hold once increments are added (default: ``reserve_seconds``, so that increments
+    #: only give back what slow moves spent).
+    reserve_max_seconds: Annotated[float, msgspec.Meta(ge=0, le=MAX_RESERVE_SECONDS)] | None = None
 
 
-class ClockView(msgspec.Struct, kw_only=True):
+class ClockView(msgspec.Struct, kw_only=True, omit_defaults=True):
     """A session's clock as everyone sees it (clocks are public)."""
 
     move_seconds: float
@@ -92,8 +118,13 @@ class ClockView(msgspec.Struct, kw_only=True):
     deadline: str | None
     #: Reserve seconds left, by seat (the deadline of the seat to act already includes its own).
     reserves: list[float]
-
-
+    #: The move time limits by phase, when the session sets any.
+    phase_seconds: PhaseSeconds | None = None
+    #: The move time limit of the turn on the clock, when it is not ``move_seconds`` (a phase's own).
+    turn_seconds: float | None = None
+    #: Seconds added to a seat's reserve for each move it makes in time, up to ``reserve_max_seconds``.
+    increment_seconds: float | None = None
+    reserve_max_seconds: float | None = None
 
 
 # -------------------------------------------------------------------------------------------- the record
@@ -113,6 +144,18 @@ class TurnClock(msgspec.Struct, frozen=True, array_like=True):
     reserves: tuple[int, ...]
     #: By seat: the version the clock made for it, while that seat has not moved itself since (else 0).
     timed_out: tuple[int, ...]
+    #: The move time limit of the turn on the clock (0: ``move_ms``), and the limits by clock phase (auction,
+    #: exchange, play; 0: ``move_ms``).
+    turn_ms: int = 0
+    phase_ms: tuple[int, int, int] = (0, 0, 0)
+    #: Added to the mover's reserve for each move made before its deadline, up to ``reserve_max_ms``.
+    increment_ms: int = 0
+    reserve_max_ms: int = 0
+
+    def limit(self, phase: str) -> int:
+        """A move's time limit in the game's ``phase``."""
+        index = _PHASE_INDEX.get(CLOCK_PHASES.get(phase, ""), -1)
+        return (self.phase_ms[index] if index >= 0 else 0) or self.move_ms
 
 
 CLOCK_ENCODER = msgspec.msgpack.Encoder()
@@ -145,10 +188,24 @@ def new_clock(options: ClockOptions | None, state: GameState, settings: ClockSet
         raise invalid_clock(f"clock.reserve_seconds must be from 0 to {MAX_RESERVE_SECONDS}, not "
                             f"{options.reserve_seconds:g}", "reserve_seconds", high=MAX_RESERVE_SECONDS,
                             value=f"{options.reserve_seconds:g}")
+    phases = options.phase_seconds or PhaseSeconds()
+    for name, seconds in (("auction", phases.auction), ("exchange", phases.exchange), ("play", phases.play)):
+        if seconds is not None and seconds < low:
+            raise invalid_clock(f"clock.phase_seconds.{name} must be from {low:g} to {MAX_MOVE_SECONDS}, not "
+                                f"{seconds:g}", "phase_seconds", phase=name, low=f"{low:g}", high=MAX_MOVE_SECONDS,
+                                value=f"{seconds:g}")
+    most = options.reserve_seconds if options.reserve_max_seconds is None else options.reserve_max_seconds
+    if most < options.reserve_seconds:
+        raise invalid_clock(f"clock.reserve_max_seconds must be at least reserve_seconds "
+                            f"({options.reserve_seconds:g}), not {most:g}", "reserve_max_seconds",
+                            low=f"{options.reserve_seconds:g}", value=f"{most:g}")
     n = state.options.players
     reserve = round(options.reserve_seconds * 1000)
     paused = TurnClock(round(options.move_seconds * 1000), reserve, options.bot, None, now_ms, None,
-                       (reserve,) * n, (0,) * n)
+                       (reserve,) * n, (0,) * n,
+                       phase_ms=tuple(round((s or 0) * 1000) for s in (phases.auction, phases.exchange,
+                                                                       phases.play)),  # type: ignore[arg-type]
+                       increment_ms=round(options.increment_seconds * 1000), reserve_max_ms=round(most * 1000))
     return _run_for(paused, state, now_ms)
 
 
@@ -158,21 +215,26 @@ def _run_for(clock: TurnClock, state: GameState, now_ms: int) -> TurnClock:
     seat = player_to_act(state)
     if seat is None:
         return msgspec.structs.replace(clock, seat=None, started=now_ms, deadline=None)
-    return msgspec.structs.replace(clock, seat=seat, started=now_ms,
-                                   deadline=now_ms + clock.move_ms + clock.reserves[seat])
+    limit = clock.limit(state.phase)
+    return msgspec.structs.replace(clock, seat=seat, started=now_ms, deadline=now_ms + limit + clock.reserves[seat],
+                                   turn_ms=0 if limit == clock.move_ms else limit)
 
 
 def after_move(clock: TurnClock | None, state: GameState, version: int, now_ms: int, *,
                timed_out: bool = False) -> TurnClock | None:
     """The clock once the seat on it moved at ``now_ms`` (or the clock moved for it, ``timed_out``), making
-    ``version`` whose state is ``state``: its overrun drawn from its reserve, the next turn started."""
+    ``version`` whose state is ``state``: its overrun drawn from its reserve (and, for a move made before its
+    deadline, the increment added, up to the most a reserve holds), the next turn started."""
     if clock is None:
         return None
     reserves, flags = list(clock.reserves), list(clock.timed_out)
     mover = clock.seat
     if mover is not None:
-        overrun = max(0, now_ms - clock.started - clock.move_ms)
+        overrun = max(0, now_ms - clock.started - (clock.turn_ms or clock.move_ms))
         reserves[mover] = 0 if timed_out else max(0, reserves[mover] - overrun)
+        if clock.increment_ms and not timed_out and clock.deadline is not None and now_ms <= clock.deadline:
+            reserves[mover] = max(reserves[mover], min(reserves[mover] + clock.increment_ms,
+                                                       clock.reserve_max_ms or clock.reserve_ms))
         flags[mover] = version if timed_out else 0
     return _run_for(msgspec.structs.replace(clock, reserves=tuple(reserves), timed_out=tuple(flags)), state,
                     now_ms)
@@ -203,9 +265,16 @@ def deadline_text(ms: int | None) -> str | None:
 def clock_view(clock: TurnClock | None) -> ClockView | None:
     if clock is None:
         return None
+    phases = None
+    if any(clock.phase_ms):
+        auction, exchange, play = (ms / 1000 if ms else None for ms in clock.phase_ms)
+        phases = PhaseSeconds(auction=auction, exchange=exchange, play=play)
     return ClockView(move_seconds=clock.move_ms / 1000, reserve_seconds=clock.reserve_ms / 1000, bot=clock.bot,
                      seat=clock.seat, deadline=deadline_text(clock.deadline),
-                     reserves=[r / 1000 for r in clock.reserves])
+                     reserves=[r / 1000 for r in clock.reserves], phase_seconds=phases,
+                     turn_seconds=clock.turn_ms / 1000 if clock.turn_ms and clock.seat is not None else None,
+                     increment_seconds=clock.increment_ms / 1000 if clock.increment_ms else None,
+                     reserve_max_seconds=clock.reserve_max_ms / 1000 if clock.increment_ms else None)
 
 
 # ------------------------------------------------------------------------------------------ clock moves
