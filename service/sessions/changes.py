@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import logging
 import re
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Generic, NamedTuple, Protocol, TypeVar
@@ -78,10 +79,10 @@ class Seen(NamedTuple):
     fresh: bool
     #: The first answer recorded under the change's ``Idempotency-Key`` (from a fresh read only).
     replay: IdempotencyRecord | None = None
-    #: How long ago the moving seat last moved, by the store's clock (``None``: never, or not asked).
-    seat_moved_ago: float | None = None
+    #: How long ago the game last changed, by the store's clock (``None``: not yet, or not asked: a move asks).
+    changed_ago: float | None = None
     #: When it did, by this process's clock, from a store on it (the in-process one).
-    seat_moved_at: float | None = None
+    changed_at: float | None = None
 
 
 @dataclass(frozen=True)
@@ -127,7 +128,8 @@ class Changes:
     async def read(self, session_id: str, idempotency_field: str | None = None, *,
                    seat: int | None = None) -> Loaded:
         """A fresh read of the session (404 if it is gone), remembered; bot moves that a replica did not get to
-        commit (the store failed, or it stopped) are played first."""
+        commit (the store failed, or it stopped) are played first, and then the game changed just now: a move
+        read this way was sent before the turn it would apply to began."""
         if _SESSION_ID.fullmatch(session_id) is None:
             raise not_found(session_id)
         loaded = await self.store.load(session_id, idempotency_field, seat=seat)
@@ -136,7 +138,10 @@ class Changes:
             raise not_found(session_id)
         self.recent.remember(session_id, loaded.record)
         if loaded.record.seats.is_bot(player_to_act(loaded.record.state)):
-            return Loaded(await self.play_bots(session_id, loaded.record), loaded.replay)
+            played = await self.play_bots(session_id, loaded.record)
+            if played.version == loaded.record.version:
+                return loaded._replace(record=played)
+            return Loaded(played, loaded.replay, 0.0, time.monotonic())
         return loaded
 
     async def commit(self, session_id: str, record: SessionRecord,
@@ -175,7 +180,7 @@ class Changes:
         for _ in range(MOVE_ATTEMPTS):
             if seen is None:
                 loaded = await self.read(session_id, idempotency_field, seat=seat)
-                seen = Seen(loaded.record, True, loaded.replay, loaded.seat_moved_ago, loaded.seat_moved_at)
+                seen = Seen(loaded.record, True, loaded.replay, loaded.changed_ago, loaded.changed_at)
             try:
                 planned = await step(seen)
             except Problem:
@@ -193,7 +198,7 @@ class Changes:
             if isinstance(outcome, Replayed):
                 assert planned.replayed is not None, "a change without an Idempotency-Key was answered a replay"
                 return planned.replayed(outcome.record)
-            seen = Seen(outcome.current, True, None, outcome.seat_moved_ago, outcome.seat_moved_at)
+            seen = Seen(outcome.current, True, None, outcome.changed_ago, outcome.changed_at)
         assert seen is not None
         raise busy(seen.record.version)
 

@@ -44,8 +44,8 @@ class _Session:
     log_keys: list[Cursor] = field(default_factory=list)
     idempotency: OrderedDict[str, IdempotencyRecord] = field(default_factory=OrderedDict)
     changed: asyncio.Condition = field(default_factory=asyncio.Condition)
-    #: When each seat last moved (the store's monotonic clock).
-    moved: dict[int, float] = field(default_factory=dict)
+    #: When the game last changed (the store's monotonic clock).
+    game_changed: float | None = None
 
     def append(self, version: int, events: Sequence[LogEntry], deadline: int | None, to_act: int | None) -> None:
         for i, e in enumerate(events):
@@ -146,8 +146,8 @@ class MemoryStore:
         if s is None:
             return None
         replay = s.idempotency.get(idempotency_field) if idempotency_field is not None else None
-        moved = s.moved.get(seat) if seat is not None else None
-        return Loaded(s.record, replay, None if moved is None else self._now() - moved, moved)
+        changed = s.game_changed if seat is not None else None
+        return Loaded(s.record, replay, None if changed is None else self._now() - changed, changed)
 
     async def commit(self, session_id: str, base: SessionRecord, state: GameState, events: Sequence[LogEntry],
                      idempotency: tuple[str, IdempotencyRecord] | None = None, *,
@@ -161,10 +161,10 @@ class MemoryStore:
             if first is not None:
                 return Replayed(first)
         if s.record.version != base.version or s.record.tag != base.tag:
-            moved = s.moved.get(seat) if seat is not None else None
-            return Conflict(s.record, None if moved is None else self._now() - moved, moved)
-        if seat is not None:
-            s.moved[seat] = self._now()
+            changed = s.game_changed if seat is not None else None
+            return Conflict(s.record, None if changed is None else self._now() - changed, changed)
+        if state is not base.state:
+            s.game_changed = self._now()
         version = base.version + 1
         self._index(session_id, clock)
         clock = s.record.clock if clock is None else clock  # (none given: the clock stands)

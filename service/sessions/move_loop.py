@@ -98,9 +98,10 @@ class MoveLoop:
 
         async def step(seen: Seen) -> Plan[MoveOutcome] | Done[MoveOutcome]:
             record = seen.record
-            # Read (or the compare-and-set lost) after this seat moved while this request was on its way: it
-            # raced a move of its own seat (a double tap, or a retry overtaking its first attempt).
-            raced = self._moved_since(seen.seat_moved_ago, arrived, seen.seat_moved_at)
+            # Read (or the compare-and-set lost) after the game changed while this request was on its way: it was
+            # sent before the turn it would now apply to began (a double tap, a retry overtaking its first attempt,
+            # a tap that ended a hand and its twin landing in the next).
+            raced = self._moved_since(seen.changed_ago, arrived, seen.changed_at)
             try:
                 seat = self._mover(record, token)
                 if move.seat not in controlled_seats(record.state.options, seat):  # itself, or a ghost partner
@@ -155,33 +156,32 @@ class MoveLoop:
         return caller.seat
 
     @staticmethod
-    def _moved_since(seat_moved_ago: float | None, arrived: float, seat_moved_at: float | None = None) -> bool:
-        """Whether the seat's last move (``seat_moved_ago`` seconds before the store answered) was made after
-        ``arrived``. The store's answer is at most the elapsed time old, so a move made just before the
+    def _moved_since(changed_ago: float | None, arrived: float, changed_at: float | None = None) -> bool:
+        """Whether the game's last change (``changed_ago`` seconds before the store answered) was made after
+        ``arrived``. The store's answer is at most the elapsed time old, so a change made just before the
         request arrived may count as after it (never the other way round): only a request sent without
-        waiting for the answer to its seat's previous move, or one delayed between the store's answer and
-        this check, can be that close to it. A store on this process's clock says when (``seat_moved_at``):
-        then the answer is exact."""
-        if seat_moved_at is not None:
-            return seat_moved_at > arrived
-        return seat_moved_ago is not None and seat_moved_ago <= time.monotonic() - arrived
+        waiting for the answer to the change before it, or one delayed between the store's answer and this
+        check, can be that close to it. A store on this process's clock says when (``changed_at``): then the
+        answer is exact."""
+        if changed_at is not None:
+            return changed_at > arrived
+        return changed_ago is not None and changed_ago <= time.monotonic() - arrived
 
     @staticmethod
     def _admit(record: SessionRecord, seat: int, expected: set[int] | None, raced: bool) -> None:
         """A well-formed move's session conditions, checked before its legality: the clock did not take the
         seat's turn (409), ``If-Match`` names a version of the game as it is (409: the session's version, or one
-        after which only the table changed: a join, a spectator, a token, never a move), the seat did not move
-        while it was on its way (409)."""
+        after which only the table changed: a join, a spectator, a token, never a move), the game did not change
+        while it was on its way (409: it was sent before the turn it would apply to began)."""
         check_not_timed_out(record.clock, record.version, seat, expected)
         if expected is not None and not any(record.game_since <= version <= record.version for version in expected):
             raise conflict(record.version, f"the session is at version {record.version}, not "
                                            f"{', '.join(map(str, sorted(expected)))}", "if_match",
                            versions=sorted(expected))
         if raced:
-            raise conflict(record.version, f"seat {seat} moved while this move was on its way (the "
-                                           f"session is now at version {record.version}); nothing was "
-                                           "applied: read the session and send the move again if it is "
-                                           "still meant", "seat_moved", seat=seat)
+            raise conflict(record.version, f"the game moved on while this move was on its way (the session is "
+                                           f"now at version {record.version}); nothing was applied: read the "
+                                           "session and send the move again if it is still meant", "game_moved")
 
     def _count_refusal(self, problem: Problem) -> None:
         reason = problem.extra.get("reason")

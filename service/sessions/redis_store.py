@@ -6,8 +6,8 @@ them in one cluster slot so that one script may touch them all):
 =========================  ===========================================================================
 ``<p>s:{<id>}``            hash: ``v`` (version), ``tag``, ``st`` (msgpack state), ``auth`` (token hashes),
                            ``gv`` (the version of the last change of the game itself, absent before the first
-                           move and in a session created before it was kept),
-                           ``m<seat>`` (when that seat last moved, Redis's clock in microseconds), ``ck``
+                           move and in a session created before it was kept), ``mg`` (when the game last
+                           changed, Redis's clock in microseconds), ``ck``
                            (the turn clock, msgpack, for a session with one: :mod:`.clock`; ``dl`` its deadline
                            in ms since the epoch while it runs), ``tb`` (the
                            table's record: settings, seats' names, invitations, spectators; absent: the defaults)
@@ -133,7 +133,8 @@ return 1
 """
 
 #: KEYS: hash, idem. ARGV: idempotency field ('' for none), the mover's seat ('' for none) → {v, tag, st, auth,
-#: record or nil, microseconds since that seat last moved or -1, clock or nil, table or nil, game version or nil},
+#: record or nil, microseconds since the game last changed or -1 (asked with a seat), clock or nil, table or nil, game
+#: version or nil},
 #: or nil when the session is gone.
 #: (No HMGET inside scripts: the top-level HMGET and EVALSHA counts in ``INFO commandstats`` are then exactly the round
 #: trips of reads and writes, which the benchmark reports.)
@@ -144,7 +145,7 @@ local first = false
 if ARGV[1] ~= '' then first = redis.call('HGET', KEYS[2], ARGV[1]) end
 local ago = -1
 if ARGV[2] ~= '' then
-  local moved = redis.call('HGET', KEYS[1], 'm' .. ARGV[2])
+  local moved = redis.call('HGET', KEYS[1], 'mg')
   if moved then
     local now = redis.call('TIME')
     ago = tonumber(now[1]) * 1000000 + tonumber(now[2]) - tonumber(moved)
@@ -159,15 +160,15 @@ return {v, redis.call('HGET', KEYS[1], 'tag'), redis.call('HGET', KEYS[1], 'st')
 #: ttl_ms, new state, new tag, idempotency field ('' for none), idempotency record, records kept, mover's seat ('' for
 #: none), the session's change channel, new clock ('' to keep it), its deadline ms ('' for none), session id, the new
 #: table ('' to keep it), the new auth ('' to keep it), the seat to act in the new state ('' for nobody), '1' when the
-#: change is one of the game (a move: ``gv`` is set to the new version), event... → {1, new version} | {2, v, tag, st,
-#: auth, microseconds since the mover last moved or -1, clock or nil, table or nil, game version or nil} (the session
-#: moved on: its current record) | {3, first record} (the idempotency key was used) | {0} (the session is gone). A new
-#: clock's deadline goes to ``dl`` and, with the index key, to the session's entry of the deadline index (both removed
-#: without one); every event logged carries the version's deadline (``d``, the kept one when no clock is given). The new
-#: tag is also stored with the version's first event (field ``t``), so that a commit whose answer was lost can be
-#: recognised later (:data:`RESOLVE_LUA`); ``m<seat>`` is when (Redis's clock, microseconds) that seat last moved. The
-#: new version is published on the change channel, which the event follower of every replica with a live stream of the
-#: session listens to (:mod:`.fanout`).
+#: change is one of the game (a move: ``gv`` is set to the new version, ``mg`` to Redis's clock in microseconds),
+#: event... → {1, new version} | {2, v, tag, st, auth, microseconds since the game last changed or -1 (asked with the
+#: mover's seat), clock or nil, table or nil, game version or nil} (the session moved on: its current record) | {3,
+#: first record} (the idempotency key was used) | {0} (the session is gone). A new clock's deadline goes to ``dl`` and,
+#: with the index key, to the session's entry of the deadline index (both removed without one); every event logged
+#: carries the version's deadline (``d``, the kept one when no clock is given). The new tag is also stored with the
+#: version's first event (field ``t``), so that a commit whose answer was lost can be recognised later
+#: (:data:`RESOLVE_LUA`). The new version is published on the change channel, which the event follower of every replica
+#: with a live stream of the session listens to (:mod:`.fanout`).
 COMMIT_LUA = """
 local v = redis.call('HGET', KEYS[1], 'v')
 if not v then return {0} end
@@ -181,7 +182,7 @@ local tag = redis.call('HGET', KEYS[1], 'tag')
 if v ~= ARGV[1] or tag ~= ARGV[2] then
   local ago = -1
   if ARGV[9] ~= '' then
-    local moved = redis.call('HGET', KEYS[1], 'm' .. ARGV[9])
+    local moved = redis.call('HGET', KEYS[1], 'mg')
     if moved then ago = now_us - tonumber(moved) end
   end
   return {2, v, tag, redis.call('HGET', KEYS[1], 'st'), redis.call('HGET', KEYS[1], 'auth'), string.format('%.0f', ago),
@@ -191,8 +192,7 @@ local nv = tonumber(v) + 1
 redis.call('HSET', KEYS[1], 'v', nv, 'tag', ARGV[5], 'st', ARGV[4])
 if ARGV[14] ~= '' then redis.call('HSET', KEYS[1], 'tb', ARGV[14]) end
 if ARGV[15] ~= '' then redis.call('HSET', KEYS[1], 'auth', ARGV[15]) end
-if ARGV[17] == '1' then redis.call('HSET', KEYS[1], 'gv', nv) end
-if ARGV[9] ~= '' then redis.call('HSET', KEYS[1], 'm' .. ARGV[9], string.format('%.0f', now_us)) end
+if ARGV[17] == '1' then redis.call('HSET', KEYS[1], 'gv', nv, 'mg', string.format('%.0f', now_us)) end
 local deadline = ARGV[12]
 if ARGV[11] ~= '' then
   redis.call('HSET', KEYS[1], 'ck', ARGV[11])

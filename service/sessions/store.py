@@ -122,7 +122,8 @@ class Change(msgspec.Struct, frozen=True, kw_only=True, dict=True):
     clock: TurnClock | None = None
     seats: Seats | None = None
     table: Table | None = None
-    #: The seat that moved (the store notes when: :attr:`Loaded.seat_moved_ago`).
+    #: The seat that moved: a move's read and compare-and-set answer when the game last changed
+    #: (:attr:`Loaded.changed_ago`).
     mover: int | None = None
     #: An ``Idempotency-Key``'s field and the record of its first answer, kept by the same commit.
     idempotency: tuple[str, IdempotencyRecord] | None = None
@@ -156,14 +157,15 @@ IDEMPOTENCY_DECODER = msgspec.msgpack.Decoder(IdempotencyRecord)
 
 class Loaded(NamedTuple):
     """A read of a session, with the idempotency record asked for (if any), in one round trip; and, when a
-    seat was named, how long ago (seconds, by the store's clock) that seat last moved (``None``: never)."""
+    seat was named (a move's read), how long ago (seconds, by the store's clock) the game last changed (a move
+    of any seat: ``None`` for none yet)."""
 
     record: SessionRecord
     replay: IdempotencyRecord | None
-    seat_moved_ago: float | None = None
-    #: When that seat last moved by this process's ``time.monotonic()``, from a store that shares the process's
-    #: clock (the in-process one): exact, where ``seat_moved_ago`` is as old as the answer.
-    seat_moved_at: float | None = None
+    changed_ago: float | None = None
+    #: When the game last changed by this process's ``time.monotonic()``, from a store that shares the process's
+    #: clock (the in-process one): exact, where ``changed_ago`` is as old as the answer.
+    changed_at: float | None = None
 
 
 #: :attr:`LoggedEvent.to_act` of an entry logged before the seat to act was logged with each version.
@@ -188,12 +190,12 @@ class Committed(NamedTuple):
 
 
 class Conflict(NamedTuple):
-    """The session moved on: its current record, so the caller can retry without another read; and how long
-    ago (seconds, by the store's clock) the moving seat last moved (``None``: never, or not known)."""
+    """The session moved on: its current record, so the caller can retry without another read; and, for a move,
+    how long ago (seconds, by the store's clock) the game last changed (``None``: not yet, or not known)."""
 
     current: SessionRecord
-    seat_moved_ago: float | None = None
-    seat_moved_at: float | None = None  # as :attr:`Loaded.seat_moved_at`
+    changed_ago: float | None = None
+    changed_at: float | None = None  # as :attr:`Loaded.changed_at`
 
 
 class Replayed(NamedTuple):
@@ -225,8 +227,8 @@ class SessionStore(Protocol):
 
     async def load(self, session_id: str, idempotency_field: str | None = None, *,
                    seat: int | None = None) -> Loaded | None:
-        """The session (and the idempotency record under ``idempotency_field``, and how long ago ``seat`` last
-        moved), or ``None`` if it is gone."""
+        """The session (and the idempotency record under ``idempotency_field``, and, for a move of ``seat``, how
+        long ago the game last changed), or ``None`` if it is gone."""
         ...
 
     async def commit(self, session_id: str, base: SessionRecord, state: GameState, events: Sequence[LogEntry],
@@ -237,9 +239,9 @@ class SessionStore(Protocol):
         (a change of the game when ``state`` is not ``base.state`` itself: the record's ``game_version``; and
         ``clock``, ``table`` and ``auth``, when given, as the record's: each not given stays as it is), append
         ``events`` to the log (each carrying the deadline of the clock it leaves), keep the idempotency record, note
-        when ``seat`` (the mover) moved, set the session's entry of the deadline index to a given ``clock``'s deadline
-        (or remove it when that clock is paused), renew the idle expiry. All or nothing; an idempotency key already
-        used answers its record instead.
+        when the game changed (a change of the game; ``seat``: the moving seat, whose lost race answers it), set the
+        session's entry of the deadline index to a given ``clock``'s deadline (or remove it when that clock is
+        paused), renew the idle expiry. All or nothing; an idempotency key already used answers its record instead.
 
         Never answers a failure for a change that was made: a call whose answer was lost is followed up (a fresh
         connection reads whether this very change is in the store, and makes sure that a copy still on its way cannot

@@ -1,16 +1,18 @@
-"""The session log keeps the seat to act with each version: every stream frame says who is to act at its own
-version, live and replayed alike, whatever change came after it; and a log written before the seat to act was
-kept (entries with no ``a`` field, as the previous release wrote them) is still read right."""
+"""A table's life on a phone, over both stores: every stream frame says who is to act at its own version (the log
+keeps it with each version; a log written before, with no ``a`` field as the previous release wrote it, is read
+right), catch-up without a stream, a change of the table never refusing a move chosen before it, and a double
+tap that ends a thrown-in hand landing once."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import httpx
 import pytest
 from redis.asyncio import Redis
 
-from tests.support import bearer
+from tests.support import assert_problem, bearer
 
 from .conftest import Service
 from .play import read_stream
@@ -143,3 +145,47 @@ async def test_a_change_of_the_table_never_refuses_a_move_chosen_before_it(clien
                               headers={**seat1, "If-Match": f'"{now}"'})
     assert stale.status_code == 409 and stale.json()["code"] == "VERSION_CONFLICT"
     assert stale.json()["current_version"] == now + 1
+
+
+# --------------------------------------------------------------------------------- a double tap across a deal
+
+
+async def test_a_double_tap_that_ends_a_thrown_in_hand_lands_once(service: Service,
+                                                                   client: httpx.AsyncClient) -> None:
+    """Seat 0 deals and bids last; the three bots pass, so seat 0's pass throws the hand in, the bots call in the
+    next hand, and seat 0 is to act again. The twin of that pass, taken up before the first was answered (here:
+    while the first's bot moves are held back, so that the twin's read finds them still to play), must not be
+    seat 0's pass in the next hand: 409, and one pass of seat 0 in all."""
+    created = (await client.post("/v1/sessions", json={"players": 4, "seed": 7, "first_dealer": 0,
+                                                       "bots": {"1": "basic", "2": "basic", "3": "basic"}})).json()
+    url = f"/v1/sessions/{created['session_id']}"
+    seat0, host = bearer(created["seat_tokens"][0]), bearer(created["host_token"])
+    before = (await client.get(url, headers=seat0)).json()
+    assert before["view"]["to_act"] == 0 and before["view"]["hand_number"] == 0, before
+    store = service.app.state.sessions.service.store
+    commit, commits, held = store.commit, [], asyncio.Event()
+
+    async def holding(*args: Any, **kwargs: Any) -> Any:
+        commits.append(args[2])
+        if len(commits) == 2:  # the first bot move after the tap's own: held until the twin is answered
+            await held.wait()
+        return await commit(*args, **kwargs)
+
+    store.commit = holding
+    try:
+        first = asyncio.create_task(client.post(url + "/moves", json={"move": {"type": "pass"}}, headers=seat0))
+        async with asyncio.timeout(10):
+            while len(commits) < 2:
+                await asyncio.sleep(0.005)
+        twin = await client.post(url + "/moves", json={"move": {"type": "pass"}}, headers=seat0)
+        held.set()
+        answered = await first
+    finally:
+        store.commit = commit
+        held.set()
+    assert answered.status_code == 200, answered.text
+    assert_problem(twin, 409, "VERSION_CONFLICT")
+    record = (await client.get(url + "/record", headers=host)).json()["record"]
+    assert [m["type"] for m in record["moves"] if m["seat"] == 0] == ["pass"]
+    after = (await client.get(url, headers=seat0)).json()["view"]
+    assert after["hand_number"] == 1 and after["to_act"] == 0
