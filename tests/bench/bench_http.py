@@ -27,8 +27,8 @@ Prints requests/s and p50/p99 latency of each, and the ratios (a)/(b), (a')/(b) 
 ``--echo`` also serves ``tests/bench/echo_app.py`` (a bare Litestar + msgspec echo, ``uvicorn --http httptools``)
 and takes (e) ``POST /echo`` of the warm pool's bodies in each round: the framework's and the server's own cost for
 a request of this size, the ceiling of (a); it prints (a)/(e) for each server. ``--sessions`` starts a redis-server
-of its own, gives the first server ``REDIS_URL`` (with the session-creation bounds off: the benchmark's connections
-are one client creating many sessions) and takes in each round (s) session moves (``POST /v1/sessions/{id}/moves``
+of its own, gives every server ``REDIS_URL`` (with the session-creation bounds off: the benchmark's connections are one
+client creating many sessions) and takes in each round, for each, (s) session moves (``POST /v1/sessions/{id}/moves``
 with ``If-Match``, tests/bench/bench_sessions.py's players) beside (a) sent by the same Python generator, so that
 their ratio compares like with like. ``--http A,B`` starts one server per HTTP implementation (both pinned to CPU 0,
 only one under load at a time) and takes the scenarios of all of them in turn in each round, so they are compared
@@ -379,11 +379,11 @@ def main() -> None:
     echo: tuple[int, subprocess.Popen[bytes]] | None = None
     warm_pools: dict[str, list[bytes]] = {}
     try:
-        for i, protocol in enumerate(protocols):
+        for protocol in protocols:
             port = free_port()
             tree, implementation = setups[protocol]
             extra = {}
-            if args.sessions and i == 0:
+            if args.sessions:  # every server on the one Redis (each session's id is its own)
                 extra = {"REDIS_URL": f"redis://127.0.0.1:{redis_port}/0", "SESSION_CREATE_PER_MINUTE": "0",
                          "SESSION_CREATE_TOTAL_PER_MINUTE": "0"}
             servers[protocol] = (port, start_server(port, key, implementation, tree, extra_env=extra))
@@ -424,15 +424,14 @@ def main() -> None:
             if echo is not None:
                 rounds.setdefault((ECHO, "echo"), []).append(measure(echo[0], "/echo", bodies, slice_seconds,
                                                                      echo[1].pid))
-            if args.sessions:
-                port, proc = servers[protocols[0]]
+            for protocol, (port, proc) in servers.items() if args.sessions else ():
                 pin(CLIENT_CPU)()  # the Python generator runs in this process
-                applied = asyncio.run(bench_sessions.run_apply(port, warm_pools[protocols[0]], slice_seconds,
+                applied = asyncio.run(bench_sessions.run_apply(port, warm_pools[protocol], slice_seconds,
                                                                args.connections, proc.pid))
                 moves = asyncio.run(bench_sessions.run_sessions(port, slice_seconds, args.connections, False,
                                                                 redis, proc.pid))
                 for name, figures in (("py-apply", applied), ("py-session", moves)):
-                    rounds.setdefault((protocols[0], name), []).append(
+                    rounds.setdefault((protocol, name), []).append(
                         {"rps": figures.rps, "p50_ms": figures.pct(0.5), "p99_ms": figures.pct(0.99),
                          "count": len(figures.latencies), "cpu_s": figures.server_cpu * figures.elapsed})
         for (label, name), figures in rounds.items():
