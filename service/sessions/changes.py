@@ -174,8 +174,9 @@ class Changes:
     async def run(self, session_id: str, step: Step[A], record: SessionRecord | None = None, *, fresh: bool = True,
                   idempotency_field: str | None = None, seat: int | None = None) -> A:
         """Change the session by ``step``: on ``record`` (``fresh``: read for this change; else remembered), or
-        on a fresh read (of ``idempotency_field``'s first answer and of when ``seat`` last moved too); again on
-        the current record each time the compare-and-set loses; 409 after :data:`MOVE_ATTEMPTS`."""
+        on a fresh read (with ``idempotency_field``'s first answer, and, for a move of ``seat``, when the game last
+        changed); again on the current record each time the compare-and-set loses; 409 after
+        :data:`MOVE_ATTEMPTS`."""
         seen = None if record is None else Seen(record, fresh)
         for _ in range(MOVE_ATTEMPTS):
             if seen is None:
