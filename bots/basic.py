@@ -34,14 +34,12 @@ from engine import (
     Play,
     ProposeRedeal,
 )
-from engine.cards import Strain, suit_of
+from engine.cards import STRAINS, Strain, suit_of
 from engine.contract import active_seats
 from engine.deal import kitty_size, pack_for
 from engine.rules import MISERE, MISERE_BIDS, OPEN_MISERE, bid_level, bid_strain, bid_value, hand_strain
 from engine.seats import seat_count
 from engine.tricks import free_joker, high_free_joker, led_suit
-
-STRAINS = ("S", "C", "D", "H", "NT")
 
 
 @lru_cache(maxsize=256)

@@ -43,7 +43,6 @@ from collections.abc import Mapping, Sequence
 from itertools import combinations
 
 from bots.basic import (
-    STRAINS,
     decide_basic,
     helper_tricks,
     misere_danger,
@@ -72,7 +71,7 @@ from engine import (
     sides,
     view,
 )
-from engine.cards import rank_of
+from engine.cards import STRAINS, rank_of
 from engine.model import GameOver, HandScored
 from engine.playout import Playout
 from engine.rules import MISERE_BIDS, bid_level, bid_strain, bid_value, side_of

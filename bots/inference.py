@@ -40,10 +40,10 @@ from itertools import combinations
 
 import msgspec
 
-from bots.basic import STRAINS, helper_tricks, own_tricks
+from bots.basic import helper_tricks, own_tricks
 from bots.knowledge import Knowledge, deal_unseen, places_for, state_from, team_of
 from engine import GameState, Options
-from engine.cards import JOKERS
+from engine.cards import JOKERS, STRAINS
 from engine.rules import MISERE_BIDS, bid_level, bid_strain, ladder
 from engine.tricks import beats, led_suit, trick_winner_index
 
