@@ -48,10 +48,6 @@ def suit_of(c: str) -> str | None:
     return None if c in JOKERS else c[-1]
 
 
-def is_joker(c: str) -> bool:
-    return c in JOKERS
-
-
 def parse_card(token: object, pack: frozenset[str] | None = None) -> str:
     """Return ``token`` if it names a card (of ``pack`` when given); raise ``ValueError`` naming it otherwise.
 
