@@ -68,15 +68,15 @@ from engine import (
     apply_move,
     legal_moves,
     partners,
-    sides,
     view,
 )
 from engine.cards import STRAINS, rank_of
+from engine.contract import hand_teams
 from engine.model import GameOver, HandScored
 from engine.playout import Playout
 from engine.rules import MISERE_BIDS, bid_level, bid_strain, bid_value, side_of
 from engine.scoring import judge_game
-from engine.seats import controller, seat_count
+from engine.seats import controller
 
 #: How many standard errors a candidate must beat the ``basic`` move by (see :func:`choose`).
 CONFIDENCE = 1.0
@@ -262,19 +262,9 @@ def _play_out(state: GameState, seat: int) -> Outcome:
 
 
 def _teams(state: GameState) -> dict[int, frozenset[int]]:
-    """Who plays together this hand, in a sampled deal (everyone knows everything there)."""
-    opts = state.options
-    n = seat_count(opts)
-    c = state.contract
-    if c is None:
-        out: dict[int, frozenset[int]] = {}
-        for members in sides(opts):
-            for s in members:
-                out[s] = frozenset(members)
-        return out
-    contracting = frozenset((c.contractor, *partners(state)))
-    defenders = frozenset(s for s in range(n) if s not in contracting)
-    return {s: contracting if s in contracting else defenders for s in range(n)}
+    """Who plays together this hand, in a sampled deal (everyone knows everything there):
+    :func:`engine.contract.hand_teams`."""
+    return {s: frozenset(team) for s, team in enumerate(hand_teams(state))}
 
 
 def _unique(moves: Sequence[Move]) -> list[Move]:

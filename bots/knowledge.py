@@ -29,6 +29,7 @@ from collections.abc import Collection, Mapping
 
 from engine import GameState, Options, SeatView
 from engine.cards import Strain
+from engine.contract import playing_together
 from engine.deal import pack_index
 from engine.rules import MISERE_BIDS
 from engine.seats import controlled_seats
@@ -86,25 +87,11 @@ class Knowledge:
 
 
 def team_of(view: SeatView, seat: int) -> tuple[int, ...]:
-    """``seat`` and the seats known to play on its side this hand (contract partnerships, else fixed sides)."""
+    """``seat`` and the seats known to play on its side this hand (:func:`engine.contract.playing_together`, with
+    the contract's partners as far as the view shows them)."""
     c = view.contract
-    if c is None:
-        for members in view.sides:
-            if seat in members:
-                return members
-        return (seat,)
-    if c.bid in MISERE_BIDS:
-        return (seat,)
-    contracting = (c.contractor, *c.partners)
-    if seat in contracting:
-        return tuple(contracting)
-    seats = len(view.hand_sizes)
-    if len(view.sides) == seats:  # every seat for itself: the defenders are one side against it
-        return tuple(s for s in range(seats) if s not in contracting)
-    for members in view.sides:
-        if seat in members:
-            return members
-    return (seat,)
+    contracting = None if c is None else (c.contractor,) if c.bid in MISERE_BIDS else (c.contractor, *c.partners)
+    return playing_together(view.sides, contracting)[seat]
 
 
 def places_for(knowledge: Knowledge, lacks: Mapping[int, Collection[str]]) -> dict[str, list[int]]:
