@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 
-from bots.cardplay import choose_play
+from bots.cardplay import HandInPlay, choose_play
 from bots.knowledge import Knowledge, team_of
 from engine import (
     SUITS,
@@ -37,6 +37,7 @@ from engine import (
 from engine.cards import STRAINS, Strain, suit_of
 from engine.contract import active_seats
 from engine.deal import kitty_size, pack_for
+from engine.model import Trick
 from engine.rules import MISERE, MISERE_BIDS, OPEN_MISERE, bid_level, bid_strain, bid_value, hand_strain
 from engine.seats import seat_count
 from engine.tricks import free_joker, high_free_joker, led_suit
@@ -328,10 +329,9 @@ def choose_card(knowledge: Knowledge, legal: Sequence[Move]) -> Move:
             s2 = led_suit((t.plays[0].card,), t.nominate, knowledge.table)
             if s2 and s2 not in partner_leads:
                 partner_leads += s2
-    return choose_play(seat, knowledge.hand or (), plays, trick.leader if trick else None,
-                       tuple(p.card for p in trick.plays) if trick else (), trick.nominate if trick else None,
-                       active, knowledge.table, c.bid if c else None, c.contractor if c else None, team,
-                       outstanding, partner_leads)
+    game = HandInPlay(knowledge.table, c.bid if c else None, c.contractor if c else None, active)
+    now = Trick(trick.leader, tuple(p.card for p in trick.plays), trick.nominate) if trick else None
+    return choose_play(game, seat, knowledge.hand or (), plays, now, team, outstanding, partner_leads)
 
 
 def decide_basic(knowledge: Knowledge, legal: Sequence[Move]) -> Move:

@@ -22,21 +22,35 @@ from collections.abc import Collection, Mapping, Sequence
 
 from engine import Play
 from engine.cards import Strain
+from engine.model import Trick
 from engine.rules import MISERE_BIDS
 from engine.tricks import beats, high_free_joker, led_suit, low_free_joker, seat_after, trick_winner_index
 
 
-def choose_play(seat: int, hand: Sequence[str], legal: Sequence[Play], leader: int | None,
-                trick_cards: Sequence[str], nominate: str | None, active: Sequence[int], table: Strain,
-                bid: str | None, contractor: int | None, team: Collection[int], outstanding: Collection[str],
-                partner_leads: str = "") -> Play:
-    """The standard play for ``seat`` among ``legal`` (see the module docstring)."""
+class HandInPlay:
+    """What every seat knows of the hand being played, for the whole of its card play: the contract's strain
+    ``table``, its ``bid`` and ``contractor`` (``None`` when no contract is played) and the seats playing it
+    (``active``, in the order of play)."""
+
+    __slots__ = ("table", "bid", "contractor", "active")
+
+    def __init__(self, table: Strain, bid: str | None, contractor: int | None, active: Sequence[int]) -> None:
+        self.table = table
+        self.bid = bid
+        self.contractor = contractor
+        self.active = tuple(active)
+
+
+def choose_play(game: HandInPlay, seat: int, hand: Sequence[str], legal: Sequence[Play], trick: Trick | None,
+                team: Collection[int], outstanding: Collection[str], partner_leads: str = "") -> Play:
+    """The standard play for ``seat`` among ``legal`` (see the module docstring): ``trick`` is the trick in
+    progress (``None`` when leading), ``outstanding`` the cards the others may hold."""
     if len(legal) == 1:
         return legal[0]
-    suit_of = table.suit
+    suit_of = game.table.suit
     cards = list(dict.fromkeys(m.card for m in legal))
-    card = choose_card(seat, hand, cards, leader, trick_cards, nominate, active, table, bid, contractor, team,
-                       outstanding, partner_leads)
+    card = choose_card(game, seat, hand, cards, trick, team, outstanding_tops(outstanding, game.table),
+                       partner_leads)
     options = [m for m in legal if m.card == card]
     if len(options) == 1:
         return options[0]
@@ -56,17 +70,23 @@ def outstanding_tops(outstanding: Collection[str], table: Strain) -> dict[str | 
     return max_out
 
 
-def choose_card(seat: int, hand: Sequence[str], cards: Sequence[str], leader: int | None,
-                trick_cards: Sequence[str], nominate: str | None, active: Sequence[int], table: Strain,
-                bid: str | None, contractor: int | None, team: Collection[int], outstanding: Collection[str],
-                partner_leads: str = "", tops: Mapping[str | None, int] | None = None) -> str:
-    """The card :func:`choose_play` plays among the legal ``cards`` (distinct). ``tops``, when the caller
-    keeps it, is :func:`outstanding_tops` of ``outstanding`` (which is then not read)."""
+def choose_card(game: HandInPlay, seat: int, hand: Sequence[str], cards: Sequence[str], trick: Trick | None,
+                team: Collection[int], tops: Mapping[str | None, int], partner_leads: str = "") -> str:
+    """The card :func:`choose_play` plays among the legal ``cards`` (distinct) of ``seat``'s ``hand``: ``trick``
+    is the trick in progress (``None`` when leading), ``team`` the seats on its side this hand, ``tops`` the
+    power of the highest card the others may hold in each effective suit (:func:`outstanding_tops`; only the
+    suits of ``cards`` and trumps are read), ``partner_leads`` the suits its partners have led."""
+    if len(cards) == 1:
+        return cards[0]
+    table, bid, contractor = game.table, game.bid, game.contractor
+    leader = trick.leader if trick is not None else None
+    trick_cards: Sequence[str] = trick.cards if trick is not None else ()
+    nominate = trick.nominate if trick is not None else None
+    max_out = tops
     if len(cards) == 1:
         return cards[0]
     suit_of, power = table.suit, table.power
     trump = table.trump
-    max_out = outstanding_tops(outstanding, table) if tops is None else tops
 
     def master(c: str) -> bool:
         s = suit_of[c]
@@ -114,7 +134,7 @@ def choose_card(seat: int, hand: Sequence[str], cards: Sequence[str], leader: in
         return min(same, key=power.__getitem__)
 
     assert leader is not None
-    order = tuple(active)
+    order = game.active
     w = trick_winner_index(trick_cards, nominate, table)
     winning, winner_seat = trick_cards[w], seat_after(order, leader, w)
     led = led_suit(trick_cards, nominate, table)

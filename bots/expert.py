@@ -48,7 +48,7 @@ from bots.basic import (
     misere_danger,
     own_tricks,
 )
-from bots.cardplay import choose_card
+from bots.cardplay import HandInPlay, choose_card, outstanding_tops
 from bots.endgame import Solver, shared_solver, solvable, solve_outcome
 from bots.inference import read_auction, sample
 from bots.knowledge import Knowledge
@@ -72,7 +72,7 @@ from engine import (
 )
 from engine.cards import STRAINS, rank_of
 from engine.contract import hand_teams
-from engine.model import GameOver, HandScored
+from engine.model import GameOver, HandScored, Trick
 from engine.playout import Playout
 from engine.rules import MISERE_BIDS, bid_level, bid_strain, bid_value, side_of
 from engine.scoring import judge_game
@@ -213,6 +213,7 @@ def _play_out(state: GameState, seat: int) -> Outcome:
     bid = c.bid if c else None
     contractor = c.contractor if c else None
     active = game.active
+    in_play = HandInPlay(table, bid, contractor, active)
     hands = game.hands
     # Without ghost piles no card appears during play: each effective suit's cards still in the hands, highest
     # first, give every seat the highest card the others hold in each suit (choose_card's ``tops``) at once.
@@ -241,12 +242,12 @@ def _play_out(state: GameState, seat: int) -> Outcome:
                     if x not in hand:
                         tops[suit] = power[x]
                         break
-            card = choose_card(actor, hand, cards, game.leader if trick else None, trick, game.nominate, active,
-                               table, bid, contractor, teams[actor], (), tops=tops)
+            card = choose_card(in_play, actor, hand, cards, Trick(game.leader, tuple(trick), game.nominate)
+                               if trick else None, teams[actor], tops)
         else:
             others = [x for s in active if s != actor for x in hands[s]]
-            card = choose_card(actor, hand, cards, game.leader if trick else None, trick, game.nominate, active,
-                               table, bid, contractor, teams[actor], others)
+            card = choose_card(in_play, actor, hand, cards, Trick(game.leader, tuple(trick), game.nominate)
+                               if trick else None, teams[actor], outstanding_tops(others, table))
         nominate = None
         if not trick and suit_of[card] is None:
             # Leading a free joker: name the suit this seat holds most of (as bots.cardplay.choose_play does).

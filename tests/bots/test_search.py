@@ -9,7 +9,7 @@ from collections import Counter
 
 from bots import decide
 from bots.basic import decide_basic, helper_tricks, own_tricks
-from bots.cardplay import choose_card
+from bots.cardplay import HandInPlay, choose_card, outstanding_tops
 from bots.expert import (
     DEFAULT_BUDGET,
     INTERMEDIATE_BIDS,
@@ -29,6 +29,7 @@ from bots.expert import (
 from bots.knowledge import Knowledge, deal_unseen
 from bots.value import hand_value
 from engine import Bid, Discard, GameState, Options, apply_move, legal_moves, new_game, view
+from engine.model import Trick
 from engine.playout import Playout
 from engine.rules import MISERE_BIDS, bid_level, bid_strain
 from service.games.suggest import playouts_asked
@@ -48,8 +49,9 @@ def reference_play_out(state: GameState, seat: int) -> float:
         cards = game.legal_cards()
         trick = game.cards
         others = [x for s in game.active if s != actor for x in game.hands[s]]
-        card = choose_card(actor, hand, cards, game.leader if trick else None, trick, game.nominate, game.active,
-                           table, c.bid if c else None, c.contractor if c else None, teams[actor], others)
+        card = choose_card(HandInPlay(table, c.bid if c else None, c.contractor if c else None, game.active),
+                           actor, hand, cards, Trick(game.leader, tuple(trick), game.nominate) if trick else None,
+                           teams[actor], outstanding_tops(others, table))
         nominate = None
         if not trick and table.suit[card] is None:
             suits = game.lead_suits(card)
