@@ -19,7 +19,8 @@ suit it has none of), so such a seat also held no card that would have taken it;
 another side's trick with its cheapest card that does. A lead below the best card left in its suit is the
 policy's lowest card of a suit, and it leads a card no one can beat in a plain suit whenever it holds one: such a
 seat holds no lower card of the suit it led and, when that suit is plain, the best card left in no plain suit.
-These reads wait, in the five-player game, until the called partner is known (a seat's side decides its play).
+These reads wait, in the five-player game, for the plays made after the called card is seen (a seat's side, as it
+knew it, decides its play).
 :func:`read_plays` lists, per seat, the unseen cards such plays say it lacks, and the sampler deals them elsewhere
 (a seat whose later plays break the model, by playing such a card after all, is not read; nor is any seat at misère,
 which plays otherwise; nor, while no deal of the unseen cards could honour all the reads with the shown voids, the
@@ -143,9 +144,11 @@ def read_plays(knowledge: Knowledge) -> dict[int, frozenset[str]]:
     hidden = {s for s in range(len(view.hand_sizes)) if s != knowledge.seat and s not in knowledge.known_hands}
     seats_playing = view.players - len(c.sitting_out)
     plain_suits = {suit[x] for x in power} - {None, trump}
-    # Who is on whose side, as the seats themselves know it (a called partner not yet shown knows more than the
-    # others do): the reads that need it wait until every seat can know it.
-    sides_known = c.partners_known
+    # Who is on whose side, as the seats themselves knew it when they played: a called partner is secret until its
+    # card is played (the partner itself, and so this reader when it is the partner, knows more than the others
+    # do), so the reads that need the sides wait for the plays made after the called card is seen.
+    secret = c.called_card is not None and not c.alone
+    sides_known = not secret
     gone: set[str] = set()
     lacks: dict[int, set[str]] = {}
     played: dict[int, set[str]] = {}
@@ -164,6 +167,8 @@ def read_plays(knowledge: Knowledge) -> dict[int, frozenset[str]]:
         led = led_suit(cards[:1], t.nominate, table)
         for i, p in enumerate(t.plays):
             played.setdefault(p.seat, set()).add(p.card)
+            if secret and i > 0 and t.plays[i - 1].card == c.called_card:
+                sides_known = True  # (the called card is seen: the plays after it know the sides)
             if p.seat not in hidden or p.card in JOKERS:
                 continue
             s = suit[p.card]
@@ -212,6 +217,8 @@ def read_plays(knowledge: Knowledge) -> dict[int, frozenset[str]]:
                     said |= takers
             lacks.setdefault(p.seat, set()).update(said - gone)
         gone.update(cards)
+        if secret and c.called_card in cards:
+            sides_known = True
     unseen = set(knowledge.unseen)
     out = {seat: frozenset(cards & unseen) for seat, cards in lacks.items()
            if not cards & played.get(seat, set()) and cards & unseen}
