@@ -48,7 +48,7 @@ from bots.basic import (
     misere_danger,
     own_tricks,
 )
-from bots.cardplay import HandInPlay, choose_card, outstanding_tops
+from bots.cardplay import HandInPlay, bit_keys, choose_bit, choose_card, outstanding_tops
 from bots.endgame import Solver, shared_solver, solvable, solve_outcome
 from bots.inference import read_auction, sample
 from bots.knowledge import Knowledge
@@ -73,7 +73,7 @@ from engine import (
 from engine.cards import STRAINS, rank_of
 from engine.contract import hand_teams
 from engine.model import GameOver, HandScored, Trick
-from engine.playout import Playout
+from engine.playout import BitPlayout, Playout
 from engine.rules import MISERE_BIDS, bid_level, bid_strain, bid_value, side_of
 from engine.scoring import judge_game
 from engine.seats import controller
@@ -203,30 +203,64 @@ def playout_outcome(state: GameState, seat: int) -> Outcome:
 
 
 def _play_out(state: GameState, seat: int) -> Outcome:
-    """The card play to the end of the hand, on the engine's fast path (:class:`engine.playout.Playout`), each
-    seat playing :func:`bots.cardplay.choose_card` with the sampled hands in the open."""
+    """The card play to the end of the hand, each seat playing the standard card play with the sampled hands in
+    the open: over masks (:class:`engine.playout.BitPlayout`, :func:`bots.cardplay.choose_bit`), or, in the
+    ghost-partners game (face-down cards turn up during play), on :class:`engine.playout.Playout` with
+    :func:`bots.cardplay.choose_card`."""
+    if state.ghost_piles:
+        return _play_out_cards(state, seat)
+    game = BitPlayout(state)
+    table = game.table
+    suit_mask, bit_suit = table.suit_mask, table.bit_suit
+    teams = _teams(state)
+    c = state.contract
+    in_play = HandInPlay(table, c.bid if c else None, c.contractor if c else None, game.active)
+    keys = bit_keys(table)
+    active = game.active
+    hands = game.hands
+    while not game.over:
+        actor = game.to_act
+        legal = game.legal()
+        trick = game.bits
+        if legal & (legal - 1) == 0:
+            bit = legal
+        else:
+            others = 0
+            for s in active:
+                if s != actor:
+                    others |= hands[s]
+            bit = choose_bit(in_play, keys, actor, hands[actor], legal, game.leader, trick, game.led, teams[actor],
+                             others)
+        nominate = None
+        if not trick and bit_suit[bit.bit_length() - 1] is None:
+            # Leading a free joker: name the suit this seat holds most of (as bots.cardplay.choose_play does).
+            suits = game.lead_suits(bit)
+            hand = hands[actor]
+            nominate = suits[0] if len(suits) == 1 else max(suits, key=lambda x: _count(hand & suit_mask.get(x, 0)))
+        game.play(bit, nominate)
+    deltas, seats, made = game.score()
+    return (hand_value(state.scores, deltas, seats, made, state.options, seat),
+            _success(state.options, seat, seats, made))
+
+
+def _count(mask: int) -> int:
+    n = 0
+    while mask:
+        mask &= mask - 1
+        n += 1
+    return n
+
+
+def _play_out_cards(state: GameState, seat: int) -> Outcome:
+    """:func:`_play_out` on :class:`engine.playout.Playout`, for the ghost-partners game."""
     game = Playout(state)
     table = game.table
     suit_of = table.suit
     teams = _teams(state)
     c = state.contract
-    bid = c.bid if c else None
-    contractor = c.contractor if c else None
     active = game.active
-    in_play = HandInPlay(table, bid, contractor, active)
+    in_play = HandInPlay(table, c.bid if c else None, c.contractor if c else None, active)
     hands = game.hands
-    # Without ghost piles no card appears during play: each effective suit's cards still in the hands, highest
-    # first, give every seat the highest card the others hold in each suit (choose_card's ``tops``) at once.
-    power = table.power
-    trump = table.trump
-    by_suit: dict[str | None, list[str]] | None = None
-    if not state.ghost_piles:
-        by_suit = {}
-        for s in active:
-            for x in hands[s]:
-                by_suit.setdefault(suit_of[x], []).append(x)
-        for cards_of in by_suit.values():
-            cards_of.sort(key=power.__getitem__, reverse=True)
     while not game.over:
         actor = game.to_act
         hand = hands[actor]
@@ -234,29 +268,16 @@ def _play_out(state: GameState, seat: int) -> Outcome:
         trick = game.cards
         if len(cards) == 1:
             card = cards[0]
-        elif by_suit is not None:
-            # choose_card reads the tops of the suits of the cards it may play, and of trumps, alone.
-            tops: dict[str | None, int] = {}
-            for suit in {suit_of[x] for x in cards} | {trump}:
-                for x in by_suit.get(suit, ()):
-                    if x not in hand:
-                        tops[suit] = power[x]
-                        break
-            card = choose_card(in_play, actor, hand, cards, Trick(game.leader, tuple(trick), game.nominate)
-                               if trick else None, teams[actor], tops)
         else:
             others = [x for s in active if s != actor for x in hands[s]]
             card = choose_card(in_play, actor, hand, cards, Trick(game.leader, tuple(trick), game.nominate)
                                if trick else None, teams[actor], outstanding_tops(others, table))
         nominate = None
         if not trick and suit_of[card] is None:
-            # Leading a free joker: name the suit this seat holds most of (as bots.cardplay.choose_play does).
             suits = game.lead_suits(card)
             nominate = suits[0] if len(suits) == 1 else max(suits, key=lambda x: sum(1 for y in hand
                                                                                     if suit_of[y] == x))
         game.play(card, nominate)
-        if by_suit is not None:
-            by_suit[suit_of[card]].remove(card)
     deltas, seats, made = game.score()
     return (hand_value(state.scores, deltas, seats, made, state.options, seat),
             _success(state.options, seat, seats, made))
