@@ -49,7 +49,7 @@ from bots.basic import (
     own_tricks,
 )
 from bots.cardplay import HandInPlay, bit_keys, choose_bit, choose_card, outstanding_tops
-from bots.endgame import Solver, shared_solver, solvable, solve_outcome
+from bots.endgame import BitSolver, Solver, shared_solver, solvable, solve_outcome
 from bots.inference import read_auction, sample
 from bots.knowledge import Knowledge
 from bots.value import hand_value, points_value, result_value
@@ -136,7 +136,7 @@ def value_of(state: GameState, move: Move, seat: int) -> float:
     return outcome_of(state, move, seat)[0]
 
 
-def outcome_of(state: GameState, move: Move, seat: int, solver: Solver | None = None) -> Outcome:
+def outcome_of(state: GameState, move: Move, seat: int, solver: Solver | BitSolver | None = None) -> Outcome:
     """The playout :data:`Outcome` for ``seat`` of playing ``move`` now: the rest of the hand solved exactly
     when few cards are left (:mod:`bots.endgame`; with ``solver``, the :func:`bots.endgame.shared_solver` of
     ``state`` that the other candidates on this deal use too), else played out."""
