@@ -13,7 +13,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from functools import lru_cache
 
 from bots.cardplay import HandInPlay, choose_play
@@ -156,10 +156,36 @@ def _misere_danger(hand: tuple[str, ...], opts: Options, open_hand: bool) -> int
 def choose_bid(knowledge: Knowledge, legal: Sequence[Move]) -> Move:
     view, opts = knowledge.view, knowledge.options
     hand = knowledge.hand
-    passes = [m for m in legal if isinstance(m, Pass)]
     if hand is None:
         look = [m for m in legal if isinstance(m, LookAtHand)]
+        passes = [m for m in legal if isinstance(m, Pass)]
         return look[0] if look else passes[0]
+    ghost = next((g for g in view.ghosts if g.controlled_by == knowledge.seat), None)
+    high = view.high_bid
+    return bid_from_hand(opts, knowledge.seat, hand, legal, None if high is None else high.seat,
+                         None if high is None else high.bid, team_of(view, knowledge.seat),
+                         None if ghost is None else ghost.face_up)
+
+
+#: Per bid: its level and strain (misère bids: ``None``), read once.
+_BIDS: dict[str, tuple[int, str] | None] = {}
+
+
+def _bid_shape(bid: str) -> tuple[int, str] | None:
+    if bid in _BIDS:
+        return _BIDS[bid]
+    level = bid_level(bid)
+    shape = None if bid in MISERE_BIDS else (level, bid_strain(bid))
+    _BIDS[bid] = shape
+    return shape
+
+
+def bid_from_hand(opts: Options, seat: int, hand: Sequence[str], legal: Sequence[Move], high_seat: int | None,
+                  high_bid: str | None, team: Collection[int], ghost_face_up: Sequence[str] | None = None) -> Move:
+    """:func:`choose_bid` from the values it reads (the seat's hand, the high bid and its seat, the seat's side,
+    a ghost partner's face-up cards): for the expert's playouts too, which bid for every seat of a sampled deal
+    without building each seat's view."""
+    passes = [m for m in legal if isinstance(m, Pass)]
     redeal = [m for m in legal if isinstance(m, ProposeRedeal)]
     if redeal:
         return redeal[0]
@@ -167,28 +193,28 @@ def choose_bid(knowledge: Knowledge, legal: Sequence[Move]) -> Move:
     if not bids:
         return passes[0] if passes else legal[0]
     extra = helper_tricks(opts)
-    estimates = {s: own_tricks(hand, s, opts) + extra for s in STRAINS}
-    ghost = next((g for g in view.ghosts if g.controlled_by == knowledge.seat), None)
-    if ghost is not None:  # ghost partners: the partner's face-up cards are seen, not guessed (its others are not)
-        guessed = helper_tricks(opts) - KITTY_TRICKS
+    if ghost_face_up is not None:  # ghost partners: the partner's face-up cards are seen, not guessed
+        guessed = extra - KITTY_TRICKS
         estimates = {s: own_tricks(hand, s, opts) + KITTY_TRICKS
-                     + min(guessed + 1.0, 0.8 * own_tricks(ghost.face_up, s, opts) + 0.4) for s in STRAINS}
-    high = view.high_bid
-    team = set(team_of(view, knowledge.seat))
-    partner_high = high is not None and high.seat in team and high.seat != knowledge.seat
+                     + min(guessed + 1.0, 0.8 * own_tricks(ghost_face_up, s, opts) + 0.4) for s in STRAINS}
+    else:
+        estimates = {s: own_tricks(hand, s, opts) + extra for s in STRAINS}
+    partner_high = high_seat is not None and high_seat in team and high_seat != seat
     best: Bid | None = None
     best_score = -1e9
+    by_bid: dict[str, Bid] = {}
     for m in bids:
-        if m.bid in MISERE_BIDS:
+        by_bid[m.bid] = m
+        shape = _bid_shape(m.bid)
+        if shape is None:
             continue
-        level, strain = bid_level(m.bid), bid_strain(m.bid)
+        level, strain = shape
         target = estimates[strain]
         if level > target + 0.25:
             continue
         score = bid_value(opts, m.bid) + 40 * (target - level)
         if score > best_score:
             best, best_score = m, score
-    by_bid = {m.bid: m for m in bids}
     if OPEN_MISERE in by_bid and misere_danger(hand, opts, open_hand=True) == 0:
         return by_bid[OPEN_MISERE]
     if MISERE in by_bid and misere_danger(hand, opts) == 0 and (
@@ -197,8 +223,7 @@ def choose_bid(knowledge: Knowledge, legal: Sequence[Move]) -> Move:
     if best is None or not passes:
         return best if best is not None else (passes[0] if passes else bids[0])
     # Overcall a partner only with a clearly better contract.
-    if partner_high and high is not None and high.bid is not None and \
-            bid_level(best.bid) < (bid_level(high.bid) or 7) + 1:
+    if partner_high and high_bid is not None and bid_level(best.bid) < (bid_level(high_bid) or 7) + 1:
         return passes[0]
     return best
 

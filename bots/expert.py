@@ -43,6 +43,7 @@ from collections.abc import Mapping, Sequence
 from itertools import combinations
 
 from bots.basic import (
+    bid_from_hand,
     decide_basic,
     helper_tricks,
     misere_danger,
@@ -68,10 +69,11 @@ from engine import (
     apply_move,
     legal_moves,
     partners,
+    sides,
     view,
 )
 from engine.cards import STRAINS, rank_of
-from engine.contract import hand_teams
+from engine.contract import hand_teams, playing_together
 from engine.model import GameOver, HandScored, Trick
 from engine.playout import BitPlayout, Playout
 from engine.rules import MISERE_BIDS, bid_level, bid_strain, bid_value, side_of
@@ -121,6 +123,13 @@ def default_budget(phase: str) -> int:
 def _basic_move(state: GameState) -> Move:
     seat = state.to_act
     assert seat is not None
+    if state.phase == "auction" and state.viewed[seat] and not state.ghost_piles:
+        # The basic bid from the state's values (bots.basic.bid_from_hand), without building the seat's view:
+        # within a sampled deal they are what its view says (its hand, the high bid, its side before a contract).
+        high = state.high
+        opts = state.options
+        return bid_from_hand(opts, seat, state.hands[seat], legal_moves(state), None if high is None else high.seat,
+                             None if high is None else high.bid, playing_together(sides(opts), None)[seat])
     knowledge = Knowledge(view(state, controller(state.options, seat)), state.options)
     legal = [] if state.phase == "exchange" else legal_moves(state)
     return decide_basic(knowledge, legal)
