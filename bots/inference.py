@@ -41,8 +41,9 @@ from itertools import combinations
 
 import msgspec
 
-from bots.basic import helper_tricks, own_tricks
-from bots.knowledge import Knowledge, deal_unseen, places_for, state_from, team_of
+from bots.basic import helper_tricks
+from bots.knowledge import Knowledge, places_for, state_from, team_of
+from bots.sampling import PlainBound, best_placement, misfit_of
 from engine import GameState, Options
 from engine.cards import JOKERS, STRAINS
 from engine.rules import MISERE_BIDS, bid_level, bid_strain, ladder
@@ -251,39 +252,22 @@ def misfit(evidence: Evidence, state: GameState, knowledge: Knowledge) -> float:
     return _misfit(evidence, dict(enumerate(state.hands)), knowledge.options)
 
 
+def _plain(evidence: Evidence) -> list[PlainBound]:
+    return [(b.seat, b.strain, b.low, b.high) for b in evidence.bounds]
+
+
 def _misfit(evidence: Evidence, hands: Mapping[int, Sequence[str]], opts: Options,
             cutoff: float = math.inf) -> float:
     """:func:`misfit` over the hidden seats' ``hands``; it stops counting once the miss reaches ``cutoff`` (a deal
-    that misses by that much is not kept anyway)."""
-    miss = 0.0
-    estimates: dict[tuple[int, str], float] = {}
-    for b in evidence.bounds:
-        key = (b.seat, b.strain)
-        est = estimates.get(key)
-        if est is None:
-            est = estimates[key] = own_tricks((*hands.get(b.seat, ()), *evidence.played[b.seat]), b.strain, opts)
-        if b.low is not None and est < b.low:
-            miss += b.low - est
-        if b.high is not None and est >= b.high:
-            miss += est - b.high
-        if miss >= cutoff:
-            break
-    return miss
+    that misses by that much is not kept anyway): :func:`bots.sampling.misfit_of`."""
+    return misfit_of(_plain(evidence), hands, evidence.played, opts, cutoff)
 
 
 def sample(knowledge: Knowledge, rng: random.Random, evidence: Evidence, tries: int = TRIES) -> GameState:
-    """A deal consistent with the view that agrees with the auction (see the module docstring)."""
-    best: dict[int, list[str]] | None = None
-    best_miss = math.inf
-    for _ in range(tries if evidence.bounds else 1):
-        placed = deal_unseen(knowledge, rng, lacks=evidence.lacks)
-        miss = _misfit(evidence, placed, knowledge.options, best_miss) if evidence.bounds else 0.0
-        if miss < best_miss:
-            best, best_miss = placed, miss
-        if miss == 0.0:
-            break
-    assert best is not None
-    return state_from(knowledge, best)
+    """A deal consistent with the view that agrees with the auction (see the module docstring): up to ``tries``
+    deals drawn, the first that fits kept, else the one that misfits least (:func:`bots.sampling.best_placement`)."""
+    return state_from(knowledge, best_placement(knowledge, rng, _plain(evidence), evidence.played, evidence.lacks,
+                                                tries))
 
 
 __all__ = ["LOWER_SLACK", "TRIES", "UPPER_SLACK", "Bound", "Evidence", "misfit", "placeable", "read_auction",
