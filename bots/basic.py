@@ -229,16 +229,21 @@ def bid_from_hand(opts: Options, seat: int, hand: Sequence[str], legal: Sequence
 
 
 def choose_discard(knowledge: Knowledge, legal: Sequence[Move]) -> Move:
-    view, opts = knowledge.view, knowledge.options
-    hand = list(knowledge.hand or ())
-    k = view.kitty_size
+    view = knowledge.view
     c = view.contract
     assert c is not None
-    table = knowledge.table
+    return _discard_move(legal, knowledge.seat, discard_from_hand(knowledge.options, knowledge.hand or (),
+                                                                  view.kitty_size, c.bid, knowledge.table))
+
+
+def discard_from_hand(opts: Options, hand: Sequence[str], k: int, bid: str, table: Strain) -> list[str]:
+    """The ``k`` cards :func:`choose_discard` discards from ``hand`` for the contract ``bid`` (``table``: its
+    strain table), from the values it reads: for the expert's playouts too, which discard for a sampled deal
+    without building the contractor's view."""
     suit_of, power = table.suit, table.power
-    if c.bid in MISERE_BIDS:
+    if bid in MISERE_BIDS:
         order = sorted(hand, key=lambda x: misere_risk(x, table, opts), reverse=True)
-        return _discard_move(legal, knowledge.seat, order[:k])
+        return order[:k]
     out: list[str] = []
     keep = list(hand)
     for _ in range(k):
@@ -258,7 +263,7 @@ def choose_discard(knowledge: Knowledge, legal: Sequence[Move]) -> Move:
         worst = min(keep, key=keep_score)
         keep.remove(worst)
         out.append(worst)
-    return _discard_move(legal, knowledge.seat, out)
+    return out
 
 
 def misere_risk(card: str, table: Strain, opts: Options) -> float:

@@ -45,6 +45,7 @@ from itertools import combinations
 from bots.basic import (
     bid_from_hand,
     decide_basic,
+    discard_from_hand,
     helper_tricks,
     misere_danger,
     own_tricks,
@@ -74,11 +75,13 @@ from engine import (
 )
 from engine.cards import STRAINS, rank_of
 from engine.contract import hand_teams, playing_together
+from engine.deal import kitty_size
 from engine.model import GameOver, HandScored, Trick
 from engine.playout import BitPlayout, Playout
 from engine.rules import MISERE_BIDS, bid_level, bid_strain, bid_value, side_of
 from engine.scoring import judge_game
 from engine.seats import controller
+from engine.tricks import strain_of
 
 #: How many standard errors a candidate must beat the ``basic`` move by (see :func:`choose`).
 CONFIDENCE = 1.0
@@ -130,6 +133,11 @@ def _basic_move(state: GameState) -> Move:
         opts = state.options
         return bid_from_hand(opts, seat, state.hands[seat], legal_moves(state), None if high is None else high.seat,
                              None if high is None else high.bid, playing_together(sides(opts), None)[seat])
+    if state.phase == "exchange" and not state.ghost_piles and state.contract is not None:
+        # The basic discard from the state's values (bots.basic.discard_from_hand), likewise.
+        cards = discard_from_hand(state.options, state.hands[seat], kitty_size(state.options), state.contract.bid,
+                                  strain_of(state))
+        return Discard(seat=seat, cards=tuple(cards))
     knowledge = Knowledge(view(state, controller(state.options, seat)), state.options)
     legal = [] if state.phase == "exchange" else legal_moves(state)
     return decide_basic(knowledge, legal)

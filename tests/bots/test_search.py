@@ -248,18 +248,21 @@ def test_a_suggestion_without_a_budget_is_charged_the_largest_default_budget() -
 
 
 def test_the_playouts_basic_bid_from_the_state_is_the_basic_bid_from_the_view() -> None:
-    """The playouts' auction bids for every seat of a sampled deal from the state's values (bots.basic.bid_from_hand
-    through bots.expert._basic_move), without each seat's view: the same bid the basic bot makes from the view."""
+    """The playouts' auction bids and discards for every seat of a sampled deal from the state's values
+    (bots.basic.bid_from_hand and discard_from_hand, through bots.expert._basic_move), without each seat's view:
+    the same move the basic bot makes from the view."""
     from bots.expert import _basic_move
     from engine import controller
 
-    checked = 0
+    checked = exchanges = 0
     for players in (2, 3, 4, 5, 6):
-        for opts, state in random_states(players, games=40, seed=13):
-            if state.phase != "auction" or state.to_act is None:
+        for options, state in random_states(players, games=40, seed=13):
+            if state.phase not in ("auction", "exchange") or state.to_act is None:
                 continue
             seat = state.to_act
-            knowledge = Knowledge(view(state, controller(opts, seat)), opts)
-            assert _basic_move(state) == decide_basic(knowledge, legal_moves(state)), (players, state.auction)
+            knowledge = Knowledge(view(state, controller(options, seat)), options)
+            legal = [] if state.phase == "exchange" else legal_moves(state)
+            assert _basic_move(state) == decide_basic(knowledge, legal), (players, state.auction)
             checked += 1
-    assert checked > 300
+            exchanges += state.phase == "exchange"
+    assert checked > 300 and exchanges > 20, (checked, exchanges)
