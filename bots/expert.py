@@ -50,7 +50,7 @@ from bots.basic import (
     misere_danger,
     own_tricks,
 )
-from bots.cardplay import HandInPlay, bit_keys, choose_bit, choose_card, outstanding_tops
+from bots.cardplay import HandInPlay, bit_keys, choose_bit
 from bots.endgame import BitSolver, Solver, shared_solver, solvable, solve_outcome
 from bots.inference import read_auction, sample
 from bots.knowledge import Knowledge
@@ -76,8 +76,8 @@ from engine import (
 from engine.cards import STRAINS, rank_of
 from engine.contract import hand_teams, playing_together
 from engine.deal import kitty_size
-from engine.model import GameOver, HandScored, Trick
-from engine.playout import BitPlayout, Playout
+from engine.model import GameOver, HandScored
+from engine.playout import BitPlayout
 from engine.rules import MISERE_BIDS, bid_level, bid_strain, bid_value, side_of
 from engine.scoring import judge_game
 from engine.seats import controller
@@ -221,11 +221,9 @@ def playout_outcome(state: GameState, seat: int) -> Outcome:
 
 def _play_out(state: GameState, seat: int) -> Outcome:
     """The card play to the end of the hand, each seat playing the standard card play with the sampled hands in
-    the open: over masks (:class:`engine.playout.BitPlayout`, :func:`bots.cardplay.choose_bit`), or, in the
-    ghost-partners game (face-down cards turn up during play), on :class:`engine.playout.Playout` with
-    :func:`bots.cardplay.choose_card`."""
-    if state.ghost_piles:
-        return _play_out_cards(state, seat)
+    the open, over masks (:class:`engine.playout.BitPlayout`, :func:`bots.cardplay.choose_bit`: the standard card
+    play rule for rule; a ghost's face-down cards are not among the others' cards it weighs, as no one sees
+    them)."""
     game = BitPlayout(state)
     table = game.table
     suit_mask, bit_suit = table.suit_mask, table.bit_suit
@@ -266,38 +264,6 @@ def _count(mask: int) -> int:
         mask &= mask - 1
         n += 1
     return n
-
-
-def _play_out_cards(state: GameState, seat: int) -> Outcome:
-    """:func:`_play_out` on :class:`engine.playout.Playout`, for the ghost-partners game."""
-    game = Playout(state)
-    table = game.table
-    suit_of = table.suit
-    teams = _teams(state)
-    c = state.contract
-    active = game.active
-    in_play = HandInPlay(table, c.bid if c else None, c.contractor if c else None, active)
-    hands = game.hands
-    while not game.over:
-        actor = game.to_act
-        hand = hands[actor]
-        cards = game.legal_cards()
-        trick = game.cards
-        if len(cards) == 1:
-            card = cards[0]
-        else:
-            others = [x for s in active if s != actor for x in hands[s]]
-            card = choose_card(in_play, actor, hand, cards, Trick(game.leader, tuple(trick), game.nominate)
-                               if trick else None, teams[actor], outstanding_tops(others, table))
-        nominate = None
-        if not trick and suit_of[card] is None:
-            suits = game.lead_suits(card)
-            nominate = suits[0] if len(suits) == 1 else max(suits, key=lambda x: sum(1 for y in hand
-                                                                                    if suit_of[y] == x))
-        game.play(card, nominate)
-    deltas, seats, made = game.score()
-    return (hand_value(state.scores, deltas, seats, made, state.options, seat),
-            _success(state.options, seat, seats, made))
 
 
 def _teams(state: GameState) -> dict[int, frozenset[int]]:

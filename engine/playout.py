@@ -213,8 +213,8 @@ class BitPlayout:
     and rule set with both, card by card, and finds the same legal cards, tricks and scores): following and
     winning by mask operations, and, while a free joker's own rules can matter (``joker_follow_first_round``,
     the misère-forced joker, a free joker to lead), the engine's general functions on the cards
-    (:func:`engine.play.cards_to_follow`, :func:`engine.play.lead_suits`). Not for the ghost-partners game (a
-    face-down card turned up during play): :class:`Playout` plays it.
+    (:func:`engine.play.cards_to_follow`, :func:`engine.play.lead_suits`); a ghost's face-down card joins its
+    hand when the card on it is played.
 
     Read freely, never write: ``hands`` (every seat's mask), ``to_act``, ``leader``, ``bits`` and ``nominate``
     (the trick in progress), ``led`` (its suit), ``won``, ``table``, ``active``, ``over``.
@@ -223,8 +223,6 @@ class BitPlayout:
     def __init__(self, state: GameState) -> None:
         if state.phase != "play" or state.to_act is None:
             raise ValueError("a playout starts in the play phase")
-        if state.ghost_piles:
-            raise ValueError("the ghost-partners game is played by Playout")
         self.start = state
         opts = state.options
         table = self.table = strain_of(state)
@@ -260,6 +258,13 @@ class BitPlayout:
         self._free = 0
         for s in self.active:
             self._free |= self.hands[s] & free
+        # Ghost partners: per seat, each face-up card lying on a face-down one → the card beneath (as bits).
+        self._piles: list[dict[int, int]] = [{} for _ in state.hands]
+        for s, piles in enumerate(state.ghost_piles):
+            for up, down in piles:
+                if up in state.hands[s]:
+                    self._piles[s][bit[up]] = bit[down]
+                    self._free |= bit[down] & free
         self.over = False
 
     def legal(self) -> int:
@@ -300,6 +305,9 @@ class BitPlayout:
         seat = self.to_act
         self.hands[seat] ^= bit
         self._free &= ~bit
+        piles = self._piles[seat]
+        if piles and bit in piles:  # a ghost's face-down card beneath is turned up
+            self.hands[seat] |= piles.pop(bit)
         table = self.table
         bits = self.bits
         if not bits:

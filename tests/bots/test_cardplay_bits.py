@@ -16,13 +16,11 @@ from engine.playout import BitPlayout
 from tests.engine.test_playout import _play_states
 
 
-@pytest.mark.parametrize("players", (2, 3, 4, 5, 6))
-def test_choose_bit_plays_as_choose_card(players: int) -> None:
+@pytest.mark.parametrize("players", (2, 3, 4, 5, 6, "ghosts"))
+def test_choose_bit_plays_as_choose_card(players: int | str) -> None:
     rng = random.Random(f"choose-bit-{players}")
     compared = 0
     for st in _play_states(players, games=30, seed=23):
-        if st.ghost_piles:
-            continue
         game = BitPlayout(st)
         table = game.table
         c = st.contract

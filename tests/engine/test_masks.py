@@ -17,6 +17,8 @@ from engine.tricks import beats, joker_forced, strain_of, trick_winner_index
 from tests.engine.test_playout import _play_states
 
 PLAYER_COUNTS: tuple[int, ...] = (2, 3, 4, 5, 6)
+#: The two-player counts again with the ghost-partners game (face-down cards turned up during play).
+WITH_GHOSTS: tuple[int | str, ...] = (2, 3, 4, 5, 6, "ghosts")
 
 
 def test_the_bit_order_is_power_within_each_effective_suit_and_the_winners_above() -> None:
@@ -88,9 +90,9 @@ def _same_hand(rng: random.Random, st: GameState) -> int:
     return compared
 
 
-@pytest.mark.parametrize("players", PLAYER_COUNTS)
-def test_the_bit_playout_plays_exactly_as_the_playout(players: int) -> None:
+@pytest.mark.parametrize("players", WITH_GHOSTS)
+def test_the_bit_playout_plays_exactly_as_the_playout(players: int | str) -> None:
     rng = random.Random(f"bit-playout-{players}")
-    states = [st for st in _play_states(players, games=30, seed=41) if not st.ghost_piles]  # (Playout's alone)
+    states = _play_states(players, games=30, seed=41)
     cards = sum(_same_hand(rng, st) for st in states)
     assert len(states) >= 100 and cards >= 500, (len(states), cards)
