@@ -9,12 +9,14 @@ import math
 import random
 from collections.abc import Collection, Mapping, Sequence
 
-from bots.basic import own_tricks
+from bots.basic import misere_danger, own_tricks
 from bots.knowledge import Knowledge, deal_unseen
 from engine import Options
 
 #: A bound as plain values: (seat, strain, at least so many tricks or None, below so many or None).
 PlainBound = tuple[int, str, float | None, float | None]
+#: The strain of a misère bid's bound: its estimate is :func:`bots.basic.misere_danger`, not tricks.
+MISERE_BOUND = "MISERE"
 
 
 def misfit_of(bounds: Sequence[PlainBound], hands: Mapping[int, Sequence[str]], played: Mapping[int, tuple[str, ...]],
@@ -27,7 +29,9 @@ def misfit_of(bounds: Sequence[PlainBound], hands: Mapping[int, Sequence[str]], 
         key = (seat, strain)
         est = estimates.get(key)
         if est is None:
-            est = estimates[key] = own_tricks((*hands.get(seat, ()), *played[seat]), strain, opts)
+            cards = (*hands.get(seat, ()), *played[seat])
+            est = estimates[key] = float(misere_danger(cards, opts)) if strain == MISERE_BOUND else \
+                own_tricks(cards, strain, opts)
         if low is not None and est < low:
             miss += low - est
         if high is not None and est >= high:
@@ -56,4 +60,4 @@ def best_placement(knowledge: Knowledge, rng: random.Random, bounds: Sequence[Pl
     return best
 
 
-__all__ = ["PlainBound", "best_placement", "misfit_of"]
+__all__ = ["MISERE_BOUND", "PlainBound", "best_placement", "misfit_of"]

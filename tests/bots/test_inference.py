@@ -182,3 +182,23 @@ def test_the_reading_of_plays_is_tied_to_the_standard_card_play() -> None:
             read_other, broken_other = read_other + r, broken_other + b
     assert read > 500 and broken == 0, (read, broken)
     assert read_other > 100 and broken_other > 0, (read_other, broken_other)
+
+
+def test_a_misere_bidder_is_dealt_a_misere_hand() -> None:
+    """A misère bid bounds its bidder's hand too: the sampled hands of a seat that bid misère hold fewer cards that
+    could be forced to win a trick than uniform deals give it."""
+    from bots.basic import misere_danger
+    from bots.inference import MISERE_DANGER, MISERE_STRAIN
+
+    state = start(opts(), {S: ["AS", "KS", "QS", "AC", "KC", "AD", "KD", "AH", "KH", "QH"]}, dealer=W)
+    state, _ = calls(state, "7S", "MISERE")  # North bids seven spades, East misère; South to call
+    know = knowledge_of(state, S)
+    evidence = read_auction(know)
+    assert any(b.seat == E and b.strain == MISERE_STRAIN and b.high == MISERE_DANGER for b in evidence.bounds)
+    uniform = [determinize(know, random.Random(i)) for i in range(60)]
+    inferred = [sample(know, random.Random(i), evidence) for i in range(60)]
+
+    def danger(states: list[GameState]) -> float:
+        return statistics.fmean(misere_danger(s.hands[E], s.options) for s in states)
+
+    assert danger(inferred) < danger(uniform) - 1.0
