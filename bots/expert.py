@@ -475,10 +475,16 @@ def prune(values: Sequence[Sequence[float]], ids: Sequence[int]) -> list[int]:
     """The ``ids`` of the candidates still worth sampling (``values``: each one's playout values so far, on the
     same deals): the ``basic`` move (the first) always; another unless some candidate beats it on these deals by
     more than :data:`PRUNE_CONFIDENCE` standard errors of the paired difference (it could then hardly end up
-    chosen, and the deals it would take are saved)."""
+    chosen, and the deals it would take are saved), or it has had the basic move's value on every deal so far
+    (:func:`choose` takes the basic move over one that does not beat it)."""
     n = len(values[0])
     keep = [ids[0]]
+    basic = values[0]
     for i in range(1, len(values)):
+        if values[i] == basic:
+            # The same value as the basic move on every deal so far (an equivalent move, as the search sees it):
+            # it could beat the basic move only by parting from it on most of the deals still to come.
+            continue
         if not any(_beaten_by(values[i], values[j], n) for j in range(len(values)) if j != i):
             keep.append(ids[i])
     return keep
