@@ -174,10 +174,14 @@ class Strain:
         self.by_suit = by_suit
         #: Per led suit, each card's claim on a trick led in it (:func:`engine.tricks.led_ranks`), filled as asked.
         self.led_ranks: dict[str | None, dict[str, int]] = {}
-        # The cards as bit positions, for searches (engine/masks.py): the low free jokers first, then each plain
-        # suit's cards, then the trumps, then the high free jokers, each run by power, low to high. So within an
-        # effective suit a higher bit is a higher card, and among the cards that may win a trick (the led suit's,
-        # the trumps, the high free jokers) the highest bit wins it.
+        self._number_bits(pack)
+
+    def _number_bits(self, pack: tuple[str, ...]) -> None:
+        """The cards as bit positions, for searches (engine/masks.py): the low free jokers first, then each plain
+        suit's cards, then the trumps, then the high free jokers, each run by power, low to high. So within an
+        effective suit a higher bit is a higher card, and among the cards that may win a trick (the led suit's,
+        the trumps, the high free jokers) the highest bit wins it."""
+        suit, power, trump = self.suit, self.power, self.trump
         place = {c: i for i, c in enumerate(pack)}
 
         def bit_order(c: str) -> tuple[int, int, int]:
