@@ -13,10 +13,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from functools import lru_cache
 
-from bots.cardplay import choose_play
+from bots.cardplay import HandInPlay, choose_play
 from bots.knowledge import Knowledge, team_of
 from engine import (
     SUITS,
@@ -34,14 +34,13 @@ from engine import (
     Play,
     ProposeRedeal,
 )
-from engine.cards import Strain, suit_of
+from engine.cards import STRAINS, Strain, suit_of
 from engine.contract import active_seats
 from engine.deal import kitty_size, pack_for
+from engine.model import Trick
 from engine.rules import MISERE, MISERE_BIDS, OPEN_MISERE, bid_level, bid_strain, bid_value, hand_strain
 from engine.seats import seat_count
 from engine.tricks import free_joker, high_free_joker, led_suit
-
-STRAINS = ("S", "C", "D", "H", "NT")
 
 
 @lru_cache(maxsize=256)
@@ -157,10 +156,36 @@ def _misere_danger(hand: tuple[str, ...], opts: Options, open_hand: bool) -> int
 def choose_bid(knowledge: Knowledge, legal: Sequence[Move]) -> Move:
     view, opts = knowledge.view, knowledge.options
     hand = knowledge.hand
-    passes = [m for m in legal if isinstance(m, Pass)]
     if hand is None:
         look = [m for m in legal if isinstance(m, LookAtHand)]
+        passes = [m for m in legal if isinstance(m, Pass)]
         return look[0] if look else passes[0]
+    ghost = next((g for g in view.ghosts if g.controlled_by == knowledge.seat), None)
+    high = view.high_bid
+    return bid_from_hand(opts, knowledge.seat, hand, legal, None if high is None else high.seat,
+                         None if high is None else high.bid, team_of(view, knowledge.seat),
+                         None if ghost is None else ghost.face_up)
+
+
+#: Per bid: its level and strain (misère bids: ``None``), read once.
+_BIDS: dict[str, tuple[int, str] | None] = {}
+
+
+def _bid_shape(bid: str) -> tuple[int, str] | None:
+    if bid in _BIDS:
+        return _BIDS[bid]
+    level = bid_level(bid)
+    shape = None if bid in MISERE_BIDS else (level, bid_strain(bid))
+    _BIDS[bid] = shape
+    return shape
+
+
+def bid_from_hand(opts: Options, seat: int, hand: Sequence[str], legal: Sequence[Move], high_seat: int | None,
+                  high_bid: str | None, team: Collection[int], ghost_face_up: Sequence[str] | None = None) -> Move:
+    """:func:`choose_bid` from the values it reads (the seat's hand, the high bid and its seat, the seat's side,
+    a ghost partner's face-up cards): for the expert's playouts too, which bid for every seat of a sampled deal
+    without building each seat's view."""
+    passes = [m for m in legal if isinstance(m, Pass)]
     redeal = [m for m in legal if isinstance(m, ProposeRedeal)]
     if redeal:
         return redeal[0]
@@ -168,28 +193,28 @@ def choose_bid(knowledge: Knowledge, legal: Sequence[Move]) -> Move:
     if not bids:
         return passes[0] if passes else legal[0]
     extra = helper_tricks(opts)
-    estimates = {s: own_tricks(hand, s, opts) + extra for s in STRAINS}
-    ghost = next((g for g in view.ghosts if g.controlled_by == knowledge.seat), None)
-    if ghost is not None:  # ghost partners: the partner's face-up cards are seen, not guessed (its others are not)
-        guessed = helper_tricks(opts) - KITTY_TRICKS
+    if ghost_face_up is not None:  # ghost partners: the partner's face-up cards are seen, not guessed
+        guessed = extra - KITTY_TRICKS
         estimates = {s: own_tricks(hand, s, opts) + KITTY_TRICKS
-                     + min(guessed + 1.0, 0.8 * own_tricks(ghost.face_up, s, opts) + 0.4) for s in STRAINS}
-    high = view.high_bid
-    team = set(team_of(view, knowledge.seat))
-    partner_high = high is not None and high.seat in team and high.seat != knowledge.seat
+                     + min(guessed + 1.0, 0.8 * own_tricks(ghost_face_up, s, opts) + 0.4) for s in STRAINS}
+    else:
+        estimates = {s: own_tricks(hand, s, opts) + extra for s in STRAINS}
+    partner_high = high_seat is not None and high_seat in team and high_seat != seat
     best: Bid | None = None
     best_score = -1e9
+    by_bid: dict[str, Bid] = {}
     for m in bids:
-        if m.bid in MISERE_BIDS:
+        by_bid[m.bid] = m
+        shape = _bid_shape(m.bid)
+        if shape is None:
             continue
-        level, strain = bid_level(m.bid), bid_strain(m.bid)
+        level, strain = shape
         target = estimates[strain]
         if level > target + 0.25:
             continue
         score = bid_value(opts, m.bid) + 40 * (target - level)
         if score > best_score:
             best, best_score = m, score
-    by_bid = {m.bid: m for m in bids}
     if OPEN_MISERE in by_bid and misere_danger(hand, opts, open_hand=True) == 0:
         return by_bid[OPEN_MISERE]
     if MISERE in by_bid and misere_danger(hand, opts) == 0 and (
@@ -198,23 +223,27 @@ def choose_bid(knowledge: Knowledge, legal: Sequence[Move]) -> Move:
     if best is None or not passes:
         return best if best is not None else (passes[0] if passes else bids[0])
     # Overcall a partner only with a clearly better contract.
-    if partner_high and high is not None and high.bid is not None and \
-            bid_level(best.bid) < (bid_level(high.bid) or 7) + 1:
+    if partner_high and high_bid is not None and bid_level(best.bid) < (bid_level(high_bid) or 7) + 1:
         return passes[0]
     return best
 
 
 def choose_discard(knowledge: Knowledge, legal: Sequence[Move]) -> Move:
-    view, opts = knowledge.view, knowledge.options
-    hand = list(knowledge.hand or ())
-    k = view.kitty_size
+    view = knowledge.view
     c = view.contract
     assert c is not None
-    table = knowledge.table
+    return _discard_move(legal, knowledge.seat, discard_from_hand(knowledge.options, knowledge.hand or (),
+                                                                  view.kitty_size, c.bid, knowledge.table))
+
+
+def discard_from_hand(opts: Options, hand: Sequence[str], k: int, bid: str, table: Strain) -> list[str]:
+    """The ``k`` cards :func:`choose_discard` discards from ``hand`` for the contract ``bid`` (``table``: its
+    strain table), from the values it reads: for the expert's playouts too, which discard for a sampled deal
+    without building the contractor's view."""
     suit_of, power = table.suit, table.power
-    if c.bid in MISERE_BIDS:
+    if bid in MISERE_BIDS:
         order = sorted(hand, key=lambda x: misere_risk(x, table, opts), reverse=True)
-        return _discard_move(legal, knowledge.seat, order[:k])
+        return order[:k]
     out: list[str] = []
     keep = list(hand)
     for _ in range(k):
@@ -234,7 +263,7 @@ def choose_discard(knowledge: Knowledge, legal: Sequence[Move]) -> Move:
         worst = min(keep, key=keep_score)
         keep.remove(worst)
         out.append(worst)
-    return _discard_move(legal, knowledge.seat, out)
+    return out
 
 
 def misere_risk(card: str, table: Strain, opts: Options) -> float:
@@ -330,10 +359,9 @@ def choose_card(knowledge: Knowledge, legal: Sequence[Move]) -> Move:
             s2 = led_suit((t.plays[0].card,), t.nominate, knowledge.table)
             if s2 and s2 not in partner_leads:
                 partner_leads += s2
-    return choose_play(seat, knowledge.hand or (), plays, trick.leader if trick else None,
-                       tuple(p.card for p in trick.plays) if trick else (), trick.nominate if trick else None,
-                       active, knowledge.table, c.bid if c else None, c.contractor if c else None, team,
-                       outstanding, partner_leads)
+    game = HandInPlay(knowledge.table, c.bid if c else None, c.contractor if c else None, active)
+    now = Trick(trick.leader, tuple(p.card for p in trick.plays), trick.nominate) if trick else None
+    return choose_play(game, seat, knowledge.hand or (), plays, now, team, outstanding, partner_leads)
 
 
 def decide_basic(knowledge: Knowledge, legal: Sequence[Move]) -> Move:

@@ -22,21 +22,36 @@ from collections.abc import Collection, Mapping, Sequence
 
 from engine import Play
 from engine.cards import Strain
+from engine.masks import beating_mask, winning_index
+from engine.model import Trick
 from engine.rules import MISERE_BIDS
 from engine.tricks import beats, high_free_joker, led_suit, low_free_joker, seat_after, trick_winner_index
 
 
-def choose_play(seat: int, hand: Sequence[str], legal: Sequence[Play], leader: int | None,
-                trick_cards: Sequence[str], nominate: str | None, active: Sequence[int], table: Strain,
-                bid: str | None, contractor: int | None, team: Collection[int], outstanding: Collection[str],
-                partner_leads: str = "") -> Play:
-    """The standard play for ``seat`` among ``legal`` (see the module docstring)."""
+class HandInPlay:
+    """What every seat knows of the hand being played, for the whole of its card play: the contract's strain
+    ``table``, its ``bid`` and ``contractor`` (``None`` when no contract is played) and the seats playing it
+    (``active``, in the order of play)."""
+
+    __slots__ = ("table", "bid", "contractor", "active")
+
+    def __init__(self, table: Strain, bid: str | None, contractor: int | None, active: Sequence[int]) -> None:
+        self.table = table
+        self.bid = bid
+        self.contractor = contractor
+        self.active = tuple(active)
+
+
+def choose_play(game: HandInPlay, seat: int, hand: Sequence[str], legal: Sequence[Play], trick: Trick | None,
+                team: Collection[int], outstanding: Collection[str], partner_leads: str = "") -> Play:
+    """The standard play for ``seat`` among ``legal`` (see the module docstring): ``trick`` is the trick in
+    progress (``None`` when leading), ``outstanding`` the cards the others may hold."""
     if len(legal) == 1:
         return legal[0]
-    suit_of = table.suit
+    suit_of = game.table.suit
     cards = list(dict.fromkeys(m.card for m in legal))
-    card = choose_card(seat, hand, cards, leader, trick_cards, nominate, active, table, bid, contractor, team,
-                       outstanding, partner_leads)
+    card = choose_card(game, seat, hand, cards, trick, team, outstanding_tops(outstanding, game.table),
+                       partner_leads)
     options = [m for m in legal if m.card == card]
     if len(options) == 1:
         return options[0]
@@ -56,17 +71,23 @@ def outstanding_tops(outstanding: Collection[str], table: Strain) -> dict[str | 
     return max_out
 
 
-def choose_card(seat: int, hand: Sequence[str], cards: Sequence[str], leader: int | None,
-                trick_cards: Sequence[str], nominate: str | None, active: Sequence[int], table: Strain,
-                bid: str | None, contractor: int | None, team: Collection[int], outstanding: Collection[str],
-                partner_leads: str = "", tops: Mapping[str | None, int] | None = None) -> str:
-    """The card :func:`choose_play` plays among the legal ``cards`` (distinct). ``tops``, when the caller
-    keeps it, is :func:`outstanding_tops` of ``outstanding`` (which is then not read)."""
+def choose_card(game: HandInPlay, seat: int, hand: Sequence[str], cards: Sequence[str], trick: Trick | None,
+                team: Collection[int], tops: Mapping[str | None, int], partner_leads: str = "") -> str:
+    """The card :func:`choose_play` plays among the legal ``cards`` (distinct) of ``seat``'s ``hand``: ``trick``
+    is the trick in progress (``None`` when leading), ``team`` the seats on its side this hand, ``tops`` the
+    power of the highest card the others may hold in each effective suit (:func:`outstanding_tops`; only the
+    suits of ``cards`` and trumps are read), ``partner_leads`` the suits its partners have led."""
+    if len(cards) == 1:
+        return cards[0]
+    table, bid, contractor = game.table, game.bid, game.contractor
+    leader = trick.leader if trick is not None else None
+    trick_cards: Sequence[str] = trick.cards if trick is not None else ()
+    nominate = trick.nominate if trick is not None else None
+    max_out = tops
     if len(cards) == 1:
         return cards[0]
     suit_of, power = table.suit, table.power
     trump = table.trump
-    max_out = outstanding_tops(outstanding, table) if tops is None else tops
 
     def master(c: str) -> bool:
         s = suit_of[c]
@@ -114,7 +135,7 @@ def choose_card(seat: int, hand: Sequence[str], cards: Sequence[str], leader: in
         return min(same, key=power.__getitem__)
 
     assert leader is not None
-    order = tuple(active)
+    order = game.active
     w = trick_winner_index(trick_cards, nominate, table)
     winning, winner_seat = trick_cards[w], seat_after(order, leader, w)
     led = led_suit(trick_cards, nominate, table)
@@ -144,3 +165,160 @@ def choose_card(seat: int, hand: Sequence[str], cards: Sequence[str], leader: in
     if master_winners:
         return min(master_winners, key=low_key)
     return max(winners, key=low_key)
+
+
+# ------------------------------------------------------------------------------------------------ over masks
+
+
+class BitKeys:
+    """Per bit of a strain table (:mod:`engine.masks`), the sort keys :func:`choose_bit` picks by, as integers
+    whose largest is the card :func:`choose_card`'s ``max``/``min`` would take (ties go to the first card in the
+    hand's order, the pack's, as ``min`` and ``max`` take the first of equal keys): by power, highest and lowest;
+    by ``low_key`` (a high free joker last, then a trump, then power), highest and lowest; the first in the pack."""
+
+    __slots__ = ("power_high", "power_low", "low_high", "low_low", "first")
+
+    def __init__(self, table: Strain) -> None:
+        trump = table.trump
+        n = len(table.cards)
+        self.power_high: list[int] = [0] * n
+        self.power_low: list[int] = [0] * n
+        self.low_high: list[int] = [0] * n
+        self.low_low: list[int] = [0] * n
+        self.first: list[int] = [0] * n
+        for i in range(n):
+            s, p, place = table.bit_suit[i], table.bit_power[i] + 1000, table.bit_pack[i]
+            free = 1 if s is None and p > 1000 else 0
+            low = ((free * 2 + (1 if trump is not None and s == trump else 0)) << 12) + p
+            self.power_high[i] = (p << 7) + 127 - place
+            self.power_low[i] = -((p << 7) + place)
+            self.low_high[i] = (low << 7) + 127 - place
+            self.low_low[i] = -((low << 7) + place)
+            self.first[i] = -place
+
+
+_BIT_KEYS: dict[Strain, BitKeys] = {}
+
+
+def bit_keys(table: Strain) -> BitKeys:
+    """The :class:`BitKeys` of a strain table, built once (the tables are cached and immutable)."""
+    keys = _BIT_KEYS.get(table)
+    if keys is None:
+        if len(_BIT_KEYS) > 1024:
+            _BIT_KEYS.clear()
+        keys = _BIT_KEYS[table] = BitKeys(table)
+    return keys
+
+
+def _top(mask: int, keys: list[int]) -> int:
+    """The bit of ``mask`` with the largest key."""
+    best, best_key = 0, 0
+    while mask:
+        low = mask & -mask
+        k = keys[low.bit_length() - 1]
+        if best == 0 or k > best_key:
+            best, best_key = low, k
+        mask ^= low
+    return best
+
+
+def _masters(cards: int, others: int, table: Strain) -> int:
+    """The cards of ``cards`` that no card of ``others`` beats in its effective suit (a low free joker never)."""
+    out = 0
+    suit_mask, bit_suit = table.suit_mask, table.bit_suit
+    m = cards & ~table.low_free_mask
+    while m:
+        low = m & -m
+        if others & suit_mask[bit_suit[low.bit_length() - 1]] < low:
+            out |= low
+        m ^= low
+    return out
+
+
+def _count(mask: int) -> int:
+    n = 0
+    while mask:
+        mask &= mask - 1
+        n += 1
+    return n
+
+
+# long: one function, as choose_card is, rule for rule (tests/bots/test_cardplay_bits.py compares the two)
+def choose_bit(game: HandInPlay, keys: BitKeys, seat: int, hand: int, legal: int, leader: int, trick: Sequence[int],
+               led: str | None, team: Collection[int], others: int, partner_leads: str = "") -> int:
+    """:func:`choose_card` over masks (:mod:`engine.masks`), for playouts where every hand is known: ``hand`` and
+    ``legal`` are the seat's masks, ``trick`` the bits of the trick in progress led by ``leader`` in ``led``,
+    ``others`` the mask of the cards the other seats playing hold. Answers the bit of the card
+    :func:`choose_card` plays, its ``tops`` being the highest of ``others`` in each suit."""
+    if legal & (legal - 1) == 0:
+        return legal
+    table = game.table
+    trump_mask, suit_mask, bit_suit = table.trump_mask, table.suit_mask, table.bit_suit
+    contractor = game.contractor
+    misere = game.bid in MISERE_BIDS
+    if not trick:  # leading
+        if misere:
+            plain = legal & ~table.high_free_mask or legal
+            return _top(plain, keys.power_low if seat == contractor else keys.low_low)
+        contracting = contractor is not None and contractor in team
+        masters = _masters(legal, others, table)
+        if contracting and trump_mask:
+            my_trumps = legal & trump_mask
+            if others & trump_mask and my_trumps:
+                top = my_trumps & masters
+                if top:
+                    return 1 << (top.bit_length() - 1)
+                if seat == contractor and _count(my_trumps) >= 3:
+                    return my_trumps & -my_trumps
+        plain_masters = masters & ~trump_mask
+        if plain_masters:
+            return _top(plain_masters, keys.power_high)
+        if masters and contracting:
+            return _top(masters, keys.power_high)
+        for s in partner_leads:
+            mine = legal & suit_mask.get(s, 0)
+            if mine:
+                return mine & -mine
+        free = suit_mask.get(None, 0)
+        side = legal & ~free & ~trump_mask or legal
+        best, best_key = 0, 0
+        m = side
+        while m:
+            low = m & -m
+            i = low.bit_length() - 1
+            k = (_count(hand & suit_mask[bit_suit[i]]) << 20) + ((4000 - table.bit_power[i]) << 7) + 127 - \
+                table.bit_pack[i]
+            if best == 0 or k > best_key:
+                best, best_key = low, k
+            m ^= low
+        same = side & suit_mask[bit_suit[best.bit_length() - 1]]
+        return same & -same
+    order = game.active
+    w = winning_index(trick, led, table)
+    winning = trick[w]
+    start = order.index(leader)
+    winner_seat = order[(start + w) % len(order)]
+    winners = beating_mask(legal, winning, led, table)
+    if misere:
+        losers = legal & ~winners
+        if seat == contractor:
+            return _top(losers or winners, keys.power_high)
+        if any(order[(start + i) % len(order)] == contractor for i in range(len(trick))):
+            if winner_seat == contractor and losers:
+                return _top(losers, keys.power_high)
+            return _top(legal, keys.low_high)
+        return _top(legal, keys.low_low)
+    if winner_seat in team or not winners:
+        return _top(legal, keys.low_low)
+    if len(trick) == len(order) - 1:
+        return _top(winners, keys.low_low)
+    master_winners = _masters(winners, others, table)
+    if len(trick) == 1:  # second hand low, unless it wins for sure
+        if master_winners:
+            return _top(master_winners, keys.low_low)
+        if trump_mask and _top(winners, keys.first) & trump_mask and led != table.trump:
+            return _top(winners, keys.low_low)  # a ruff
+        return _top(legal, keys.low_low)
+    if master_winners:
+        return _top(master_winners, keys.low_low)
+    return _top(winners, keys.low_high)

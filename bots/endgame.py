@@ -39,6 +39,7 @@ from engine import GameState
 from engine.cards import Strain
 from engine.deal import pack_index
 from engine.ghosts import face_down
+from engine.masks import beating_mask, winning_index
 from engine.model import Trick
 from engine.play import cards_to_follow, lead_suits
 from engine.scoring import score_hand
@@ -105,7 +106,7 @@ def solve_outcome(state: GameState, seat: int, team: Collection[int],
                   cap: int | None = None) -> tuple[float, bool | None] | None:
     """:func:`solve`, with whether the contract is made on the line of best play (None: no contract); ``None``
     if the cap is met."""
-    solver = Solver(state, seat, team, NODE_CAP if cap is None else cap)
+    solver = make_solver(state, seat, team, NODE_CAP if cap is None else cap)
     try:
         value = solver.run()
     except GiveUp:
@@ -113,7 +114,7 @@ def solve_outcome(state: GameState, seat: int, team: Collection[int],
     return value, solver.made.get(value)
 
 
-def shared_solver(state: GameState, seat: int, team: Collection[int]) -> Solver | None:
+def shared_solver(state: GameState, seat: int, team: Collection[int]) -> Solver | BitSolver | None:
     """One :class:`Solver` for every move of the seat to play in ``state`` (its :meth:`Solver.after`), when the
     position after any card is :func:`solvable`; else ``None``. The candidates' solves of one sampled deal then
     share the positions found: after the trick in progress, most lines of play meet the same ones."""
@@ -121,7 +122,18 @@ def shared_solver(state: GameState, seat: int, team: Collection[int]) -> Solver 
         return None
     if not 1 < cards_left(state) <= ENDGAME_CARDS.get(len(state.active), 0) + 1:
         return None
-    return Solver(state, seat, team, NODE_CAP)
+    return make_solver(state, seat, team, NODE_CAP)
+
+
+def make_solver(state: GameState, seat: int, team: Collection[int], cap: int = NODE_CAP) -> Solver | BitSolver:
+    """The solver of ``state`` (:func:`solvable`): a :class:`BitSolver` when no face-down card and no free joker is
+    left to play (then no joker rule can matter), else a :class:`Solver`."""
+    if not state.ghost_piles:
+        table = strain_of(state)
+        free = table.suit_mask.get(None, 0)
+        if not free or not any(table.bit[c] & free for s in state.active for c in state.hands[s]):
+            return BitSolver(state, seat, team, cap)
+    return Solver(state, seat, team, cap)
 
 
 class Solver:
@@ -356,5 +368,199 @@ class Solver:
         return [(c, None) for c in winners + losers]
 
 
-__all__ = ["ENDGAME_CARDS", "NODE_CAP", "GiveUp", "Solver", "cards_left", "shared_solver", "solvable", "solve",
-           "solve_outcome", "tricks_left"]
+_SUIT_ORDER: dict[str | None, int] = {None: 0, "C": 1, "D": 2, "H": 3, "S": 4}  # (sorted(...) of the suit letters)
+
+
+class BitSolver:
+    """:class:`Solver` over masks (:mod:`engine.masks`), for a deal with no face-down card and no free joker left
+    to play: the hands are ints, the legal cards ``hand & suit_mask[led]`` or the hand, the trick's winner the
+    highest bit that may win. The same search, move for move: the same equivalent cards merged, the same move
+    order, the same table of positions, the same node count and cap (tests/bots/test_endgame.py finds the same
+    values and outcomes as :class:`Solver` and the brute-force minimax)."""
+
+    __slots__ = ("state", "table", "active", "order", "team", "seat", "leaves", "made", "positions", "nodes", "cap",
+                 "hands", "leader", "trick", "led", "won", "up", "down")
+
+    def __init__(self, state: GameState, seat: int, team: Collection[int], cap: int = NODE_CAP) -> None:
+        self.state = state
+        table = self.table = strain_of(state)
+        self.active = state.active
+        self.order = [0] * len(state.hands)
+        for i, s in enumerate(state.active):
+            self.order[s] = i
+        self.team = frozenset(team)
+        self.seat = seat
+        self.leaves: dict[tuple[int, ...], float] = {}
+        self.made: dict[float, bool | None] = {}
+        self.positions: dict[tuple[object, ...], tuple[float, float]] = {}
+        self.nodes = 0
+        self.cap = cap
+        bit = table.bit
+        hands: list[int] = []
+        for h in state.hands:
+            m = 0
+            for card in h:
+                m |= bit[card]
+            hands.append(m)
+        self.hands = tuple(hands)
+        trick = state.trick
+        assert state.to_act is not None
+        self.leader = trick.leader if trick is not None else state.to_act
+        self.trick: tuple[int, ...] = tuple(bit[c] for c in trick.cards) if trick is not None else ()
+        self.led: str | None = table.suit[trick.cards[0]] or trick.nominate if trick is not None else None
+        self.won = state.tricks_won
+        # Move order keys per bit: (power, then the suit's letter), up for the low-first orders, down for the
+        # high-first ones (ties by the suit's letter both ways, as Solver's stable sorts leave them).
+        n = len(table.cards)
+        self.up = [(table.bit_power[i] << 3) + _SUIT_ORDER[table.bit_suit[i]] for i in range(n)]
+        self.down = [(-table.bit_power[i] << 3) + _SUIT_ORDER[table.bit_suit[i]] for i in range(n)]
+
+    def run(self) -> float:
+        """The value of the root under best play (:class:`GiveUp` past the cap)."""
+        return self.search(self.hands, self.leader, self.trick, self.led, self.won, -1e9, 1e9)
+
+    def after(self, card: str, named: str | None = None) -> tuple[float, bool | None] | None:
+        """:meth:`Solver.after`: the solve of the position after the seat to play plays ``card``."""
+        self.nodes = 0
+        actor = self.active[(self.order[self.leader] + len(self.trick)) % len(self.active)]
+        try:
+            value = self.search_after(self.hands, self.leader, self.trick, self.led, self.won, actor,
+                                      self.table.bit[card], -1e9, 1e9)
+        except GiveUp:
+            return None
+        return value, self.made.get(value)
+
+    def leaf(self, won: tuple[int, ...]) -> float:
+        value = self.leaves.get(won)
+        if value is None:
+            deltas, seats, made = score_hand(msgspec.structs.replace(self.state, tricks_won=won))
+            value = hand_value(self.state.scores, deltas, seats, made, self.state.options, self.seat)
+            self.leaves[won] = value
+            self.made.setdefault(value, made)
+        return value
+
+    def search_after(self, hands: tuple[int, ...], leader: int, trick: tuple[int, ...], led: str | None,
+                     won: tuple[int, ...], actor: int, bit: int, alpha: float, beta: float) -> float:
+        """The value after ``actor`` plays ``bit`` in the position (hands, leader, trick, led, won)."""
+        after = hands[:actor] + (hands[actor] ^ bit,) + hands[actor + 1:]
+        table = self.table
+        if not trick:
+            return self.search(after, actor, (bit,), table.bit_suit[bit.bit_length() - 1], won, alpha, beta)
+        played = trick + (bit,)
+        active = self.active
+        if len(played) < len(active):
+            return self.search(after, leader, played, led, won, alpha, beta)
+        winner = active[(self.order[leader] + winning_index(played, led, table)) % len(active)]
+        return self.search(after, winner, (), None, won[:winner] + (won[winner] + 1,) + won[winner + 1:], alpha,
+                           beta)
+
+    def search(self, hands: tuple[int, ...], leader: int, trick: tuple[int, ...], led: str | None,
+               won: tuple[int, ...], alpha: float, beta: float) -> float:
+        self.nodes += 1
+        if self.nodes > self.cap:
+            raise GiveUp
+        key: tuple[object, ...] | None = None
+        if not trick:
+            if not hands[leader]:
+                return self.leaf(won)
+            key = (leader, hands, won)
+            bounds = self.positions.get(key)
+            if bounds is not None:
+                low, high = bounds
+                if low >= beta:
+                    return low
+                if high <= alpha or low == high:
+                    return high
+                alpha, beta = max(alpha, low), min(beta, high)
+        alpha0, beta0 = alpha, beta
+        active = self.active
+        actor = active[(self.order[leader] + len(trick)) % len(active)]
+        maximizing = actor in self.team
+        best = -1e9 if maximizing else 1e9
+        for bit in self.moves(hands, leader, trick, led, actor):
+            value = self.search_after(hands, leader, trick, led, won, actor, bit, alpha, beta)
+            if maximizing:
+                if value > best:
+                    best = value
+                if value > alpha:
+                    alpha = value
+            else:
+                if value < best:
+                    best = value
+                if value < beta:
+                    beta = value
+            if alpha >= beta:
+                break
+        if key is not None:
+            low, high = self.positions.get(key, (-1e9, 1e9))
+            if best <= alpha0:
+                high = min(high, best)
+            elif best >= beta0:
+                low = max(low, best)
+            else:
+                low = high = best
+            self.positions[key] = (low, high)
+        return best
+
+    def moves(self, hands: tuple[int, ...], leader: int, trick: tuple[int, ...], led: str | None,
+              actor: int) -> list[int]:
+        """:meth:`Solver.moves` over masks: the legal cards, one of each run of equivalent cards, in search
+        order."""
+        table = self.table
+        hand = hands[actor]
+        legal = hand
+        if trick:
+            same = hand & table.suit_mask.get(led, 0)
+            if same:
+                legal = same
+        if legal & (legal - 1):
+            # Equivalent cards: of each run of one suit's cards with no card held elsewhere (or in the trick)
+            # between them, the highest.
+            elsewhere = 0
+            for s in self.active:
+                if s != actor:
+                    elsewhere |= hands[s]
+            for b in trick:
+                elsewhere |= b
+            kept = 0
+            suit_mask, bit_suit = table.suit_mask, table.bit_suit
+            m = legal
+            while m:
+                top = 1 << (m.bit_length() - 1)
+                kept |= top
+                m ^= top
+                suit = suit_mask[bit_suit[top.bit_length() - 1]]
+                # Drop the cards of the run below ``top``: the legal cards of its suit with nothing between.
+                while m:
+                    nxt = 1 << (m.bit_length() - 1)
+                    if not nxt & suit or elsewhere & suit & (top - 1) & ~((nxt << 1) - 1):
+                        break
+                    m ^= nxt
+                    top = nxt
+            legal = kept
+        bits: list[int] = []
+        m = legal
+        while m:
+            low = m & -m
+            bits.append(low)
+            m ^= low
+        if len(bits) == 1:
+            return bits
+        if not trick:
+            down = self.down
+            bits.sort(key=lambda b: down[b.bit_length() - 1])
+            return bits
+        up = self.up
+        active = self.active
+        w = winning_index(trick, led, table)
+        winner_seat = active[(self.order[leader] + w) % len(active)]
+        if (winner_seat in self.team) == (actor in self.team):
+            bits.sort(key=lambda b: up[b.bit_length() - 1])
+            return bits
+        winners = beating_mask(legal, trick[w], led, table)
+        bits.sort(key=lambda b: (0 if b & winners else 1, up[b.bit_length() - 1]))
+        return bits
+
+
+__all__ = ["ENDGAME_CARDS", "NODE_CAP", "BitSolver", "GiveUp", "Solver", "cards_left", "make_solver", "shared_solver",
+           "solvable", "solve", "solve_outcome", "tricks_left"]

@@ -43,14 +43,15 @@ from collections.abc import Mapping, Sequence
 from itertools import combinations
 
 from bots.basic import (
-    STRAINS,
+    bid_from_hand,
     decide_basic,
+    discard_from_hand,
     helper_tricks,
     misere_danger,
     own_tricks,
 )
-from bots.cardplay import choose_card
-from bots.endgame import Solver, shared_solver, solvable, solve_outcome
+from bots.cardplay import HandInPlay, bit_keys, choose_bit
+from bots.endgame import BitSolver, Solver, shared_solver, solvable, solve_outcome
 from bots.inference import read_auction, sample
 from bots.knowledge import Knowledge
 from bots.value import hand_value, points_value, result_value
@@ -72,12 +73,15 @@ from engine import (
     sides,
     view,
 )
-from engine.cards import rank_of
+from engine.cards import STRAINS, rank_of
+from engine.contract import hand_teams, playing_together
+from engine.deal import kitty_size
 from engine.model import GameOver, HandScored
-from engine.playout import Playout
+from engine.playout import BitPlayout
 from engine.rules import MISERE_BIDS, bid_level, bid_strain, bid_value, side_of
 from engine.scoring import judge_game
-from engine.seats import controller, seat_count
+from engine.seats import controller
+from engine.tricks import strain_of
 
 #: How many standard errors a candidate must beat the ``basic`` move by (see :func:`choose`).
 CONFIDENCE = 1.0
@@ -122,6 +126,18 @@ def default_budget(phase: str) -> int:
 def _basic_move(state: GameState) -> Move:
     seat = state.to_act
     assert seat is not None
+    if state.phase == "auction" and state.viewed[seat] and not state.ghost_piles:
+        # The basic bid from the state's values (bots.basic.bid_from_hand), without building the seat's view:
+        # within a sampled deal they are what its view says (its hand, the high bid, its side before a contract).
+        high = state.high
+        opts = state.options
+        return bid_from_hand(opts, seat, state.hands[seat], legal_moves(state), None if high is None else high.seat,
+                             None if high is None else high.bid, playing_together(sides(opts), None)[seat])
+    if state.phase == "exchange" and not state.ghost_piles and state.contract is not None:
+        # The basic discard from the state's values (bots.basic.discard_from_hand), likewise.
+        cards = discard_from_hand(state.options, state.hands[seat], kitty_size(state.options), state.contract.bid,
+                                  strain_of(state))
+        return Discard(seat=seat, cards=tuple(cards))
     knowledge = Knowledge(view(state, controller(state.options, seat)), state.options)
     legal = [] if state.phase == "exchange" else legal_moves(state)
     return decide_basic(knowledge, legal)
@@ -137,7 +153,7 @@ def value_of(state: GameState, move: Move, seat: int) -> float:
     return outcome_of(state, move, seat)[0]
 
 
-def outcome_of(state: GameState, move: Move, seat: int, solver: Solver | None = None) -> Outcome:
+def outcome_of(state: GameState, move: Move, seat: int, solver: Solver | BitSolver | None = None) -> Outcome:
     """The playout :data:`Outcome` for ``seat`` of playing ``move`` now: the rest of the hand solved exactly
     when few cards are left (:mod:`bots.endgame`; with ``solver``, the :func:`bots.endgame.shared_solver` of
     ``state`` that the other candidates on this deal use too), else played out."""
@@ -204,78 +220,56 @@ def playout_outcome(state: GameState, seat: int) -> Outcome:
 
 
 def _play_out(state: GameState, seat: int) -> Outcome:
-    """The card play to the end of the hand, on the engine's fast path (:class:`engine.playout.Playout`), each
-    seat playing :func:`bots.cardplay.choose_card` with the sampled hands in the open."""
-    game = Playout(state)
+    """The card play to the end of the hand, each seat playing the standard card play with the sampled hands in
+    the open, over masks (:class:`engine.playout.BitPlayout`, :func:`bots.cardplay.choose_bit`: the standard card
+    play rule for rule; a ghost's face-down cards are not among the others' cards it weighs, as no one sees
+    them)."""
+    game = BitPlayout(state)
     table = game.table
-    suit_of = table.suit
+    suit_mask, bit_suit = table.suit_mask, table.bit_suit
     teams = _teams(state)
     c = state.contract
-    bid = c.bid if c else None
-    contractor = c.contractor if c else None
+    in_play = HandInPlay(table, c.bid if c else None, c.contractor if c else None, game.active)
+    keys = bit_keys(table)
     active = game.active
     hands = game.hands
-    # Without ghost piles no card appears during play: each effective suit's cards still in the hands, highest
-    # first, give every seat the highest card the others hold in each suit (choose_card's ``tops``) at once.
-    power = table.power
-    trump = table.trump
-    by_suit: dict[str | None, list[str]] | None = None
-    if not state.ghost_piles:
-        by_suit = {}
-        for s in active:
-            for x in hands[s]:
-                by_suit.setdefault(suit_of[x], []).append(x)
-        for cards_of in by_suit.values():
-            cards_of.sort(key=power.__getitem__, reverse=True)
     while not game.over:
         actor = game.to_act
-        hand = hands[actor]
-        cards = game.legal_cards()
-        trick = game.cards
-        if len(cards) == 1:
-            card = cards[0]
-        elif by_suit is not None:
-            # choose_card reads the tops of the suits of the cards it may play, and of trumps, alone.
-            tops: dict[str | None, int] = {}
-            for suit in {suit_of[x] for x in cards} | {trump}:
-                for x in by_suit.get(suit, ()):
-                    if x not in hand:
-                        tops[suit] = power[x]
-                        break
-            card = choose_card(actor, hand, cards, game.leader if trick else None, trick, game.nominate, active,
-                               table, bid, contractor, teams[actor], (), tops=tops)
+        legal = game.legal()
+        trick = game.bits
+        if legal & (legal - 1) == 0:
+            bit = legal
         else:
-            others = [x for s in active if s != actor for x in hands[s]]
-            card = choose_card(actor, hand, cards, game.leader if trick else None, trick, game.nominate, active,
-                               table, bid, contractor, teams[actor], others)
+            others = 0
+            for s in active:
+                if s != actor:
+                    others |= hands[s]
+            bit = choose_bit(in_play, keys, actor, hands[actor], legal, game.leader, trick, game.led, teams[actor],
+                             others)
         nominate = None
-        if not trick and suit_of[card] is None:
+        if not trick and bit_suit[bit.bit_length() - 1] is None:
             # Leading a free joker: name the suit this seat holds most of (as bots.cardplay.choose_play does).
-            suits = game.lead_suits(card)
-            nominate = suits[0] if len(suits) == 1 else max(suits, key=lambda x: sum(1 for y in hand
-                                                                                    if suit_of[y] == x))
-        game.play(card, nominate)
-        if by_suit is not None:
-            by_suit[suit_of[card]].remove(card)
+            suits = game.lead_suits(bit)
+            hand = hands[actor]
+            nominate = suits[0] if len(suits) == 1 else max(suits, key=lambda x: _count(hand & suit_mask.get(x, 0)))
+        game.play(bit, nominate)
     deltas, seats, made = game.score()
     return (hand_value(state.scores, deltas, seats, made, state.options, seat),
             _success(state.options, seat, seats, made))
 
 
+def _count(mask: int) -> int:
+    n = 0
+    while mask:
+        mask &= mask - 1
+        n += 1
+    return n
+
+
 def _teams(state: GameState) -> dict[int, frozenset[int]]:
-    """Who plays together this hand, in a sampled deal (everyone knows everything there)."""
-    opts = state.options
-    n = seat_count(opts)
-    c = state.contract
-    if c is None:
-        out: dict[int, frozenset[int]] = {}
-        for members in sides(opts):
-            for s in members:
-                out[s] = frozenset(members)
-        return out
-    contracting = frozenset((c.contractor, *partners(state)))
-    defenders = frozenset(s for s in range(n) if s not in contracting)
-    return {s: contracting if s in contracting else defenders for s in range(n)}
+    """Who plays together this hand, in a sampled deal (everyone knows everything there):
+    :func:`engine.contract.hand_teams`."""
+    return {s: frozenset(team) for s, team in enumerate(hand_teams(state))}
 
 
 def _unique(moves: Sequence[Move]) -> list[Move]:
@@ -481,10 +475,16 @@ def prune(values: Sequence[Sequence[float]], ids: Sequence[int]) -> list[int]:
     """The ``ids`` of the candidates still worth sampling (``values``: each one's playout values so far, on the
     same deals): the ``basic`` move (the first) always; another unless some candidate beats it on these deals by
     more than :data:`PRUNE_CONFIDENCE` standard errors of the paired difference (it could then hardly end up
-    chosen, and the deals it would take are saved)."""
+    chosen, and the deals it would take are saved), or it has had the basic move's value on every deal so far
+    (:func:`choose` takes the basic move over one that does not beat it)."""
     n = len(values[0])
     keep = [ids[0]]
+    basic = values[0]
     for i in range(1, len(values)):
+        if values[i] == basic:
+            # The same value as the basic move on every deal so far (an equivalent move, as the search sees it):
+            # it could beat the basic move only by parting from it on most of the deals still to come.
+            continue
         if not any(_beaten_by(values[i], values[j], n) for j in range(len(values)) if j != i):
             keep.append(ids[i])
     return keep

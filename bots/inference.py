@@ -9,6 +9,8 @@ seats' calls are read with the ``basic`` bidder as the model of how a seat bids 
 - a seat that later passed over a higher bid holds a hand not worth the next bid of its strain (an upper bound);
 - a seat that passed without ever bidding holds a hand worth less than the cheapest bid open to it in every
   strain (unless its partner held the high bid: a seat does not overcall its partner without a clear reason).
+- a seat that bid misère holds a hand with few cards that could be forced to win a trick (fewer than
+  :data:`MISERE_DANGER` by :func:`bots.basic.misere_danger`, its played cards counted).
 
 The cards a seat has played since count as part of the hand it bid on. Voids shown in play are already honoured
 by the sampler itself. The plays say more, read with the standard card play (:mod:`bots.cardplay`) as the model:
@@ -19,7 +21,8 @@ suit it has none of), so such a seat also held no card that would have taken it;
 another side's trick with its cheapest card that does. A lead below the best card left in its suit is the
 policy's lowest card of a suit, and it leads a card no one can beat in a plain suit whenever it holds one: such a
 seat holds no lower card of the suit it led and, when that suit is plain, the best card left in no plain suit.
-These reads wait, in the five-player game, until the called partner is known (a seat's side decides its play).
+These reads wait, in the five-player game, for the plays made after the called card is seen (a seat's side, as it
+knew it, decides its play).
 :func:`read_plays` lists, per seat, the unseen cards such plays say it lacks, and the sampler deals them elsewhere
 (a seat whose later plays break the model, by playing such a card after all, is not read; nor is any seat at misère,
 which plays otherwise; nor, while no deal of the unseen cards could honour all the reads with the shown voids, the
@@ -40,15 +43,22 @@ from itertools import combinations
 
 import msgspec
 
-from bots.basic import STRAINS, helper_tricks, own_tricks
-from bots.knowledge import Knowledge, deal_unseen, places_for, state_from, team_of
+from bots.basic import helper_tricks
+from bots.knowledge import Knowledge, places_for, state_from, team_of
+from bots.sampling import MISERE_BOUND, PlainBound, best_placement, misfit_of
 from engine import GameState, Options
-from engine.cards import JOKERS
+from engine.cards import JOKERS, STRAINS
 from engine.rules import MISERE_BIDS, bid_level, bid_strain, ladder
 from engine.tricks import beats, led_suit, trick_winner_index
 
 #: Deals drawn per sample to find one that agrees with the auction.
 TRIES = 10
+
+#: The strain of the bound a misère bid puts on its bidder's hand: what it measures is not tricks but
+#: :func:`bots.basic.misere_danger`, the cards that could be forced to win a trick (``basic`` bids misère at 0;
+#: other players bid it on hands a little less clean), and it must stay below :data:`MISERE_DANGER`.
+MISERE_STRAIN = MISERE_BOUND
+MISERE_DANGER = 3.0
 
 #: How far (in tricks) a hand's estimate may sit beyond what its calls said before the deal counts as a misfit:
 #: the ``basic`` bidder bids when its estimate reaches the bid's level less a quarter trick, and other bidders
@@ -96,11 +106,14 @@ def read_auction(knowledge: Knowledge) -> Evidence:
     bounds: list[Bound] = []
     high: tuple[int, str] | None = None  # (seat, bid) of the high bid so far
     last_bid: dict[int, str] = {}
+    misere_bidders: set[int] = set()
     for call in view.auction:
         seat = call.seat
         if call.bid is not None:
             if call.bid not in MISERE_BIDS:
                 last_bid[seat] = call.bid
+            else:
+                misere_bidders.add(seat)
             high = (seat, call.bid)
             continue
         if seat not in hidden:
@@ -124,6 +137,9 @@ def read_auction(knowledge: Knowledge) -> Evidence:
     for seat, bid in last_bid.items():
         if seat in hidden:
             bounds.append(Bound(seat, bid_strain(bid), bid_level(bid) - extra - LOWER_SLACK, None))
+    for seat in misere_bidders:
+        if seat in hidden:  # a misère bid says the hand holds few cards that could be forced to win a trick
+            bounds.append(Bound(seat, MISERE_STRAIN, None, MISERE_DANGER))
     played: dict[int, list[str]] = {}
     for t in (*view.tricks, *((view.current_trick,) if view.current_trick else ())):
         for p in t.plays:
@@ -143,9 +159,11 @@ def read_plays(knowledge: Knowledge) -> dict[int, frozenset[str]]:
     hidden = {s for s in range(len(view.hand_sizes)) if s != knowledge.seat and s not in knowledge.known_hands}
     seats_playing = view.players - len(c.sitting_out)
     plain_suits = {suit[x] for x in power} - {None, trump}
-    # Who is on whose side, as the seats themselves know it (a called partner not yet shown knows more than the
-    # others do): the reads that need it wait until every seat can know it.
-    sides_known = c.partners_known
+    # Who is on whose side, as the seats themselves knew it when they played: a called partner is secret until its
+    # card is played (the partner itself, and so this reader when it is the partner, knows more than the others
+    # do), so the reads that need the sides wait for the plays made after the called card is seen.
+    secret = c.called_card is not None and not c.alone
+    sides_known = not secret
     gone: set[str] = set()
     lacks: dict[int, set[str]] = {}
     played: dict[int, set[str]] = {}
@@ -164,6 +182,8 @@ def read_plays(knowledge: Knowledge) -> dict[int, frozenset[str]]:
         led = led_suit(cards[:1], t.nominate, table)
         for i, p in enumerate(t.plays):
             played.setdefault(p.seat, set()).add(p.card)
+            if secret and i > 0 and t.plays[i - 1].card == c.called_card:
+                sides_known = True  # (the called card is seen: the plays after it know the sides)
             if p.seat not in hidden or p.card in JOKERS:
                 continue
             s = suit[p.card]
@@ -212,6 +232,8 @@ def read_plays(knowledge: Knowledge) -> dict[int, frozenset[str]]:
                     said |= takers
             lacks.setdefault(p.seat, set()).update(said - gone)
         gone.update(cards)
+        if secret and c.called_card in cards:
+            sides_known = True
     unseen = set(knowledge.unseen)
     out = {seat: frozenset(cards & unseen) for seat, cards in lacks.items()
            if not cards & played.get(seat, set()) and cards & unseen}
@@ -244,40 +266,23 @@ def misfit(evidence: Evidence, state: GameState, knowledge: Knowledge) -> float:
     return _misfit(evidence, dict(enumerate(state.hands)), knowledge.options)
 
 
+def _plain(evidence: Evidence) -> list[PlainBound]:
+    return [(b.seat, b.strain, b.low, b.high) for b in evidence.bounds]
+
+
 def _misfit(evidence: Evidence, hands: Mapping[int, Sequence[str]], opts: Options,
             cutoff: float = math.inf) -> float:
     """:func:`misfit` over the hidden seats' ``hands``; it stops counting once the miss reaches ``cutoff`` (a deal
-    that misses by that much is not kept anyway)."""
-    miss = 0.0
-    estimates: dict[tuple[int, str], float] = {}
-    for b in evidence.bounds:
-        key = (b.seat, b.strain)
-        est = estimates.get(key)
-        if est is None:
-            est = estimates[key] = own_tricks((*hands.get(b.seat, ()), *evidence.played[b.seat]), b.strain, opts)
-        if b.low is not None and est < b.low:
-            miss += b.low - est
-        if b.high is not None and est >= b.high:
-            miss += est - b.high
-        if miss >= cutoff:
-            break
-    return miss
+    that misses by that much is not kept anyway): :func:`bots.sampling.misfit_of`."""
+    return misfit_of(_plain(evidence), hands, evidence.played, opts, cutoff)
 
 
 def sample(knowledge: Knowledge, rng: random.Random, evidence: Evidence, tries: int = TRIES) -> GameState:
-    """A deal consistent with the view that agrees with the auction (see the module docstring)."""
-    best: dict[int, list[str]] | None = None
-    best_miss = math.inf
-    for _ in range(tries if evidence.bounds else 1):
-        placed = deal_unseen(knowledge, rng, lacks=evidence.lacks)
-        miss = _misfit(evidence, placed, knowledge.options, best_miss) if evidence.bounds else 0.0
-        if miss < best_miss:
-            best, best_miss = placed, miss
-        if miss == 0.0:
-            break
-    assert best is not None
-    return state_from(knowledge, best)
+    """A deal consistent with the view that agrees with the auction (see the module docstring): up to ``tries``
+    deals drawn, the first that fits kept, else the one that misfits least (:func:`bots.sampling.best_placement`)."""
+    return state_from(knowledge, best_placement(knowledge, rng, _plain(evidence), evidence.played, evidence.lacks,
+                                                tries))
 
 
-__all__ = ["LOWER_SLACK", "TRIES", "UPPER_SLACK", "Bound", "Evidence", "misfit", "placeable", "read_auction",
-           "read_plays", "sample"]
+__all__ = ["LOWER_SLACK", "MISERE_DANGER", "MISERE_STRAIN", "TRIES", "UPPER_SLACK", "Bound", "Evidence", "misfit",
+           "placeable", "read_auction", "read_plays", "sample"]

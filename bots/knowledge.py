@@ -29,6 +29,7 @@ from collections.abc import Collection, Mapping
 
 from engine import GameState, Options, SeatView
 from engine.cards import Strain
+from engine.contract import playing_together
 from engine.deal import pack_index
 from engine.rules import MISERE_BIDS
 from engine.seats import controlled_seats
@@ -53,7 +54,7 @@ class Knowledge:
     """One seat's information set, derived from its view (see the module docstring)."""
 
     __slots__ = ("view", "options", "seat", "hand", "table", "unseen", "slots", "voids", "known_hands",
-                 "kitty_known", "discards_known", "played")
+                 "kitty_known", "discards_known", "played", "groups")
 
     def __init__(self, view: SeatView, options: Options) -> None:
         if view.seat is None:
@@ -79,6 +80,8 @@ class Knowledge:
             raise ValueError(f"the view does not add up: {len(self.unseen)} unseen cards for "
                              f"{sum(self.slots.values())} unseen places")
         self.voids = known_voids(view, options, self.table)
+        #: :func:`placement_groups` per set of reads, filled as asked (a pure memo of this view's answers).
+        self.groups: dict[frozenset[tuple[int, frozenset[str]]], Groups] = {}
 
     def partners(self) -> tuple[int, ...]:
         """The seats on this seat's side for the hand being played, as far as it knows."""
@@ -86,25 +89,11 @@ class Knowledge:
 
 
 def team_of(view: SeatView, seat: int) -> tuple[int, ...]:
-    """``seat`` and the seats known to play on its side this hand (contract partnerships, else fixed sides)."""
+    """``seat`` and the seats known to play on its side this hand (:func:`engine.contract.playing_together`, with
+    the contract's partners as far as the view shows them)."""
     c = view.contract
-    if c is None:
-        for members in view.sides:
-            if seat in members:
-                return members
-        return (seat,)
-    if c.bid in MISERE_BIDS:
-        return (seat,)
-    contracting = (c.contractor, *c.partners)
-    if seat in contracting:
-        return tuple(contracting)
-    seats = len(view.hand_sizes)
-    if len(view.sides) == seats:  # every seat for itself: the defenders are one side against it
-        return tuple(s for s in range(seats) if s not in contracting)
-    for members in view.sides:
-        if seat in members:
-            return members
-    return (seat,)
+    contracting = None if c is None else (c.contractor,) if c.bid in MISERE_BIDS else (c.contractor, *c.partners)
+    return playing_together(view.sides, contracting)[seat]
 
 
 def places_for(knowledge: Knowledge, lacks: Mapping[int, Collection[str]]) -> dict[str, list[int]]:
@@ -115,21 +104,46 @@ def places_for(knowledge: Knowledge, lacks: Mapping[int, Collection[str]]) -> di
             for card in knowledge.unseen}
 
 
+#: How the unseen cards may be placed under some reads: each group of cards that fit the same places, as (the
+#: places, the cards), groups with fewer places first (:func:`placement_groups`).
+Groups = tuple[tuple[tuple[int, ...], tuple[str, ...]], ...]
+
+
+def placement_groups(knowledge: Knowledge, lacks: Mapping[int, Collection[str]]) -> Groups:
+    """The unseen cards grouped by the places each may go to (:func:`places_for`), groups of fewer places first
+    (then in the order of their first card among the unseen, for a fixed order). Kept on the knowledge per set of
+    ``lacks``: a search samples hundreds of deals of one view under the same reads."""
+    key = frozenset((p, frozenset(c)) for p, c in lacks.items())
+    cached = knowledge.groups.get(key)
+    if cached is not None:
+        return cached
+    by_fit: dict[tuple[int, ...], list[str]] = {}
+    for card, fits in places_for(knowledge, lacks).items():
+        by_fit.setdefault(tuple(fits), []).append(card)
+    groups = tuple(sorted(((fit, tuple(cards)) for fit, cards in by_fit.items()), key=lambda g: len(g[0])))
+    knowledge.groups[key] = groups
+    return groups
+
+
 def deal_unseen(knowledge: Knowledge, rng: random.Random, tries: int = 30,
                 lacks: Mapping[int, Collection[str]] | None = None) -> dict[int, list[str]]:
-    """Place every unseen card in an unseen place, uniformly among placements that respect the shown voids and
+    """Place every unseen card in an unseen place, at random among placements that respect the shown voids and
     ``lacks`` (cards a seat is taken not to hold, :func:`bots.inference.read_plays`).
 
-    Cards that fit fewer places are placed first; a dead end restarts (``tries`` times: the first half honour
-    ``lacks``, the rest the voids alone), after which the voids are relaxed rather than fail (a view whose voids
-    cannot all be honoured does not arise in legal play).
+    The cards are placed a group at a time (:func:`placement_groups`: the cards that fit the same places),
+    the groups that fit fewer places first; a group's cards take places drawn without replacement among the room
+    its places have left, each unit of room alike (so a place takes a share of the group in proportion to its
+    room: with no void and no read, every card lands in each place in proportion to its size). A dead end (a
+    group with more cards than room) restarts (``tries`` times: the first half honour ``lacks``, the rest the
+    voids alone), after which the voids are relaxed rather than fail (a view whose voids cannot all be honoured
+    does not arise in legal play).
     """
     slots = knowledge.slots
     voids = knowledge.voids
-    cards = list(knowledge.unseen)
-    lacking = {p: set(c) for p, c in (lacks or {}).items() if p in slots and c}
+    lacking = {p: c for p, c in (lacks or {}).items() if p in slots and c}
     if not lacking and not any(voids.get(p) for p in slots if p >= 0):
         # No void to respect: a shuffle cut into the places' sizes is the same uniform draw, much faster.
+        cards = list(knowledge.unseen)
         rng.shuffle(cards)
         out: dict[int, list[str]] = {}
         start = 0
@@ -137,26 +151,22 @@ def deal_unseen(knowledge: Knowledge, rng: random.Random, tries: int = 30,
             out[place] = cards[start:start + size]
             start += size
         return out
-    places = list(slots)
-    voids_only = places_for(knowledge, {})
-    with_lacks = places_for(knowledge, lacking) if lacking else voids_only
+    voids_only = placement_groups(knowledge, {})
+    with_lacks = placement_groups(knowledge, lacking) if lacking else voids_only
+    relaxed: Groups = ((tuple(slots), tuple(knowledge.unseen)),)
     for attempt in range(tries + 1):
-        fit = {card: places for card in cards} if attempt == tries else (
-            with_lacks if attempt < tries // 2 else voids_only)
-        rng.shuffle(cards)
+        groups = relaxed if attempt == tries else (with_lacks if attempt < tries // 2 else voids_only)
         room = dict(slots)
-        placed: dict[int, list[str]] = {s: [] for s in slots}
-        order = sorted(cards, key=lambda x: sum(1 for p in fit[x] if room[p] > 0))
+        placed: dict[int, list[str]] = {p: [] for p in slots}
         ok = True
-        for card in order:
-            options = [p for p in fit[card] if room[p] > 0]
-            if not options:
+        for fits, group in groups:
+            units = [p for p in fits for _ in range(room[p])]
+            if len(units) < len(group):
                 ok = False
                 break
-            weights = [room[p] for p in options]
-            place = rng.choices(options, weights)[0]
-            placed[place].append(card)
-            room[place] -= 1
+            for card, place in zip(group, rng.sample(units, len(group)), strict=True):
+                placed[place].append(card)
+                room[place] -= 1
         if ok:
             return placed
     raise AssertionError("unreachable: the relaxed placement always succeeds")
@@ -175,5 +185,5 @@ def state_from(knowledge: Knowledge, placed: dict[int, list[str]]) -> GameState:
     return complete_view(knowledge.view, knowledge.options, ordered)
 
 
-__all__ = ["DEAD_HAND", "DISCARDS", "KITTY", "Knowledge", "deal_unseen", "determinize", "face_down_slot", "places_for",
-           "state_from", "team_of"]
+__all__ = ["DEAD_HAND", "DISCARDS", "KITTY", "Groups", "Knowledge", "deal_unseen", "determinize", "face_down_slot",
+           "placement_groups", "places_for", "state_from", "team_of"]

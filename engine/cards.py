@@ -48,10 +48,6 @@ def suit_of(c: str) -> str | None:
     return None if c in JOKERS else c[-1]
 
 
-def is_joker(c: str) -> bool:
-    return c in JOKERS
-
-
 def parse_card(token: object, pack: frozenset[str] | None = None) -> str:
     """Return ``token`` if it names a card (of ``pack`` when given); raise ``ValueError`` naming it otherwise.
 
@@ -137,7 +133,8 @@ class Strain:
     simply the highest-power card among those of the led suit or trumps.
     """
 
-    __slots__ = ("trump", "suit", "power", "by_suit", "led_ranks")
+    __slots__ = ("trump", "suit", "power", "by_suit", "led_ranks", "cards", "bit", "suit_mask", "trump_mask",
+                 "high_free_mask", "low_free_mask", "bit_suit", "bit_power", "bit_pack")
 
     def __init__(self, pack: tuple[str, ...], trump: str | None, nominations: tuple[tuple[str, str], ...],
                  joker_low: bool = False, low_trump: str | None = None) -> None:
@@ -177,6 +174,38 @@ class Strain:
         self.by_suit = by_suit
         #: Per led suit, each card's claim on a trick led in it (:func:`engine.tricks.led_ranks`), filled as asked.
         self.led_ranks: dict[str | None, dict[str, int]] = {}
+        self._number_bits(pack)
+
+    def _number_bits(self, pack: tuple[str, ...]) -> None:
+        """The cards as bit positions, for searches (engine/masks.py): the low free jokers first, then each plain
+        suit's cards, then the trumps, then the high free jokers, each run by power, low to high. So within an
+        effective suit a higher bit is a higher card, and among the cards that may win a trick (the led suit's,
+        the trumps, the high free jokers) the highest bit wins it."""
+        suit, power, trump = self.suit, self.power, self.trump
+        place = {c: i for i, c in enumerate(pack)}
+
+        def bit_order(c: str) -> tuple[int, int, int]:
+            s = suit[c]
+            if s is None:
+                return (0 if power[c] < 0 else 3, 0, power[c])
+            if s == trump:
+                return (2, 0, power[c])
+            return (1, SUITS.index(s), power[c])
+
+        #: Bit ``i`` stands for ``cards[i]``; ``bit[c]`` is ``1 << i``.
+        self.cards: tuple[str, ...] = tuple(sorted(pack, key=bit_order))
+        self.bit: dict[str, int] = {c: 1 << i for i, c in enumerate(self.cards)}
+        #: Per effective suit (``None``: the free jokers), the mask of its cards.
+        self.suit_mask: dict[str | None, int] = {}
+        for c in self.cards:
+            self.suit_mask[suit[c]] = self.suit_mask.get(suit[c], 0) | self.bit[c]
+        self.trump_mask: int = self.suit_mask.get(trump, 0) if trump is not None else 0
+        self.high_free_mask: int = sum(self.bit[c] for c in self.cards if suit[c] is None and power[c] > 0)
+        self.low_free_mask: int = sum(self.bit[c] for c in self.cards if suit[c] is None and power[c] < 0)
+        #: Per bit position: the card's effective suit, power and place in the pack's canonical order.
+        self.bit_suit: tuple[str | None, ...] = tuple(suit[c] for c in self.cards)
+        self.bit_power: tuple[int, ...] = tuple(power[c] for c in self.cards)
+        self.bit_pack: tuple[int, ...] = tuple(place[c] for c in self.cards)
 
     def order(self, cards: Iterable[str]) -> list[str]:
         """Cards sorted high to low by power."""

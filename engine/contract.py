@@ -8,7 +8,7 @@ play (:func:`open_play`).
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from functools import lru_cache
 from typing import Final
 
@@ -38,7 +38,7 @@ from engine.model import (
 )
 from engine.options import Options
 from engine.reasons import Reason
-from engine.rules import MISERE_BIDS, OPEN_MISERE, bid_level, has_teams, is_nt_family, joker_low, side_of
+from engine.rules import MISERE_BIDS, OPEN_MISERE, bid_level, has_teams, is_nt_family, joker_low, side_of, sides
 from engine.seats import seat_count
 from engine.tokens import card_rejection, suit_rejection
 from engine.tricks import trick_seat
@@ -189,6 +189,37 @@ def partners(state: GameState) -> tuple[int, ...]:
     return ()
 
 
+def playing_together(sides: Sequence[Sequence[int]], contracting: Sequence[int] | None) -> tuple[tuple[int, ...], ...]:
+    """Per seat, the seats playing on its side this hand, itself included: before a contract, the scoring
+    ``sides``; under one, the ``contracting`` seats (the contractor and its partners; the contractor alone at
+    misère) together, and every other seat together against them (the defenders of a contract share one aim,
+    to defeat it, whichever scoring side each belongs to; a misère partner sitting out counts among them and plays
+    no card). The bots read a seat's side from it (from the state, :func:`hand_teams`; from a view, with the
+    partners the view shows).
+
+    >>> playing_together(((0, 2), (1, 3)), None)
+    ((0, 2), (1, 3), (0, 2), (1, 3))
+    >>> playing_together(((0,), (1,), (2,)), (1,))
+    ((0, 2), (1,), (0, 2))
+    """
+    seats = sum(len(members) for members in sides)
+    out: list[tuple[int, ...]] = [()] * seats
+    if contracting is None:
+        for members in sides:
+            for s in members:
+                out[s] = tuple(members)
+        return tuple(out)
+    ours = tuple(sorted(set(contracting)))
+    theirs = tuple(s for s in range(seats) if s not in ours)
+    return tuple(ours if s in ours else theirs for s in range(seats))
+
+
+def hand_teams(state: GameState) -> tuple[tuple[int, ...], ...]:
+    """:func:`playing_together` of the state's hand: the contract's partners as :func:`partners` derives them."""
+    c = state.contract
+    return playing_together(sides(state.options), None if c is None else (c.contractor, *partners(state)))
+
+
 # ------------------------------------------------------------------------------------------------ exchange
 
 
@@ -292,5 +323,6 @@ def apply_nomination(state: GameState, move: NominateJoker, events: list[Event])
 
 
 __all__ = ["active_seats", "apply_discard", "apply_nomination", "apply_partner_call", "check_discard",
-           "check_nomination", "check_partner_call", "legal_discards", "legal_nominations", "legal_partner_calls",
-           "may_nominate", "next_setup_step", "open_play", "partners", "start_play"]
+           "check_nomination", "check_partner_call", "hand_teams", "legal_discards", "legal_nominations",
+           "legal_partner_calls", "may_nominate", "next_setup_step", "open_play", "partners", "playing_together",
+           "start_play"]

@@ -32,6 +32,7 @@ from typing import Final
 import msgspec
 
 from engine.deal import pack_index
+from engine.masks import cards_of, follow_mask, mask_of, winning_index
 from engine.model import Event, GameState, Move, Trick
 from engine.play import cards_to_follow, lead_suits, play_move
 from engine.rules import MISERE_BIDS
@@ -204,4 +205,148 @@ class Playout:
         return self.score()[0]
 
 
-__all__ = ["Playout"]
+class BitPlayout:
+    """:class:`Playout` with the hands as masks (:mod:`engine.masks`): the play phase of one hand from ``state``,
+    for the searches' playouts, where a card is a bit of the hand's strain table (``table.bit``).
+
+    The same rules as :class:`Playout` (``tests/engine/test_masks.py`` plays random hands of every player count
+    and rule set with both, card by card, and finds the same legal cards, tricks and scores): following and
+    winning by mask operations, and, while a free joker's own rules can matter (``joker_follow_first_round``,
+    the misère-forced joker, a free joker to lead), the engine's general functions on the cards
+    (:func:`engine.play.cards_to_follow`, :func:`engine.play.lead_suits`); a ghost's face-down card joins its
+    hand when the card on it is played.
+
+    Read freely, never write: ``hands`` (every seat's mask), ``to_act``, ``leader``, ``bits`` and ``nominate``
+    (the trick in progress), ``led`` (its suit), ``won``, ``table``, ``active``, ``over``.
+    """
+
+    def __init__(self, state: GameState) -> None:
+        if state.phase != "play" or state.to_act is None:
+            raise ValueError("a playout starts in the play phase")
+        self.start = state
+        opts = state.options
+        table = self.table = strain_of(state)
+        self.active = state.active
+        n = len(self.active)
+        self._next = [0] * len(state.hands)
+        for i, s in enumerate(self.active):
+            self._next[s] = self.active[(i + 1) % n]
+        bit = table.bit
+        self.hands: list[int] = []
+        for h in state.hands:
+            m = 0
+            for card in h:
+                m |= bit[card]
+            self.hands.append(m)
+        trick = state.trick
+        self.to_act: int = state.to_act
+        self.leader: int = trick.leader if trick is not None else state.to_act
+        self.bits: list[int] = [bit[c] for c in trick.cards] if trick is not None else []
+        self.nominate: str | None = trick.nominate if trick is not None else None
+        self.led: str | None = (table.suit[trick.cards[0]] or self.nominate) if trick is not None else None
+        #: The completed tricks, kept only while ``joker_follow_first_round`` can read them (a free joker left).
+        self.tricks: list[Trick] = list(state.tricks)
+        self._done = len(state.tricks)
+        self.won = list(state.tricks_won)
+        self.suits_led = state.suits_led
+        self.shown_void = list(state.shown_void)
+        c = state.contract
+        self._contractor = c.contractor if c is not None and c.bid in MISERE_BIDS else -1
+        self._forced = joker_forced(opts, c)
+        self._first_round = opts.joker_follow_first_round
+        free = table.suit_mask.get(None, 0)
+        self._free = 0
+        for s in self.active:
+            self._free |= self.hands[s] & free
+        # Ghost partners: per seat, each face-up card lying on a face-down one → the card beneath (as bits).
+        self._piles: list[dict[int, int]] = [{} for _ in state.hands]
+        for s, piles in enumerate(state.ghost_piles):
+            for up, down in piles:
+                if up in state.hands[s]:
+                    self._piles[s][bit[up]] = bit[down]
+                    self._free |= bit[down] & free
+        self.over = False
+
+    def legal(self) -> int:
+        """The mask of the cards the seat to act may play now (a free joker only when it may be led now: see
+        :meth:`lead_suits`)."""
+        hand = self.hands[self.to_act]
+        table = self.table
+        if self.bits:
+            if self._first_round and self._free:
+                cards = cards_to_follow(self.start.options, self.start.contract, cards_of(hand, table), self.led,
+                                        table, self.tricks)
+                return mask_of(cards, table)
+            return follow_mask(hand, self.led, table, self._forced and self._free != 0)
+        free = hand & self._free
+        if not free:
+            return hand
+        out = hand ^ free
+        while free:
+            low = free & -free
+            if self.lead_suits(low):
+                out |= low
+            free ^= low
+        return out
+
+    def lead_suits(self, bit: int) -> tuple[str | None, ...]:
+        """The suits the card ``bit`` may name as it is played now (:meth:`Playout.lead_suits`)."""
+        table = self.table
+        i = bit.bit_length() - 1
+        if self.bits or table.bit_suit[i] is not None:
+            return _NO_SUIT
+        seat = self.to_act
+        return lead_suits(self.start.options, self._done, self.suits_led, self.shown_void[seat],
+                          cards_of(self.hands[seat], table), table.bit_power[i] < 0)
+
+    def play(self, bit: int, nominate: str | None = None) -> None:
+        """The seat to act plays the card ``bit`` (naming ``nominate`` when it leads a free joker): one of
+        :meth:`legal`, not checked again."""
+        seat = self.to_act
+        self.hands[seat] ^= bit
+        self._free &= ~bit
+        piles = self._piles[seat]
+        if piles and bit in piles:  # a ghost's face-down card beneath is turned up
+            self.hands[seat] |= piles.pop(bit)
+        table = self.table
+        bits = self.bits
+        if not bits:
+            self.leader = seat
+            self.nominate = nominate
+            led = table.bit_suit[bit.bit_length() - 1] or nominate
+            self.led = led
+            if led and led not in self.suits_led:
+                self.suits_led += led
+        else:
+            led = self.led
+            if led is not None and not bit & table.suit_mask.get(led, 0) and led not in self.shown_void[seat]:
+                self.shown_void[seat] += led
+        bits.append(bit)
+        active = self.active
+        if len(bits) < len(active):
+            self.to_act = self._next[seat]
+            return
+        leader = self.leader
+        winner = active[(active.index(leader) + winning_index(bits, self.led, table)) % len(active)]
+        if self._first_round and self._free:
+            # (the completed tricks are read only by joker_follow_first_round, and not once no free joker is left)
+            cards = table.cards
+            self.tricks.append(Trick(leader, tuple(cards[b.bit_length() - 1] for b in bits), self.nominate,
+                                     winner))
+        self._done += 1
+        self.won[winner] += 1
+        self.bits = []
+        self.nominate = None
+        self.led = None
+        self.to_act = winner
+        if winner == self._contractor or self._done == TRICKS_PER_HAND:
+            self.over = True
+
+    def score(self) -> tuple[tuple[int, ...], tuple[int, ...], bool | None]:
+        """Once the hand is over, :func:`engine.score_hand` of it (:meth:`Playout.score`)."""
+        if not self.over:
+            raise ValueError("the hand is not over")
+        return score_hand(replace(self.start, tricks_won=tuple(self.won)))
+
+
+__all__ = ["BitPlayout", "Playout"]

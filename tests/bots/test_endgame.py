@@ -17,9 +17,12 @@ from bots import decide
 from bots.endgame import (
     ENDGAME_CARDS,
     NODE_CAP,
+    BitSolver,
+    GiveUp,
     Position,
     Solver,
     cards_left,
+    make_solver,
     shared_solver,
     solvable,
     solve,
@@ -316,3 +319,36 @@ def test_the_shared_solver_changes_no_value_of_the_search(players: int | str, mo
             m.setattr(bots.expert, "shared_solver", lambda *_args: None)
             alone = search_outcomes(knowledge, legal_moves(state), random.Random(5), 24)
         assert shared == alone
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
+def test_the_solver_over_masks_is_the_solver(players: int) -> None:
+    """BitSolver (hands as masks) searches exactly as Solver where it applies (no face-down card, no free joker
+    left): the same value and outcome, node for node, from every seat, at the most cards the expert solves."""
+    checked = 0
+    for _opts, state in random_states(players, 200, seed=37):
+        if checked >= 15:
+            break
+        if state.phase != "play" or state.to_act is None or not solvable(state, ENDGAME_CARDS[len(state.active)] + 2):
+            continue
+        for seat in state.active:
+            team = _teams(state)[seat]
+            fast = make_solver(state, seat, team, NODE_CAP)
+            if not isinstance(fast, BitSolver):
+                assert free_joker(state) or ghost_down(state)
+                break
+            general = Solver(state, seat, team, NODE_CAP)
+            try:
+                expected: float | None = general.run()
+            except GiveUp:
+                expected = None
+            try:
+                value: float | None = fast.run()
+            except GiveUp:
+                value = None
+            assert value == expected and fast.nodes == general.nodes
+            if value is not None:
+                assert fast.made.get(value) == general.made.get(expected)
+        else:
+            checked += 1
+    assert checked == 15

@@ -9,7 +9,7 @@ from bots import decide
 from bots.basic import own_tricks
 from bots.inference import placeable, read_auction, read_plays, sample
 from bots.knowledge import Knowledge, determinize
-from engine import GameState, apply_move, new_game, view
+from engine import GameState, Play, apply_move, legal_moves, new_game, view
 from tests.engine.helpers import E, N, S, W, calls, opts, play, setup, start
 
 
@@ -144,3 +144,61 @@ def test_the_plays_read_can_always_be_honoured_by_some_deal() -> None:
                     know = knowledge_of(state, seat)
                     assert placeable(know, read_plays(know))
             state, _ = apply_move(state, decide(view(state, state.to_act), options, level="basic").move)
+
+
+def _reads_broken(players: int, seed: int, card_play: str) -> tuple[int, int]:
+    """Play one seeded hand with every seat's auction and setup by ``basic`` and its card play by ``card_play``
+    (``standard``: bots.cardplay.choose_card, through the basic bot; ``highest``: the highest legal card), and
+    count, after every card, the reads of every seat (bots.inference.read_plays) and those that the seats' real
+    hands contradict."""
+    options = opts(players)
+    state, _ = new_game(options, seed=seed)
+    read = broken = 0
+    while state.to_act is not None and state.hand_number < 2:
+        if state.phase == "play":
+            for seat in range(players):
+                for other, cards in read_plays(knowledge_of(state, seat)).items():
+                    read += len(cards)
+                    broken += len(set(cards) & set(state.hands[other]))
+        move = decide(view(state, state.to_act), options, level="basic").move
+        if state.phase == "play" and card_play == "highest":
+            table = knowledge_of(state, state.to_act).table
+            plays = [m for m in legal_moves(state) if isinstance(m, Play)]
+            move = max(plays, key=lambda m: table.power[m.card])
+        state, _ = apply_move(state, move)
+    return read, broken
+
+
+def test_the_reading_of_plays_is_tied_to_the_standard_card_play() -> None:
+    """bots/inference.py reads plays with bots.cardplay.choose_card as the model of how a seat plays: over many
+    hands played by that policy no read is contradicted by a real hand, and the same hands played by another
+    policy (the highest legal card) contradict some reads, so neither can change without this test noticing."""
+    read = broken = read_other = broken_other = 0
+    for players in (3, 4, 5, 6):
+        for seed in range(1, 9):
+            r, b = _reads_broken(players, seed, "standard")
+            read, broken = read + r, broken + b
+            r, b = _reads_broken(players, seed, "highest")
+            read_other, broken_other = read_other + r, broken_other + b
+    assert read > 500 and broken == 0, (read, broken)
+    assert read_other > 100 and broken_other > 0, (read_other, broken_other)
+
+
+def test_a_misere_bidder_is_dealt_a_misere_hand() -> None:
+    """A misère bid bounds its bidder's hand too: the sampled hands of a seat that bid misère hold fewer cards that
+    could be forced to win a trick than uniform deals give it."""
+    from bots.basic import misere_danger
+    from bots.inference import MISERE_DANGER, MISERE_STRAIN
+
+    state = start(opts(), {S: ["AS", "KS", "QS", "AC", "KC", "AD", "KD", "AH", "KH", "QH"]}, dealer=W)
+    state, _ = calls(state, "7S", "MISERE")  # North bids seven spades, East misère; South to call
+    know = knowledge_of(state, S)
+    evidence = read_auction(know)
+    assert any(b.seat == E and b.strain == MISERE_STRAIN and b.high == MISERE_DANGER for b in evidence.bounds)
+    uniform = [determinize(know, random.Random(i)) for i in range(60)]
+    inferred = [sample(know, random.Random(i), evidence) for i in range(60)]
+
+    def danger(states: list[GameState]) -> float:
+        return statistics.fmean(misere_danger(s.hands[E], s.options) for s in states)
+
+    assert danger(inferred) < danger(uniform) - 1.0

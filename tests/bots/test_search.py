@@ -9,7 +9,7 @@ from collections import Counter
 
 from bots import decide
 from bots.basic import decide_basic, helper_tricks, own_tricks
-from bots.cardplay import choose_card
+from bots.cardplay import HandInPlay, choose_card, outstanding_tops
 from bots.expert import (
     DEFAULT_BUDGET,
     INTERMEDIATE_BIDS,
@@ -29,6 +29,7 @@ from bots.expert import (
 from bots.knowledge import Knowledge, deal_unseen
 from bots.value import hand_value
 from engine import Bid, Discard, GameState, Options, apply_move, legal_moves, new_game, view
+from engine.model import Trick
 from engine.playout import Playout
 from engine.rules import MISERE_BIDS, bid_level, bid_strain
 from service.referee.suggestions import playouts_asked
@@ -48,8 +49,9 @@ def reference_play_out(state: GameState, seat: int) -> float:
         cards = game.legal_cards()
         trick = game.cards
         others = [x for s in game.active if s != actor for x in game.hands[s]]
-        card = choose_card(actor, hand, cards, game.leader if trick else None, trick, game.nominate, game.active,
-                           table, c.bid if c else None, c.contractor if c else None, teams[actor], others)
+        card = choose_card(HandInPlay(table, c.bid if c else None, c.contractor if c else None, game.active),
+                           actor, hand, cards, Trick(game.leader, tuple(trick), game.nominate) if trick else None,
+                           teams[actor], outstanding_tops(others, table))
         nominate = None
         if not trick and table.suit[card] is None:
             suits = game.lead_suits(card)
@@ -243,3 +245,24 @@ def test_a_suggestion_without_a_budget_is_charged_the_largest_default_budget() -
     assert playouts_asked("expert", None) == max(default_budget(p) for p in phases) == default_budget("auction")
     assert playouts_asked("expert", 40) == 40
     assert playouts_asked("basic", None) == playouts_asked("random", 40) == 0
+
+
+def test_the_playouts_basic_bid_from_the_state_is_the_basic_bid_from_the_view() -> None:
+    """The playouts' auction bids and discards for every seat of a sampled deal from the state's values
+    (bots.basic.bid_from_hand and discard_from_hand, through bots.expert._basic_move), without each seat's view:
+    the same move the basic bot makes from the view."""
+    from bots.expert import _basic_move
+    from engine import controller
+
+    checked = exchanges = 0
+    for players in (2, 3, 4, 5, 6):
+        for options, state in random_states(players, games=40, seed=13):
+            if state.phase not in ("auction", "exchange") or state.to_act is None:
+                continue
+            seat = state.to_act
+            knowledge = Knowledge(view(state, controller(options, seat)), options)
+            legal = [] if state.phase == "exchange" else legal_moves(state)
+            assert _basic_move(state) == decide_basic(knowledge, legal), (players, state.auction)
+            checked += 1
+            exchanges += state.phase == "exchange"
+    assert checked > 300 and exchanges > 20, (checked, exchanges)
