@@ -55,8 +55,10 @@ def _token(name: str) -> str:
 
 
 CREATE_SESSION_REQUESTS = [
-    Example(summary="New seeded game", description="Australian rules, dealer seat 3.",
-            value={"players": 4, "preset": "australian", "seed": 42, "first_dealer": 3}),
+    Example(summary="New seeded game", description="Australian rules, dealer seat 3, dealt from a seed that the "
+                                                   "players may know (`known_deal`: whoever knows a seed knows "
+                                                   "every hand; without one the service deals in secret).",
+            value={"players": 4, "preset": "australian", "seed": 42, "first_dealer": 3, "known_deal": True}),
     Example(summary="From a kept snapshot",
             description="Recreate a session (e.g. one that expired) from the snapshot its host exported.",
             value={"snapshot": snapshot_placeholder(_STATE)}),

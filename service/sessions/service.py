@@ -74,6 +74,17 @@ def _open_seats(seats: list[int] | None, players: int, bots: dict[int, Level]) -
     return out
 
 
+def _check_deal_secret(req: CreateSessionRequest, humans: int, open_seats: list[int]) -> None:
+    """400 ``DEAL_NOT_SECRET`` for a table of more than one player (or of an invited one) dealt from a client's
+    seed or deck orders, unless the host said ``known_deal``: whoever knows them (through the stateless
+    ``/v1/records/verify``, or the engine's documented shuffle) knows every hand and kitty."""
+    if (req.seed is None and not req.deck_orders) or req.known_deal or (humans <= 1 and not open_seats):
+        return
+    raise Problem("DEAL_NOT_SECRET", "a session with invited seats or more than one player is dealt from a secret: "
+                                     "a seed or deck orders would show every hand to whoever knows them; leave them "
+                                     "out, or send \"known_deal\": true")
+
+
 class SessionService:
     """The sessions' behaviour over a :class:`SessionStore`."""
 
@@ -122,6 +133,7 @@ class SessionService:
         n = state.options.players
         bots = _bot_levels(req.bots, n)
         open_seats = _open_seats(req.open_seats, n, bots)
+        _check_deal_secret(req, n - len(bots), open_seats)
         host_token = secrets.token_urlsafe(32)
         seat_tokens = [None if s in bots or s in open_seats else secrets.token_urlsafe(32) for s in range(n)]
         holders: list[Seat] = [new_bot(bots[s]) if s in bots else new_open() if token is None

@@ -496,7 +496,7 @@ async def play_twins(client: httpx.AsyncClient, case: Case, viewer: int | None, 
     twins: list[Twin] = []
     for d in (deck, other):
         body = {"players": case.players, "options": case.options, "seed": case.seed, "deck_orders": [d],
-                "first_dealer": dealer}
+                "first_dealer": dealer, **({} if kind == "stateless" else {"known_deal": True})}
         state, events = new_game(opts, seed=case.seed, deck_orders=[d], first_dealer=dealer)
         api: Stateless | Session = Stateless(client, viewer) if kind == "stateless" else Session(client, viewer)
         t = Twin(api, state)
@@ -646,7 +646,7 @@ async def test_a_refusal_lists_only_the_movers_own_legal_moves(api_url: str) -> 
     async with httpx.AsyncClient(base_url=api_url, timeout=30) as client:
         body = {"players": 4, "seed": 3, "first_dealer": 3}
         created = (await client.post("/v1/games", json=body)).json()
-        session = (await client.post("/v1/sessions", json=body)).json()
+        session = (await client.post("/v1/sessions", json={**body, "known_deal": True})).json()
         snapshot = created["snapshot"]
         replay, _ = new_game(opts, seed=3, first_dealer=3)
         moves: list[Move] = []
