@@ -159,6 +159,10 @@ class SessionCreated(msgspec.Struct, kw_only=True):
     session_id: str
     version: int
     host_token: str
+    #: The table host's token, for a player's device that runs the table: invite, reissue a seat's token, hand
+    #: a seat to a bot, open a seat, mint and revoke spectators; it reads the public view and stream, and the
+    #: record once the game is over, never the snapshot (the host token stays for a back end).
+    table_host_token: str | None = None
     #: One bearer token per seat, indexed by seat (``null`` for a seat the service's bots play).
     seat_tokens: list[str | None]
     options: ResolvedOptions

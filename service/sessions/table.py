@@ -1,7 +1,7 @@
 """The table of a hosted session: its settings, its seats' names and invitations, its spectators.
 
 Apart from the game state and the seats' tokens (``auth``), a session has what only its host and its players
-change: whether the seats may ask for hints, the invitations of its open seats (SHA-256 of each code, its
+change: the table host's token (SHA-256), whether the seats may ask for hints, the invitations of its open seats (SHA-256 of each code, its
 expiry, whether it was redeemed), the players' display names, what happens to a seat whose player leaves, the
 spectators' tokens and the tokens that were revoked (so that their holders are told so). It travels in the
 record's ``table`` field beside the state, so that every change is one compare-and-set like a move: an
@@ -63,6 +63,8 @@ class Table(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     on_leave: OnLeave = "wait"
     leave_level: Level = "basic"
     invitation_seconds: int = DEFAULT_INVITATION_SECONDS
+    #: SHA-256 of the table host's token (empty: a session created before there was one).
+    table_host: bytes = b""
 
     def name(self, seat: int) -> str | None:
         return self.names[seat] if seat < len(self.names) else None
