@@ -84,7 +84,7 @@ _JOIN_CODES = ("MALFORMED_REQUEST", "INVALID_NAME", "UNAUTHORIZED", "SESSION_NOT
 _SEAT_CODES = ("MALFORMED_REQUEST", "UNAUTHORIZED", "TOKEN_REVOKED", "FORBIDDEN", "SESSION_NOT_FOUND",
                "VERSION_CONFLICT", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "STORE_UNAVAILABLE")
 _HOST_SEAT_CODES = (*_SEAT_CODES, "NO_SUCH_SEAT", "SEAT_NOT_HELD")
-_STREAM_CODES = ("MALFORMED_REQUEST", "INVALID_LAST_EVENT_ID", "UNAUTHORIZED", "SESSION_NOT_FOUND",
+_STREAM_CODES = ("MALFORMED_REQUEST", "INVALID_LAST_EVENT_ID", "UNAUTHORIZED", "TOKEN_REVOKED", "SESSION_NOT_FOUND",
                  "STORE_UNAVAILABLE")
 
 
@@ -248,6 +248,20 @@ class SessionsController(Controller):
         version, created = await session_service.spectators.mint(session_id, _token(request))
         return Response(created, status_code=201, headers={"ETag": etag(version), **_NO_STORE})
 
+    @delete("/{session_id:str}/spectators/{spectator_id:str}", operation_id="revokeSpectatorToken",
+            status_code=204, summary="Revoke a spectator token (host or table host)",
+            description="The spectator token whose `spectator_id` (from `createSpectatorToken`) is given stops "
+                        "working at once: 401 `TOKEN_REVOKED` from then on, and its open event streams end with "
+                        "a `revoked` event. 404 `NOT_FOUND` for no spectator token of the session by that id. "
+                        "`ETag`: the session's version, which counts this change.",
+            security=_SECURED,
+            responses=problem_responses("UNAUTHORIZED", "FORBIDDEN", "SESSION_NOT_FOUND", "NOT_FOUND",
+                                        "TOKEN_REVOKED", "STORE_UNAVAILABLE"))
+    async def revoke_spectator(self, request: Request[Any, Any, Any], session_service: Service,
+                               session_id: SessionId, spectator_id: FromPath[str]) -> Response[None]:
+        version = await session_service.spectators.revoke(session_id, _token(request), spectator_id)
+        return Response(None, status_code=204, headers={"ETag": etag(version), **_NO_STORE})
+
     @post("/{session_id:str}/join", operation_id="joinSession", status_code=200, dto=StructDTO[JoinRequest],
           return_dto=None, summary="Redeem an invitation to an open seat",
           description="No token: the invitation's `code` (from `createSession`'s `invitations`, or the host's "
@@ -370,7 +384,12 @@ class SessionsController(Controller):
                      "nothing. Heartbeat comments every 15 s. When the game is over and every event was sent, "
                      "a final named `end` event (`data: {\"version\", \"to_act\": null}`) ends the stream: "
                      "`source.addEventListener(\"end\", () => source.close())`; a reader that reconnects anyway "
-                     "is answered 204, which tells an `EventSource` to stop reconnecting. An `EventSource` "
+                     "is answered 204, which tells an `EventSource` to stop reconnecting. A stream that ends "
+                     "for good before the game is over says why first, in a named event whose `data` is "
+                     "`{\"version\"}`: `revoked` (the token stopped working: reissued, its seat handed on or left, "
+                     "a spectator revoked; reconnecting is 401 `TOKEN_REVOKED`), `deleted` (the host deleted the "
+                     "session) or `expired` (it was idle too long; both 404 on reconnecting). One token holds at "
+                     "most 4 open streams on a replica (429 `RATE_LIMITED` beyond). An `EventSource` "
                      "cannot send headers: pass the session token as `access_token` and the API key (when the "
                      "service requires one) as `api_key` in the query; query strings are never logged.",
          security=_SECURED,

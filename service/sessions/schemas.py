@@ -37,7 +37,7 @@ InvitationSeconds = Annotated[int, Meta(ge=MIN_INVITATION_SECONDS, le=MAX_INVITA
 __all__ = ["CreateSessionRequest", "EmptyRequest", "HandToBotRequest", "InvitationIssued", "JoinRequest", "Joined",
            "MoveApplied", "MoveRequest", "OWN_SEAT", "SeatChanged", "SeatInfo", "SeatTokenIssued", "SessionCreated",
            "SessionLegalMoves", "SessionMove", "SessionSnapshot", "SessionState", "SessionSuggestRequest",
-           "SessionValidation", "SpectatorCreated", "StreamEnd", "StreamEvent", "UnavailableMove", "engine_move"]
+           "SessionValidation", "SpectatorCreated", "StreamClosed", "StreamEnd", "StreamEvent", "UnavailableMove", "engine_move"]
 
 # ------------------------------------------------------------------------------------------------ requests
 
@@ -285,6 +285,8 @@ class SpectatorCreated(msgspec.Struct, kw_only=True):
 
     session_id: str
     spectator_token: str
+    #: The token's id, which revokes it (``DELETE .../spectators/{spectator_id}``) without naming the token.
+    spectator_id: str | None = None
     #: How many spectator tokens the session now holds (at most ``max_spectators``).
     spectators: int
     max_spectators: int
@@ -318,6 +320,14 @@ class StreamEvent(msgspec.Struct, kw_only=True, omit_defaults=True):
     #: When ``to_act`` must have moved (RFC 3339, UTC, milliseconds): present in a session with a turn clock
     #: while the clock runs (absent otherwise).
     deadline: str | None = None
+
+
+class StreamClosed(msgspec.Struct, kw_only=True):
+    """The ``data`` of the event that closes a stream for good before the game is over: ``revoked`` (the token
+    stopped working: reissued, its seat handed on or left, a spectator revoked), ``deleted`` (the host deleted
+    the session) or ``expired`` (the session was idle too long). Reconnecting would be answered 401 or 404."""
+
+    version: int
 
 
 class StreamEnd(msgspec.Struct, kw_only=True):
