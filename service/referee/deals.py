@@ -91,7 +91,8 @@ def _decoded(decks: Sequence[Sequence[str]], pack: Sequence[str]) -> bytes:
             left.pop(index)
             number += index * scale
             scale *= radix
-    return (number % _SECRET_LIMIT).to_bytes(SECRET_BYTES, "big")
+    secret: bytes = (number % _SECRET_LIMIT).to_bytes(SECRET_BYTES, "big")
+    return secret
 
 
 def secret_deck(options: Options, secret: bytes, hand_number: int) -> tuple[str, ...]:

@@ -8,6 +8,7 @@ query strings are never logged).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Annotated, Any
 
@@ -50,6 +51,7 @@ from service.sessions.schemas import (
 from service.sessions.service import SessionService
 from service.web.fastpath import FastAnswer, fast_route
 from service.web.openapi import SNAPSHOT_CODES, problem_responses, response_spec
+from service.web.problems import Problem
 from service.web.struct_dto import StructDTO
 
 PATH = "/v1/sessions"
@@ -65,7 +67,8 @@ _NO_STORE = {"Cache-Control": "no-store"}
 #: The problem codes of each operation (each documented with an example; see service/web/openapi.py).
 _SESSION_CODES = ("MALFORMED_REQUEST", "UNAUTHORIZED", "FORBIDDEN", "SESSION_NOT_FOUND", "STORE_UNAVAILABLE")
 _CREATE_CODES = ("MALFORMED_REQUEST", "INVALID_OPTIONS", "INVALID_SEED", "INVALID_DECK_ORDER",
-                 "INVALID_FIRST_DEALER", "INVALID_BOTS", "INVALID_CLOCK", "DEAL_NOT_SECRET", *SNAPSHOT_CODES, "BODY_TOO_LARGE",
+                 "INVALID_FIRST_DEALER", "INVALID_BOTS", "INVALID_CLOCK", "DEAL_NOT_SECRET", *SNAPSHOT_CODES,
+                 "BODY_TOO_LARGE",
                  "UNSUPPORTED_MEDIA_TYPE", "STORE_UNAVAILABLE")
 _MOVE_CODES = ("MALFORMED_REQUEST", "MALFORMED_MOVE", "INVALID_IF_MATCH", "INVALID_IDEMPOTENCY_KEY", "UNAUTHORIZED",
                "FORBIDDEN", "WRONG_SEAT", "SESSION_NOT_FOUND", "VERSION_CONFLICT", "MOVE_TIMED_OUT", "ILLEGAL_MOVE",
@@ -145,6 +148,18 @@ LastEventIdQuery = Annotated[str | None, QueryParameter(
     name="last_event_id", required=False, description="Resume after this event id (as the header).")]
 LastEventIdHeader = Annotated[str | None, HeaderParameter(
     name="Last-Event-ID", required=False, description="Resume after this event id.")]
+
+
+_PLAIN_SEAT = re.compile(r"/seats/[0-5]/")
+
+
+def _plain_seat(request: Request[Any, Any, Any], seat: int) -> int:
+    """``seat`` if the path writes it as the game numbers seats, one ASCII digit; 400 ``MALFORMED_REQUEST``
+    otherwise (``+1``, ``01``, an Arabic-Indic or a fullwidth digit all read as 1 by ``int``)."""
+    if _PLAIN_SEAT.search(request.scope["path"]) is None:
+        raise Problem("MALFORMED_REQUEST", "a seat in a path is one digit, 0 to 5, as the game numbers seats",
+                      message=("problem.MALFORMED_REQUEST.detail.seat_path", {}))
+    return seat
 
 
 class SessionsController(Controller):
@@ -300,7 +315,7 @@ class SessionsController(Controller):
                      **problem_responses(*_HOST_SEAT_CODES)})
     async def reissue(self, request: Request[Any, Any, Any], session_service: Service, session_id: SessionId,
                       seat: SeatPath, data: EmptyBody) -> Response[SeatTokenIssued]:
-        issued = await session_service.seating.reissue(session_id, _token(request), seat)
+        issued = await session_service.seating.reissue(session_id, _token(request), _plain_seat(request, seat))
         return Response(issued, headers={"ETag": etag(issued.version), **_NO_STORE})
 
     @post("/{session_id:str}/seats/{seat:int}/bot", operation_id="handSeatToBot", status_code=200,
@@ -313,7 +328,8 @@ class SessionsController(Controller):
                      **problem_responses(*_HOST_SEAT_CODES, "INVALID_BOTS")})
     async def hand_to_bot(self, request: Request[Any, Any, Any], session_service: Service,
                           session_id: SessionId, seat: SeatPath, data: BotBody) -> Response[SeatChanged]:
-        changed = await session_service.seating.hand_to_bot(session_id, _token(request), seat, data.level)
+        changed = await session_service.seating.hand_to_bot(session_id, _token(request), _plain_seat(request, seat),
+                                                            data.level)
         return Response(changed, headers={"ETag": etag(changed.version), **_NO_STORE})
 
     @post("/{session_id:str}/seats/{seat:int}/invitation", operation_id="inviteToSeat", status_code=200,
@@ -326,7 +342,7 @@ class SessionsController(Controller):
                      **problem_responses(*_HOST_SEAT_CODES)})
     async def invite(self, request: Request[Any, Any, Any], session_service: Service, session_id: SessionId,
                      seat: SeatPath, data: EmptyBody) -> Response[SeatChanged]:
-        changed = await session_service.seating.invite(session_id, _token(request), seat)
+        changed = await session_service.seating.invite(session_id, _token(request), _plain_seat(request, seat))
         return Response(changed, headers={"ETag": etag(changed.version), **_NO_STORE})
 
     @post("/{session_id:str}/moves", operation_id="applySessionMove", status_code=200,

@@ -37,7 +37,8 @@ InvitationSeconds = Annotated[int, Meta(ge=MIN_INVITATION_SECONDS, le=MAX_INVITA
 __all__ = ["CreateSessionRequest", "EmptyRequest", "HandToBotRequest", "InvitationIssued", "JoinRequest", "Joined",
            "MoveApplied", "MoveRequest", "OWN_SEAT", "SeatChanged", "SeatInfo", "SeatTokenIssued", "SessionCreated",
            "SessionLegalMoves", "SessionMove", "SessionSnapshot", "SessionState", "SessionSuggestRequest",
-           "SessionValidation", "SpectatorCreated", "StreamClosed", "StreamEnd", "StreamEvent", "UnavailableMove", "engine_move"]
+           "SessionValidation", "SpectatorCreated", "StreamClosed", "StreamEnd", "StreamEvent", "UnavailableMove",
+           "engine_move"]
 
 # ------------------------------------------------------------------------------------------------ requests
 

@@ -140,7 +140,8 @@ class SessionService:
                                else PlayerSeat(hash_token(token)) for s, token in enumerate(seat_tokens)]
         auth = Seats(hash_token(host_token), tuple(holders)).encode()
         issued = [new_invitation(seat, req.invitation_seconds) for seat in open_seats]
-        table = Table(table_host=hash_token(table_host_token), hints=req.hints, invitations=tuple(kept for kept, _ in issued), on_leave=req.on_leave,
+        table = Table(table_host=hash_token(table_host_token), hints=req.hints,
+                      invitations=tuple(kept for kept, _ in issued), on_leave=req.on_leave,
                       leave_level=req.leave_level, invitation_seconds=req.invitation_seconds)
         clock = new_clock(req.clock, state, self.clock, self.clock.now_ms())
         record = SessionRecord(1, state, auth, new_tag(), clock, b"" if table == Table() else encode_table(table))

@@ -1,13 +1,13 @@
 """The table of a hosted session: its settings, its seats' names and invitations, its spectators.
 
 Apart from the game state and the seats' tokens (``auth``), a session has what only its host and its players
-change: the table host's token (SHA-256), whether the seats may ask for hints, the invitations of its open seats (SHA-256 of each code, its
-expiry, whether it was redeemed), the players' display names, what happens to a seat whose player leaves, the
-spectators' tokens and the tokens that were revoked (so that their holders are told so). It travels in the
-record's ``table`` field beside the state, so that every change is one compare-and-set like a move: an
-invitation redeemed on one replica is redeemed on every replica at once, and two players redeeming the same
-invitation at the same moment on two replicas get one seat for one of them (the other's compare-and-set loses,
-and it finds the invitation redeemed).
+change: the table host's token (SHA-256), whether the seats may ask for hints, the invitations of its open seats
+(SHA-256 of each code, its expiry, whether it was redeemed), the players' display names, what happens to a seat
+whose player leaves, the spectators' tokens and the tokens that were revoked (so that their holders are told
+so). It travels in the record's ``table`` field beside the state, so that every change is one compare-and-set
+like a move: an invitation redeemed on one replica is redeemed on every replica at once, and two players
+redeeming the same invitation at the same moment on two replicas get one seat for one of them (the other's
+compare-and-set loses, and it finds the invitation redeemed).
 
 The changes of the seats are logged as events of their own (:data:`~service.sessions.log.TableEvent`) beside
 the engine's, so that every reader of the event stream learns who joined, left or got a new token. Who holds

@@ -129,7 +129,8 @@ PROBLEM_EXAMPLES: dict[str, tuple[str, dict[str, Any]]] = {
                          {"type": "play", "seat": 1, "card": "QH", "nominate": None}]}),
     "NOT_TO_ACT": ("seat 2 is not to act; seat 0 is", {}),
     "BODY_TOO_LARGE": ("the request body is larger than 65536 bytes", {}),
-    "UNSUPPORTED_MEDIA_TYPE": ("send the request body as Content-Type: application/json (got 'text/plain')", {}),
+    "UNSUPPORTED_MEDIA_TYPE": ("send the request body as Content-Type: application/json, in UTF-8 (got 'text/plain')",
+                               {}),
     # Game records.
     "RECORD_MISMATCH": ("hands[2].score.changes[0] does not match what the moves derive",
                         {"field": "hands[2].score.changes[0]"}),

@@ -302,7 +302,8 @@ def _session_body(generated: Any, dice: int, entry: tuple[str, list[Any]], pick:
     if dice < 3:
         return {"snapshot": entry[0]}
     if dice < 6:
-        return {"players": 2 + pick % 5, "seed": pick, "known_deal": True, **({"preset": "american"} if pick % 3 == 0 else {})}
+        return {"players": 2 + pick % 5, "seed": pick, "known_deal": True,
+                **({"preset": "american"} if pick % 3 == 0 else {})}
     return _with_real_snapshot(generated, dice, entry, pick)
 
 

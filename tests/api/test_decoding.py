@@ -119,7 +119,8 @@ def test_a_seat_named_by_a_string_is_read_alike_by_both_apis(client: Client, nam
 
 def test_a_seat_named_exactly_is_read_alike_by_both_apis(client: Client) -> None:
     game = client.post("/v1/games", json={"players": 4, "seed": 42, "first_dealer": 3, "views": [1]})
-    session = client.post("/v1/sessions", json={"players": 4, "seed": 42, "known_deal": True, "first_dealer": 3, "bots": {"1": "basic"}})
+    session = client.post("/v1/sessions", json={"players": 4, "seed": 42, "known_deal": True,
+                                                "first_dealer": 3, "bots": {"1": "basic"}})
     assert game.status_code == 201 and [v["seat"] for v in game.json()["views"]] == [1]
     assert session.status_code == 201, session.text
     assert session.json()["bots"] == {"1": "basic"} and session.json()["seat_tokens"][1] is None

@@ -87,7 +87,8 @@ def test_the_contract_lets_a_session_move_leave_out_its_seat(served: dict[str, A
 
 
 def _session(client: Client, **body: Any) -> dict[str, Any]:
-    response = client.post("/v1/sessions", json={"players": 4, "seed": 42, "known_deal": True, "first_dealer": 3, **body})
+    response = client.post("/v1/sessions", json={"players": 4, "seed": 42, "known_deal": True,
+                                                 "first_dealer": 3, **body})
     assert response.status_code == 201, response.text
     created: dict[str, Any] = response.json()
     return created

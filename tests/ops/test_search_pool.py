@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from service.config import ConfigError, Settings, load_settings
-from service.referee import search as search_module
 from service.ops.metrics import ServiceMetrics
+from service.referee import search as search_module
 from service.referee.playouts import MemoryPlayoutBudget, RedisPlayoutBudget
 from service.referee.search import SearchPool
 from service.web.problems import Problem

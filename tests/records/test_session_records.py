@@ -92,7 +92,8 @@ def _play(client: Client, session: dict[str, Any], state: GameState, rng: random
 def test_the_host_record_is_the_whole_game_and_verifies(client: Client, players: int) -> None:
     rng = random.Random(players)
     opts = resolve_options(players, None, {"target": 200, "lose_at": -200})
-    session = _create(client, {"players": players, "options": {"target": 200, "lose_at": -200}, "seed": players, "known_deal": True,
+    session = _create(client, {"players": players, "options": {"target": 200, "lose_at": -200}, "seed": players,
+                                                               "known_deal": True,
                                "first_dealer": 0})
     state, _ = new_game(opts, seed=players, first_dealer=0)
     seen = [_record(client, session, session["host_token"]).record]
@@ -131,7 +132,8 @@ def test_a_session_dealt_from_explicit_deck_orders_has_its_host_record(client: C
     opts = resolve_options(players, None, {})
     pack = list(pack_for(opts))
     decks = [rng.sample(pack, len(pack)) for _ in range(2)]
-    session = _create(client, {"players": players, "seed": 9, "known_deal": True, "deck_orders": decks, "first_dealer": 0})
+    session = _create(client, {"players": players, "seed": 9, "known_deal": True,
+                               "deck_orders": decks, "first_dealer": 0})
     state, _ = new_game(opts, seed=9, deck_orders=decks, first_dealer=0)
     moves: list[Move] = []
     while state.to_act is not None and state.hand_number < 3:
@@ -252,7 +254,8 @@ def test_hidden_card_swap_leaves_a_seat_record_unchanged(client: Client) -> None
             continue
         records = []
         for d in (deck, other):
-            session = _create(client, {"players": players, "seed": 1, "known_deal": True, "deck_orders": [d], "first_dealer": 0})
+            session = _create(client, {"players": players, "seed": 1, "known_deal": True,
+                                       "deck_orders": [d], "first_dealer": 0})
             for m in moves:
                 _move(client, session, m)
             response = client.get(f"/v1/sessions/{session['session_id']}/record",

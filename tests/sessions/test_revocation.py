@@ -156,9 +156,9 @@ async def test_a_stream_says_when_its_session_is_deleted(client: httpx.AsyncClie
 
 
 async def test_a_stream_says_when_its_session_expired(service: Service) -> None:
-    async with running_service(service.kind, service.redis, idle_seconds=2) as short:
-        async with httpx.AsyncClient(base_url=short.url, timeout=30) as client:
-            created = await _create(client)
-            url = f"/v1/sessions/{created['session_id']}"
-            events = await _until_closed(client, url, bearer(created["host_token"]))
-            assert events[-1].event == "expired", events[-3:]
+    async with running_service(service.kind, service.redis, idle_seconds=2) as short, \
+            httpx.AsyncClient(base_url=short.url, timeout=30) as client:
+        created = await _create(client)
+        url = f"/v1/sessions/{created['session_id']}"
+        events = await _until_closed(client, url, bearer(created["host_token"]))
+        assert events[-1].event == "expired", events[-3:]
