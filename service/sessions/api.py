@@ -37,7 +37,9 @@ from service.sessions.schemas import (
     JoinRequest,
     MoveApplied,
     MoveRequest,
+    NameRequest,
     SeatChanged,
+    SeatNameSet,
     SeatTokenIssued,
     SessionCreated,
     SessionLegalMoves,
@@ -127,6 +129,7 @@ SpectatorBody = Annotated[EmptyRequest, Body(examples=[Example(summary="Mint", v
 EmptyBody = Annotated[EmptyRequest, Body(examples=[Example(summary="No settings", value={})])]
 JoinBody = Annotated[JoinRequest, Body(examples=[Example(summary="Join", value={"code": "ZCvrg8Jp0nBfWQd3VhXy1a2b",
                                                                                   "name": "Ana"})])]
+NameBody = Annotated[NameRequest, Body(examples=[Example(summary="Name", value={"name": "Ana"})])]
 BotBody = Annotated[HandToBotRequest, Body(examples=[Example(summary="An expert bot", value={"level": "expert"})])]
 SeatPath = Annotated[int, PathParameter(name="seat", ge=0, le=5, description="A seat of the session's game.")]
 ReasonsQuery = Annotated[bool, QueryParameter(
@@ -344,6 +347,22 @@ class SessionsController(Controller):
                      seat: SeatPath, data: EmptyBody) -> Response[SeatChanged]:
         changed = await session_service.seating.invite(session_id, _token(request), _plain_seat(request, seat))
         return Response(changed, headers={"ETag": etag(changed.version), **_NO_STORE})
+
+    @post("/{session_id:str}/seats/{seat:int}/name", operation_id="nameSeat", status_code=200,
+          dto=StructDTO[NameRequest], return_dto=None, summary="Name a seat's player (host, table host or the seat)",
+          description="The display name of the player who holds `seat` (a seat created with a token has none "
+                      "until named): set by the host or table host token, or by the seat's own token. The name "
+                      "rule is `joinSession`'s (400 `INVALID_NAME`, also for a name equal to or confusable with "
+                      "another player's at the table); 409 `SEAT_NOT_HELD` for a bot's or an open seat. Every "
+                      "reader of the event stream gets a `seat_named` event. `ETag`: the version.",
+          security=_SECURED,
+          responses={200: response_spec(SeatNameSet, "The seat's player's name.", examples.SEAT_NAMED),
+                     **problem_responses(*_HOST_SEAT_CODES, "INVALID_NAME")})
+    async def name_seat(self, request: Request[Any, Any, Any], session_service: Service, session_id: SessionId,
+                        seat: SeatPath, data: NameBody) -> Response[SeatNameSet]:
+        named = await session_service.seating.name(session_id, _token(request), _plain_seat(request, seat),
+                                                   data.name)
+        return Response(named, headers={"ETag": etag(named.version), **_NO_STORE})
 
     @post("/{session_id:str}/moves", operation_id="applySessionMove", status_code=200,
           dto=StructDTO[MoveRequest],

@@ -24,6 +24,7 @@ from service.sessions.schemas import (
     Joined,
     MoveApplied,
     SeatChanged,
+    SeatNameSet,
     SeatTokenIssued,
     SessionCreated,
     SessionLegalMoves,
@@ -123,6 +124,7 @@ JOINED = ("Joined", _json(Joined(session_id=SESSION_ID, version=3, seat=2, seat_
 SEAT_LEFT = ("Left, a bot plays on", _json(SeatChanged(session_id=SESSION_ID, version=9, seat=2, now="bot")))
 SEAT_TOKEN_ISSUED = ("Reissued", _json(SeatTokenIssued(session_id=SESSION_ID, version=9, seat=2,
                                                        seat_token=_token("seat 2 again"))))
+SEAT_NAMED = ("Named", _json(SeatNameSet(session_id=SESSION_ID, version=4, seat=1, name="Bo")))
 SEAT_TO_BOT = ("Handed to a bot", _json(SeatChanged(session_id=SESSION_ID, version=9, seat=2, now="bot")))
 SEAT_OPENED = ("Opened", _json(SeatChanged(session_id=SESSION_ID, version=9, seat=2, now="open",
                                            invitation=InvitationIssued(seat=2, code="ZCvrg8Jp0nBfWQd3VhXy1a2b",

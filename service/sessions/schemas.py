@@ -34,11 +34,11 @@ from service.sessions.table import DEFAULT_INVITATION_SECONDS, MAX_INVITATION_SE
 
 InvitationSeconds = Annotated[int, Meta(ge=MIN_INVITATION_SECONDS, le=MAX_INVITATION_SECONDS)]
 
-__all__ = ["CreateSessionRequest", "EmptyRequest", "HandToBotRequest", "InvitationIssued", "JoinRequest", "Joined",
-           "MoveApplied", "MoveRequest", "OWN_SEAT", "SeatChanged", "SeatInfo", "SeatTokenIssued", "SessionCreated",
-           "SessionLegalMoves", "SessionMove", "SessionSnapshot", "SessionState", "SessionSuggestRequest",
-           "SessionValidation", "SpectatorCreated", "StreamClosed", "StreamEnd", "StreamEvent", "UnavailableMove",
-           "engine_move"]
+__all__ = ["CreateSessionRequest", "EmptyRequest", "HandToBotRequest", "InvitationIssued", "JoinRequest",
+           "Joined", "MoveApplied", "MoveRequest", "NameRequest", "OWN_SEAT", "SeatChanged", "SeatInfo",
+           "SeatNameSet", "SeatTokenIssued", "SessionCreated", "SessionLegalMoves", "SessionMove",
+           "SessionSnapshot", "SessionState", "SessionSuggestRequest", "SessionValidation",
+           "SpectatorCreated", "StreamClosed", "StreamEnd", "StreamEvent", "UnavailableMove", "engine_move"]
 
 # ------------------------------------------------------------------------------------------------ requests
 
@@ -79,12 +79,26 @@ class EmptyRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
     """An operation that needs no settings (the body is an empty object: every POST takes a JSON body)."""
 
 
+#: A player's display name, as the contract states the rule the service applies (400 ``INVALID_NAME`` for any
+#: name against it, whatever its length).
+PlayerName = Annotated[str, Meta(max_length=256, description=(
+    "A player's display name: 1 to 32 characters once NFC-normalised and trimmed, each a Unicode letter, mark or "
+    "digit, a space (never two in a row) or one of - ' . _, with at most 3 combining marks on a character; not "
+    "equal to, or confusable with (Unicode's confusables, case folded), another player's name at the table. "
+    "Anything else, whatever its length, is 400 INVALID_NAME."))]
+
+
 class JoinRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Redeem an invitation: its code, and the name to play under."""
 
     code: Annotated[str, Meta(min_length=1, max_length=128)]
-    #: 1 to 32 characters once trimmed: Unicode letters, marks, digits, single spaces and ``- ' . _``.
-    name: Annotated[str, Meta(max_length=256)]
+    name: PlayerName
+
+
+class NameRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Name a seat's player."""
+
+    name: PlayerName
 
 
 class HandToBotRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -207,6 +221,15 @@ class SeatTokenIssued(msgspec.Struct, kw_only=True):
     version: int
     seat: int
     seat_token: str
+
+
+class SeatNameSet(msgspec.Struct, kw_only=True):
+    """A seat's player's new name."""
+
+    session_id: str
+    version: int
+    seat: int
+    name: str
 
 
 class SeatChanged(msgspec.Struct, kw_only=True):
