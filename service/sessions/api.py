@@ -338,11 +338,13 @@ class SessionsController(Controller):
     @post("/{session_id:str}/seats/{seat:int}/invitation", operation_id="inviteToSeat", status_code=200,
           dto=StructDTO[EmptyRequest], return_dto=None, summary="Open a seat with a new invitation (host only)",
           description="Whoever held the seat is out (a player's token stops working, a bot stops playing it), "
-                      "earlier invitations to it are void, and a new invitation is answered (`invitation`). "
+                      "earlier invitations to it are void, and a new invitation is answered (`invitation`). 400 "
+                      "`DEAL_NOT_SECRET` in a game dealt from a client's seed or deck orders, unless the session "
+                      "was created with `known_deal`. "
                       "`ETag`: the version.",
           security=_SECURED,
           responses={200: response_spec(SeatChanged, "The seat is open.", examples.SEAT_OPENED),
-                     **problem_responses(*_HOST_SEAT_CODES)})
+                     **problem_responses(*_HOST_SEAT_CODES, "DEAL_NOT_SECRET")})
     async def invite(self, request: Request[Any, Any, Any], session_service: Service, session_id: SessionId,
                      seat: SeatPath, data: EmptyBody) -> Response[SeatChanged]:
         changed = await session_service.seating.invite(session_id, _token(request), _plain_seat(request, seat))

@@ -20,6 +20,8 @@ from typing import TypeVar
 import msgspec
 
 from bots import Level
+from engine import GameState
+from service.referee.deals import is_secretly_dealt
 from service.sessions.access import Access, Caller, host_only, seat_only
 from service.sessions.changes import Changes, Plan, Seen
 from service.sessions.log import SeatJoined, SeatLeft, SeatNamed, SeatTokenReissued, TableEvent
@@ -95,6 +97,15 @@ def _seated(record: SessionRecord, seat: int, holder: Seat, table: Table, event:
     is no move. A seat given to a bot may be to act: the bots' turns are played after it."""
     change = Change(state=record.state, events=[event], seats=record.seats.replace(seat, holder), table=table)
     return Plan(change, lambda made: answer(made.version))
+
+
+def check_invitable(state: GameState, known_deal: bool) -> None:
+    """400 ``DEAL_NOT_SECRET`` for opening a seat to an invited player in a game whose deals a client knows (a
+    seed or deck orders it gave, or a snapshot's game not dealt in secret), unless the host said ``known_deal``."""
+    if known_deal or is_secretly_dealt(state):
+        return
+    raise Problem("DEAL_NOT_SECRET", "this session deals from a seed or deck orders a client gave: a seat is opened "
+                                     "to an invited player only in a session created with \"known_deal\": true")
 
 
 def _other_names(record: SessionRecord, seat: int) -> tuple[str | None, ...]:
@@ -230,6 +241,7 @@ class Seating:
         caller = await self._host(session_id, token, seat, "invite a player", "host_only_seats")
 
         async def to_open(seen: Seen) -> Plan[SeatChanged]:
+            check_invitable(seen.record.state, seen.record.settings.known_deal)
             return self._to_open(session_id, seen.record, seat, invite=True)
 
         return await self.changes.run(session_id, to_open, caller.record)

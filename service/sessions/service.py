@@ -31,7 +31,7 @@ from service.sessions.schemas import (
     SessionSnapshot,
     SessionState,
 )
-from service.sessions.seating import Seating, new_invitation, seats_of
+from service.sessions.seating import Seating, check_invitable, new_invitation, seats_of
 from service.sessions.seats import PlayerSeat, Seat, Seats, hash_token, new_bot, new_open
 from service.sessions.spectators import Spectators
 from service.sessions.store import SessionRecord, SessionStore, StoreUnavailable, new_tag
@@ -134,13 +134,15 @@ class SessionService:
         bots = _bot_levels(req.bots, n)
         open_seats = _open_seats(req.open_seats, n, bots)
         _check_deal_secret(req, n - len(bots), open_seats)
+        if open_seats and req.snapshot is not None:
+            check_invitable(state, req.known_deal)
         host_token, table_host_token = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
         seat_tokens = [None if s in bots or s in open_seats else secrets.token_urlsafe(32) for s in range(n)]
         holders: list[Seat] = [new_bot(bots[s]) if s in bots else new_open() if token is None
                                else PlayerSeat(hash_token(token)) for s, token in enumerate(seat_tokens)]
         auth = Seats(hash_token(host_token), tuple(holders)).encode()
         issued = [new_invitation(seat, req.invitation_seconds) for seat in open_seats]
-        table = Table(table_host=hash_token(table_host_token), hints=req.hints,
+        table = Table(table_host=hash_token(table_host_token), known_deal=req.known_deal, hints=req.hints,
                       invitations=tuple(kept for kept, _ in issued), on_leave=req.on_leave,
                       leave_level=req.leave_level, invitation_seconds=req.invitation_seconds)
         clock = new_clock(req.clock, state, self.clock, self.clock.now_ms())

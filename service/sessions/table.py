@@ -69,6 +69,9 @@ class Table(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     invitation_seconds: int = DEFAULT_INVITATION_SECONDS
     #: SHA-256 of the table host's token (empty: a session created before there was one).
     table_host: bytes = b""
+    #: Whether the host said, at creation, that the deal may be known (``known_deal``): a game dealt from a
+    #: client's seed or deck orders (or restored from a snapshot of one) then opens seats to invited players.
+    known_deal: bool = False
 
     def name(self, seat: int) -> str | None:
         return self.names[seat] if seat < len(self.names) else None

@@ -175,7 +175,7 @@ def test_the_contractor_alone_gets_its_discards_in_compact_form(client: Client) 
     assert checked.status_code == 200, checked.text
     refusal = checked.json()
     assert refusal["legal"] is False and refusal["discard_choice"] == {"cards": hand, "count": 3}
-    assert len(refusal["legal_moves"]) == comb(13, 3)
+    assert refusal["legal_moves"] == []  # the compact form alone, as a refusal lists the exchange
     # The other seats: no moves, no compact form, and none of the contractor's cards anywhere in the answers.
     private = set(hand)
     for seat in range(4):

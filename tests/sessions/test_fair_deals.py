@@ -124,7 +124,8 @@ async def test_a_table_of_several_players_deals_from_a_clients_seed_only_when_th
 
 async def test_the_record_of_a_secretly_dealt_game_lists_its_deck_orders_and_verifies(
         client: httpx.AsyncClient, service: Service) -> None:
-    r = await client.post("/v1/sessions", json={"players": 4, "first_dealer": 3, "bots": THREE_BOTS})
+    r = await client.post("/v1/sessions", json={"players": 4, "first_dealer": 3, "bots": THREE_BOTS,
+                                                "options": {"target": 5000, "lose_at": -5000}})
     created = r.json()
     url, seat = f"/v1/sessions/{created['session_id']}", bearer(created["seat_tokens"][0])
     secret = secret_of(await _state(service, created["session_id"]))
@@ -141,3 +142,16 @@ async def test_the_record_of_a_secretly_dealt_game_lists_its_deck_orders_and_ver
     assert record["deck_orders"] == [list(secret_deck(state.options, secret, h)) for h in range(state.hand_number + 1)]
     verified = await client.post("/v1/records/verify", json={"record": record})
     assert verified.status_code == 200, verified.text
+
+
+async def test_a_seat_of_a_game_dealt_from_a_clients_seed_opens_to_a_stranger_only_when_the_host_said_so(
+        client: httpx.AsyncClient) -> None:
+    for extra, status in (({"seed": 7}, 400), ({"seed": 7, "known_deal": True}, 200), ({}, 200)):
+        r = await client.post("/v1/sessions", json={"players": 4, "bots": THREE_BOTS, **extra})
+        assert r.status_code == 201, r.text
+        url, host = f"/v1/sessions/{r.json()['session_id']}", bearer(r.json()["host_token"])
+        opened = await client.post(url + "/seats/1/invitation", json={}, headers=host)
+        if status == 400:
+            assert_problem(opened, 400, "DEAL_NOT_SECRET")
+        else:
+            assert opened.status_code == 200, opened.text

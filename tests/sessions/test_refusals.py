@@ -58,3 +58,17 @@ async def test_a_seat_in_a_path_is_one_plain_digit(client: httpx.AsyncClient) ->
             r = await client.post(f"{url}/seats/{written}/{tool}", json={}, headers=host)
             assert_problem(r, 400, "MALFORMED_REQUEST")
     assert (await client.post(f"{url}/seats/1/invitation", json={}, headers=host)).status_code == 200
+
+
+async def test_a_session_validate_of_a_refused_discard_answers_the_compact_form(client: httpx.AsyncClient) -> None:
+    created = await _create(client)
+    url, seat = f"/v1/sessions/{created['session_id']}", bearer(created["seat_tokens"][0])
+    r = await client.post(url + "/moves", json={"move": {"type": "bid", "bid": "10NT"}}, headers=seat)
+    assert r.status_code == 200, r.text
+    view = (await client.get(url, headers=seat)).json()["view"]
+    assert view["phase"] == "exchange" and view["to_act"] == 0, view
+    hand = view["hand"]
+    r = await client.post(url + "/validate", json={"move": {"type": "discard", "cards": hand[:2]}}, headers=seat)
+    assert r.status_code == 200 and r.json()["legal"] is False, r.text
+    assert r.json()["legal_moves"] == [] and r.json()["discard_choice"] == {"cards": hand, "count": 3}
+    assert len(r.content) < 1_000  # the listing of all 286 discards was 15,565 bytes
