@@ -69,7 +69,7 @@ _NO_STORE = {"Cache-Control": "no-store"}
 #: The problem codes of each operation (each documented with an example; see service/web/openapi.py).
 _SESSION_CODES = ("MALFORMED_REQUEST", "UNAUTHORIZED", "FORBIDDEN", "SESSION_NOT_FOUND", "STORE_UNAVAILABLE")
 _CREATE_CODES = ("MALFORMED_REQUEST", "INVALID_OPTIONS", "INVALID_SEED", "INVALID_DECK_ORDER",
-                 "INVALID_FIRST_DEALER", "INVALID_BOTS", "INVALID_CLOCK", "DEAL_NOT_SECRET", *SNAPSHOT_CODES,
+                 "INVALID_FIRST_DEALER", "INVALID_BOTS", "INVALID_CLOCK", *SNAPSHOT_CODES,
                  "BODY_TOO_LARGE",
                  "UNSUPPORTED_MEDIA_TYPE", "STORE_UNAVAILABLE")
 _MOVE_CODES = ("MALFORMED_REQUEST", "MALFORMED_MOVE", "INVALID_IF_MATCH", "INVALID_IDEMPOTENCY_KEY", "UNAUTHORIZED",
@@ -338,13 +338,13 @@ class SessionsController(Controller):
     @post("/{session_id:str}/seats/{seat:int}/invitation", operation_id="inviteToSeat", status_code=200,
           dto=StructDTO[EmptyRequest], return_dto=None, summary="Open a seat with a new invitation (host only)",
           description="Whoever held the seat is out (a player's token stops working, a bot stops playing it), "
-                      "earlier invitations to it are void, and a new invitation is answered (`invitation`). 400 "
-                      "`DEAL_NOT_SECRET` in a game dealt from a client's seed or deck orders, unless the session "
-                      "was created with `known_deal`. "
+                      "earlier invitations to it are void, and a new invitation is answered (`invitation`). 403 "
+                      "`FORBIDDEN` in a game dealt from a client's seed or deck orders, unless the session was "
+                      "created with `known_deal`. "
                       "`ETag`: the version.",
           security=_SECURED,
           responses={200: response_spec(SeatChanged, "The seat is open.", examples.SEAT_OPENED),
-                     **problem_responses(*_HOST_SEAT_CODES, "DEAL_NOT_SECRET")})
+                     **problem_responses(*_HOST_SEAT_CODES)})
     async def invite(self, request: Request[Any, Any, Any], session_service: Service, session_id: SessionId,
                      seat: SeatPath, data: EmptyBody) -> Response[SeatChanged]:
         changed = await session_service.seating.invite(session_id, _token(request), _plain_seat(request, seat))

@@ -70,8 +70,9 @@ class CreateSessionRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unk
     on_leave: OnLeave = "wait"
     leave_level: Level = "basic"
     #: Deal from the ``seed`` or ``deck_orders`` given although more than one player, or an invited one, takes
-    #: a seat: whoever knows them knows every hand (without it: 400 ``DEAL_NOT_SECRET``). Without a seed or
-    #: deck orders every deal comes from a 256-bit secret that only the service holds.
+    #: a seat: whoever knows them knows every hand (without it: 400 ``INVALID_SEED`` or
+    #: ``INVALID_DECK_ORDER``). Without a seed or deck orders every deal comes from a 256-bit secret that only
+    #: the service holds.
     known_deal: bool = False
 
 

@@ -25,7 +25,7 @@ from service.referee.deals import is_secretly_dealt
 from service.sessions.access import Access, Caller, host_only, seat_only
 from service.sessions.changes import Changes, Plan, Seen
 from service.sessions.log import SeatJoined, SeatLeft, SeatNamed, SeatTokenReissued, TableEvent
-from service.sessions.problems import unauthorized
+from service.sessions.problems import forbidden, unauthorized
 from service.sessions.schemas import InvitationIssued, Joined, SeatChanged, SeatInfo, SeatNameSet, SeatTokenIssued
 from service.sessions.seats import BotSeat, OpenSeat, PlayerSeat, Seat, hash_token, new_bot, new_open
 from service.sessions.store import Change, SessionRecord
@@ -100,12 +100,12 @@ def _seated(record: SessionRecord, seat: int, holder: Seat, table: Table, event:
 
 
 def check_invitable(state: GameState, known_deal: bool) -> None:
-    """400 ``DEAL_NOT_SECRET`` for opening a seat to an invited player in a game whose deals a client knows (a
+    """403 ``FORBIDDEN`` for opening a seat to an invited player in a game whose deals a client knows (a
     seed or deck orders it gave, or a snapshot's game not dealt in secret), unless the host said ``known_deal``."""
     if known_deal or is_secretly_dealt(state):
         return
-    raise Problem("DEAL_NOT_SECRET", "this session deals from a seed or deck orders a client gave: a seat is opened "
-                                     "to an invited player only in a session created with \"known_deal\": true")
+    raise forbidden("this session deals from a seed or deck orders a client gave: a seat is opened to an invited "
+                    "player only in a session created with \"known_deal\": true", "known_deal")
 
 
 def _other_names(record: SessionRecord, seat: int) -> tuple[str | None, ...]:

@@ -75,14 +75,16 @@ def _open_seats(seats: list[int] | None, players: int, bots: dict[int, Level]) -
 
 
 def _check_deal_secret(req: CreateSessionRequest, humans: int, open_seats: list[int]) -> None:
-    """400 ``DEAL_NOT_SECRET`` for a table of more than one player (or of an invited one) dealt from a client's
-    seed or deck orders, unless the host said ``known_deal``: whoever knows them (through the stateless
-    ``/v1/records/verify``, or the engine's documented shuffle) knows every hand and kitty."""
+    """400 ``INVALID_SEED`` (``INVALID_DECK_ORDER`` for deck orders) for a table of more than one player (or of an
+    invited one) dealt from a client's seed or deck orders, unless the host said ``known_deal``: whoever knows
+    them (through the stateless ``/v1/records/verify``, or the engine's documented shuffle) knows every hand and
+    kitty. (The field's own code: ``/v1`` is frozen, and its problem codes are an enumeration of the contract.)"""
     if (req.seed is None and not req.deck_orders) or req.known_deal or (humans <= 1 and not open_seats):
         return
-    raise Problem("DEAL_NOT_SECRET", "a session with invited seats or more than one player is dealt from a secret: "
-                                     "a seed or deck orders would show every hand to whoever knows them; leave them "
-                                     "out, or send \"known_deal\": true")
+    field, code = ("seed", "INVALID_SEED") if req.seed is not None else ("deck_orders", "INVALID_DECK_ORDER")
+    raise Problem(code, f"{field}: a session with invited seats or more than one player is dealt from a secret: "
+                        "a seed or deck orders would show every hand to whoever knows them; leave them out, or send "
+                        "\"known_deal\": true", message=(f"problem.{code}.detail.known_deal", {}))
 
 
 class SessionService:

@@ -52,7 +52,6 @@ class ProblemCode(StrEnum):
     HINTS_OFF = "HINTS_OFF"
     SPECTATORS_FULL = "SPECTATORS_FULL"
     INVALID_NAME = "INVALID_NAME"
-    DEAL_NOT_SECRET = "DEAL_NOT_SECRET"
     INVITATION_REDEEMED = "INVITATION_REDEEMED"
     INVITATION_EXPIRED = "INVITATION_EXPIRED"
     TOKEN_REVOKED = "TOKEN_REVOKED"
@@ -130,9 +129,6 @@ PROBLEM_CODE_INFO: dict[ProblemCode, tuple[int, str]] = {
     ProblemCode.HINTS_OFF: (403, "The host turned hints off for this session."),
     ProblemCode.SPECTATORS_FULL: (409, "The session holds as many spectator tokens as it may."),
     ProblemCode.INVALID_NAME: (400, "A player's name is empty, too long, or has characters a name may not have."),
-    ProblemCode.DEAL_NOT_SECRET: (400, "A table of several players is dealt in secret: a client's seed or deck orders "
-                                       "would show every hand to whoever knows them, unless the host sends "
-                                       "known_deal: true."),
     ProblemCode.INVITATION_REDEEMED: (409, "The invitation was already redeemed (ask the host for a new one)."),
     ProblemCode.INVITATION_EXPIRED: (410, "The invitation has expired (ask the host for a new one)."),
     ProblemCode.TOKEN_REVOKED: (401, "The token was replaced: reissued by the host, or its seat was handed on or "

@@ -145,9 +145,6 @@ PROBLEM_EXAMPLES: dict[str, tuple[str, dict[str, Any]]] = {
     "WRONG_SEAT": ("this token acts for seat 2 only; the move names seat 1", {}),
     "HINTS_OFF": ("the host turned hints off for this session", {}),
     "SPECTATORS_FULL": ("this session already has 32 spectator tokens, the most it holds", {}),
-    "DEAL_NOT_SECRET": ("a session with invited seats or more than one player is dealt from a secret: a seed or deck "
-                        "orders would show every hand to whoever knows them; leave them out, or send "
-                        "\"known_deal\": true", {}),
     "NOT_FOUND": ("no spectator token of this session has that id (it was revoked already, or never minted)", {}),
     "INVALID_NAME": ("name: a name is made of letters, digits, spaces and - ' . _ only", {}),
     "INVITATION_REDEEMED": ("this invitation was already redeemed: ask the host for a new one", {}),

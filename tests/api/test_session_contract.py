@@ -266,7 +266,6 @@ def test_a_repeated_query_parameter_is_refused_by_name(client: Client, served: d
     ("/v1/rules", "players=3.0", "players"),
     ("/legal-moves", "seat=null", "seat"),
     ("", "seat=null", "seat"),
-    ("/events", "last_event_id=null", "last_event_id"),
 ])
 def test_null_is_no_value_of_a_query_parameter(client: Client, path: str, query: str, name: str) -> None:
     session = _session(client)
@@ -274,6 +273,13 @@ def test_null_is_no_value_of_a_query_parameter(client: Client, path: str, query:
     problem = assert_problem(client.get(f"{url}?{query}", headers=bearer(session["seat_tokens"][0])),
                              400, "MALFORMED_REQUEST")
     assert problem["errors"][0]["field"] == name and problem["errors"][0]["source"] == "query", problem
+
+
+def test_a_null_last_event_id_is_the_streams_own_refusal(client: Client) -> None:
+    """``last_event_id=null`` is a malformed event id, answered as the header's: one code wherever it is given."""
+    session = _session(client)
+    url = f"/v1/sessions/{session['session_id']}/events?last_event_id=null"
+    assert_problem(client.get(url, headers=bearer(session["seat_tokens"][0])), 400, "INVALID_LAST_EVENT_ID")
 
 
 # --------------------------------------------------------------------------------------- 413 and 415, all

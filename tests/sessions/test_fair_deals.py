@@ -116,7 +116,8 @@ async def test_a_client_seed_still_deals_the_readme_hand(client: httpx.AsyncClie
 ])
 async def test_a_table_of_several_players_deals_from_a_clients_seed_only_when_the_host_says_so(
         client: httpx.AsyncClient, body: dict[str, Any]) -> None:
-    assert_problem(await client.post("/v1/sessions", json=body), 400, "DEAL_NOT_SECRET")
+    code = "INVALID_SEED" if "seed" in body else "INVALID_DECK_ORDER"  # the field's own code (v1 is frozen)
+    assert_problem(await client.post("/v1/sessions", json=body), 400, code)
     assert (await client.post("/v1/sessions", json={**body, "known_deal": True})).status_code == 201
     unseeded = {k: v for k, v in body.items() if k not in ("seed", "deck_orders")}
     assert (await client.post("/v1/sessions", json=unseeded)).status_code == 201
@@ -146,12 +147,12 @@ async def test_the_record_of_a_secretly_dealt_game_lists_its_deck_orders_and_ver
 
 async def test_a_seat_of_a_game_dealt_from_a_clients_seed_opens_to_a_stranger_only_when_the_host_said_so(
         client: httpx.AsyncClient) -> None:
-    for extra, status in (({"seed": 7}, 400), ({"seed": 7, "known_deal": True}, 200), ({}, 200)):
+    for extra, status in (({"seed": 7}, 403), ({"seed": 7, "known_deal": True}, 200), ({}, 200)):
         r = await client.post("/v1/sessions", json={"players": 4, "bots": THREE_BOTS, **extra})
         assert r.status_code == 201, r.text
         url, host = f"/v1/sessions/{r.json()['session_id']}", bearer(r.json()["host_token"])
         opened = await client.post(url + "/seats/1/invitation", json={}, headers=host)
-        if status == 400:
-            assert_problem(opened, 400, "DEAL_NOT_SECRET")
+        if status == 403:
+            assert_problem(opened, 403, "FORBIDDEN")
         else:
             assert opened.status_code == 200, opened.text
