@@ -273,8 +273,9 @@ class SessionsController(Controller):
                         "a `revoked` event. 404 `NOT_FOUND` for no spectator token of the session by that id. "
                         "`ETag`: the session's version, which counts this change.",
             security=_SECURED,
-            responses=problem_responses("MALFORMED_REQUEST", "UNAUTHORIZED", "FORBIDDEN", "SESSION_NOT_FOUND",
-                                        "NOT_FOUND", "TOKEN_REVOKED", "STORE_UNAVAILABLE"))
+            responses={204: ResponseSpec(data_container=None, description="Revoked."),
+                       **problem_responses("MALFORMED_REQUEST", "UNAUTHORIZED", "FORBIDDEN", "SESSION_NOT_FOUND",
+                                           "NOT_FOUND", "TOKEN_REVOKED", "STORE_UNAVAILABLE")})
     async def revoke_spectator(self, request: Request[Any, Any, Any], session_service: Service,
                                session_id: SessionId, spectator_id: FromPath[str]) -> Response[None]:
         version = await session_service.spectators.revoke(session_id, _token(request), spectator_id)
