@@ -191,7 +191,9 @@ def create_app(settings: Settings | None = None, *, session_key_prefix: str = SE
         route_handlers=[
             # The API's operations declare Accept-Language and lang (texts in six languages; service/i18n).
             Router(path="/", parameters=language_parameters(),
-                   route_handlers=[RulesController, GamesController, SuggestController, RecordsController,
+                   route_handlers=[RulesController,
+                                   *([GamesController, SuggestController, RecordsController]
+                                     if settings.stateless_api else []),  # STATELESS_API=false: sessions only
                                    *sessions.route_handlers, SessionRecordController]),
             *health_route_handlers(readiness, shutdown=shutdown, problem_schema=ProblemDetails),
             metrics_route_handler(metrics),

@@ -61,6 +61,9 @@ class Settings:
     log_level: str = "INFO"
     shutdown_grace_seconds: float = 10.0
     demo_enabled: bool = True
+    #: Whether the stateless API is served (``/v1/games/*`` and ``/v1/records/verify``); off on a replica that
+    #: players' browsers reach: whoever holds a snapshot opens every hand, and verify deals a seed's hands.
+    stateless_api: bool = True
     #: Bounds on session creation (0: off). :func:`load_settings` defaults them to the ``DEFAULT_`` values.
     session_create_per_minute: int = 0
     session_create_total_per_minute: int = 0
@@ -196,6 +199,7 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         log_level=level,
         shutdown_grace_seconds=grace,
         demo_enabled=_flag(env, "DEMO_ENABLED", True),
+        stateless_api=_flag(env, "STATELESS_API", True),
         session_create_per_minute=_int(env, "SESSION_CREATE_PER_MINUTE", DEFAULT_SESSION_CREATE_PER_MINUTE, 0,
                                        1_000_000),
         session_create_total_per_minute=_int(env, "SESSION_CREATE_TOTAL_PER_MINUTE",

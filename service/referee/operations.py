@@ -37,6 +37,7 @@ from engine import (
 )
 from engine.reasons import MALFORMED_REASONS
 from engine.tokens import seat_rejection
+from service.referee.deals import draw_secret, secret_setup, topped_up
 from service.referee.errors import engine_errors, malformed_move, refusal_listing, refusal_problem
 from service.referee.moves import syntax_rejection
 from service.referee.schemas import SEED_BITS, DiscardChoice, discard_choice
@@ -76,14 +77,17 @@ def create_game(players: int, setup: GameSetup, overrides: dict[str, Any],
                 views: Iterable[int | None] | None = None) -> tuple[GameState, list[Event], list[int | None]]:
     """A new game of ``players`` from ``setup`` (its options resolved over ``overrides``): the state, the events
     of the deal, and the :func:`viewers` that ``views`` name (checked once the rules say how many seats there
-    are). Without a seed the service draws one and never reveals it: it decides every future deal."""
+    are). Without a seed every deal no client gave comes from a 256-bit secret the service draws
+    (:mod:`service.referee.deals`), which only the state holds."""
     with engine_errors():
         options = resolve_options(players, setup.preset, overrides)
     chosen = viewers(views, options.players)
-    seed = secrets.randbits(SEED_BITS) if setup.seed is None else setup.seed
+    if setup.seed is None:
+        dealing = secret_setup(options, draw_secret(), setup.deck_orders or ())
+    else:
+        dealing = {"seed": setup.seed, "deck_orders": setup.deck_orders or ()}
     with engine_errors():
-        state, events = new_game(options, seed=seed, deck_orders=setup.deck_orders or (),
-                                 first_dealer=setup.first_dealer)
+        state, events = new_game(options, **dealing, first_dealer=setup.first_dealer)
     return state, events, chosen
 
 
@@ -180,7 +184,7 @@ def apply(state: GameState, move: Move, counter: MoveCounter | None = None, *,
         if admit is not None:
             admit()
         try:
-            applied = apply_move(state, move)  # checks the move itself: check_move is not run twice
+            applied = apply_move(topped_up(state), move)  # checks the move itself: check_move is not run twice
         except IllegalMove as exc:
             rejection = exc.rejection
         else:

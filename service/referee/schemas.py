@@ -39,7 +39,8 @@ Snapshot = Annotated[str, Meta(
 #: The largest seed: 2**53 - 1, the largest integer a JSON number keeps exactly in every client (JavaScript's
 #: ``JSON.parse``, jq and other IEEE-754 double readers round anything larger, to a *different* seed).
 SEED_MAX = 2**53 - 1
-#: Bits of a seed the service draws itself (``secrets.randbits(SEED_BITS)`` is at most :data:`SEED_MAX`).
+#: Bits of a seed the service draws and answers (a hint's: ``secrets.randbits(SEED_BITS)`` is at most
+#: :data:`SEED_MAX`). A deal the service chooses comes from no seed but a 256-bit secret (:mod:`.deals`).
 SEED_BITS = 53
 
 

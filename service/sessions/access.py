@@ -20,12 +20,14 @@ from service.web.problems import Problem
 
 
 class Caller(NamedTuple):
-    """Who a token belongs to: the host (``seat is None``), a seat, or a spectator (``seat is None`` too: it
-    sees what the public sees)."""
+    """Who a token belongs to: the host (``seat is None``), a seat, a spectator (``seat is None`` too: it sees
+    what the public sees), or the table host (``seat is None``: the host's seat tools, the public's view)."""
 
     seat: int | None
     loaded: Loaded
     spectator: bool = False
+    #: The table host's token: it runs the table (seats, invitations, spectators) but opens nothing hidden.
+    table_host: bool = False
 
     @property
     def record(self) -> SessionRecord:
@@ -53,6 +55,9 @@ def identify(record: SessionRecord, loaded: Loaded, token: str) -> Caller:
     digest = hash_token(token)
     if _among(digest, record.settings.spectators):
         return Caller(None, loaded, spectator=True)
+    table_host = record.settings.table_host
+    if table_host and hmac.compare_digest(digest, table_host):
+        return Caller(None, loaded, table_host=True)
     seat = record.seats.role(digest)
     if seat != NOBODY:
         return Caller(seat, loaded)
@@ -79,6 +84,15 @@ def host_only(caller: Caller, what: str, case: str) -> None:
     no_spectator(caller)
     if caller.seat is not None:
         raise forbidden(f"only the host token can {what}", case)
+
+
+def full_host_only(caller: Caller, what: str, case: str) -> None:
+    """:func:`host_only`, and 403 for the table host too: what opens hidden cards (the snapshot) or ends the
+    session is the full host token's alone."""
+    host_only(caller, what, case)
+    if caller.table_host:
+        raise forbidden(f"only the host token can {what}; the table host token runs the table and opens nothing "
+                        "hidden", "table_host")
 
 
 def viewer(caller: Caller, seat: int | None) -> int | None:

@@ -8,6 +8,7 @@ query strings are never logged).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Annotated, Any
 
@@ -36,7 +37,9 @@ from service.sessions.schemas import (
     JoinRequest,
     MoveApplied,
     MoveRequest,
+    NameRequest,
     SeatChanged,
+    SeatNameSet,
     SeatTokenIssued,
     SessionCreated,
     SessionEvents,
@@ -51,6 +54,7 @@ from service.sessions.schemas import (
 from service.sessions.service import SessionService
 from service.web.fastpath import FastAnswer, fast_route
 from service.web.openapi import SNAPSHOT_CODES, problem_responses, response_spec
+from service.web.problems import Problem
 from service.web.struct_dto import StructDTO
 
 PATH = "/v1/sessions"
@@ -66,7 +70,8 @@ _NO_STORE = {"Cache-Control": "no-store"}
 #: The problem codes of each operation (each documented with an example; see service/web/openapi.py).
 _SESSION_CODES = ("MALFORMED_REQUEST", "UNAUTHORIZED", "FORBIDDEN", "SESSION_NOT_FOUND", "STORE_UNAVAILABLE")
 _CREATE_CODES = ("MALFORMED_REQUEST", "INVALID_OPTIONS", "INVALID_SEED", "INVALID_DECK_ORDER",
-                 "INVALID_FIRST_DEALER", "INVALID_BOTS", "INVALID_CLOCK", *SNAPSHOT_CODES, "BODY_TOO_LARGE",
+                 "INVALID_FIRST_DEALER", "INVALID_BOTS", "INVALID_CLOCK", *SNAPSHOT_CODES,
+                 "BODY_TOO_LARGE",
                  "UNSUPPORTED_MEDIA_TYPE", "STORE_UNAVAILABLE")
 _MOVE_CODES = ("MALFORMED_REQUEST", "MALFORMED_MOVE", "INVALID_IF_MATCH", "INVALID_IDEMPOTENCY_KEY", "UNAUTHORIZED",
                "FORBIDDEN", "WRONG_SEAT", "SESSION_NOT_FOUND", "VERSION_CONFLICT", "MOVE_TIMED_OUT", "ILLEGAL_MOVE",
@@ -85,7 +90,7 @@ _JOIN_CODES = ("MALFORMED_REQUEST", "INVALID_NAME", "UNAUTHORIZED", "SESSION_NOT
 _SEAT_CODES = ("MALFORMED_REQUEST", "UNAUTHORIZED", "TOKEN_REVOKED", "FORBIDDEN", "SESSION_NOT_FOUND",
                "VERSION_CONFLICT", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "STORE_UNAVAILABLE")
 _HOST_SEAT_CODES = (*_SEAT_CODES, "NO_SUCH_SEAT", "SEAT_NOT_HELD")
-_STREAM_CODES = ("MALFORMED_REQUEST", "INVALID_LAST_EVENT_ID", "UNAUTHORIZED", "SESSION_NOT_FOUND",
+_STREAM_CODES = ("MALFORMED_REQUEST", "INVALID_LAST_EVENT_ID", "UNAUTHORIZED", "TOKEN_REVOKED", "SESSION_NOT_FOUND",
                  "STORE_UNAVAILABLE")
 
 
@@ -125,6 +130,7 @@ SpectatorBody = Annotated[EmptyRequest, Body(examples=[Example(summary="Mint", v
 EmptyBody = Annotated[EmptyRequest, Body(examples=[Example(summary="No settings", value={})])]
 JoinBody = Annotated[JoinRequest, Body(examples=[Example(summary="Join", value={"code": "ZCvrg8Jp0nBfWQd3VhXy1a2b",
                                                                                   "name": "Ana"})])]
+NameBody = Annotated[NameRequest, Body(examples=[Example(summary="Name", value={"name": "Ana"})])]
 BotBody = Annotated[HandToBotRequest, Body(examples=[Example(summary="An expert bot", value={"level": "expert"})])]
 SeatPath = Annotated[int, PathParameter(name="seat", ge=0, le=5, description="A seat of the session's game.")]
 ReasonsQuery = Annotated[bool, QueryParameter(
@@ -149,6 +155,18 @@ AfterQuery = Annotated[str | None, QueryParameter(
     description="After this event id (`<version>-<index>`) or this version (`<version>`); none: from the start.")]
 LastEventIdHeader = Annotated[str | None, HeaderParameter(
     name="Last-Event-ID", required=False, description="Resume after this event id.")]
+
+
+_PLAIN_SEAT = re.compile(r"/seats/[0-5]/")
+
+
+def _plain_seat(request: Request[Any, Any, Any], seat: int) -> int:
+    """``seat`` if the path writes it as the game numbers seats, one ASCII digit; 400 ``MALFORMED_REQUEST``
+    otherwise (``+1``, ``01``, an Arabic-Indic or a fullwidth digit all read as 1 by ``int``)."""
+    if _PLAIN_SEAT.search(request.scope["path"]) is None:
+        raise Problem("MALFORMED_REQUEST", "a seat in a path is one digit, 0 to 5, as the game numbers seats",
+                      message=("problem.MALFORMED_REQUEST.detail.seat_path", {}))
+    return seat
 
 
 class SessionsController(Controller):
@@ -252,6 +270,21 @@ class SessionsController(Controller):
         version, created = await session_service.spectators.mint(session_id, _token(request))
         return Response(created, status_code=201, headers={"ETag": etag(version), **_NO_STORE})
 
+    @delete("/{session_id:str}/spectators/{spectator_id:str}", operation_id="revokeSpectatorToken",
+            status_code=204, summary="Revoke a spectator token (host or table host)",
+            description="The spectator token whose `spectator_id` (from `createSpectatorToken`) is given stops "
+                        "working at once: 401 `TOKEN_REVOKED` from then on, and its open event streams end with "
+                        "a `revoked` event. 404 `NOT_FOUND` for no spectator token of the session by that id. "
+                        "`ETag`: the session's version, which counts this change.",
+            security=_SECURED,
+            responses={204: ResponseSpec(data_container=None, description="Revoked."),
+                       **problem_responses("MALFORMED_REQUEST", "UNAUTHORIZED", "FORBIDDEN", "SESSION_NOT_FOUND",
+                                           "NOT_FOUND", "TOKEN_REVOKED", "STORE_UNAVAILABLE")})
+    async def revoke_spectator(self, request: Request[Any, Any, Any], session_service: Service,
+                               session_id: SessionId, spectator_id: FromPath[str]) -> Response[None]:
+        version = await session_service.spectators.revoke(session_id, _token(request), spectator_id)
+        return Response(None, status_code=204, headers={"ETag": etag(version), **_NO_STORE})
+
     @post("/{session_id:str}/join", operation_id="joinSession", status_code=200, dto=StructDTO[JoinRequest],
           return_dto=None, summary="Redeem an invitation to an open seat",
           description="No token: the invitation's `code` (from `createSession`'s `invitations`, or the host's "
@@ -290,7 +323,7 @@ class SessionsController(Controller):
                      **problem_responses(*_HOST_SEAT_CODES)})
     async def reissue(self, request: Request[Any, Any, Any], session_service: Service, session_id: SessionId,
                       seat: SeatPath, data: EmptyBody) -> Response[SeatTokenIssued]:
-        issued = await session_service.seating.reissue(session_id, _token(request), seat)
+        issued = await session_service.seating.reissue(session_id, _token(request), _plain_seat(request, seat))
         return Response(issued, headers={"ETag": etag(issued.version), **_NO_STORE})
 
     @post("/{session_id:str}/seats/{seat:int}/bot", operation_id="handSeatToBot", status_code=200,
@@ -303,21 +336,40 @@ class SessionsController(Controller):
                      **problem_responses(*_HOST_SEAT_CODES, "INVALID_BOTS")})
     async def hand_to_bot(self, request: Request[Any, Any, Any], session_service: Service,
                           session_id: SessionId, seat: SeatPath, data: BotBody) -> Response[SeatChanged]:
-        changed = await session_service.seating.hand_to_bot(session_id, _token(request), seat, data.level)
+        changed = await session_service.seating.hand_to_bot(session_id, _token(request), _plain_seat(request, seat),
+                                                            data.level)
         return Response(changed, headers={"ETag": etag(changed.version), **_NO_STORE})
 
     @post("/{session_id:str}/seats/{seat:int}/invitation", operation_id="inviteToSeat", status_code=200,
           dto=StructDTO[EmptyRequest], return_dto=None, summary="Open a seat with a new invitation (host only)",
           description="Whoever held the seat is out (a player's token stops working, a bot stops playing it), "
-                      "earlier invitations to it are void, and a new invitation is answered (`invitation`). "
+                      "earlier invitations to it are void, and a new invitation is answered (`invitation`). 403 "
+                      "`FORBIDDEN` in a game dealt from a client's seed or deck orders, unless the session was "
+                      "created with `known_deal`. "
                       "`ETag`: the version.",
           security=_SECURED,
           responses={200: response_spec(SeatChanged, "The seat is open.", examples.SEAT_OPENED),
                      **problem_responses(*_HOST_SEAT_CODES)})
     async def invite(self, request: Request[Any, Any, Any], session_service: Service, session_id: SessionId,
                      seat: SeatPath, data: EmptyBody) -> Response[SeatChanged]:
-        changed = await session_service.seating.invite(session_id, _token(request), seat)
+        changed = await session_service.seating.invite(session_id, _token(request), _plain_seat(request, seat))
         return Response(changed, headers={"ETag": etag(changed.version), **_NO_STORE})
+
+    @post("/{session_id:str}/seats/{seat:int}/name", operation_id="nameSeat", status_code=200,
+          dto=StructDTO[NameRequest], return_dto=None, summary="Name a seat's player (host, table host or the seat)",
+          description="The display name of the player who holds `seat` (a seat created with a token has none "
+                      "until named): set by the host or table host token, or by the seat's own token. The name "
+                      "rule is `joinSession`'s (400 `INVALID_NAME`, also for a name equal to or confusable with "
+                      "another player's at the table); 409 `SEAT_NOT_HELD` for a bot's or an open seat. Every "
+                      "reader of the event stream gets a `seat_named` event. `ETag`: the version.",
+          security=_SECURED,
+          responses={200: response_spec(SeatNameSet, "The seat's player's name.", examples.SEAT_NAMED),
+                     **problem_responses(*_HOST_SEAT_CODES, "INVALID_NAME")})
+    async def name_seat(self, request: Request[Any, Any, Any], session_service: Service, session_id: SessionId,
+                        seat: SeatPath, data: NameBody) -> Response[SeatNameSet]:
+        named = await session_service.seating.name(session_id, _token(request), _plain_seat(request, seat),
+                                                   data.name)
+        return Response(named, headers={"ETag": etag(named.version), **_NO_STORE})
 
     @post("/{session_id:str}/moves", operation_id="applySessionMove", status_code=200,
           dto=StructDTO[MoveRequest],
@@ -390,7 +442,12 @@ class SessionsController(Controller):
                      "nothing. Heartbeat comments every 15 s. When the game is over and every event was sent, "
                      "a final named `end` event (`data: {\"version\", \"to_act\": null}`) ends the stream: "
                      "`source.addEventListener(\"end\", () => source.close())`; a reader that reconnects anyway "
-                     "is answered 204, which tells an `EventSource` to stop reconnecting. An `EventSource` "
+                     "is answered 204, which tells an `EventSource` to stop reconnecting. A stream that ends "
+                     "for good before the game is over says why first, in a named event whose `data` is "
+                     "`{\"version\"}`: `revoked` (the token stopped working: reissued, its seat handed on or left, "
+                     "a spectator revoked; reconnecting is 401 `TOKEN_REVOKED`), `deleted` (the host deleted the "
+                     "session) or `expired` (it was idle too long; both 404 on reconnecting). One token holds at "
+                     "most 4 open streams on a replica (429 `RATE_LIMITED` beyond). An `EventSource` "
                      "cannot send headers: pass the session token as `access_token` and the API key (when the "
                      "service requires one) as `api_key` in the query; query strings are never logged.",
          security=_SECURED,

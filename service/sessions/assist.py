@@ -69,8 +69,8 @@ class SeatAssist:
 
     async def validate(self, session_id: str, token: str, move: Move, language: str) -> SessionValidation:
         """Whether the caller's ``move`` is legal now, without applying it: ``legal``, or the refusal's
-        ``reason`` and ``detail`` and the seat's own legal moves, at the exchange also in their compact form (the
-        apply endpoint's checks)."""
+        ``reason`` and ``detail`` and the seat's own legal moves, at the exchange in their compact form alone (the
+        apply endpoint's checks and listing)."""
         caller = await self.access.caller(session_id, token)
         own = seat_only(caller, "validate moves", "host_validate")
         if move.seat == OWN_SEAT:
@@ -83,7 +83,7 @@ class SeatAssist:
         rejection = operations.validate(state, move)
         if rejection is None:
             return SessionValidation(session_id=session_id, version=version, seat=own, legal=True)
-        _, moves, choice = operations.legal_listing(state, own)
+        moves, choice = operations.movers_listing(state, own)  # at the exchange the compact form alone, as documented
         return SessionValidation(
             session_id=session_id, version=version, seat=own, legal=False, reason=Reason(rejection.reason),
             detail=rejection_text(language, rejection.reason, rejection.detail, rejection.params),

@@ -23,6 +23,7 @@ import hashlib
 
 from bots import Level, decide
 from engine import Event, GameState, Move, apply_move, legal_moves, player_to_act, view
+from service.referee.deals import topped_up
 from service.sessions.seats import BOT_MARK, Seats
 
 __all__ = ["BOT_MARK", "BotSeats", "bot_chain", "bot_move", "bot_seats"]
@@ -54,7 +55,7 @@ def bot_chain(state: GameState, version: int, bots: BotSeats,
     out: list[tuple[GameState, list[Event]]] = []
     while (mover := player_to_act(state)) is not None and mover in bots and len(out) < limit:
         level, secret = bots[mover]
-        state, events = apply_move(state, bot_move(state, version, level, secret))
+        state, events = apply_move(topped_up(state), bot_move(state, version, level, secret))
         version += 1
         out.append((state, events))
     return out

@@ -37,6 +37,7 @@ import msgspec
 
 from bots import Level
 from engine import GameState, Move, apply_move, player_to_act
+from service.referee.deals import topped_up
 from service.sessions.bots import bot_move
 from service.sessions.log import MoveTimedOut, SessionEvent
 from service.sessions.seats import Seats
@@ -303,7 +304,7 @@ def timed_out_move(state: GameState, version: int, auth: bytes, clock: TurnClock
     seat = player_to_act(state)
     if seat is None or not is_due(clock, now_ms) or clock.seat != seat or Seats.decode(auth).is_bot(seat):
         return None
-    new_state, events = apply_move(state, clock_move(state, version, auth, clock))
+    new_state, events = apply_move(topped_up(state), clock_move(state, version, auth, clock))
     marker = MoveTimedOut(seat=seat, bot=clock.bot, deadline=deadline_text(clock.deadline) or "")
     return new_state, [marker, *events]
 

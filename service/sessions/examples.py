@@ -25,6 +25,7 @@ from service.sessions.schemas import (
     LoggedSessionEvent,
     MoveApplied,
     SeatChanged,
+    SeatNameSet,
     SeatTokenIssued,
     SessionCreated,
     SessionEvents,
@@ -57,8 +58,10 @@ def _token(name: str) -> str:
 
 
 CREATE_SESSION_REQUESTS = [
-    Example(summary="New seeded game", description="Australian rules, dealer seat 3.",
-            value={"players": 4, "preset": "australian", "seed": 42, "first_dealer": 3}),
+    Example(summary="New seeded game", description="Australian rules, dealer seat 3, dealt from a seed that the "
+                                                   "players may know (`known_deal`: whoever knows a seed knows "
+                                                   "every hand; without one the service deals in secret).",
+            value={"players": 4, "preset": "australian", "seed": 42, "first_dealer": 3, "known_deal": True}),
     Example(summary="From a kept snapshot",
             description="Recreate a session (e.g. one that expired) from the snapshot its host exported.",
             value={"snapshot": snapshot_placeholder(_STATE)}),
@@ -135,6 +138,7 @@ JOINED = ("Joined", _json(Joined(session_id=SESSION_ID, version=3, seat=2, seat_
 SEAT_LEFT = ("Left, a bot plays on", _json(SeatChanged(session_id=SESSION_ID, version=9, seat=2, now="bot")))
 SEAT_TOKEN_ISSUED = ("Reissued", _json(SeatTokenIssued(session_id=SESSION_ID, version=9, seat=2,
                                                        seat_token=_token("seat 2 again"))))
+SEAT_NAMED = ("Named", _json(SeatNameSet(session_id=SESSION_ID, version=4, seat=1, name="Bo")))
 SEAT_TO_BOT = ("Handed to a bot", _json(SeatChanged(session_id=SESSION_ID, version=9, seat=2, now="bot")))
 SEAT_OPENED = ("Opened", _json(SeatChanged(session_id=SESSION_ID, version=9, seat=2, now="open",
                                            invitation=InvitationIssued(seat=2, code="ZCvrg8Jp0nBfWQd3VhXy1a2b",

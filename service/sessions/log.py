@@ -54,7 +54,24 @@ class SeatTokenReissued(msgspec.Struct, frozen=True, kw_only=True, tag_field="ty
     to_act: int | None
 
 
-TableEvent = SeatJoined | SeatLeft | SeatTokenReissued
-TABLE_EVENTS = (SeatJoined, SeatLeft, SeatTokenReissued)
+class SeatNamed(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="seat_named"):
+    """``seat``'s player is called ``name`` from now on (named by the host, or by the seat itself)."""
+
+    seat: int
+    name: str
+    to_act: int | None
+
+
+class SpectatorRevoked(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="spectator_revoked"):
+    """The host revoked the spectator token ``spectator_id``: it stopped working, and its streams end."""
+
+    spectator_id: str
+    to_act: int | None
+
+
+TableEvent = SeatJoined | SeatLeft | SeatTokenReissued | SeatNamed | SpectatorRevoked
+TABLE_EVENTS = (SeatJoined, SeatLeft, SeatTokenReissued, SeatNamed, SpectatorRevoked)
+#: The table's events after which a token may have stopped working (its streams check, and end if it did).
+REVOKING_EVENTS = (SeatLeft, SeatTokenReissued, SpectatorRevoked)
 #: An entry of a session's event log: the engine's events, the clock's and the table's.
 LogEntry = SessionEvent | TableEvent

@@ -19,6 +19,7 @@ from engine import GameState
 from service.sessions.clock import TurnClock
 from service.sessions.log import LogEntry
 from service.sessions.store import (
+    DELETED_MEMORY_SECONDS,
     EVENTS_PER_READ,
     IDEMPOTENCY_RECORDS_KEPT,
     CommitOutcome,
@@ -70,6 +71,8 @@ class MemoryStore:
         self._deadlines: dict[str, int] = {}
         self._next_sweep = 0.0
         self._on_expired = on_expired
+        #: Sessions deleted lately, and when (their streams say ``deleted``, not ``expired``).
+        self._deleted: dict[str, float] = {}
 
     @staticmethod
     def _now() -> float:
@@ -183,8 +186,16 @@ class MemoryStore:
 
     async def delete(self, session_id: str) -> bool:
         existed = self._live(session_id) is not None
+        now = self._now()
+        self._deleted = {k: t for k, t in self._deleted.items() if now - t < DELETED_MEMORY_SECONDS}
+        if existed:
+            self._deleted[session_id] = now
         self._drop(session_id)
         return existed
+
+    async def was_deleted(self, session_id: str) -> bool:
+        deleted = self._deleted.get(session_id)
+        return deleted is not None and self._now() - deleted < DELETED_MEMORY_SECONDS
 
     async def exists(self, session_id: str) -> bool:
         return self._live(session_id) is not None

@@ -39,7 +39,7 @@ from engine.setup import decks_so_far, seed_deck
 from service.sessions.access import no_spectator
 from service.sessions.headers import bearer_token
 from service.sessions.log import TABLE_EVENTS, MoveTimedOut
-from service.sessions.problems import etag
+from service.sessions.problems import etag, forbidden
 from service.sessions.service import SessionService
 from service.sessions.store import EVENTS_PER_READ, LOG_START, LoggedEvent
 from service.web.openapi import problem_responses, response_spec
@@ -144,6 +144,9 @@ async def session_record(service: SessionService, session_id: str, token: str) -
     state, version = caller.record.state, caller.record.version
     log = [e for e in await read_log(service, session_id) if e.version <= version]
     if caller.seat is None:
+        if caller.table_host and state.phase != "game_over":
+            raise forbidden("the table host token reads the record once the game is over: until then it would "
+                            "show every hand", "table_host_record")
         return SessionRecordResponse(session_id=session_id, version=version, seat=None,
                                      record=host_record(state, log))
     return SessionRecordResponse(session_id=session_id, version=version, seat=caller.seat,

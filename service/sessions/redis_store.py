@@ -84,6 +84,7 @@ from service.sessions.clock import TurnClock, decode_clock, encode_clock
 from service.sessions.fanout import LogFollower
 from service.sessions.log import LogEntry
 from service.sessions.store import (
+    DELETED_MEMORY_SECONDS,
     EVENT_DECODER,
     EVENT_ENCODER,
     EVENTS_PER_READ,
@@ -745,7 +746,14 @@ class RedisStore:
 
     async def delete(self, session_id: str) -> bool:
         async with _guard("session_delete", self._on_error, self.command_timeout):
-            return bool(await self.client.delete(*self.keys(session_id)))
+            existed = bool(await self.client.delete(*self.keys(session_id)))
+            if existed:  # remembered a while, so that the session's streams say why they end
+                await self.client.set(self.keys(session_id)[0] + ":deleted", b"1", ex=DELETED_MEMORY_SECONDS)
+            return existed
+
+    async def was_deleted(self, session_id: str) -> bool:
+        async with _guard("session_deleted", self._on_error, self.command_timeout):
+            return bool(await self._call(b"EXISTS", self.keys(session_id)[0] + ":deleted"))
 
     async def exists(self, session_id: str) -> bool:
         async with _guard("session_exists", self._on_error, self.command_timeout):

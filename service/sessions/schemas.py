@@ -34,11 +34,11 @@ from service.sessions.table import DEFAULT_INVITATION_SECONDS, MAX_INVITATION_SE
 
 InvitationSeconds = Annotated[int, Meta(ge=MIN_INVITATION_SECONDS, le=MAX_INVITATION_SECONDS)]
 
-__all__ = ["CreateSessionRequest", "EmptyRequest", "HandToBotRequest", "InvitationIssued", "JoinRequest", "Joined",
-           "MoveApplied", "MoveRequest", "OWN_SEAT", "SeatChanged", "SeatInfo", "SeatTokenIssued", "SessionCreated",
-           "SessionEvents", "SessionLegalMoves", "SessionMove", "SessionSnapshot", "SessionState",
-           "SessionSuggestRequest", "SessionValidation", "SpectatorCreated", "StreamEnd", "StreamEvent",
-           "UnavailableMove", "engine_move"]
+__all__ = ["CreateSessionRequest", "EmptyRequest", "HandToBotRequest", "InvitationIssued", "JoinRequest",
+           "Joined", "MoveApplied", "MoveRequest", "NameRequest", "OWN_SEAT", "SeatChanged", "SeatInfo",
+           "SeatNameSet", "SeatTokenIssued", "SessionCreated", "SessionEvents", "SessionLegalMoves", "SessionMove",
+           "SessionSnapshot", "SessionState", "SessionSuggestRequest", "SessionValidation",
+           "SpectatorCreated", "StreamClosed", "StreamEnd", "StreamEvent", "UnavailableMove", "engine_move"]
 
 # ------------------------------------------------------------------------------------------------ requests
 
@@ -69,18 +69,37 @@ class CreateSessionRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unk
     #: waits for the host to invite someone (``"wait"``).
     on_leave: OnLeave = "wait"
     leave_level: Level = "basic"
+    #: Deal from the ``seed`` or ``deck_orders`` given although more than one player, or an invited one, takes
+    #: a seat: whoever knows them knows every hand (without it: 400 ``INVALID_SEED`` or
+    #: ``INVALID_DECK_ORDER``). Without a seed or deck orders every deal comes from a 256-bit secret that only
+    #: the service holds.
+    known_deal: bool = False
 
 
 class EmptyRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """An operation that needs no settings (the body is an empty object: every POST takes a JSON body)."""
 
 
+#: A player's display name, as the contract states the rule the service applies (400 ``INVALID_NAME`` for any
+#: name against it, whatever its length).
+PlayerName = Annotated[str, Meta(max_length=256, description=(
+    "A player's display name: 1 to 32 characters once NFC-normalised and trimmed, each a Unicode letter, mark or "
+    "digit, a space (never two in a row) or one of - ' . _, with at most 3 combining marks on a character; not "
+    "equal to, or confusable with (Unicode's confusables, case folded), another player's name at the table. "
+    "Anything else, whatever its length, is 400 INVALID_NAME."))]
+
+
 class JoinRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Redeem an invitation: its code, and the name to play under."""
 
     code: Annotated[str, Meta(min_length=1, max_length=128)]
-    #: 1 to 32 characters once trimmed: Unicode letters, marks, digits, single spaces and ``- ' . _``.
-    name: Annotated[str, Meta(max_length=256)]
+    name: PlayerName
+
+
+class NameRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Name a seat's player."""
+
+    name: PlayerName
 
 
 class HandToBotRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -156,6 +175,10 @@ class SessionCreated(msgspec.Struct, kw_only=True):
     session_id: str
     version: int
     host_token: str
+    #: The table host's token, for a player's device that runs the table: invite, reissue a seat's token, hand
+    #: a seat to a bot, open a seat, mint and revoke spectators; it reads the public view and stream, and the
+    #: record once the game is over, never the snapshot (the host token stays for a back end).
+    table_host_token: str | None = None
     #: One bearer token per seat, indexed by seat (``null`` for a seat the service's bots play).
     seat_tokens: list[str | None]
     options: ResolvedOptions
@@ -199,6 +222,15 @@ class SeatTokenIssued(msgspec.Struct, kw_only=True):
     version: int
     seat: int
     seat_token: str
+
+
+class SeatNameSet(msgspec.Struct, kw_only=True):
+    """A seat's player's new name."""
+
+    session_id: str
+    version: int
+    seat: int
+    name: str
 
 
 class SeatChanged(msgspec.Struct, kw_only=True):
@@ -278,6 +310,8 @@ class SpectatorCreated(msgspec.Struct, kw_only=True):
 
     session_id: str
     spectator_token: str
+    #: The token's id, which revokes it (``DELETE .../spectators/{spectator_id}``) without naming the token.
+    spectator_id: str | None = None
     #: How many spectator tokens the session now holds (at most ``max_spectators``).
     spectators: int
     max_spectators: int
@@ -329,6 +363,14 @@ class SessionEvents(msgspec.Struct, kw_only=True):
     #: ``false``: there are more than one answer holds; ask again with ``after`` the last event's ``id``.
     complete: bool
     events: list[LoggedSessionEvent]
+
+
+class StreamClosed(msgspec.Struct, kw_only=True):
+    """The ``data`` of the event that closes a stream for good before the game is over: ``revoked`` (the token
+    stopped working: reissued, its seat handed on or left, a spectator revoked), ``deleted`` (the host deleted
+    the session) or ``expired`` (the session was idle too long). Reconnecting would be answered 401 or 404."""
+
+    version: int
 
 
 class StreamEnd(msgspec.Struct, kw_only=True):

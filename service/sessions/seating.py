@@ -20,11 +20,13 @@ from typing import TypeVar
 import msgspec
 
 from bots import Level
+from engine import GameState
+from service.referee.deals import is_secretly_dealt
 from service.sessions.access import Access, Caller, host_only, seat_only
 from service.sessions.changes import Changes, Plan, Seen
-from service.sessions.log import SeatJoined, SeatLeft, SeatTokenReissued, TableEvent
-from service.sessions.problems import unauthorized
-from service.sessions.schemas import InvitationIssued, Joined, SeatChanged, SeatInfo, SeatTokenIssued
+from service.sessions.log import SeatJoined, SeatLeft, SeatNamed, SeatTokenReissued, TableEvent
+from service.sessions.problems import forbidden, unauthorized
+from service.sessions.schemas import InvitationIssued, Joined, SeatChanged, SeatInfo, SeatNameSet, SeatTokenIssued
 from service.sessions.seats import BotSeat, OpenSeat, PlayerSeat, Seat, hash_token, new_bot, new_open
 from service.sessions.store import Change, SessionRecord
 from service.sessions.table import MAX_REVOKED, Invitation, Table, check_name
@@ -97,6 +99,20 @@ def _seated(record: SessionRecord, seat: int, holder: Seat, table: Table, event:
     return Plan(change, lambda made: answer(made.version))
 
 
+def check_invitable(state: GameState, known_deal: bool) -> None:
+    """403 ``FORBIDDEN`` for opening a seat to an invited player in a game whose deals a client knows (a
+    seed or deck orders it gave, or a snapshot's game not dealt in secret), unless the host said ``known_deal``."""
+    if known_deal or is_secretly_dealt(state):
+        return
+    raise forbidden("this session deals from a seed or deck orders a client gave: a seat is opened to an invited "
+                    "player only in a session created with \"known_deal\": true", "known_deal")
+
+
+def _other_names(record: SessionRecord, seat: int) -> tuple[str | None, ...]:
+    """The names of the seats other than ``seat``."""
+    return tuple(name for i, name in enumerate(record.settings.names) if i != seat)
+
+
 class Seating:
     """Joining, reissuing, handing on and leaving seats: each one change of the session's seats and table."""
 
@@ -128,6 +144,7 @@ class Seating:
             if found.expires_at <= time.time():
                 raise Problem("INVITATION_EXPIRED", "this invitation has expired: ask the host for a new one")
             seat = found.seat
+            check_name(shown, _other_names(current, seat))
             invitations = tuple(msgspec.structs.replace(i, redeemed=True) if i is found else i
                                 for i in table.invitations)
             new = msgspec.structs.replace(table, invitations=invitations,
@@ -138,6 +155,29 @@ class Seating:
                                                   seat_token=token, name=shown))
 
         return await self.changes.run(session_id, redeem, record)
+
+    async def name(self, session_id: str, token: str, seat: int, name: str) -> SeatNameSet:
+        """Name the player of ``seat``: by the host (or the table host), or by the seat's own token. 409
+        ``SEAT_NOT_HELD`` for a bot's or an open seat; 400 ``INVALID_NAME`` for a name against the rule, or alike
+        another seat's."""
+        shown = check_name(name)
+        caller = await self.access.caller(session_id, token)
+        if caller.seat != seat:
+            host_only(caller, "name another seat's player", "host_only_seats")
+        _check_seat(caller.record, seat)
+
+        async def named(seen: Seen) -> Plan[SeatNameSet]:
+            current = seen.record
+            _held(current, seat)
+            check_name(shown, _other_names(current, seat))
+            table = current.settings
+            new = msgspec.structs.replace(table, names=table.with_name(seat, shown, current.state.options.players))
+            event = SeatNamed(seat=seat, name=shown, to_act=current.state.to_act)
+            change = Change(state=current.state, events=[event], table=new)
+            return Plan(change, lambda made: SeatNameSet(session_id=session_id, version=made.version, seat=seat,
+                                                         name=shown), follow=False)
+
+        return await self.changes.run(session_id, named, caller.record)
 
     async def leave(self, session_id: str, token: str) -> SeatChanged:
         """The caller's seat goes to a bot or opens, as the session says (``on_leave``); its token stops."""
@@ -201,6 +241,7 @@ class Seating:
         caller = await self._host(session_id, token, seat, "invite a player", "host_only_seats")
 
         async def to_open(seen: Seen) -> Plan[SeatChanged]:
+            check_invitable(seen.record.state, seen.record.settings.known_deal)
             return self._to_open(session_id, seen.record, seat, invite=True)
 
         return await self.changes.run(session_id, to_open, caller.record)

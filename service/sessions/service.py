@@ -19,7 +19,7 @@ from service.referee import operations
 from service.referee.schemas import overrides_dict, resolved
 from service.referee.search import SearchPool
 from service.referee.snapshots import Sealer
-from service.sessions.access import Access, Caller, host_only, viewer
+from service.sessions.access import Access, Caller, full_host_only, viewer
 from service.sessions.assist import SeatAssist
 from service.sessions.changes import Changes, SessionMetrics
 from service.sessions.clock import ClockSettings, clock_view, new_clock
@@ -32,7 +32,7 @@ from service.sessions.schemas import (
     SessionSnapshot,
     SessionState,
 )
-from service.sessions.seating import Seating, new_invitation, seats_of
+from service.sessions.seating import Seating, check_invitable, new_invitation, seats_of
 from service.sessions.seats import PlayerSeat, Seat, Seats, hash_token, new_bot, new_open
 from service.sessions.spectators import Spectators
 from service.sessions.store import SessionRecord, SessionStore, StoreUnavailable, new_tag
@@ -73,6 +73,19 @@ def _open_seats(seats: list[int] | None, players: int, bots: dict[int, Level]) -
                                    {"seat": seat, "players": players}))
         out.append(seat)
     return out
+
+
+def _check_deal_secret(req: CreateSessionRequest, humans: int, open_seats: list[int]) -> None:
+    """400 ``INVALID_SEED`` (``INVALID_DECK_ORDER`` for deck orders) for a table of more than one player (or of an
+    invited one) dealt from a client's seed or deck orders, unless the host said ``known_deal``: whoever knows
+    them (through the stateless ``/v1/records/verify``, or the engine's documented shuffle) knows every hand and
+    kitty. (The field's own code: ``/v1`` is frozen, and its problem codes are an enumeration of the contract.)"""
+    if (req.seed is None and not req.deck_orders) or req.known_deal or (humans <= 1 and not open_seats):
+        return
+    field, code = ("seed", "INVALID_SEED") if req.seed is not None else ("deck_orders", "INVALID_DECK_ORDER")
+    raise Problem(code, f"{field}: a session with invited seats or more than one player is dealt from a secret: "
+                        "a seed or deck orders would show every hand to whoever knows them; leave them out, or send "
+                        "\"known_deal\": true", message=(f"problem.{code}.detail.known_deal", {}))
 
 
 class SessionService:
@@ -123,13 +136,17 @@ class SessionService:
         n = state.options.players
         bots = _bot_levels(req.bots, n)
         open_seats = _open_seats(req.open_seats, n, bots)
-        host_token = secrets.token_urlsafe(32)
+        _check_deal_secret(req, n - len(bots), open_seats)
+        if open_seats and req.snapshot is not None:
+            check_invitable(state, req.known_deal)
+        host_token, table_host_token = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
         seat_tokens = [None if s in bots or s in open_seats else secrets.token_urlsafe(32) for s in range(n)]
         holders: list[Seat] = [new_bot(bots[s]) if s in bots else new_open() if token is None
                                else PlayerSeat(hash_token(token)) for s, token in enumerate(seat_tokens)]
         auth = Seats(hash_token(host_token), tuple(holders)).encode()
         issued = [new_invitation(seat, req.invitation_seconds) for seat in open_seats]
-        table = Table(hints=req.hints, invitations=tuple(kept for kept, _ in issued), on_leave=req.on_leave,
+        table = Table(table_host=hash_token(table_host_token), known_deal=req.known_deal, hints=req.hints,
+                      invitations=tuple(kept for kept, _ in issued), on_leave=req.on_leave,
                       leave_level=req.leave_level, invitation_seconds=req.invitation_seconds)
         clock = new_clock(req.clock, state, self.clock, self.clock.now_ms())
         record = SessionRecord(1, state, auth, new_tag(), clock, b"" if table == Table() else encode_table(table),
@@ -147,7 +164,8 @@ class SessionService:
         # (the bots' moves are played by the next access); the answer gives the version really committed.
         record = await self.changes.play_bots_quietly(session_id, record)
         return SessionCreated(
-            session_id=session_id, version=record.version, host_token=host_token, seat_tokens=seat_tokens,
+            session_id=session_id, version=record.version, host_token=host_token,
+            table_host_token=table_host_token, seat_tokens=seat_tokens,
             options=resolved(state.options), rules_version=state.rules_version,
             phase=record.state.phase, to_act=record.state.to_act, expires_in=self.store.idle_seconds,
             bots={str(s): level for s, level in sorted(bots.items())}, clock=clock_view(record.clock),
@@ -184,13 +202,13 @@ class SessionService:
 
     async def snapshot(self, session_id: str, token: str) -> SessionSnapshot:
         caller = await self.caller(session_id, token)
-        host_only(caller, "export the snapshot", "host_only_snapshot")
+        full_host_only(caller, "export the snapshot", "host_only_snapshot")
         return SessionSnapshot(session_id=session_id, version=caller.record.version,
                                snapshot=self.sealer.seal(caller.record.state))
 
     async def delete(self, session_id: str, token: str) -> None:
         caller = await self.caller(session_id, token)
-        host_only(caller, "delete the session", "host_only_delete")
+        full_host_only(caller, "delete the session", "host_only_delete")
         await self.store.delete(session_id)
 
     # ------------------------------------------------------------------------------------- moves, events

@@ -37,6 +37,9 @@ EVENT_ENCODER = STATE_ENCODER
 EVENT_DECODER = msgspec.msgpack.Decoder(LogEntry)
 
 
+#: How long a store remembers that a session was deleted (its streams' readers learn why it ended).
+DELETED_MEMORY_SECONDS = 600
+
 class StoreUnavailable(Problem):
     """The store could not be reached or answered with an error: 503, try again shortly."""
 
@@ -253,6 +256,11 @@ class SessionStore(Protocol):
         ...
 
     async def exists(self, session_id: str) -> bool:
+        ...
+
+    async def was_deleted(self, session_id: str) -> bool:
+        """Whether the session was deleted (by its host) in the last :data:`DELETED_MEMORY_SECONDS`, rather than
+        expired or never there: so that its open streams say which."""
         ...
 
     async def read_events(self, session_id: str, after: Cursor, wait: float) -> list[LoggedEvent]:

@@ -1,8 +1,13 @@
 """A session's live events as Server-Sent Events, each redacted for the reader's seat.
 
 Authorised when the stream opens (so that errors are proper responses); then the frames of the session's log
-from the reader's ``Last-Event-ID`` on, heartbeats while nothing happens, and a final ``end`` frame once the
-game is over and every event was sent.
+from the reader's ``Last-Event-ID`` on, heartbeats while nothing happens, and a final named event before the
+stream closes for good: ``end`` once the game is over and every event was sent, ``revoked`` when the reader's
+token stopped working, ``deleted`` or ``expired`` when the session is gone. (A stream cut otherwise, by a
+restart or a store that failed, just closes: the reader reconnects with ``Last-Event-ID``.)
+
+One token holds at most :data:`MAX_STREAMS_PER_TOKEN` open streams on a replica (429 ``RATE_LIMITED`` beyond),
+so that one leaked watch link costs the service a bounded number of connections per replica.
 """
 
 from __future__ import annotations
@@ -20,8 +25,9 @@ from engine.model import GameOver
 from service.sessions.access import Access, identify
 from service.sessions.clock import deadline_text
 from service.sessions.headers import parse_after, parse_event_id
-from service.sessions.log import TABLE_EVENTS, LogEntry, MoveTimedOut, SeatLeft, SeatTokenReissued
-from service.sessions.schemas import LoggedSessionEvent, SessionEvents, StreamEnd, StreamEvent
+from service.sessions.log import REVOKING_EVENTS, TABLE_EVENTS, LogEntry, MoveTimedOut
+from service.sessions.schemas import LoggedSessionEvent, SessionEvents, StreamClosed, StreamEnd, StreamEvent
+from service.sessions.seats import hash_token
 from service.sessions.store import NOT_LOGGED, Cursor, LoggedEvent, SessionStore, StoreUnavailable
 from service.web.problems import Problem
 
@@ -34,6 +40,10 @@ StreamTracker = Callable[[], AbstractAsyncContextManager[Any]]
 #: source.close())``; a reader that reconnects anyway (Last-Event-ID at the end) is answered 204, which the SSE
 #: standard defines as "stop reconnecting".
 END_EVENT = "end"
+#: The events that close a stream before the game is over, and why (:class:`StreamClosed`).
+REVOKED_EVENT, DELETED_EVENT, EXPIRED_EVENT = "revoked", "deleted", "expired"
+#: The most event streams one token holds open on one replica.
+MAX_STREAMS_PER_TOKEN = 4
 
 _JSON = msgspec.json.Encoder()
 
@@ -57,6 +67,12 @@ def end_frame(version: int) -> bytes:
     return b"event: %s\ndata: %s\n\n" % (END_EVENT.encode(), _JSON.encode(StreamEnd(version=version)))
 
 
+def closing_frame(reason: str, version: int) -> bytes:
+    """The named event that closes a stream for good before the game is over (``revoked``, ``deleted``,
+    ``expired``)."""
+    return b"event: %s\ndata: %s\n\n" % (reason.encode(), _JSON.encode(StreamClosed(version=version)))
+
+
 def _mover(event: LogEntry) -> int | None:
     """The seat to act before the version whose first event is ``event``: the seat whose move it records (every
     move's first event names it), or for a change of the table (which changes no turn) the seat to act then."""
@@ -77,6 +93,7 @@ class EventStreams:
         self.heartbeat_seconds = heartbeat_seconds
         self._track_stream = track_stream
         self._reads: set[asyncio.Future[Any]] = set()  # the streams' reads under way, cancelled on stopping
+        self._open: dict[bytes, int] = {}  # open streams by their token's hash
         self._watcher: asyncio.Task[None] | None = None
 
     async def open(self, session_id: str, token: str, last_event_id: str | None) -> AsyncIterator[bytes] | None:
@@ -87,6 +104,11 @@ class EventStreams:
         finished = caller.record.state.phase == "game_over"
         if finished and not await self.store.read_events(session_id, cursor, 0):
             return None
+        if self._open.get(hash_token(token), 0) >= MAX_STREAMS_PER_TOKEN:
+            raise Problem("RATE_LIMITED", f"this token already holds {MAX_STREAMS_PER_TOKEN} open event streams "
+                                          "here, the most one token may: close one first",
+                          headers={"Retry-After": "5"},
+                          message=("problem.RATE_LIMITED.detail.streams", {"max": MAX_STREAMS_PER_TOKEN}))
         return self._frames(session_id, token, caller.seat, cursor, finished)
 
     async def since(self, session_id: str, token: str, after: str | None) -> SessionEvents:
@@ -114,9 +136,26 @@ class EventStreams:
             cursor = batch[-1].version, batch[-1].seq
         return SessionEvents(session_id=session_id, version=version, complete=complete, events=out)
 
+    @contextlib.contextmanager
+    def _counted(self, token: str) -> Any:
+        key = hash_token(token)
+        self._open[key] = self._open.get(key, 0) + 1
+        try:
+            yield
+        finally:
+            left = self._open.pop(key) - 1
+            if left:
+                self._open[key] = left
+
     async def _frames(self, session_id: str, token: str, seat: int | None, cursor: Cursor,
                       finished: bool) -> AsyncIterator[bytes]:
         tracked = self._track_stream() if self._track_stream is not None else contextlib.nullcontext()
+        with self._counted(token):
+            async for frame in self._tracked_frames(tracked, session_id, token, seat, cursor, finished):
+                yield frame
+
+    async def _tracked_frames(self, tracked: AbstractAsyncContextManager[Any], session_id: str, token: str,
+                              seat: int | None, cursor: Cursor, finished: bool) -> AsyncIterator[bytes]:
         async with tracked:
             yield b"retry: 1000\n\n"
             try:
@@ -129,13 +168,17 @@ class EventStreams:
                         if finished:
                             yield end_frame(cursor[0])  # the game is over and everything was sent
                             return
-                        if not await self.store.exists(session_id):
-                            return  # the session is gone
+                        if not await self.store.exists(session_id):  # the session is gone: say why
+                            gone = DELETED_EVENT if await self.store.was_deleted(session_id) else EXPIRED_EVENT
+                            yield closing_frame(gone, cursor[0])
+                            return
                         yield b": heartbeat\n\n"
                         continue
-                    if any(isinstance(e.event, (SeatLeft, SeatTokenReissued)) for e in batch) and \
+                    if any(isinstance(e.event, REVOKING_EVENTS) for e in batch) and \
                             not await self._still_valid(session_id, token):
-                        return  # the token was revoked: its stream ends, and a reconnect is answered 401
+                        # The token was revoked: its stream ends so, and a reconnect is answered 401.
+                        yield closing_frame(REVOKED_EVENT, batch[-1].version)
+                        return
                     turns = await self._legacy_turns(session_id, batch) if batch[0].to_act == NOT_LOGGED else {}
                     yield b"".join(event_frame(e, seat, turns.get(e.version) if e.to_act == NOT_LOGGED else e.to_act)
                                    for e in batch)

@@ -1,13 +1,13 @@
 """The table of a hosted session: its settings, its seats' names and invitations, its spectators.
 
 Apart from the game state and the seats' tokens (``auth``), a session has what only its host and its players
-change: whether the seats may ask for hints, the invitations of its open seats (SHA-256 of each code, its
-expiry, whether it was redeemed), the players' display names, what happens to a seat whose player leaves, the
-spectators' tokens and the tokens that were revoked (so that their holders are told so). It travels in the
-record's ``table`` field beside the state, so that every change is one compare-and-set like a move: an
-invitation redeemed on one replica is redeemed on every replica at once, and two players redeeming the same
-invitation at the same moment on two replicas get one seat for one of them (the other's compare-and-set loses,
-and it finds the invitation redeemed).
+change: the table host's token (SHA-256), whether the seats may ask for hints, the invitations of its open seats
+(SHA-256 of each code, its expiry, whether it was redeemed), the players' display names, what happens to a seat
+whose player leaves, the spectators' tokens and the tokens that were revoked (so that their holders are told
+so). It travels in the record's ``table`` field beside the state, so that every change is one compare-and-set
+like a move: an invitation redeemed on one replica is redeemed on every replica at once, and two players
+redeeming the same invitation at the same moment on two replicas get one seat for one of them (the other's
+compare-and-set loses, and it finds the invitation redeemed).
 
 The changes of the seats are logged as events of their own (:data:`~service.sessions.log.TableEvent`) beside
 the engine's, so that every reader of the event stream learns who joined, left or got a new token. Who holds
@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import functools
 import unicodedata
+from functools import lru_cache
 from typing import Literal
 
 import msgspec
+from confusable_homoglyphs.utils import load as load_confusables  # type: ignore[import-untyped]
 
 from bots import Level
 from service.web.problems import Problem
@@ -31,6 +33,8 @@ MAX_SPECTATORS = 32
 MAX_REVOKED = 32
 #: A display name's length bounds (in characters, after NFC normalisation and trimming).
 MAX_NAME = 32
+#: The most combining marks a name's character may carry (Thai and Devanagari need two or three).
+MAX_MARKS = 3
 #: How long an invitation may live: at least a minute, at most a week (default a day).
 MIN_INVITATION_SECONDS = 60
 MAX_INVITATION_SECONDS = 7 * 86_400
@@ -64,6 +68,11 @@ class Table(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     on_leave: OnLeave = "wait"
     leave_level: Level = "basic"
     invitation_seconds: int = DEFAULT_INVITATION_SECONDS
+    #: SHA-256 of the table host's token (empty: a session created before there was one).
+    table_host: bytes = b""
+    #: Whether the host said, at creation, that the deal may be known (``known_deal``): a game dealt from a
+    #: client's seed or deck orders (or restored from a snapshot of one) then opens seats to invited players.
+    known_deal: bool = False
 
     def name(self, seat: int) -> str | None:
         return self.names[seat] if seat < len(self.names) else None
@@ -95,10 +104,11 @@ def encode_table(table: Table) -> bytes:
 _NAME_PUNCTUATION = frozenset("-'._")
 
 
-def check_name(raw: str) -> str:
+def check_name(raw: str, others: tuple[str | None, ...] = ()) -> str:
     """A display name, normalised (NFC, trimmed): 1 to :data:`MAX_NAME` characters, each a Unicode letter,
-    mark or digit, a space (not two in a row) or one of ``- ' . _``; no control or formatting characters.
-    400 ``INVALID_NAME`` otherwise."""
+    mark or digit, a space (not two in a row) or one of ``- ' . _``, none with more than :data:`MAX_MARKS`
+    combining marks; no control or formatting characters; and not confusable with any of ``others`` (the other
+    seats' names: :func:`name_skeleton`). 400 ``INVALID_NAME`` otherwise, whatever the length sent."""
     name = unicodedata.normalize("NFC", raw).strip()
     problem: tuple[str, str] | None = None
     if not 1 <= len(name) <= MAX_NAME:
@@ -107,7 +117,61 @@ def check_name(raw: str) -> str:
         problem = ("a name has no two spaces in a row", "spaces")
     elif any(not (unicodedata.category(c)[0] in "LMN" or c == " " or c in _NAME_PUNCTUATION) for c in name):
         problem = ("a name is made of letters, digits, spaces and - ' . _ only", "characters")
+    elif _most_marks(name) > MAX_MARKS:
+        problem = (f"a name's character carries at most {MAX_MARKS} combining marks", "marks")
+    elif any(other is not None and names_alike(other, name) for other in others):
+        problem = ("another player at this table has this name, or one that looks like it", "taken")
     if problem is not None:
         raise Problem("INVALID_NAME", f"name: {problem[0]}",
-                      message=(f"problem.INVALID_NAME.detail.{problem[1]}", {"max": MAX_NAME}))
+                      message=(f"problem.INVALID_NAME.detail.{problem[1]}", {"max": MAX_NAME, "marks": MAX_MARKS}))
     return name
+
+
+def _most_marks(name: str) -> int:
+    """The most combining marks in a row (after the character they combine with), in the decomposed name."""
+    most = run = 0
+    for c in unicodedata.normalize("NFD", name):
+        run = run + 1 if unicodedata.category(c)[0] == "M" else 0
+        most = max(most, run)
+    return most
+
+
+@lru_cache(maxsize=1)
+def _prototypes() -> dict[str, str]:
+    """Each confusable character's class representative: Unicode's confusables.txt (as the
+    ``confusable-homoglyphs`` package ships it) read as classes of look-alike characters, each represented by
+    its smallest code point. Single characters only (``rn`` for ``m`` is not caught)."""
+    parent: dict[str, str] = {}
+
+    def root(c: str) -> str:
+        while parent.get(c, c) != c:
+            parent[c] = parent.get(parent[c], parent[c])
+            c = parent[c]
+        return c
+
+    for char, homoglyphs in load_confusables("confusables.json").items():
+        for glyph in homoglyphs:
+            other = glyph["c"].strip("\u200e\u200f")
+            if len(char) == 1 and len(other) == 1:
+                a, b = root(char), root(other)
+                if a != b:
+                    parent[max(a, b)] = min(a, b)
+    return {c: root(c) for c in parent}
+
+
+def name_skeleton(name: str) -> str:
+    """What a name looks like, in the manner of Unicode's confusables skeleton (UTS #39): decomposed, each
+    character replaced by its look-alike class's representative."""
+    prototypes = _prototypes()
+    return "".join(prototypes.get(c, c) for c in unicodedata.normalize("NFD", name.strip()))
+
+
+def names_alike(one: str, other: str) -> bool:
+    """Whether two names are one name at a table: the same skeleton as written or case folded (``"Alice"``,
+    ``"alice"``, ``"Аlice"`` with a Cyrillic А, ``"Ian"`` and ``"lan"``).
+
+    >>> names_alike("Alice", "\u0410lice"), names_alike("Pat", "pat"), names_alike("Ana", "Aná")
+    (True, True, False)
+    """
+    return name_skeleton(one) == name_skeleton(other) or \
+        name_skeleton(one.casefold()) == name_skeleton(other.casefold())

@@ -41,6 +41,7 @@ FIELD_CODES = {
     "first_dealer": "INVALID_FIRST_DEALER",
     "move": "MALFORMED_MOVE",
     "clock": "INVALID_CLOCK",
+    "name": "INVALID_NAME",  # one rule, one code, whatever the length sent
 }
 #: The code of a client error that the framework raised with no more specific meaning.
 _FALLBACK_CODES = {401: "UNAUTHORIZED", 403: "FORBIDDEN", 404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED",

@@ -129,7 +129,8 @@ PROBLEM_EXAMPLES: dict[str, tuple[str, dict[str, Any]]] = {
                          {"type": "play", "seat": 1, "card": "QH", "nominate": None}]}),
     "NOT_TO_ACT": ("seat 2 is not to act; seat 0 is", {}),
     "BODY_TOO_LARGE": ("the request body is larger than 65536 bytes", {}),
-    "UNSUPPORTED_MEDIA_TYPE": ("send the request body as Content-Type: application/json (got 'text/plain')", {}),
+    "UNSUPPORTED_MEDIA_TYPE": ("send the request body as Content-Type: application/json, in UTF-8 (got 'text/plain')",
+                               {}),
     # Game records.
     "RECORD_MISMATCH": ("hands[2].score.changes[0] does not match what the moves derive",
                         {"field": "hands[2].score.changes[0]"}),
@@ -144,6 +145,7 @@ PROBLEM_EXAMPLES: dict[str, tuple[str, dict[str, Any]]] = {
     "WRONG_SEAT": ("this token acts for seat 2 only; the move names seat 1", {}),
     "HINTS_OFF": ("the host turned hints off for this session", {}),
     "SPECTATORS_FULL": ("this session already has 32 spectator tokens, the most it holds", {}),
+    "NOT_FOUND": ("no spectator token of this session has that id (it was revoked already, or never minted)", {}),
     "INVALID_NAME": ("name: a name is made of letters, digits, spaces and - ' . _ only", {}),
     "INVITATION_REDEEMED": ("this invitation was already redeemed: ask the host for a new one", {}),
     "INVITATION_EXPIRED": ("this invitation has expired: ask the host for a new one", {}),

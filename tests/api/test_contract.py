@@ -241,13 +241,13 @@ def _sessions(client: Client) -> list[Session]:
     sealer = Sealer([KEY_A])
     sessions = []
     for players in (2, 3, 4, 5, 6):
-        sessions.append(_create(client, {"players": players, "seed": players}))
-        part_played = _create(client, {"players": players, "seed": 100 + players})
+        sessions.append(_create(client, {"players": players, "seed": players, "known_deal": True}))
+        part_played = _create(client, {"players": players, "seed": 100 + players, "known_deal": True})
         _play(client, part_played, rng, 25)
         sessions.append(part_played)
     short = {"target": 10, "lose_at": -10}  # over after one hand
     for players in (3, 4):
-        finished = _create(client, {"players": players, "seed": 7, "options": short})
+        finished = _create(client, {"players": players, "seed": 7, "known_deal": True, "options": short})
         _play(client, finished, rng, 400)
         assert finished.finished
         sessions.append(finished)
@@ -302,7 +302,8 @@ def _session_body(generated: Any, dice: int, entry: tuple[str, list[Any]], pick:
     if dice < 3:
         return {"snapshot": entry[0]}
     if dice < 6:
-        return {"players": 2 + pick % 5, "seed": pick, **({"preset": "american"} if pick % 3 == 0 else {})}
+        return {"players": 2 + pick % 5, "seed": pick, "known_deal": True,
+                **({"preset": "american"} if pick % 3 == 0 else {})}
     return _with_real_snapshot(generated, dice, entry, pick)
 
 

@@ -15,7 +15,7 @@ SEED_TOO_BIG = 18446744073709551615
 
 
 def _session(client: Client) -> dict[str, Any]:
-    response = client.post("/v1/sessions", json={"players": 4, "seed": 42, "first_dealer": 3})
+    response = client.post("/v1/sessions", json={"players": 4, "seed": 42, "known_deal": True, "first_dealer": 3})
     assert response.status_code == 201, response.text
     created: dict[str, Any] = response.json()
     return created
@@ -48,7 +48,7 @@ def test_create_game_and_create_session_refuse_alike(client: Client, body: dict[
 def test_the_typed_options_are_accepted_and_echoed_alike(client: Client) -> None:
     body = {"players": 4, "seed": 42, "options": {"pass_is_final": "never", "defender_trick_cap": "490"}}
     game = client.post("/v1/games", json=body).json()
-    session = client.post("/v1/sessions", json=body).json()
+    session = client.post("/v1/sessions", json={**body, "known_deal": True}).json()
     assert game["options"] == session["options"]
     assert game["options"]["pass_is_final"] == "never" and game["options"]["defender_trick_cap"] == "490"
     default = client.post("/v1/games", json={"players": 4}).json()["options"]
@@ -119,7 +119,8 @@ def test_a_seat_named_by_a_string_is_read_alike_by_both_apis(client: Client, nam
 
 def test_a_seat_named_exactly_is_read_alike_by_both_apis(client: Client) -> None:
     game = client.post("/v1/games", json={"players": 4, "seed": 42, "first_dealer": 3, "views": [1]})
-    session = client.post("/v1/sessions", json={"players": 4, "seed": 42, "first_dealer": 3, "bots": {"1": "basic"}})
+    session = client.post("/v1/sessions", json={"players": 4, "seed": 42, "known_deal": True,
+                                                "first_dealer": 3, "bots": {"1": "basic"}})
     assert game.status_code == 201 and [v["seat"] for v in game.json()["views"]] == [1]
     assert session.status_code == 201, session.text
     assert session.json()["bots"] == {"1": "basic"} and session.json()["seat_tokens"][1] is None

@@ -99,7 +99,7 @@ def test_preferences_and_small_answers(http: httpx.Client) -> None:
 
 
 def test_an_event_stream_is_never_compressed_or_buffered(http: httpx.Client, server: Server) -> None:
-    created = http.post("/v1/sessions", json={"players": 4, "seed": 42, "first_dealer": 3}).json()
+    created = http.post("/v1/sessions", json={"players": 4, "seed": 42, "known_deal": True, "first_dealer": 3}).json()
     session, tokens = created["session_id"], created["seat_tokens"]
     frames: list[str] = []
     opened = threading.Event()

@@ -92,7 +92,8 @@ def test_session_moves_answer_the_same_through_the_hot_path_and_the_handler(clie
     """Two sessions dealt alike; the same requests to each, one with Content-Length (hot path), one chunked."""
     from engine import apply_move
 
-    created = [client.post("/v1/sessions", json={"players": 4, "seed": 99, "first_dealer": 3}).json()
+    created = [client.post("/v1/sessions", json={"players": 4, "seed": 99, "known_deal": True,
+                                                 "first_dealer": 3}).json()
                for _ in range(2)]
     state, _ = new_game(Options(), seed=99, first_dealer=3)
     rng = random.Random(5)

@@ -64,10 +64,16 @@ def test_create_echoes_every_resolved_option(client: Client) -> None:
     assert len(body["options"]) == len(Options.__struct_fields__)
 
 
-def test_create_without_seed_draws_a_secret_one(client: Client, sealer: Sealer) -> None:
+def test_create_without_seed_deals_from_a_256_bit_secret(client: Client, sealer: Sealer) -> None:
+    from service.referee.deals import SECRET_SEED_FLOOR, secret_deck, secret_of
+
     first = sealer.open(create(client)["snapshot"])
     second = sealer.open(create(client)["snapshot"])
-    assert first.seed != second.seed and 0 <= first.seed <= 2**53 - 1
+    assert len(secret_of(first)) == len(secret_of(second)) == 32 and secret_of(first) != secret_of(second)
+    assert first.seed >= SECRET_SEED_FLOOR  # no client's seed: it marks a game dealt from the secret
+    assert first.hands != second.hands
+    deck = secret_deck(first.options, secret_of(first), 0)
+    assert first.hands == new_game(Options(), seed=1, deck_orders=[deck], first_dealer=first.dealer)[0].hands
     assert "seed" not in str(create(client, views=[0, None])["views"])  # never revealed
 
 

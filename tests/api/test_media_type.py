@@ -31,7 +31,7 @@ def test_the_apply_fast_path_and_the_session_move_refuse_non_json_too(client: Cl
     apply = b'{"snapshot": "%s", "move": {"type": "pass", "seat": %d}}' % (created["snapshot"].encode(),
                                                                            move["seat"])
     assert_problem(client.post("/v1/games/apply", content=apply, headers=headers), 415, "UNSUPPORTED_MEDIA_TYPE")
-    session = client.post("/v1/sessions", json={"players": 4, "seed": 42}).json()
+    session = client.post("/v1/sessions", json={"players": 4, "seed": 42, "known_deal": True}).json()
     seat = session["to_act"]
     response = client.post(f"/v1/sessions/{session['session_id']}/moves",
                            content=b'{"move": {"type": "pass", "seat": %d}}' % seat,

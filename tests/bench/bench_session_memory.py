@@ -125,7 +125,7 @@ def main() -> None:
         print(f"redis-server {redis.info('server')['redis_version']}; service from {args.tree.resolve()}")
         service, port = start_service(args.tree.resolve(), f"redis://{HOST}:{redis_port}/0")
         client = Client(port)
-        body = {"players": 4, "seed": 0, "first_dealer": 3}
+        body = {"players": 4, "seed": 0, "known_deal": True, "first_dealer": 3}
         status, first = client.call("POST", "/v1/sessions", body)  # warms the service and Redis's scripts
         if status != 201:
             raise SystemExit(f"creating a session answered {status}: {first}")

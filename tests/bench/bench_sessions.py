@@ -184,7 +184,8 @@ class Player:
     async def new_session(self) -> None:
         seed = self.rng.randrange(2**53)  # the contract's seeds: at most 2**53 - 1
         status, _, body = await self.conn.request(
-            "POST", "/v1/sessions", msgspec.json.encode({"players": 4, "seed": seed, "first_dealer": 0}))
+            "POST", "/v1/sessions", msgspec.json.encode({"players": 4, "seed": seed, "known_deal": True,
+                                                         "first_dealer": 0}))
         if status != 201:
             raise SystemExit(f"creating a session answered {status}: {body[:300]!r}")
         created = msgspec.json.decode(body)

@@ -222,7 +222,7 @@ async def create_tables(port: int, count: int, concurrency: int = 16) -> list[Ta
 
     async def one(i: int) -> None:
         async with sem:
-            body = {"players": 4, "seed": i, "first_dealer": 3}
+            body = {"players": 4, "seed": i, "known_deal": True, "first_dealer": 3}
             status, created = await request(port, "POST", "/v1/sessions", body)
             if status != 201:
                 raise SystemExit(f"creating a session answered {status}: {created}")

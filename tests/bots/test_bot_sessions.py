@@ -79,7 +79,7 @@ async def svc(request: pytest.FixtureRequest, redis_server: RedisServer) -> Asyn
         yield service
 
 
-BODY = {"players": 4, "seed": 99, "first_dealer": 0, "options": SHORT,
+BODY = {"players": 4, "seed": 99, "known_deal": True, "first_dealer": 0, "options": SHORT,
         "bots": {"1": "expert", "2": "basic", "3": "expert"}}
 
 

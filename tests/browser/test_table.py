@@ -506,7 +506,7 @@ def test_two_players_join_one_table_with_two_bots_and_a_spectator_watches(browse
     the clock plays them (``move_timed_out`` on every stream), and its page plays on afterwards. Each page uses
     only its own token; the spectator's page never receives a card of any hand."""
     with httpx.Client(base_url=service.url, timeout=10) as http:
-        created = http.post("/v1/sessions", json={"players": 4, "seed": 7, "first_dealer": 3,
+        created = http.post("/v1/sessions", json={"players": 4, "seed": 7, "known_deal": True, "first_dealer": 3,
                                                   "options": {"target": 10}, "bots": {"1": "basic", "3": "basic"},
                                                   "open_seats": [0, 2],
                                                   "clock": {"move_seconds": CLOCK_SECONDS, "bot": "basic"}}).json()

@@ -22,7 +22,7 @@ SCENARIO: dict[str, Any] = {
     "game": {"players": 4, "seed": 42, "first_dealer": 3},
     "legal_move": {"type": "bid", "seat": 0, "bid": "7H"},
     "illegal_move": {"type": "bid", "seat": 0, "bid": "MISERE"},
-    "session": {"players": 4, "seed": 42, "first_dealer": 3,
+    "session": {"players": 4, "seed": 42, "first_dealer": 3, "known_deal": True,
                 "options": {"target": 10, "lose_at": -10, "all_pass": "play_no_trumps",
                             "win_requires_contract": False}},
 }

@@ -198,7 +198,7 @@ def test_refusals_and_problems_in_each_language(client: TestClient[Litestar]) ->
 
 
 def test_session_refusals_are_worded_too(client: TestClient[Litestar]) -> None:
-    created = client.post("/v1/sessions", json={"players": 4, "seed": 3, "first_dealer": 3}).json()
+    created = client.post("/v1/sessions", json={"players": 4, "seed": 3, "known_deal": True, "first_dealer": 3}).json()
     token = created["seat_tokens"][0]
     response = client.post(f"/v1/sessions/{created['session_id']}/moves",
                            json={"move": {"type": "bid", "seat": 0, "bid": "MISERE"}},
@@ -225,7 +225,7 @@ def test_gateway_problems_are_worded_too() -> None:
 
 def _session_problems(client: TestClient[Litestar], headers: dict[str, str]) -> list[tuple[str, dict[str, Any]]]:
     """Each kind of session and record problem that carries a specific detail, asked for in one language."""
-    created = client.post("/v1/sessions", json={"players": 4, "seed": 3, "first_dealer": 3}).json()
+    created = client.post("/v1/sessions", json={"players": 4, "seed": 3, "known_deal": True, "first_dealer": 3}).json()
     sid, host, seats = created["session_id"], created["host_token"], created["seat_tokens"]
     path = f"/v1/sessions/{sid}"
 

@@ -379,9 +379,10 @@ class Session:
 
     A seat joins by invitation under a name (so the invitation code is probed as a bearer token too), reads its
     view, its legal moves with the bid box's reasons, validates a probe, asks for a hint whenever it is to act,
-    makes its own moves without naming its seat, and reads its stream. The public is the host's token and a
-    spectator token minted by the host: each reads the view and the stream, and the spectator is refused every
-    other operation."""
+    makes its own moves without naming its seat, and reads its stream. The public is the host's token, the table
+    host's token and a spectator token minted by the table host: each reads the view and the stream, and the
+    spectator and the table host are refused every other operation that could show a card (the snapshot, the
+    record of the unfinished game, legal moves, validation, hints)."""
 
     def __init__(self, client: httpx.AsyncClient, viewer: int | None) -> None:
         self.client = client
@@ -390,6 +391,7 @@ class Session:
         self.tokens: list[str] = []
         self.host = ""
         self.spectator = ""
+        self.table_host = ""
         #: Versions the table's own changes added before the first move (the viewer's joining, the spectator).
         self.table_versions = 0
 
@@ -404,8 +406,9 @@ class Session:
         created = r.json()
         self.url = f"/v1/sessions/{created['session_id']}"
         self.tokens, self.host = created["seat_tokens"], created["host_token"]
+        self.table_host = created["table_host_token"]
         shown = {k: v for k, v in created.items()
-                 if k not in ("host_token", "seat_tokens", "session_id", "invitations")}
+                 if k not in ("host_token", "table_host_token", "seat_tokens", "session_id", "invitations")}
         if self.viewer is not None:
             code = created["invitations"][0]["code"]
             refused = await self.client.get(self.url, headers={"Authorization": "Bearer " + code})
@@ -416,7 +419,8 @@ class Session:
             shown["refused invitation"] = refused.json()
             shown["joined"] = {k: v for k, v in r.json().items() if k != "seat_token"}
         else:
-            r = await self.client.post(self.url + "/spectators", json={}, headers=self._auth(None))
+            r = await self.client.post(self.url + "/spectators", json={},
+                                       headers={"Authorization": "Bearer " + self.table_host})
             assert r.status_code == 201, r.text
             self.spectator = r.json()["spectator_token"]
         self.table_versions = 1
@@ -426,14 +430,21 @@ class Session:
         if self.viewer is None:
             out: list[tuple[str, Any]] = []
             spectator = {"Authorization": "Bearer " + self.spectator}
-            for who, headers in (("host", self._auth(None)), ("spectator", spectator)):
+            table_host = {"Authorization": "Bearer " + self.table_host}
+            for who, headers in (("host", self._auth(None)), ("spectator", spectator), ("table host", table_host)):
                 out.append((f"{who} view", (await self.client.get(self.url, headers=headers)).json()))
-            for path, body in (("/legal-moves", None), ("/snapshot", None), ("/record", None),
-                               ("/validate", {"move": {"type": "pass"}}), ("/suggest", {})):
-                r = await self.client.request("POST" if body is not None else "GET", self.url + path, json=body,
-                                              headers=spectator)
-                assert r.status_code == 403, (path, r.text)
-                out.append((f"spectator {path}", r.json()))
+            over = (await self.client.get(self.url, headers=table_host)).json()["view"]["phase"] == "game_over"
+            for who, headers in (("spectator", spectator), ("table host", table_host)):
+                for path, body in (("/legal-moves", None), ("/snapshot", None), ("/record", None),
+                                   ("/validate", {"move": {"type": "pass"}}), ("/suggest", {}),
+                                   ("?seat=0", None), ("/moves", {"move": {"type": "pass"}})):
+                    r = await self.client.request("POST" if body is not None else "GET", self.url + path,
+                                                  json=body, headers=headers)
+                    if who == "table host" and path == "/record" and over:
+                        assert r.status_code == 200, r.text  # the game is over: its record is everyone's
+                    else:
+                        assert r.status_code == 403, (who, path, r.text)
+                    out.append((f"{who} {path}", r.json()))
             return out
         mine = self._auth(self.viewer)
         out = [("view", (await self.client.get(self.url, headers=mine)).json())]
@@ -465,6 +476,7 @@ class Session:
         readers = [self._auth(self.viewer)]
         if self.viewer is None:
             readers.append({"Authorization": "Bearer " + self.spectator})
+            readers.append({"Authorization": "Bearer " + self.table_host})
         out: list[Any] = []
         for headers in readers:
             events, _ = await read_stream(self.client, self.url + "/events", headers=headers, count=count,
@@ -496,7 +508,7 @@ async def play_twins(client: httpx.AsyncClient, case: Case, viewer: int | None, 
     twins: list[Twin] = []
     for d in (deck, other):
         body = {"players": case.players, "options": case.options, "seed": case.seed, "deck_orders": [d],
-                "first_dealer": dealer}
+                "first_dealer": dealer, **({} if kind == "stateless" else {"known_deal": True})}
         state, events = new_game(opts, seed=case.seed, deck_orders=[d], first_dealer=dealer)
         api: Stateless | Session = Stateless(client, viewer) if kind == "stateless" else Session(client, viewer)
         t = Twin(api, state)
@@ -646,7 +658,7 @@ async def test_a_refusal_lists_only_the_movers_own_legal_moves(api_url: str) -> 
     async with httpx.AsyncClient(base_url=api_url, timeout=30) as client:
         body = {"players": 4, "seed": 3, "first_dealer": 3}
         created = (await client.post("/v1/games", json=body)).json()
-        session = (await client.post("/v1/sessions", json=body)).json()
+        session = (await client.post("/v1/sessions", json={**body, "known_deal": True})).json()
         snapshot = created["snapshot"]
         replay, _ = new_game(opts, seed=3, first_dealer=3)
         moves: list[Move] = []

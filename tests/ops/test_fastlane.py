@@ -274,7 +274,8 @@ def test_session_moves_on_the_lane_answer_as_the_stack() -> None:
         clients = (lane, stack)
         for client in clients:
             client.headers.pop("accept-encoding")
-        sessions = [c.post("/v1/sessions", json={"players": 4, "seed": 7, "first_dealer": 1}).json() for c in clients]
+        sessions = [c.post("/v1/sessions", json={"players": 4, "seed": 7, "known_deal": True,
+                                                 "first_dealer": 1}).json() for c in clients]
         state, _ = new_game(Options(), seed=7, first_dealer=1)
         version = sessions[0]["version"]
         lane_answers = 0

@@ -111,7 +111,8 @@ def test_a_client_gone_cancels_its_search_waiting_or_running(server: Server) -> 
 
 def test_a_client_gone_cancels_its_session_hint(server: Server) -> None:
     url = server.url
-    created = httpx.post(url + "/v1/sessions", json={"players": 4, "seed": 2, "first_dealer": 3}, timeout=30)
+    created = httpx.post(url + "/v1/sessions", json={"players": 4, "seed": 2, "known_deal": True,
+                                                     "first_dealer": 3}, timeout=30)
     assert created.status_code == 201, created.text
     table = created.json()
     body = json.dumps({"level": "expert", "budget": 5000}).encode()

@@ -179,7 +179,8 @@ def test_the_playout_budget_answers_429_and_spends_nothing_refused(budgeted: Ser
     # A level that does not search is not charged.
     assert suggest(budgeted.url, snapshot, seat, 0, level="basic").status_code == 200
     # Session hints draw on the same client's budget.
-    created = httpx.post(budgeted.url + "/v1/sessions", json={"players": 4, "seed": 2, "first_dealer": 3},
+    created = httpx.post(budgeted.url + "/v1/sessions", json={"players": 4, "seed": 2, "known_deal": True,
+                                                              "first_dealer": 3},
                          timeout=30).json()
     me = bearer(created["seat_tokens"][0])
     hint = httpx.post(f"{budgeted.url}/v1/sessions/{created['session_id']}/suggest",
@@ -195,7 +196,8 @@ def test_bot_seats_and_the_clock_move_while_hints_are_saturated(saturable: Serve
     url = saturable.url
     snapshot, seat = opening(url)
     bots = {"1": "expert", "2": "expert", "3": "expert"}
-    table = httpx.post(url + "/v1/sessions", json={"players": 4, "seed": 7, "first_dealer": 3, "bots": bots},
+    table = httpx.post(url + "/v1/sessions", json={"players": 4, "seed": 7, "known_deal": True,
+                                                   "first_dealer": 3, "bots": bots},
                        timeout=30).json()
     flood = Flood(url, snapshot, seat, width=3, budget=5000)
     try:
@@ -215,7 +217,8 @@ def test_bot_seats_and_the_clock_move_while_hints_are_saturated(saturable: Serve
         # A seat that does not move in time: the clock's expert moves for it, hints or not (the other seats'
         # bots are basic here, so that what is timed is the clock's one search).
         basic = dict.fromkeys(bots, "basic")
-        clocked = httpx.post(url + "/v1/sessions", json={"players": 4, "seed": 8, "first_dealer": 3, "bots": basic,
+        clocked = httpx.post(url + "/v1/sessions", json={"players": 4, "seed": 8, "known_deal": True,
+                                                         "first_dealer": 3, "bots": basic,
                                                           "clock": {"move_seconds": 1, "bot": "expert"}},
                              timeout=30).json()
         clocked_url = f"{url}/v1/sessions/{clocked['session_id']}"

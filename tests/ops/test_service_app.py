@@ -82,7 +82,8 @@ async def test_metrics_count_moves_sessions_and_expiry() -> None:
                                                                     "move": {"type": "pass", "seat": 2}})
         assert validated.json()["legal"] is False  # validating is not moving: not counted
 
-        created = (await client.post("/v1/sessions", json={"players": 4, "seed": 3, "first_dealer": 3})).json()
+        created = (await client.post("/v1/sessions", json={"players": 4, "seed": 3, "known_deal": True,
+                                                           "first_dealer": 3})).json()
         url = f"/v1/sessions/{created['session_id']}"
         moved = await client.post(url + "/moves", json={"move": {"type": "pass", "seat": 0}},
                                   headers=bearer(created["seat_tokens"][0]))

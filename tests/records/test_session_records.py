@@ -93,6 +93,7 @@ def test_the_host_record_is_the_whole_game_and_verifies(client: Client, players:
     rng = random.Random(players)
     opts = resolve_options(players, None, {"target": 200, "lose_at": -200})
     session = _create(client, {"players": players, "options": {"target": 200, "lose_at": -200}, "seed": players,
+                                                               "known_deal": True,
                                "first_dealer": 0})
     state, _ = new_game(opts, seed=players, first_dealer=0)
     seen = [_record(client, session, session["host_token"]).record]
@@ -131,7 +132,8 @@ def test_a_session_dealt_from_explicit_deck_orders_has_its_host_record(client: C
     opts = resolve_options(players, None, {})
     pack = list(pack_for(opts))
     decks = [rng.sample(pack, len(pack)) for _ in range(2)]
-    session = _create(client, {"players": players, "seed": 9, "deck_orders": decks, "first_dealer": 0})
+    session = _create(client, {"players": players, "seed": 9, "known_deal": True,
+                               "deck_orders": decks, "first_dealer": 0})
     state, _ = new_game(opts, seed=9, deck_orders=decks, first_dealer=0)
     moves: list[Move] = []
     while state.to_act is not None and state.hand_number < 3:
@@ -169,7 +171,7 @@ def _cards_in(record: SeatRecord) -> set[str]:
 def test_a_seat_record_holds_only_what_the_seat_may_see(client: Client) -> None:
     rng = random.Random(9)
     for players in (2, 4, 5):
-        session = _create(client, {"players": players, "seed": 40 + players, "first_dealer": 1,
+        session = _create(client, {"players": players, "seed": 40 + players, "known_deal": True, "first_dealer": 1,
                                    "options": {"show_kitty": players == 5}})
         opts = resolve_options(players, None, {"show_kitty": players == 5})
         state, _ = new_game(opts, seed=40 + players, first_dealer=1)
@@ -252,7 +254,8 @@ def test_hidden_card_swap_leaves_a_seat_record_unchanged(client: Client) -> None
             continue
         records = []
         for d in (deck, other):
-            session = _create(client, {"players": players, "seed": 1, "deck_orders": [d], "first_dealer": 0})
+            session = _create(client, {"players": players, "seed": 1, "known_deal": True,
+                                       "deck_orders": [d], "first_dealer": 0})
             for m in moves:
                 _move(client, session, m)
             response = client.get(f"/v1/sessions/{session['session_id']}/record",
@@ -265,7 +268,7 @@ def test_hidden_card_swap_leaves_a_seat_record_unchanged(client: Client) -> None
 
 
 def test_records_need_a_token_and_a_session_of_the_beginning(client: Client) -> None:
-    session = _create(client, {"players": 4, "seed": 5})
+    session = _create(client, {"players": 4, "seed": 5, "known_deal": True})
     path = f"/v1/sessions/{session['session_id']}/record"
     assert client.get(path).status_code == 401
     assert client.get(path, headers=bearer("nope")).status_code == 401
@@ -287,7 +290,7 @@ def test_a_seat_verifies_its_own_record(client: Client, players: int) -> None:
     nothing more (no snapshot, no other seat's card)."""
     rng = random.Random(70 + players)
     opts = resolve_options(players, None, {})
-    session = _create(client, {"players": players, "seed": 70 + players, "first_dealer": 0})
+    session = _create(client, {"players": players, "seed": 70 + players, "known_deal": True, "first_dealer": 0})
     state, _ = new_game(opts, seed=70 + players, first_dealer=0)
     state, _ = _play(client, session, state, rng, 90)  # a hand or more played out, the next one under way
     for seat in range(players):
@@ -310,7 +313,7 @@ def test_a_seat_verifies_its_own_record_of_the_ghost_partners_game(client: Clien
     rng = random.Random(88)
     options = {"two_player_method": "ghost_partners", "target": 200, "lose_at": -200}
     opts = resolve_options(2, None, options)  # type: ignore[arg-type]
-    session = _create(client, {"players": 2, "seed": 88, "first_dealer": 0, "options": options})
+    session = _create(client, {"players": 2, "seed": 88, "known_deal": True, "first_dealer": 0, "options": options})
     state, _ = new_game(opts, seed=88, first_dealer=0)
     for _ in range(110):  # two hands and more, the third under way
         if state.to_act is None:
@@ -341,7 +344,7 @@ def test_a_seat_verifies_its_own_record_of_the_ghost_partners_game(client: Clien
 def test_a_tampered_seat_record_is_refused_without_a_state(client: Client) -> None:
     rng = random.Random(5)
     opts = resolve_options(4, None, {})
-    session = _create(client, {"players": 4, "seed": 5, "first_dealer": 0})
+    session = _create(client, {"players": 4, "seed": 5, "known_deal": True, "first_dealer": 0})
     state, _ = new_game(opts, seed=5, first_dealer=0)
     _play(client, session, state, rng, 70)
     seat = 1

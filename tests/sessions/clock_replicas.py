@@ -44,7 +44,7 @@ def replicas(redis: RedisServer, count: int = 3, prefix: str = "clock:",
 
 
 async def create(client: httpx.AsyncClient, move_seconds: float, seed: int = 1) -> dict[str, Any]:
-    r = await client.post("/v1/sessions", json={**ABSENT_PLAYER, "seed": seed,
+    r = await client.post("/v1/sessions", json={**ABSENT_PLAYER, "seed": seed, "known_deal": True,
                                                 "clock": {"move_seconds": move_seconds, "bot": "random"}})
     assert r.status_code == 201, r.text
     return dict(r.json())

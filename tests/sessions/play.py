@@ -41,7 +41,8 @@ class Mirror:
     @classmethod
     def create_body(cls, seed: int = 2024, first_dealer: int = 3, players: int = 4,
                     options: dict[str, Any] | None = None) -> dict[str, Any]:
-        body: dict[str, Any] = {"players": players, "seed": seed, "first_dealer": first_dealer}
+        # A seed the test knows, at a table of several players: the host says so (``known_deal``).
+        body: dict[str, Any] = {"players": players, "seed": seed, "first_dealer": first_dealer, "known_deal": True}
         if options:
             body["options"] = options
         return body

@@ -19,7 +19,7 @@ from .play import SHORT_GAME, Game, move_body, read_stream
 
 
 async def test_create_answers_tokens_options_and_etag(client: httpx.AsyncClient) -> None:
-    r = await client.post("/v1/sessions", json={"players": 4, "preset": "american", "seed": 5})
+    r = await client.post("/v1/sessions", json={"players": 4, "preset": "american", "seed": 5, "known_deal": True})
     assert r.status_code == 201, r.text
     body = r.json()
     assert r.headers["etag"] == '"1"' and body["version"] == 1

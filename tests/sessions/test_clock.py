@@ -70,7 +70,7 @@ async def clocked(request: pytest.FixtureRequest) -> AsyncIterator[tuple[httpx.A
 
 
 async def _create(client: httpx.AsyncClient, clock: dict[str, Any] | None, **extra: Any) -> dict[str, Any]:
-    body = {"players": 4, "seed": 7, "first_dealer": 3, "options": SHORT_GAME, **extra}
+    body = {"players": 4, "seed": 7, "known_deal": True, "first_dealer": 3, "options": SHORT_GAME, **extra}
     if clock is not None:
         body["clock"] = clock
     r = await client.post("/v1/sessions", json=body)
@@ -289,7 +289,7 @@ async def test_reserve_is_drawn_down_then_spent(clocked: tuple[httpx.AsyncClient
 async def test_the_clock_pauses_at_game_over(clocked: tuple[httpx.AsyncClient, Any]) -> None:
     client, app = clocked
     created = await _create(client, LONG)
-    body = {"players": 4, "seed": 7, "first_dealer": 3, "options": SHORT_GAME}
+    body = {"players": 4, "seed": 7, "known_deal": True, "first_dealer": 3, "options": SHORT_GAME}
     g = Game(client, created, Mirror.from_body(body))
     rng = random.Random(3)
     last: httpx.Response | None = None

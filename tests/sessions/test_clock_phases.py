@@ -113,7 +113,8 @@ def test_the_new_limits_are_checked(clock: dict[str, Any], case: str) -> None:
 async def test_every_view_shows_the_phase_limits_and_the_increment(client: httpx.AsyncClient) -> None:
     clock = {"move_seconds": 60, "reserve_seconds": 30, "phase_seconds": {"auction": 20},
              "increment_seconds": 2, "reserve_max_seconds": 40}
-    r = await client.post("/v1/sessions", json={"players": 4, "seed": 7, "first_dealer": 3, "clock": clock})
+    r = await client.post("/v1/sessions", json={"players": 4, "seed": 7, "known_deal": True, "first_dealer": 3,
+                                                "clock": clock})
     assert r.status_code == 201, r.text
     created = r.json()
     shown = created["clock"]
@@ -128,8 +129,8 @@ async def test_every_view_shows_the_phase_limits_and_the_increment(client: httpx
     assert moved.status_code == 200, moved.text
     assert moved.json()["clock"]["reserves"][0] == 32  # a move in time: the increment, under the cap
     assert (await client.get(url, headers=seat0)).json()["clock"]["reserves"][0] == 32
-    plain = await client.post("/v1/sessions", json={"players": 4, "seed": 7, "first_dealer": 3,
-                                                    "clock": {"move_seconds": 60}})
+    plain = await client.post("/v1/sessions", json={"players": 4, "seed": 7, "known_deal": True,
+                                                    "first_dealer": 3, "clock": {"move_seconds": 60}})
     assert set(plain.json()["clock"]) == {"move_seconds", "reserve_seconds", "bot", "seat", "deadline", "reserves"}
     refused = await client.post("/v1/sessions", json={"players": 4, "clock": {"move_seconds": 5,
                                                                             "phase_seconds": {"play": 0.1}}})

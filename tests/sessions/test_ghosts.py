@@ -26,7 +26,8 @@ from tests.support import assert_problem, bearer, jsonable
 from .play import move_body, read_stream
 
 GHOSTS = {"two_player_method": "ghost_partners"}
-BODY = {"players": 2, "seed": 77, "first_dealer": 1, "options": {**GHOSTS, "target": 200, "lose_at": -200}}
+BODY = {"players": 2, "seed": 77, "known_deal": True,
+        "first_dealer": 1, "options": {**GHOSTS, "target": 200, "lose_at": -200}}
 
 
 def _mirror() -> GameState:

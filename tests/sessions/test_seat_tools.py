@@ -88,7 +88,7 @@ async def test_a_hint_decides_from_the_seats_view_and_can_be_turned_off(client: 
     assert_problem(await client.post(g.url + "/suggest", json={}, headers=g.host), 403, "FORBIDDEN")
     assert_problem(await client.post(g.url + "/suggest", json={"level": "genius"}, headers=g.seats[actor]),
                    400, "MALFORMED_REQUEST")
-    created = await client.post("/v1/sessions", json={"players": 4, "seed": 2024, "first_dealer": 3,
+    created = await client.post("/v1/sessions", json={"players": 4, "seed": 2024, "known_deal": True, "first_dealer": 3,
                                                       "hints": False})
     assert created.status_code == 201 and created.json()["hints"] is False
     off = created.json()

@@ -30,7 +30,7 @@ async def _logged(client: httpx.AsyncClient, url: str, headers: dict[str, str]) 
 
 
 async def _create(client: httpx.AsyncClient, **extra: Any) -> dict[str, Any]:
-    body = {"players": 4, "seed": 2024, "first_dealer": 3, "bots": {"1": "basic", "3": "basic"},
+    body = {"players": 4, "seed": 2024, "known_deal": True, "first_dealer": 3, "bots": {"1": "basic", "3": "basic"},
             "open_seats": [0, 2], **extra}
     r = await client.post("/v1/sessions", json=body)
     assert r.status_code == 201, r.text

@@ -17,7 +17,7 @@ from tests.support import assert_problem, bearer
 from .conftest import Service
 from .play import read_stream
 
-GAME = {"players": 4, "seed": 42, "first_dealer": 3}
+GAME = {"players": 4, "seed": 42, "known_deal": True, "first_dealer": 3}
 
 
 async def _passes(client: httpx.AsyncClient, created: dict[str, Any], seats: list[int]) -> str:
