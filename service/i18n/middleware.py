@@ -52,7 +52,7 @@ def request_language(scope: Mapping[str, Any]) -> str:
     return language
 
 
-def _labelled(headers: Any, language: bytes) -> list[tuple[bytes, bytes]]:
+def with_language(headers: Any, language: bytes) -> list[tuple[bytes, bytes]]:
     """``headers`` with ``Content-Language: language`` and ``Accept-Language`` added to ``Vary``."""
     out: list[tuple[bytes, bytes]] = []
     vary: list[bytes] = []
@@ -74,7 +74,8 @@ def _labelled(headers: Any, language: bytes) -> list[tuple[bytes, bytes]]:
 
 
 class LanguageMiddleware:
-    """ASGI middleware: negotiate the language, then label every HTTP response with it."""
+    """ASGI middleware: negotiate the language, then label every HTTP response with it (its two steps,
+    :func:`request_language` and :func:`with_language`, are the fast lane's too: service/ops/fastlane.py)."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -87,10 +88,10 @@ class LanguageMiddleware:
 
         async def labelled(message: Message) -> None:
             if message["type"] == "http.response.start":
-                message = {**message, "headers": _labelled(message.get("headers", ()), language)}
+                message = {**message, "headers": with_language(message.get("headers", ()), language)}
             await send(message)
 
         await self.app(scope, receive, labelled)
 
 
-__all__ = ["LANG_PARAMETER", "LanguageMiddleware", "SCOPE_KEY", "request_language"]
+__all__ = ["LANG_PARAMETER", "LanguageMiddleware", "SCOPE_KEY", "request_language", "with_language"]

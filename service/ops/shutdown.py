@@ -179,12 +179,9 @@ class InflightMiddleware:
         if scope["type"] != ScopeType.HTTP:
             await self.app(scope, receive, send)
             return
-        coordinator = self.coordinator  # track_request() inlined: this runs on every request
-        coordinator._in_flight += 1
-        coordinator._idle.clear()
+        coordinator = self.coordinator
+        coordinator.enter()
         try:
             await self.app(scope, receive, send)
         finally:
-            coordinator._in_flight -= 1
-            if coordinator._in_flight == 0:
-                coordinator._idle.set()
+            coordinator.leave()

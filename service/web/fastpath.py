@@ -16,7 +16,7 @@ The speed this buys is measured by ``tests/bench/bench_http.py`` (docs/BENCHMARK
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any
 
 from litestar.middleware import DefineMiddleware
@@ -25,7 +25,7 @@ from litestar.types import ASGIApp, HTTPResponseBodyEvent, HTTPResponseStartEven
 from service.web.media import is_json_media_type
 from service.web.struct_dto import decode_request
 
-__all__ = ["FAILURE_SCOPE_KEY", "FastAnswer", "FastRoute", "fast_route", "read_body", "replay"]
+__all__ = ["FAILURE_SCOPE_KEY", "FastAnswer", "FastRoute", "answer_headers", "fast_route", "read_body", "replay"]
 
 #: A fast route's answer: the JSON body and the response's other headers.
 FastAnswer = tuple[bytes, list[tuple[bytes, bytes]]]
@@ -70,12 +70,16 @@ class FastRoute:
             return
         data = decode_request(self.request_type, body)
         payload, extra = await self.answer(scope, headers, data)
-        start: HTTPResponseStartEvent = {
-            "type": "http.response.start", "status": 200,
-            "headers": [(b"content-type", _JSON), (b"content-length", str(len(payload)).encode()), *extra]}
+        start: HTTPResponseStartEvent = {"type": "http.response.start", "status": 200,
+                                         "headers": answer_headers(payload, extra)}
         await send(start)
         end: HTTPResponseBodyEvent = {"type": "http.response.body", "body": payload, "more_body": False}
         await send(end)
+
+
+def answer_headers(payload: bytes, extra: Iterable[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
+    """The headers a fast route sends with ``payload``: its type and length, then the operation's ``extra``."""
+    return [(b"content-type", _JSON), (b"content-length", str(len(payload)).encode()), *extra]
 
 
 def fast_route(request_type: type[Any], answer: Answer) -> DefineMiddleware:
