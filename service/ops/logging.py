@@ -13,7 +13,8 @@ outside a request), plus any ``extra={...}`` fields and ``exc_info`` for excepti
    through :func:`scrub`, which removes bearer tokens, ``Authorization``/``X-API-Key`` values, card lists
    (a hand) and any run of 40 or more ``[A-Za-z0-9_-]`` characters (sealed snapshots, seat tokens, keys).
 
-Wired in :func:`service.app.create_app` (service/app.py).
+A layer of the request envelope (service/ops/envelope.py), which :func:`service.app.create_app` puts around
+the app.
 
 Run uvicorn with ``--no-access-log`` (its access line includes query strings); :func:`json_logging_config`
 also silences ``uvicorn.access`` and routes ``uvicorn``/``uvicorn.error`` through the JSON handler.

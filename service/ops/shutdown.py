@@ -12,7 +12,8 @@ therefore chains a handler in front of the server's own SIGTERM/SIGINT handler (
 one, in the main thread). :meth:`~ShutdownCoordinator.on_shutdown` sets the event too (for servers without
 signal handlers, and tests) and waits at most ``grace_seconds`` for in-flight requests.
 
-Wired in :func:`service.app.create_app` (service/app.py): ``SHUTDOWN_GRACE_SECONDS``.
+The coordinator is built by :func:`service.app.create_app` (``SHUTDOWN_GRACE_SECONDS``); the middleware is a layer
+of the request envelope (service/ops/envelope.py).
 """
 
 from __future__ import annotations
