@@ -1,8 +1,8 @@
 """Graceful shutdown: let in-flight requests finish and tell long-lived event streams to close.
 
-A :class:`ShutdownCoordinator` counts in-flight requests (:meth:`~ShutdownCoordinator.track_request`, applied
-to every request by :class:`InflightMiddleware`) and open event streams
-(:meth:`~ShutdownCoordinator.track_stream`), and holds :attr:`~ShutdownCoordinator.shutting_down`, an
+A :class:`ShutdownCoordinator` counts in-flight requests (:meth:`~ShutdownCoordinator.enter` and
+:meth:`~ShutdownCoordinator.leave`, around every request in :class:`InflightMiddleware` and the fast lane) and
+open event streams (:meth:`~ShutdownCoordinator.track_stream`), and holds :attr:`~ShutdownCoordinator.shutting_down`, an
 :class:`asyncio.Event` that streams watch so that they end cleanly instead of being cut.
 
 Why the signal hook: on SIGTERM uvicorn stops accepting connections and then *waits for open connections to
@@ -78,15 +78,6 @@ class ShutdownCoordinator:
         self._in_flight -= 1
         if self._in_flight == 0:
             self._idle.set()
-
-    @contextlib.asynccontextmanager
-    async def track_request(self) -> AsyncIterator[None]:
-        """Count the enclosed block as an in-flight request."""
-        self.enter()
-        try:
-            yield
-        finally:
-            self.leave()
 
     @contextlib.asynccontextmanager
     async def track_stream(self) -> AsyncIterator[asyncio.Event]:
