@@ -10,6 +10,12 @@ what it returns. Refusals are raised as they are, so the app's exception handler
 the handler. A request that is not ordinary (no ``Content-Length``, a body over the limit, not
 ``application/json``) is left to the handler, untouched, which answers exactly as the contract says.
 
+A route's fast route is one of two shortcuts for the same routes: this one, inside routing, declared on the
+route; and the fast lane (:mod:`service.ops.fastlane`), the app's outermost layer, which finds the routes that
+carry a fast route and answers their ordinary requests before routing, by the same ``answer``, taking the request
+envelope's steps itself (service/ops/envelope.py). A request the lane hands on with a refusal reaches the fast
+route with that refusal under :data:`FAILURE_SCOPE_KEY`, which the fast route raises in its place.
+
 The speed this buys is measured by ``tests/bench/bench_http.py`` (docs/BENCHMARKS.md, "What the fast route buys");
 ``tests/api/test_fastpath.py`` checks that both paths give the same answers.
 """
