@@ -24,7 +24,8 @@ LANG_PARAMETER = "lang"
 
 
 @lru_cache(maxsize=1024)  # by the raw header: clients send the same few again and again
-def _negotiate_raw(accept_language: bytes | None, lang: str | None) -> str:
+def negotiated(accept_language: bytes | None, lang: str | None) -> str:
+    """The language of a request with this raw ``Accept-Language`` (its first) and ``lang`` query parameter."""
     header = None if accept_language is None else accept_language[:MAX_HEADER_LENGTH].decode("latin-1")
     return negotiate(header, lang)
 
@@ -46,7 +47,7 @@ def request_language(scope: Mapping[str, Any]) -> str:
         if key == b"accept-language":
             accept_language = bytes(value)
             break
-    language = _negotiate_raw(accept_language, lang)
+    language = negotiated(accept_language, lang)
     if isinstance(scope, dict):
         scope[SCOPE_KEY] = language
     return language
@@ -75,7 +76,7 @@ def with_language(headers: Any, language: bytes) -> list[tuple[bytes, bytes]]:
 
 class LanguageMiddleware:
     """ASGI middleware: negotiate the language, then label every HTTP response with it (its two steps,
-    :func:`request_language` and :func:`with_language`, are the fast lane's too: service/ops/fastlane.py)."""
+    :func:`negotiated` and :func:`with_language`, are the fast lane's too: service/ops/fastlane.py)."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -94,4 +95,4 @@ class LanguageMiddleware:
         await self.app(scope, receive, labelled)
 
 
-__all__ = ["LANG_PARAMETER", "LanguageMiddleware", "SCOPE_KEY", "request_language", "with_language"]
+__all__ = ["LANG_PARAMETER", "LanguageMiddleware", "SCOPE_KEY", "negotiated", "request_language", "with_language"]

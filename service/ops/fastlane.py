@@ -18,7 +18,7 @@ limit, no API keys: see :func:`lane_routes`); with those on, every request goes 
 On the lane the request goes through the same outer layers as on the stack, by their own code: the lane finds
 the envelope's layers (:mod:`service.ops.envelope`) below it and takes each one's steps in its place (the request
 id and access line of :class:`~service.ops.logging.RequestLoggingMiddleware`, the language of
-:func:`~service.i18n.request_language` and :func:`~service.i18n.middleware.with_language`, the in-flight count,
+:func:`~service.i18n.middleware.negotiated` and :func:`~service.i18n.middleware.with_language`, the in-flight count,
 the request metrics, the compression of :func:`~service.web.encoding.with_encoding`). It refuses to be built over
 a layer it has no step for, so that a new outer layer cannot be skipped by the lane unnoticed.
 
@@ -41,7 +41,8 @@ from litestar.middleware import DefineMiddleware
 from litestar.routes import ASGIRoute, HTTPRoute
 from litestar.types import ASGIApp, Receive, Scope, Send
 
-from service.i18n.middleware import LanguageMiddleware, request_language, with_language
+from service.i18n.middleware import SCOPE_KEY as LANGUAGE_SCOPE_KEY
+from service.i18n.middleware import LanguageMiddleware, negotiated, with_language
 from service.ops.logging import REQUEST_ID_SCOPE_KEY, RequestLoggingMiddleware, request_id_var, with_request_id
 from service.ops.metrics import MetricsMiddleware
 from service.ops.shutdown import InflightMiddleware
@@ -221,9 +222,13 @@ class FastLane:
                      receive: Receive, send: Send) -> None:
         """The envelope's steps around the route's answer, each layer's own, in the stack's order."""
         started = time.perf_counter()
-        request_id, token = self.logging.begin(scope)
+        client_id = headers.get(b"x-request-id")
+        request_id = self.logging.request_id(scope, None if client_id is None else client_id.encode("latin-1"))
+        token = self.logging.begin(scope, request_id)
         scope[REQUEST_ID_SCOPE_KEY] = request_id  # kept if the request is handed on
-        language = request_language(scope)  # kept in the scope, as LanguageMiddleware keeps it
+        accept_language = headers.get(b"accept-language")
+        language = negotiated(None if accept_language is None else accept_language.encode("latin-1"), None)
+        scope[LANGUAGE_SCOPE_KEY] = language  # as LanguageMiddleware keeps it (request_language), for the stack
         status = 500  # unless a response starts (500 too when the client went away: nothing is sent)
         handed_on: Receive | None = None  # the stack answers instead, with this receive (nothing sent here)
         coordinator = self.coordinator
