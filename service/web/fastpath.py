@@ -109,9 +109,15 @@ def replay(body: bytes, more: bool, receive: Receive) -> Receive:
 
 async def read_body(receive: Receive, limit: int) -> tuple[bytes | None, bool]:
     """The request body (``None`` if the client left), and whether more remains after ``limit`` bytes."""
-    chunks: list[bytes] = []
-    size = 0
-    more = True
+    message = await receive()
+    if message["type"] != "http.request":
+        return None, False
+    body = message.get("body", b"")
+    more = message.get("more_body", False)
+    if not more or len(body) > limit:  # the usual request: its body in one message
+        return body, more
+    chunks = [body]
+    size = len(body)
     while more:
         message = await receive()
         if message["type"] != "http.request":
