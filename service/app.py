@@ -49,7 +49,7 @@ from service.ops.shutdown import ShutdownCoordinator
 from service.referee.playouts import MemoryPlayoutBudget, PlayoutBudget, RedisPlayoutBudget
 from service.referee.search import SearchPool
 from service.referee.snapshots import Sealer
-from service.sessions import build_sessions
+from service.sessions import SessionsComponent, build_sessions
 from service.sessions.records import SessionRecordController
 from service.sessions.redis_store import is_cluster_url, redis_client
 from service.web.exception_handlers import exception_handlers
@@ -160,6 +160,21 @@ def _route_middleware(settings: Settings, metrics: ServiceMetrics, key_prefix: s
     return middleware
 
 
+def _routes(settings: Settings, sessions: SessionsComponent, readiness: dict[str, ReadinessCheck],
+            shutdown: ShutdownCoordinator, metrics: ServiceMetrics) -> list[Any]:
+    """The app's routes: the API, the operational endpoints, the OpenAPI viewer's assets, and the demo if on."""
+    return [
+        # The API's operations declare Accept-Language and lang (texts in six languages; service/i18n).
+        Router(path="/", parameters=language_parameters(),
+               route_handlers=[RulesController, GamesController, SuggestController, RecordsController,
+                               *sessions.route_handlers, SessionRecordController]),
+        *health_route_handlers(readiness, shutdown=shutdown, problem_schema=ProblemDetails),
+        metrics_route_handler(metrics),
+        swagger_assets_router(),
+        *([demo_router()] if settings.demo_enabled else []),  # the reference web table at /demo/
+    ]
+
+
 def create_app(settings: Settings | None = None, *, session_key_prefix: str = SESSION_KEY_PREFIX,
                event_heartbeat_seconds: float = EVENT_HEARTBEAT_SECONDS) -> Litestar:
     """Build the Litestar app for ``settings`` (default: :func:`service.config.load_settings`).
@@ -186,16 +201,7 @@ def create_app(settings: Settings | None = None, *, session_key_prefix: str = SE
         on_shutdown.append(budget_client.aclose)
     state = {"sealer": sealer, "settings": settings, "metrics": metrics, "search": search}
     app = Litestar(
-        route_handlers=[
-            # The API's operations declare Accept-Language and lang (texts in six languages; service/i18n).
-            Router(path="/", parameters=language_parameters(),
-                   route_handlers=[RulesController, GamesController, SuggestController, RecordsController,
-                                   *sessions.route_handlers, SessionRecordController]),
-            *health_route_handlers(readiness, shutdown=shutdown, problem_schema=ProblemDetails),
-            metrics_route_handler(metrics),
-            swagger_assets_router(),
-            *([demo_router()] if settings.demo_enabled else []),  # the reference web table at /demo/
-        ],
+        route_handlers=_routes(settings, sessions, readiness, shutdown, metrics),
         dependencies={**{name: _provided(value) for name, value in state.items()}, **sessions.dependencies},
         exception_handlers=exception_handlers(settings.max_body_bytes),
         before_request=require_json,

@@ -223,8 +223,7 @@ class FastLane:
         """The envelope's steps around the route's answer, each layer's own, in the stack's order."""
         started = time.perf_counter()
         client_id = headers.get(b"x-request-id")
-        request_id = self.logging.request_id(scope, None if client_id is None else client_id.encode("latin-1"))
-        token = self.logging.begin(scope, request_id)
+        request_id, token = self.logging.begin(scope, None if client_id is None else client_id.encode("latin-1"))
         scope[REQUEST_ID_SCOPE_KEY] = request_id  # kept if the request is handed on
         accept_language = headers.get(b"accept-language")
         language = negotiated(None if accept_language is None else accept_language.encode("latin-1"), None)

@@ -320,8 +320,8 @@ class RequestLoggingMiddleware:
 
     The id is put in :data:`request_id_var` (so every log line during the request carries it) and in
     ``scope["state"]["request_id"]``. Requests to ``quiet_paths`` (probes, scrapes) are logged at DEBUG.
-    :meth:`request_id`, :meth:`begin`, :func:`with_request_id` and :meth:`log_access` are its steps, which
-    the fast lane (service/ops/fastlane.py) takes too.
+    :meth:`begin`, :func:`with_request_id` and :meth:`log_access` are its three steps, which the fast lane
+    (service/ops/fastlane.py) takes too.
     """
 
     def __init__(
@@ -338,17 +338,14 @@ class RequestLoggingMiddleware:
         self.api_key_header = api_key_header
 
     @staticmethod
-    def request_id(scope: Scope, client_id: bytes | None) -> str:
-        """The request's id: the one a layer outside gave it (the fast lane handing it on), else the client's
-        ``X-Request-ID`` (``client_id``) if sane, else a fresh one."""
+    def begin(scope: Scope, client_id: bytes | None) -> tuple[str, Token[str | None]]:
+        """The request's id, kept in ``scope["state"]`` and in :data:`request_id_var` (reset it with the token):
+        the one a layer outside gave it (the fast lane handing it on), else the client's ``X-Request-ID``
+        (``client_id``) if sane, else a fresh one."""
         kept = scope.get(REQUEST_ID_SCOPE_KEY)
-        return kept if isinstance(kept, str) else accept_request_id(client_id)
-
-    @staticmethod
-    def begin(scope: Scope, request_id: str) -> Token[str | None]:
-        """Keep ``request_id`` in ``scope["state"]`` and in :data:`request_id_var` (reset it with the token)."""
+        request_id = kept if isinstance(kept, str) else accept_request_id(client_id)
         scope.setdefault("state", {})["request_id"] = request_id
-        return request_id_var.set(request_id)
+        return request_id, request_id_var.set(request_id)
 
     def log_access(self, scope: Scope, method: str, path: str, status: int, duration: float) -> None:
         """The access line of a finished request."""
@@ -373,8 +370,7 @@ class RequestLoggingMiddleware:
         if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
-        request_id = self.request_id(scope, header_value(scope, _REQUEST_ID_HEADER))
-        token = self.begin(scope, request_id)
+        request_id, token = self.begin(scope, header_value(scope, _REQUEST_ID_HEADER))
         # Captured now: the router may rewrite scope["path"] for mounted apps.
         method = str(scope.get("method", "WS"))
         path = scope["path"]
