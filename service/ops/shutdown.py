@@ -52,8 +52,7 @@ class ShutdownCoordinator:
         self.shutting_down = asyncio.Event()
         self._in_flight = 0
         self._open_streams = 0
-        self._idle = asyncio.Event()
-        self._idle.set()
+        self._drained: asyncio.Event | None = None  # set when the last request leaves, once a shutdown waits for it
         self._signals = signals
         self._chained: dict[int, _SignalHandler] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -71,13 +70,12 @@ class ShutdownCoordinator:
     def enter(self) -> None:
         """Count one more in-flight request (each :meth:`enter` is followed by one :meth:`leave`)."""
         self._in_flight += 1
-        self._idle.clear()
 
     def leave(self) -> None:
-        """Count one in-flight request as done."""
+        """Count one in-flight request as done (the last one wakes a shutdown waiting for it)."""
         self._in_flight -= 1
-        if self._in_flight == 0:
-            self._idle.set()
+        if self._in_flight == 0 and self._drained is not None:
+            self._drained.set()
 
     @contextlib.asynccontextmanager
     async def track_stream(self) -> AsyncIterator[asyncio.Event]:
@@ -139,8 +137,10 @@ class ShutdownCoordinator:
         self.begin_shutdown()
         started = time.monotonic()
         try:
-            async with asyncio.timeout(self.grace_seconds):
-                await self._idle.wait()
+            if self._in_flight:
+                self._drained = drained = asyncio.Event()
+                async with asyncio.timeout(self.grace_seconds):
+                    await drained.wait()
         except TimeoutError:
             logger.warning(
                 "shutdown grace period over with requests still in flight",
