@@ -342,9 +342,13 @@ class RequestLoggingMiddleware:
         """The request's id, kept in ``scope["state"]`` and in :data:`request_id_var` (reset it with the token):
         the one a layer outside gave it (the fast lane handing it on), else the client's ``X-Request-ID``
         (``client_id``) if sane, else a fresh one."""
-        kept = scope.get(REQUEST_ID_SCOPE_KEY)
-        request_id = kept if isinstance(kept, str) else accept_request_id(client_id)
-        scope.setdefault("state", {})["request_id"] = request_id
+        request_id = scope.get(REQUEST_ID_SCOPE_KEY)
+        if not isinstance(request_id, str):
+            request_id = new_request_id() if client_id is None else accept_request_id(client_id)
+        state = scope.get("state")
+        if state is None:
+            scope["state"] = state = {}
+        state["request_id"] = request_id
         return request_id, request_id_var.set(request_id)
 
     def log_access(self, scope: Scope, method: str, path: str, status: int, duration: float) -> None:
