@@ -32,8 +32,8 @@ the same request id; a body longer than its ``Content-Length`` is handed on with
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Awaitable, Collection
+from time import perf_counter
 from typing import Any
 
 from litestar import Litestar
@@ -51,7 +51,7 @@ from service.web.fastpath import FAILURE_SCOPE_KEY, Answer, FastRoute, answer_he
 from service.web.media import is_json_media_type
 from service.web.struct_dto import decode_request
 
-__all__ = ["LANE_LAYERS", "FastLane", "LaneRoute", "LaneRoutes", "lane_routes"]
+__all__ = ["LANE_LAYERS", "FastLane", "LaneRoute", "LaneRoutes", "check_usual_headers", "lane_routes", "usual_headers"]
 
 #: A ``Host`` the router surely accepts (a subset of what Litestar's host check allows); any other goes
 #: through the stack, which checks it.
@@ -59,6 +59,8 @@ _PLAIN_HOST = re.compile(r"[0-9A-Za-z.:\[\]-]*")
 #: The outer layers the lane takes the steps of, outermost first: the envelope's (service/ops/envelope.py).
 LANE_LAYERS: tuple[type[Any], ...] = (LanguageMiddleware, RequestLoggingMiddleware, MetricsMiddleware,
                                       InflightMiddleware, ResponseEncodingMiddleware)
+_JSON = b"application/json"
+_VARY_LANGUAGE = (b"vary", b"Accept-Language")
 
 
 class LaneRoute:
@@ -180,9 +182,14 @@ class FastLane:
             raise TypeError(f"the fast lane takes the steps of {[k.__name__ for k in LANE_LAYERS]}, in this order, "
                             f"and the envelope has {[k.__name__ for k in kinds]}: give the lane the new layer's "
                             "steps (service/ops/fastlane.py), or build the app without a lane")
-        _, self.logging, metrics, inflight, _ = layers
-        self.metrics = metrics.metrics
-        self.coordinator = inflight.coordinator
+        check_usual_headers()
+        _, logging_layer, metrics, inflight, _ = layers
+        # Each layer's steps, bound once: the request id and the access line, the request metrics, the in-flight count.
+        self.begin = logging_layer.begin
+        self.log_access = logging_layer.log_access
+        self.observe = metrics.metrics.observe_request
+        self.enter = inflight.coordinator.enter
+        self.leave = inflight.coordinator.leave
 
     def __call__(self, scope: Scope, receive: Receive, send: Send) -> Awaitable[None]:
         """The lane's requests to the lane; every other one straight to the stack: its awaitable is returned, not
@@ -216,22 +223,23 @@ class FastLane:
             return
         if path_params is not None:
             request["path_params"] = path_params
-        await self._serve(request, route, headers, choose_encoding(headers.get(b"accept-encoding")), receive, send)
+        accept_encoding = headers.get(b"accept-encoding")
+        encoding = None if accept_encoding is None else choose_encoding(accept_encoding)
+        await self._serve(request, route, headers, encoding, receive, send)
 
     async def _serve(self, scope: dict[str, Any], route: LaneRoute, headers: dict[bytes, str], encoding: str | None,
                      receive: Receive, send: Send) -> None:
         """The envelope's steps around the route's answer, each layer's own, in the stack's order."""
-        started = time.perf_counter()
+        started = perf_counter()
         client_id = headers.get(b"x-request-id")
-        request_id, token = self.logging.begin(scope, None if client_id is None else client_id.encode("latin-1"))
+        request_id, token = self.begin(scope, None if client_id is None else client_id.encode("latin-1"))
         scope[REQUEST_ID_SCOPE_KEY] = request_id  # kept if the request is handed on
         accept_language = headers.get(b"accept-language")
         language = negotiated(None if accept_language is None else accept_language.encode("latin-1"), None)
         scope[LANGUAGE_SCOPE_KEY] = language  # as LanguageMiddleware keeps it (request_language), for the stack
         status = 500  # unless a response starts (500 too when the client went away: nothing is sent)
         handed_on: Receive | None = None  # the stack answers instead, with this receive (nothing sent here)
-        coordinator = self.coordinator
-        coordinator.enter()
+        self.enter()
         try:
             body, more = await read_body(receive, self.limit)
             if body is not None and more:  # longer than it said: the stack's handler answers 413
@@ -244,19 +252,40 @@ class FastLane:
                     scope[FAILURE_SCOPE_KEY] = exc
                     handed_on = receive
                 else:
-                    out = answer_headers(payload, extra)
-                    if encoding is not None:
-                        out, payload = with_encoding(out, payload, encoding)
-                    out = with_language(with_request_id(out, request_id.encode("ascii")), language.encode())
+                    if encoding is None and not extra:  # the usual answer (the encoding layer leaves it as it is)
+                        out = usual_headers(payload, request_id.encode("ascii"), language.encode())
+                    else:
+                        out = answer_headers(payload, extra)
+                        if encoding is not None:
+                            out, payload = with_encoding(out, payload, encoding)
+                        out = with_language(with_request_id(out, request_id.encode("ascii")), language.encode())
                     status = 200
                     await send({"type": "http.response.start", "status": 200, "headers": out})
                     await send({"type": "http.response.body", "body": payload, "more_body": False})
         finally:
-            coordinator.leave()
+            self.leave()
             if handed_on is None:
-                duration = time.perf_counter() - started
-                self.metrics.observe_request("POST", route.template, status, duration)
-                self.logging.log_access(scope, "POST", scope["path"], status, duration)
+                duration = perf_counter() - started
+                self.observe("POST", route.template, status, duration)
+                self.log_access(scope, "POST", scope["path"], status, duration)
             request_id_var.reset(token)
         if handed_on is not None:  # the stack counts, measures and logs it (under the same request id)
             await self.app(scope, handed_on, send)  # type: ignore[arg-type]
+
+
+def usual_headers(payload: bytes, encoded_id: bytes, language: bytes) -> list[tuple[bytes, bytes]]:
+    """The headers of the usual answer (no extra headers from the operation, no encoding negotiated) in one list:
+    what :func:`~service.web.fastpath.answer_headers`, :func:`~service.ops.logging.with_request_id` and
+    :func:`~service.i18n.middleware.with_language` give, in the stack's order (:func:`check_usual_headers`)."""
+    return [(b"content-type", _JSON), (b"content-length", str(len(payload)).encode()), (b"x-request-id", encoded_id),
+            _VARY_LANGUAGE, (b"content-language", language)]
+
+
+def check_usual_headers() -> None:
+    """Refuse a lane whose :func:`usual_headers` no longer are the layers' own (checked when a lane is built)."""
+    for payload, encoded_id, language in ((b"{}", b"0" * 32, b"en"), (b"[" * 999, b"client-id.7", b"fr")):
+        theirs = with_language(with_request_id(answer_headers(payload, ()), encoded_id), language)
+        ours = usual_headers(payload, encoded_id, language)
+        if ours != theirs:
+            raise TypeError(f"the fast lane's usual headers {ours} are not the envelope's {theirs}: "
+                            "make usual_headers (service/ops/fastlane.py) the layers' again")
