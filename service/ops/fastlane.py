@@ -20,7 +20,10 @@ the envelope's layers (:mod:`service.ops.envelope`) below it and takes each one'
 id and access line of :class:`~service.ops.logging.RequestLoggingMiddleware`, the language of
 :func:`~service.i18n.middleware.negotiated` and :func:`~service.i18n.middleware.with_language`, the in-flight count,
 the request metrics, the compression of :func:`~service.web.encoding.with_encoding`). It refuses to be built over
-a layer it has no step for, so that a new outer layer cannot be skipped by the lane unnoticed.
+a layer it has no step for, so that a new outer layer cannot be skipped by the lane unnoticed. The usual answer
+(no extra headers, no encoding negotiated) gets its headers in one list, :func:`usual_headers`, which the lane
+checks against the layers' own functions when it is built (:func:`check_usual_headers`) and refuses to be built
+with if they differ.
 
 What does not end in a ``200`` leaves the lane before anything is sent: a body that does not decode or an
 operation that refuses (a problem) is handed to the stack together with the exception, which the route's

@@ -9,6 +9,7 @@ import pytest
 
 from service.app import create_app
 from service.config import Settings
+from service.ops import fastlane
 from service.ops.envelope import outer_layers
 from service.ops.fastlane import LANE_LAYERS, FastLane
 from service.ops.metrics import ServiceMetrics
@@ -38,3 +39,16 @@ def test_the_lane_refuses_a_layer_it_has_no_step_for() -> None:
 
     with pytest.raises(TypeError, match="Unknown"):
         FastLane(Unknown(lane.app), routes=lane.routes, below=below, max_body_bytes=1024, cors=False)
+
+
+def test_the_lane_refuses_usual_headers_that_are_not_the_layers(monkeypatch: pytest.MonkeyPatch) -> None:
+    app = create_app(Settings(snapshot_keys=(KEY,), log_level="WARNING"))
+    lane = app.asgi_handler
+    assert isinstance(lane, FastLane)
+    below: Any = lane.app
+    for _ in LANE_LAYERS:
+        below = below.app
+    usual = fastlane.usual_headers
+    monkeypatch.setattr(fastlane, "usual_headers", lambda *args: usual(*args)[:-1])
+    with pytest.raises(TypeError, match="usual headers"):
+        FastLane(lane.app, routes=lane.routes, below=below, max_body_bytes=1024, cors=False)
