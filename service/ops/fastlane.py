@@ -280,7 +280,7 @@ def usual_headers(payload: bytes, encoded_id: bytes, language: bytes) -> list[tu
     """The headers of the usual answer (no extra headers from the operation, no encoding negotiated) in one list:
     what :func:`~service.web.fastpath.answer_headers`, :func:`~service.ops.logging.with_request_id` and
     :func:`~service.i18n.middleware.with_language` give, in the stack's order (:func:`check_usual_headers`)."""
-    return [(b"content-type", _JSON), (b"content-length", str(len(payload)).encode()), (b"x-request-id", encoded_id),
+    return [(b"content-type", _JSON), (b"content-length", b"%d" % len(payload)), (b"x-request-id", encoded_id),
             _VARY_LANGUAGE, (b"content-language", language)]
 
 
