@@ -205,8 +205,10 @@ class FastLane:
                 return self._lane(request, found, receive, send)
         return self.app(scope, receive, send)
 
-    async def _lane(self, request: dict[str, Any], found: tuple[LaneRoute, dict[str, str] | None],
-                    receive: Receive, send: Send) -> None:
+    def _lane(self, request: dict[str, Any], found: tuple[LaneRoute, dict[str, str] | None],
+              receive: Receive, send: Send) -> Awaitable[None]:
+        """The request to :meth:`_serve` if it is an ordinary one, else to the stack (a plain function: the
+        request's one coroutine is the one it is handed to)."""
         scope: Scope = request  # type: ignore[assignment]
         route, path_params = found
         headers: dict[bytes, str] = {}
@@ -222,13 +224,12 @@ class FastLane:
                 or not is_json_media_type(headers.get(b"content-type")) \
                 or accept_encodings or (self.cors and b"origin" in headers) \
                 or (host is not None and _PLAIN_HOST.fullmatch(host) is None):
-            await self.app(scope, receive, send)  # (several Accept-Encoding headers: the stack merges them)
-            return
+            return self.app(scope, receive, send)  # (several Accept-Encoding headers: the stack merges them)
         if path_params is not None:
             request["path_params"] = path_params
         accept_encoding = headers.get(b"accept-encoding")
         encoding = None if accept_encoding is None else choose_encoding(accept_encoding)
-        await self._serve(request, route, headers, encoding, receive, send)
+        return self._serve(request, route, headers, encoding, receive, send)
 
     async def _serve(self, scope: dict[str, Any], route: LaneRoute, headers: dict[bytes, str], encoding: str | None,
                      receive: Receive, send: Send) -> None:
