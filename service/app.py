@@ -31,15 +31,13 @@ from service.games.api import GamesController
 from service.games.catalogue import RulesController
 from service.games.records import RecordsController
 from service.games.suggest import SuggestController
-from service.i18n import LanguageMiddleware
 from service.i18n.openapi import language_parameters
 from service.ops.apikeys import ApiKeyMiddleware
-from service.ops.asgi import wrap_asgi_handler
 from service.ops.cors import build_cors_config
-from service.ops.fastlane import FastLane, lane_routes
+from service.ops.envelope import wrap_in_envelope
 from service.ops.health import ReadinessCheck, health_route_handlers
-from service.ops.logging import RequestLoggingMiddleware, json_logging_config
-from service.ops.metrics import MetricsMiddleware, ServiceMetrics, metrics_route_handler
+from service.ops.logging import json_logging_config
+from service.ops.metrics import ServiceMetrics, metrics_route_handler
 from service.ops.ratelimit import (
     MemoryRateLimitBackend,
     RateLimitBackend,
@@ -47,14 +45,13 @@ from service.ops.ratelimit import (
     RedisRateLimitBackend,
     SessionCreationLimitMiddleware,
 )
-from service.ops.shutdown import InflightMiddleware, ShutdownCoordinator
+from service.ops.shutdown import ShutdownCoordinator
 from service.referee.playouts import MemoryPlayoutBudget, PlayoutBudget, RedisPlayoutBudget
 from service.referee.search import SearchPool
 from service.referee.snapshots import Sealer
-from service.sessions import build_sessions
+from service.sessions import SessionsComponent, build_sessions
 from service.sessions.records import SessionRecordController
 from service.sessions.redis_store import is_cluster_url, redis_client
-from service.web.encoding import ResponseEncodingMiddleware
 from service.web.exception_handlers import exception_handlers
 from service.web.fastpath import FastRoute
 from service.web.media import require_json
@@ -127,6 +124,59 @@ def _search_pool(settings: Settings, metrics: ServiceMetrics, key_prefix: str) -
     return pool, client
 
 
+def _provided(value: Any) -> Provide:
+    """A dependency that is always ``value`` (one object for the app's lifetime)."""
+
+    def provide() -> Any:
+        return value
+
+    return Provide(provide, use_cache=True, sync_to_thread=False)
+
+
+def _route_middleware(settings: Settings, metrics: ServiceMetrics, key_prefix: str,
+                      on_shutdown: list[Any]) -> list[Any]:
+    """The middleware inside routing and Litestar's CORS layer, so that their 429 and 401 carry CORS headers. Each
+    is left out when it is off (``RATE_LIMIT_PER_MINUTE=0``, no ``API_KEYS``): nothing to do on every request. A
+    Redis client it opens is closed by a hook appended to ``on_shutdown``."""
+    middleware: list[Any] = []
+    creation_bounded = settings.session_create_per_minute > 0 or settings.session_create_total_per_minute > 0
+    if settings.rate_limit_per_minute > 0 or creation_bounded:
+        backend, limiter_client = _rate_limit_backend(settings, metrics, key_prefix)
+        if limiter_client is not None:
+            on_shutdown.append(limiter_client.aclose)
+        # Before the key check, so that guessing keys is itself limited (by address).
+        if settings.rate_limit_per_minute > 0:
+            middleware.append(DefineMiddleware(RateLimitMiddleware, backend=backend,
+                                               limit=settings.rate_limit_per_minute, window_seconds=60,
+                                               known_api_keys=settings.api_keys))
+        if creation_bounded:  # sessions are cheap to create and kept for a day: budgets of their own
+            middleware.append(DefineMiddleware(SessionCreationLimitMiddleware, backend=backend,
+                                               per_client=settings.session_create_per_minute,
+                                               total=settings.session_create_total_per_minute,
+                                               known_api_keys=settings.api_keys))
+    if settings.api_keys:
+        middleware.append(DefineMiddleware(ApiKeyMiddleware, api_keys=settings.api_keys))
+    middleware.append(QueryParameterMiddleware)  # a repeated or null query parameter: 400, before any handler
+    return middleware
+
+
+def _routes(settings: Settings, sessions: SessionsComponent, readiness: dict[str, ReadinessCheck],
+            shutdown: ShutdownCoordinator, metrics: ServiceMetrics) -> list[Any]:
+    """The app's routes: the API, the operational endpoints, the OpenAPI viewer's assets, and the demo if on."""
+    return [
+        # The API's operations declare Accept-Language and lang (texts in six languages; service/i18n).
+        Router(path="/", parameters=language_parameters(),
+               route_handlers=[RulesController,
+                               *([GamesController, SuggestController, RecordsController]
+                                 if settings.stateless_api else []),  # STATELESS_API=false: sessions only
+                               *sessions.route_handlers, SessionRecordController]),
+        *health_route_handlers(readiness, shutdown=shutdown, problem_schema=ProblemDetails),
+        metrics_route_handler(metrics),
+        swagger_assets_router(),
+        *([demo_router()] if settings.demo_enabled else []),  # the reference web table at /demo/
+    ]
+
+
 def create_app(settings: Settings | None = None, *, session_key_prefix: str = SESSION_KEY_PREFIX,
                event_heartbeat_seconds: float = EVENT_HEARTBEAT_SECONDS) -> Litestar:
     """Build the Litestar app for ``settings`` (default: :func:`service.config.load_settings`).
@@ -145,98 +195,32 @@ def create_app(settings: Settings | None = None, *, session_key_prefix: str = SE
     sessions = build_sessions(settings, sealer, shutdown=shutdown.shutting_down, key_prefix=session_key_prefix,
                               heartbeat_seconds=event_heartbeat_seconds, metrics=metrics,
                               track_stream=shutdown.track_stream, search=search)
-
-    def provide_sealer() -> Sealer:
-        return sealer
-
-    def provide_settings() -> Settings:
-        return settings
-
-    def provide_metrics() -> ServiceMetrics:
-        return metrics
-
-    def provide_search() -> SearchPool:
-        return search
-
-    readiness: dict[str, ReadinessCheck] = {"store": sessions.readiness_check,
-                                            "snapshot_keys": _snapshot_keys_check(keys)}
-    on_shutdown: list[Any] = [shutdown.on_shutdown, *sessions.on_shutdown]  # first: streams may need the store
-    on_shutdown.append(search.stop)  # after the sessions: their clock sweeper may be deciding a move
+    readiness = {"store": sessions.readiness_check, "snapshot_keys": _snapshot_keys_check(keys)}
+    # The shutdown coordinator first (streams may need the store), the search pool after the sessions (their
+    # clock sweeper may be deciding a move).
+    on_shutdown: list[Any] = [shutdown.on_shutdown, *sessions.on_shutdown, search.stop]
     if budget_client is not None:
         on_shutdown.append(budget_client.aclose)
-
-    # Inside routing and Litestar's CORS layer, so that their 429 and 401 carry CORS headers. Each is left out
-    # when it is off (RATE_LIMIT_PER_MINUTE=0, no API_KEYS): nothing to do on every request.
-    middleware: list[Any] = []
-    creation_bounded = settings.session_create_per_minute > 0 or settings.session_create_total_per_minute > 0
-    if settings.rate_limit_per_minute > 0 or creation_bounded:
-        backend, limiter_client = _rate_limit_backend(settings, metrics, session_key_prefix)
-        if limiter_client is not None:
-            on_shutdown.append(limiter_client.aclose)
-        # Before the key check, so that guessing keys is itself limited (by address).
-        if settings.rate_limit_per_minute > 0:
-            middleware.append(DefineMiddleware(RateLimitMiddleware, backend=backend,
-                                               limit=settings.rate_limit_per_minute, window_seconds=60,
-                                               known_api_keys=settings.api_keys))
-        if creation_bounded:  # sessions are cheap to create and kept for a day: budgets of their own
-            middleware.append(DefineMiddleware(SessionCreationLimitMiddleware, backend=backend,
-                                               per_client=settings.session_create_per_minute,
-                                               total=settings.session_create_total_per_minute,
-                                               known_api_keys=settings.api_keys))
-    if settings.api_keys:
-        middleware.append(DefineMiddleware(ApiKeyMiddleware, api_keys=settings.api_keys))
-    middleware.append(QueryParameterMiddleware)  # a repeated or null query parameter: 400, before any handler
-
+    state = {"sealer": sealer, "settings": settings, "metrics": metrics, "search": search}
     app = Litestar(
-        route_handlers=[
-            # The API's operations declare Accept-Language and lang (texts in six languages; service/i18n).
-            Router(path="/", parameters=language_parameters(),
-                   route_handlers=[RulesController,
-                                   *([GamesController, SuggestController, RecordsController]
-                                     if settings.stateless_api else []),  # STATELESS_API=false: sessions only
-                                   *sessions.route_handlers, SessionRecordController]),
-            *health_route_handlers(readiness, shutdown=shutdown, problem_schema=ProblemDetails),
-            metrics_route_handler(metrics),
-            swagger_assets_router(),
-            *([demo_router()] if settings.demo_enabled else []),  # the reference web table at /demo/
-        ],
-        dependencies={
-            "sealer": Provide(provide_sealer, use_cache=True, sync_to_thread=False),
-            "settings": Provide(provide_settings, use_cache=True, sync_to_thread=False),
-            "metrics": Provide(provide_metrics, use_cache=True, sync_to_thread=False),
-            "search": Provide(provide_search, use_cache=True, sync_to_thread=False),
-            **sessions.dependencies,
-        },
+        route_handlers=_routes(settings, sessions, readiness, shutdown, metrics),
+        dependencies={**{name: _provided(value) for name, value in state.items()}, **sessions.dependencies},
         exception_handlers=exception_handlers(settings.max_body_bytes),
         before_request=require_json,
         request_max_body_size=settings.max_body_bytes,
         openapi_config=openapi_config(sessions.security_schemes),
         plugins=[ExactStructSchemaPlugin()],
-        middleware=middleware,
+        middleware=_route_middleware(settings, metrics, session_key_prefix, on_shutdown),
         cors_config=build_cors_config(settings.cors_origins),
         logging_config=json_logging_config(settings.log_level, expected_exceptions=(Problem,)),
         on_startup=[shutdown.on_startup, search.start, *sessions.on_startup],
         on_shutdown=on_shutdown,
-        state=State({"sealer": sealer, "settings": settings, "sessions": sessions, "metrics": metrics,
-                     "shutdown": shutdown, "search": search}),
+        state=State({**state, "sessions": sessions, "shutdown": shutdown}),
     )
-    # The fast lane (outermost) answers the ordinary requests of the fast routes in one step, doing what the
-    # layers below would do for them. Only through middleware that lets those requests pass untouched: the
-    # query check (the lane takes no query string) and the session-creation bounds (another path).
-    lanes = lane_routes(app, passing={FastRoute, QueryParameterMiddleware, SessionCreationLimitMiddleware})
-    lane = [DefineMiddleware(FastLane, routes=lanes, metrics=metrics, coordinator=shutdown,
-                             max_body_bytes=settings.max_body_bytes, cors=app.cors_config is not None)]
-    # Outermost, around Litestar's whole handler: request ids, access lines and request metrics cover 404s,
-    # 405s and CORS preflights too. Run uvicorn with --no-access-log (the JSON access line replaces it).
-    wrap_asgi_handler(
-        app,
-        *(lane if lanes else []),
-        DefineMiddleware(LanguageMiddleware),  # first: every response says its language, 404s included
-        DefineMiddleware(RequestLoggingMiddleware),
-        DefineMiddleware(MetricsMiddleware, metrics=metrics),
-        DefineMiddleware(InflightMiddleware, coordinator=shutdown),
-        DefineMiddleware(ResponseEncodingMiddleware),  # innermost: validators and compression of every answer
-    )
+    # The fast lane passes only through route middleware that lets its requests pass untouched: the query check
+    # (the lane takes no query string) and the session-creation bounds (another path).
+    wrap_in_envelope(app, metrics=metrics, shutdown=shutdown, max_body_bytes=settings.max_body_bytes,
+                     passing={FastRoute, QueryParameterMiddleware, SessionCreationLimitMiddleware})
     if settings.keys_generated:
         logger.warning(GENERATED_KEY_WARNING)
     return app

@@ -4,7 +4,7 @@ Litestar's ``middleware=[...]`` runs inside routing: only for requests that matc
 access logs and request metrics must also cover 404s, 405s and CORS preflights, so those middlewares go
 around Litestar's whole handler (its exception handling, CORS layer and router) instead.
 
-Wired in :func:`service.app.create_app` (service/app.py).
+The request envelope (service/ops/envelope.py) wraps the app's handler with it.
 
 Middlewares given here see every HTTP request (the ``app`` and ``state`` keys of the scope are already set)
 but sit outside Litestar's CORS layer, so a response they produce themselves would lack CORS headers: keep

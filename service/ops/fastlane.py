@@ -4,9 +4,9 @@ A fast route (:mod:`service.web.fastpath`) already skips the framework's handler
 cross every layer of the app on the way in and out: languages, request ids and the access line, request
 metrics, in-flight tracking, response encoding, Litestar's exception layer and router, the route's
 middleware. Each is a coroutine frame and a ``send`` wrapper of its own, and on the apply path together they
-cost about as much as the operation itself. :class:`FastLane`, the outermost layer of the app
-(:func:`service.app.create_app`), does the work of all of them at once for a request that needs nothing else
-from them, and hands every other request to the stack, untouched.
+cost about as much as the operation itself. :class:`FastLane`, the outermost layer of the app (put there by
+:func:`service.ops.envelope.wrap_in_envelope`), takes the steps of the outer layers in one frame for a request
+that needs nothing else from the stack, and hands every other request to the stack, untouched.
 
 A request takes the lane when it is a ``POST`` to a fast route (its exact path; a path parameter a whole
 segment that no route has as a fixed one there), with no query string, a ``Content-Length`` within the body
@@ -15,11 +15,15 @@ would), no ``Origin`` when CORS is on, and a plain ``Host``.
 The app builds the lane only for routes whose middleware are known to let such a request through (no rate
 limit, no API keys: see :func:`lane_routes`); with those on, every request goes through the stack.
 
-On the lane the request gets what the stack would give it: its request id (the client's ``X-Request-ID`` if
-sane, else a fresh one) in the scope and in every log line while it runs, its language (``Accept-Language``)
-in the scope, the in-flight count (graceful shutdown waits for it), and on the way out the same headers in the
-same order (see :func:`_headers`), the body compressed as :class:`~service.web.encoding.ResponseEncodingMiddleware`
-would, the same request metrics and the same access line.
+On the lane the request goes through the same outer layers as on the stack, by their own code: the lane finds
+the envelope's layers (:mod:`service.ops.envelope`) below it and takes each one's steps in its place (the request
+id and access line of :class:`~service.ops.logging.RequestLoggingMiddleware`, the language of
+:func:`~service.i18n.middleware.negotiated` and :func:`~service.i18n.middleware.with_language`, the in-flight count,
+the request metrics, the compression of :func:`~service.web.encoding.with_encoding`). It refuses to be built over
+a layer it has no step for, so that a new outer layer cannot be skipped by the lane unnoticed. The usual answer
+(no extra headers, no encoding negotiated) gets its headers in one list, :func:`usual_headers`, which the lane
+checks against the layers' own functions when it is built (:func:`check_usual_headers`) and refuses to be built
+with if they differ.
 
 What does not end in a ``200`` leaves the lane before anything is sent: a body that does not decode or an
 operation that refuses (a problem) is handed to the stack together with the exception, which the route's
@@ -30,10 +34,9 @@ the same request id; a body longer than its ``Content-Length`` is handed on with
 
 from __future__ import annotations
 
-import logging
 import re
-import time
-from collections.abc import Awaitable, Collection, Iterable
+from collections.abc import Awaitable, Collection
+from time import perf_counter
 from typing import Any
 
 from litestar import Litestar
@@ -41,31 +44,26 @@ from litestar.middleware import DefineMiddleware
 from litestar.routes import ASGIRoute, HTTPRoute
 from litestar.types import ASGIApp, Receive, Scope, Send
 
-from service.i18n import negotiate
 from service.i18n.middleware import SCOPE_KEY as LANGUAGE_SCOPE_KEY
-from service.i18n.negotiation import MAX_HEADER_LENGTH
-from service.ops.clients import API_KEY_HEADER, client_identity
-from service.ops.logging import (
-    ACCESS_LOGGER,
-    REQUEST_ID_SCOPE_KEY,
-    accept_request_id,
-    new_request_id,
-    request_id_var,
-)
-from service.ops.metrics import ServiceMetrics
-from service.ops.shutdown import ShutdownCoordinator
-from service.web.encoding import choose_encoding, encoded_body
-from service.web.fastpath import FAILURE_SCOPE_KEY, Answer, FastRoute, read_body, replay
+from service.i18n.middleware import LanguageMiddleware, negotiated, with_language
+from service.ops.logging import REQUEST_ID_SCOPE_KEY, RequestLoggingMiddleware, request_id_var, with_request_id
+from service.ops.metrics import MetricsMiddleware
+from service.ops.shutdown import InflightMiddleware
+from service.web.encoding import ResponseEncodingMiddleware, choose_encoding, with_encoding
+from service.web.fastpath import FAILURE_SCOPE_KEY, Answer, FastRoute, answer_headers, read_body, replay
 from service.web.media import is_json_media_type
 from service.web.struct_dto import decode_request
 
-__all__ = ["FastLane", "LaneRoute", "LaneRoutes", "lane_routes"]
+__all__ = ["LANE_LAYERS", "FastLane", "LaneRoute", "LaneRoutes", "check_usual_headers", "lane_routes", "usual_headers"]
 
 #: A ``Host`` the router surely accepts (a subset of what Litestar's host check allows); any other goes
 #: through the stack, which checks it.
 _PLAIN_HOST = re.compile(r"[0-9A-Za-z.:\[\]-]*")
+#: The outer layers the lane takes the steps of, outermost first: the envelope's (service/ops/envelope.py).
+LANE_LAYERS: tuple[type[Any], ...] = (LanguageMiddleware, RequestLoggingMiddleware, MetricsMiddleware,
+                                      InflightMiddleware, ResponseEncodingMiddleware)
 _JSON = b"application/json"
-_LANGUAGES_KEPT = 1024
+_VARY_LANGUAGE = (b"vary", b"Accept-Language")
 
 
 class LaneRoute:
@@ -168,31 +166,33 @@ def lane_routes(app: Litestar, passing: Collection[type[Any]]) -> LaneRoutes:
 
 
 class FastLane:
-    """ASGI middleware, the app's outermost layer: see the module."""
+    """ASGI middleware, the app's outermost layer: see the module. ``app`` is the envelope's outermost layer,
+    ``below`` the handler the envelope wraps (Litestar's)."""
 
-    def __init__(self, app: ASGIApp, *, routes: LaneRoutes, metrics: ServiceMetrics,
-                 coordinator: ShutdownCoordinator, max_body_bytes: int, cors: bool,
-                 logger_name: str = ACCESS_LOGGER, api_key_header: str = API_KEY_HEADER) -> None:
+    def __init__(self, app: ASGIApp, *, routes: LaneRoutes, below: ASGIApp, max_body_bytes: int,
+                 cors: bool) -> None:
         self.app = app
         self.routes = routes
-        self.metrics = metrics
-        self.coordinator = coordinator
         self.limit = max_body_bytes
         self.cors = cors
-        self.logger = logging.getLogger(logger_name)
-        self.api_key_header = api_key_header
-        self._languages: dict[str | None, str] = {}
-
-    def _language(self, accept_language: str | None) -> str:
-        """The language :func:`~service.i18n.request_language` negotiates for a request with this
-        ``Accept-Language`` (its first) and no query, by the raw header: clients send the same few."""
-        language = self._languages.get(accept_language)
-        if language is None:
-            if len(self._languages) >= _LANGUAGES_KEPT:
-                self._languages.clear()
-            header = None if accept_language is None else accept_language[:MAX_HEADER_LENGTH]
-            language = self._languages[accept_language] = negotiate(header, None)
-        return language
+        layers = []
+        layer: Any = app
+        while layer is not below:
+            layers.append(layer)
+            layer = getattr(layer, "app", below)
+        kinds = tuple(type(layer) for layer in layers)
+        if kinds != LANE_LAYERS:
+            raise TypeError(f"the fast lane takes the steps of {[k.__name__ for k in LANE_LAYERS]}, in this order, "
+                            f"and the envelope has {[k.__name__ for k in kinds]}: give the lane the new layer's "
+                            "steps (service/ops/fastlane.py), or build the app without a lane")
+        check_usual_headers()
+        _, logging_layer, metrics, inflight, _ = layers
+        # Each layer's steps, bound once: the request id and the access line, the request metrics, the in-flight count.
+        self.begin = logging_layer.begin
+        self.log_access = logging_layer.log_access
+        self.observe = metrics.metrics.observe_request
+        self.enter = inflight.coordinator.enter
+        self.leave = inflight.coordinator.leave
 
     def __call__(self, scope: Scope, receive: Receive, send: Send) -> Awaitable[None]:
         """The lane's requests to the lane; every other one straight to the stack: its awaitable is returned, not
@@ -205,8 +205,10 @@ class FastLane:
                 return self._lane(request, found, receive, send)
         return self.app(scope, receive, send)
 
-    async def _lane(self, request: dict[str, Any], found: tuple[LaneRoute, dict[str, str] | None],
-                    receive: Receive, send: Send) -> None:
+    def _lane(self, request: dict[str, Any], found: tuple[LaneRoute, dict[str, str] | None],
+              receive: Receive, send: Send) -> Awaitable[None]:
+        """The request to :meth:`_serve` if it is an ordinary one, else to the stack (a plain function: the
+        request's one coroutine is the one it is handed to)."""
         scope: Scope = request  # type: ignore[assignment]
         route, path_params = found
         headers: dict[bytes, str] = {}
@@ -222,25 +224,26 @@ class FastLane:
                 or not is_json_media_type(headers.get(b"content-type")) \
                 or accept_encodings or (self.cors and b"origin" in headers) \
                 or (host is not None and _PLAIN_HOST.fullmatch(host) is None):
-            await self.app(scope, receive, send)  # (several Accept-Encoding headers: the stack merges them)
-            return
+            return self.app(scope, receive, send)  # (several Accept-Encoding headers: the stack merges them)
         if path_params is not None:
             request["path_params"] = path_params
-        await self._serve(request, route, headers, choose_encoding(headers.get(b"accept-encoding")), receive, send)
+        accept_encoding = headers.get(b"accept-encoding")
+        encoding = None if accept_encoding is None else choose_encoding(accept_encoding)
+        return self._serve(request, route, headers, encoding, receive, send)
 
     async def _serve(self, scope: dict[str, Any], route: LaneRoute, headers: dict[bytes, str], encoding: str | None,
                      receive: Receive, send: Send) -> None:
-        started = time.perf_counter()
-        raw_id = headers.get(b"x-request-id")
-        request_id = new_request_id() if raw_id is None else accept_request_id(raw_id.encode("latin-1"))
-        scope["state"]["request_id"] = scope[REQUEST_ID_SCOPE_KEY] = request_id
-        language = self._language(headers.get(b"accept-language"))
-        scope[LANGUAGE_SCOPE_KEY] = language  # as LanguageMiddleware keeps it, for the answer and the stack
-        token = request_id_var.set(request_id)
+        """The envelope's steps around the route's answer, each layer's own, in the stack's order."""
+        started = perf_counter()
+        client_id = headers.get(b"x-request-id")
+        request_id, token = self.begin(scope, None if client_id is None else client_id.encode("latin-1"))
+        scope[REQUEST_ID_SCOPE_KEY] = request_id  # kept if the request is handed on
+        accept_language = headers.get(b"accept-language")
+        language = negotiated(None if accept_language is None else accept_language.encode("latin-1"), None)
+        scope[LANGUAGE_SCOPE_KEY] = language  # as LanguageMiddleware keeps it (request_language), for the stack
         status = 500  # unless a response starts (500 too when the client went away: nothing is sent)
         handed_on: Receive | None = None  # the stack answers instead, with this receive (nothing sent here)
-        coordinator = self.coordinator  # counted in flight as InflightMiddleware counts
-        coordinator.enter()
+        self.enter()
         try:
             body, more = await read_body(receive, self.limit)
             if body is not None and more:  # longer than it said: the stack's handler answers 413
@@ -253,66 +256,40 @@ class FastLane:
                     scope[FAILURE_SCOPE_KEY] = exc
                     handed_on = receive
                 else:
-                    compressed = False
-                    if encoding is not None:
-                        payload, compressed = encoded_body(payload, encoding, _JSON)
+                    if encoding is None and not extra:  # the usual answer (the encoding layer leaves it as it is)
+                        out = usual_headers(payload, request_id.encode("ascii"), language.encode())
+                    else:
+                        out = answer_headers(payload, extra)
+                        if encoding is not None:
+                            out, payload = with_encoding(out, payload, encoding)
+                        out = with_language(with_request_id(out, request_id.encode("ascii")), language.encode())
                     status = 200
-                    await send({"type": "http.response.start", "status": 200,
-                                "headers": _headers(payload, extra, request_id, language, encoding, compressed)})
+                    await send({"type": "http.response.start", "status": 200, "headers": out})
                     await send({"type": "http.response.body", "body": payload, "more_body": False})
         finally:
-            coordinator.leave()
+            self.leave()
             if handed_on is None:
-                self._account(scope, route, status, time.perf_counter() - started)
+                duration = perf_counter() - started
+                self.observe("POST", route.template, status, duration)
+                self.log_access(scope, "POST", scope["path"], status, duration)
             request_id_var.reset(token)
         if handed_on is not None:  # the stack counts, measures and logs it (under the same request id)
             await self.app(scope, handed_on, send)  # type: ignore[arg-type]
 
-    def _account(self, scope: dict[str, Any], route: LaneRoute, status: int, duration: float) -> None:
-        """The request metrics and the access line, as the stack's layers give them."""
-        self.metrics.observe_request("POST", route.template, status, duration)
-        level = logging.INFO
-        if self.logger.isEnabledFor(level):
-            path = scope["path"]
-            self.logger.log(level, "%s %s %s", "POST", path, status,
-                            extra={"method": "POST", "path": path, "status": status,
-                                   "duration_ms": round(duration * 1000, 3),
-                                   "client": client_identity(scope, api_key_header=self.api_key_header)})
+
+def usual_headers(payload: bytes, encoded_id: bytes, language: bytes) -> list[tuple[bytes, bytes]]:
+    """The headers of the usual answer (no extra headers from the operation, no encoding negotiated) in one list:
+    what :func:`~service.web.fastpath.answer_headers`, :func:`~service.ops.logging.with_request_id` and
+    :func:`~service.i18n.middleware.with_language` give, in the stack's order (:func:`check_usual_headers`)."""
+    return [(b"content-type", _JSON), (b"content-length", b"%d" % len(payload)), (b"x-request-id", encoded_id),
+            _VARY_LANGUAGE, (b"content-language", language)]
 
 
-def _headers(payload: bytes, extra: Iterable[tuple[bytes, bytes]], request_id: str, language: str,
-             encoding: str | None, compressed: bool) -> list[tuple[bytes, bytes]]:
-    """The answer's headers as the stack sends them: the fast route's (``Content-Type``, the route's own);
-    with an encoding negotiated, ``Content-Encoding`` if compressed; ``Content-Length``; the request id
-    (replacing any); ``Vary`` (the route's, then ``Accept-Encoding`` if an encoding was negotiated, then
-    ``Accept-Language``) and ``Content-Language`` (replacing any)."""
-    length = (b"content-length", str(len(payload)).encode())
-    if encoding is None and not extra:  # the usual answer
-        return [(b"content-type", _JSON), length, (b"x-request-id", request_id.encode("ascii")),
-                (b"vary", b"Accept-Language"), (b"content-language", language.encode())]
-    out = [(b"content-type", _JSON)] if encoding is not None else [(b"content-type", _JSON), length]
-    vary: list[bytes] = []
-    for name, value in extra:
-        lowered = name.lower()
-        if lowered == b"vary":
-            vary.append(value)
-        elif lowered not in (b"x-request-id", b"content-language", b"content-length"):
-            out.append((name, value))
-    if encoding is not None:  # the encoding layer puts the length last, after the encoding
-        if compressed:
-            out.append((b"content-encoding", encoding.encode()))
-        out.append(length)
-    out.append((b"x-request-id", request_id.encode("ascii")))
-    if not vary and encoding is None:
-        out.append((b"vary", b"Accept-Language"))
-    elif not vary:
-        out.append((b"vary", b"Accept-Encoding, Accept-Language"))
-    else:
-        parts = [part.strip() for value in vary for part in bytes(value).split(b",") if part.strip()]
-        if encoding is not None and b"accept-encoding" not in {part.lower() for part in parts}:
-            parts.append(b"Accept-Encoding")
-        if not any(part.lower() in (b"accept-language", b"*") for part in parts):
-            parts.append(b"Accept-Language")
-        out.append((b"vary", b", ".join(parts)))
-    out.append((b"content-language", language.encode()))
-    return out
+def check_usual_headers() -> None:
+    """Refuse a lane whose :func:`usual_headers` no longer are the layers' own (checked when a lane is built)."""
+    for payload, encoded_id, language in ((b"{}", b"0" * 32, b"en"), (b"[" * 999, b"client-id.7", b"fr")):
+        theirs = with_language(with_request_id(answer_headers(payload, ()), encoded_id), language)
+        ours = usual_headers(payload, encoded_id, language)
+        if ours != theirs:
+            raise TypeError(f"the fast lane's usual headers {ours} are not the envelope's {theirs}: "
+                            "make usual_headers (service/ops/fastlane.py) the layers' again")

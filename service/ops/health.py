@@ -82,9 +82,11 @@ def health_route_handlers(
     RFC 9457 fields ``type``, ``title``, ``status``, ``code``, ``detail``, which that struct must have).
     """
     named_checks = dict(checks or {})
-    retry_after = str(max(1, retry_after_seconds))
-    first_check = next(iter(named_checks), "redis")
+    return [_liveness_handler(), _readiness_handler(named_checks, timeout, str(max(1, retry_after_seconds)),
+                                                    shutdown, problem_schema)]
 
+
+def _liveness_handler() -> HTTPRouteHandler:
     @get(
         "/healthz",
         operation_id="getHealth",
@@ -105,45 +107,56 @@ def health_route_handlers(
     def healthz() -> HealthStatus:
         return HealthStatus()
 
+    return healthz
+
+
+def _readiness_responses(named_checks: Mapping[str, ReadinessCheck],
+                         problem_schema: type[Any]) -> dict[int, ResponseSpec]:
+    """``GET /readyz``'s two answers as the OpenAPI document shows them (the handler returns either)."""
+    first_check = next(iter(named_checks), "redis")
+    return {
+        200: ResponseSpec(
+            data_container=ReadyStatus,
+            description="Ready: every check passed.",
+            generate_examples=False,
+            examples=[
+                Example(
+                    summary="Ready",
+                    value={"status": "ready", "checks": {name: "ok" for name in named_checks}},
+                )
+            ],
+        ),
+        503: ResponseSpec(
+            data_container=problem_schema,
+            description="Not ready: a dependency check failed or the replica is shutting down "
+            "(`NOT_READY`, with `Retry-After`).",
+            media_type=PROBLEM_MEDIA_TYPE,
+            generate_examples=False,
+            examples=[
+                Example(
+                    summary="NOT_READY",
+                    value={
+                        "type": "https://fivehundred.dev/problems/not-ready",
+                        "title": "Service not ready",
+                        "status": 503,
+                        "code": "NOT_READY",
+                        "detail": f"Failed checks: {first_check}=failed.",
+                    },
+                )
+            ],
+        ),
+    }
+
+
+def _readiness_handler(named_checks: dict[str, ReadinessCheck], timeout: float, retry_after: str,
+                       shutdown: ShutdownCoordinator | None, problem_schema: type[Any]) -> HTTPRouteHandler:
     @get(
         "/readyz",
         operation_id="getReadiness",
         summary="Readiness probe",
         description="200 when every dependency (the session store) is reachable; 503 otherwise.",
         tags=["operations"],
-        responses={
-            # The handler's return type is a union (ready or problem); document each status separately.
-            200: ResponseSpec(
-                data_container=ReadyStatus,
-                description="Ready: every check passed.",
-                generate_examples=False,
-                examples=[
-                    Example(
-                        summary="Ready",
-                        value={"status": "ready", "checks": {name: "ok" for name in named_checks}},
-                    )
-                ],
-            ),
-            503: ResponseSpec(
-                data_container=problem_schema,
-                description="Not ready: a dependency check failed or the replica is shutting down "
-                "(`NOT_READY`, with `Retry-After`).",
-                media_type=PROBLEM_MEDIA_TYPE,
-                generate_examples=False,
-                examples=[
-                    Example(
-                        summary="NOT_READY",
-                        value={
-                            "type": "https://fivehundred.dev/problems/not-ready",
-                            "title": "Service not ready",
-                            "status": 503,
-                            "code": "NOT_READY",
-                            "detail": f"Failed checks: {first_check}=failed.",
-                        },
-                    )
-                ],
-            ),
-        },
+        responses=_readiness_responses(named_checks, problem_schema),
     )
     # Annotated Any: both statuses are documented by ``responses`` above, each with its own schema.
     async def readyz(request: Request[Any, Any, Any]) -> Response[Any]:
@@ -170,4 +183,4 @@ def health_route_handlers(
             headers={"Retry-After": retry_after},
         )
 
-    return [healthz, readyz]
+    return readyz

@@ -13,7 +13,8 @@ outside a request), plus any ``extra={...}`` fields and ``exc_info`` for excepti
    through :func:`scrub`, which removes bearer tokens, ``Authorization``/``X-API-Key`` values, card lists
    (a hand) and any run of 40 or more ``[A-Za-z0-9_-]`` characters (sealed snapshots, seat tokens, keys).
 
-Wired in :func:`service.app.create_app` (service/app.py).
+A layer of the request envelope (service/ops/envelope.py), which :func:`service.app.create_app` puts around
+the app.
 
 Run uvicorn with ``--no-access-log`` (its access line includes query strings); :func:`json_logging_config`
 also silences ``uvicorn.access`` and routes ``uvicorn``/``uvicorn.error`` through the JSON handler.
@@ -29,7 +30,7 @@ import re
 import sys
 import time
 from collections.abc import Collection, Mapping
-from contextvars import ContextVar
+from contextvars import ContextVar, Token
 from datetime import UTC, datetime
 from typing import Any
 
@@ -53,6 +54,7 @@ __all__ = [
     "json_logging_config",
     "request_id_var",
     "scrub",
+    "with_request_id",
 ]
 
 ACCESS_LOGGER = "fivehundred.access"
@@ -306,11 +308,20 @@ def new_request_id() -> str:
     return (_IDS.getrandbits(128) & _UUID4_MASK | _UUID4_BITS).to_bytes(16).hex()
 
 
+def with_request_id(headers: Any, encoded_id: bytes) -> list[tuple[bytes, bytes]]:
+    """A response's ``headers`` with ``X-Request-ID: encoded_id`` (replacing any the app set), last."""
+    out = [(k, v) for k, v in headers if k.lower() != b"x-request-id"]
+    out.append((b"x-request-id", encoded_id))
+    return out
+
+
 class RequestLoggingMiddleware:
     """ASGI middleware: request id in, ``X-Request-ID`` out, one access log line per request.
 
     The id is put in :data:`request_id_var` (so every log line during the request carries it) and in
     ``scope["state"]["request_id"]``. Requests to ``quiet_paths`` (probes, scrapes) are logged at DEBUG.
+    :meth:`begin`, :func:`with_request_id` and :meth:`log_access` are its three steps, which the fast lane
+    (service/ops/fastlane.py) takes too.
     """
 
     def __init__(
@@ -326,16 +337,46 @@ class RequestLoggingMiddleware:
         self.quiet_paths = frozenset(quiet_paths)
         self.api_key_header = api_key_header
 
+    @staticmethod
+    def begin(scope: Scope, client_id: bytes | None) -> tuple[str, Token[str | None]]:
+        """The request's id, kept in ``scope["state"]`` and in :data:`request_id_var` (reset it with the token):
+        the one a layer outside gave it (the fast lane handing it on), else the client's ``X-Request-ID``
+        (``client_id``) if sane, else a fresh one."""
+        request_id = scope.get(REQUEST_ID_SCOPE_KEY)
+        if not isinstance(request_id, str):
+            request_id = new_request_id() if client_id is None else accept_request_id(client_id)
+        state = scope.get("state")
+        if state is None:
+            scope["state"] = state = {}
+        state["request_id"] = request_id
+        return request_id, request_id_var.set(request_id)
+
+    def log_access(self, scope: Scope, method: str, path: str, status: int, duration: float) -> None:
+        """The access line of a finished request."""
+        level = logging.DEBUG if path in self.quiet_paths else logging.INFO
+        if self.logger.isEnabledFor(level):  # else nothing to build (LOG_LEVEL=WARNING)
+            self.logger.log(
+                level,
+                "%s %s %s",
+                method,
+                path,
+                status,
+                extra={
+                    "method": method,
+                    "path": path,  # scope["path"] never includes the query string
+                    "status": status,
+                    "duration_ms": round(duration * 1000, 3),
+                    "client": client_identity(scope, api_key_header=self.api_key_header),
+                },
+            )
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
-        given = scope.get(REQUEST_ID_SCOPE_KEY)
-        request_id = given if isinstance(given, str) else accept_request_id(header_value(scope, _REQUEST_ID_HEADER))
-        scope.setdefault("state", {})["request_id"] = request_id
-        token = request_id_var.set(request_id)
+        request_id, token = self.begin(scope, header_value(scope, _REQUEST_ID_HEADER))
         # Captured now: the router may rewrite scope["path"] for mounted apps.
-        method = scope.get("method", "WS")
+        method = str(scope.get("method", "WS"))
         path = scope["path"]
         started = time.perf_counter()
         status = 500
@@ -345,28 +386,11 @@ class RequestLoggingMiddleware:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]
-                headers = [(k, v) for k, v in message.get("headers", ()) if k.lower() != b"x-request-id"]
-                headers.append((b"x-request-id", encoded_id))
-                message["headers"] = headers
+                message["headers"] = with_request_id(message.get("headers", ()), encoded_id)
             await send(message)
 
         try:
             await self.app(scope, receive, send_wrapper)
         finally:
-            level = logging.DEBUG if path in self.quiet_paths else logging.INFO
-            if self.logger.isEnabledFor(level):  # else nothing to build (LOG_LEVEL=WARNING)
-                self.logger.log(
-                    level,
-                    "%s %s %s",
-                    method,
-                    path,
-                    status,
-                    extra={
-                        "method": method,
-                        "path": path,  # scope["path"] never includes the query string
-                        "status": status,
-                        "duration_ms": round((time.perf_counter() - started) * 1000, 3),
-                        "client": client_identity(scope, api_key_header=self.api_key_header),
-                    },
-                )
+            self.log_access(scope, method, path, status, time.perf_counter() - started)
             request_id_var.reset(token)

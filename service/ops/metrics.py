@@ -11,7 +11,8 @@ Metric names (also listed in ``deploy/SCALING.md``):
   ``sessions_expired_total``, ``redis_errors_total{operation}``: counted by the service through the helpers
   of :class:`ServiceMetrics`.
 
-Wired in :func:`service.app.create_app` (service/app.py).
+A layer of the request envelope (service/ops/envelope.py), which :func:`service.app.create_app` puts around
+the app.
 
 Wrapping the outermost ASGI handler (rather than Litestar's ``middleware=[...]``, which runs only for
 matched routes) lets 404s and 405s be counted too, under ``route="unmatched"``.

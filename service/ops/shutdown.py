@@ -1,8 +1,8 @@
 """Graceful shutdown: let in-flight requests finish and tell long-lived event streams to close.
 
-A :class:`ShutdownCoordinator` counts in-flight requests (:meth:`~ShutdownCoordinator.track_request`, applied
-to every request by :class:`InflightMiddleware`) and open event streams
-(:meth:`~ShutdownCoordinator.track_stream`), and holds :attr:`~ShutdownCoordinator.shutting_down`, an
+A :class:`ShutdownCoordinator` counts in-flight requests (:meth:`~ShutdownCoordinator.enter` and
+:meth:`~ShutdownCoordinator.leave`, around every request in :class:`InflightMiddleware` and the fast lane) and
+open event streams (:meth:`~ShutdownCoordinator.track_stream`), and holds :attr:`~ShutdownCoordinator.shutting_down`, an
 :class:`asyncio.Event` that streams watch so that they end cleanly instead of being cut.
 
 Why the signal hook: on SIGTERM uvicorn stops accepting connections and then *waits for open connections to
@@ -12,7 +12,8 @@ therefore chains a handler in front of the server's own SIGTERM/SIGINT handler (
 one, in the main thread). :meth:`~ShutdownCoordinator.on_shutdown` sets the event too (for servers without
 signal handlers, and tests) and waits at most ``grace_seconds`` for in-flight requests.
 
-Wired in :func:`service.app.create_app` (service/app.py): ``SHUTDOWN_GRACE_SECONDS``.
+The coordinator is built by :func:`service.app.create_app` (``SHUTDOWN_GRACE_SECONDS``); the middleware is a layer
+of the request envelope (service/ops/envelope.py).
 """
 
 from __future__ import annotations
@@ -51,8 +52,7 @@ class ShutdownCoordinator:
         self.shutting_down = asyncio.Event()
         self._in_flight = 0
         self._open_streams = 0
-        self._idle = asyncio.Event()
-        self._idle.set()
+        self._drained: asyncio.Event | None = None  # set when the last request leaves, once a shutdown waits for it
         self._signals = signals
         self._chained: dict[int, _SignalHandler] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -70,22 +70,12 @@ class ShutdownCoordinator:
     def enter(self) -> None:
         """Count one more in-flight request (each :meth:`enter` is followed by one :meth:`leave`)."""
         self._in_flight += 1
-        self._idle.clear()
 
     def leave(self) -> None:
-        """Count one in-flight request as done."""
+        """Count one in-flight request as done (the last one wakes a shutdown waiting for it)."""
         self._in_flight -= 1
-        if self._in_flight == 0:
-            self._idle.set()
-
-    @contextlib.asynccontextmanager
-    async def track_request(self) -> AsyncIterator[None]:
-        """Count the enclosed block as an in-flight request."""
-        self.enter()
-        try:
-            yield
-        finally:
-            self.leave()
+        if self._in_flight == 0 and self._drained is not None:
+            self._drained.set()
 
     @contextlib.asynccontextmanager
     async def track_stream(self) -> AsyncIterator[asyncio.Event]:
@@ -147,8 +137,10 @@ class ShutdownCoordinator:
         self.begin_shutdown()
         started = time.monotonic()
         try:
-            async with asyncio.timeout(self.grace_seconds):
-                await self._idle.wait()
+            if self._in_flight:
+                self._drained = drained = asyncio.Event()
+                async with asyncio.timeout(self.grace_seconds):
+                    await drained.wait()
         except TimeoutError:
             logger.warning(
                 "shutdown grace period over with requests still in flight",
@@ -179,12 +171,9 @@ class InflightMiddleware:
         if scope["type"] != ScopeType.HTTP:
             await self.app(scope, receive, send)
             return
-        coordinator = self.coordinator  # track_request() inlined: this runs on every request
-        coordinator._in_flight += 1
-        coordinator._idle.clear()
+        coordinator = self.coordinator
+        coordinator.enter()
         try:
             await self.app(scope, receive, send)
         finally:
-            coordinator._in_flight -= 1
-            if coordinator._in_flight == 0:
-                coordinator._idle.set()
+            coordinator.leave()

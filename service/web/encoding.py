@@ -24,14 +24,14 @@ from __future__ import annotations
 import gzip
 import hashlib
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, cast
 
 import brotli  # type: ignore[import-untyped]
 from litestar.types import ASGIApp, HTTPResponseBodyEvent, HTTPResponseStartEvent, Message, Receive, Scope, Send
 
 __all__ = ["CACHEABLE_PATHS", "CACHE_CONTROL", "MIN_COMPRESS_BYTES", "ResponseEncodingMiddleware",
-           "choose_encoding", "encoded_body", "etag_matches"]
+           "choose_encoding", "etag_matches", "with_encoding"]
 
 #: Bodies smaller than this are sent as they are (the headers would eat most of the gain).
 MIN_COMPRESS_BYTES = 512
@@ -101,12 +101,19 @@ def _compress(body: bytes, encoding: str, *, best: bool = False) -> bytes:
     return gzip.compress(body, compresslevel=_BEST_GZIP_LEVEL if best else _GZIP_LEVEL, mtime=0)
 
 
-def encoded_body(body: bytes, encoding: str, content_type: bytes) -> tuple[bytes, bool]:
-    """A complete, uncacheable answer's body as :class:`ResponseEncodingMiddleware` sends it when the client
-    accepts ``encoding``, and whether it is compressed (``Content-Encoding: encoding``)."""
-    if len(body) >= MIN_COMPRESS_BYTES and _compressible(content_type):
-        return _compress(body, encoding), True
-    return body, False
+def with_encoding(headers: Iterable[tuple[bytes, bytes]], body: bytes, encoding: str | None,
+                  compress: Callable[[bytes, str], bytes] = _compress) -> tuple[list[tuple[bytes, bytes]], bytes]:
+    """A complete answer's headers and body as :class:`ResponseEncodingMiddleware` sends them when the client
+    accepts ``encoding``: ``Vary: Accept-Encoding``, the body compressed (by ``compress``) if it is worth it, with
+    its ``Content-Encoding``, and its ``Content-Length`` last. The fast lane (service/ops/fastlane.py) calls it
+    too."""
+    out = _with_vary([(k, v) for k, v in headers if k.lower() != b"content-length"], b"Accept-Encoding")
+    content_type = next((v for k, v in out if k.lower() == b"content-type"), b"")
+    if encoding is not None and len(body) >= MIN_COMPRESS_BYTES and _compressible(bytes(content_type)):
+        body = compress(body, encoding)
+        out.append((b"content-encoding", encoding.encode()))
+    out.append((b"content-length", str(len(body)).encode()))
+    return out, body
 
 
 def _with_vary(headers: Iterable[tuple[bytes, bytes]], name: bytes) -> list[tuple[bytes, bytes]]:
@@ -200,12 +207,7 @@ class ResponseEncodingMiddleware:
                 await send(_start(304, kept))
                 await send(_body(b""))
                 return
-        headers = _with_vary(headers, b"Accept-Encoding")
-        content_type = next((v for k, v in headers if k.lower() == b"content-type"), b"")
-        if encoding is not None and len(body) >= MIN_COMPRESS_BYTES and _compressible(bytes(content_type)):
-            body = self._encoded(body, encoding, etag)
-            headers.append((b"content-encoding", encoding.encode()))
-        headers.append((b"content-length", str(len(body)).encode()))
+        headers, body = with_encoding(headers, body, encoding, lambda raw, chosen: self._encoded(raw, chosen, etag))
         await send(_start(start["status"], headers))
         await send(_body(body))
 

@@ -10,13 +10,19 @@ what it returns. Refusals are raised as they are, so the app's exception handler
 the handler. A request that is not ordinary (no ``Content-Length``, a body over the limit, not
 ``application/json``) is left to the handler, untouched, which answers exactly as the contract says.
 
+A route's fast route is one of two shortcuts for the same routes: this one, inside routing, declared on the
+route; and the fast lane (:mod:`service.ops.fastlane`), the app's outermost layer, which finds the routes that
+carry a fast route and answers their ordinary requests before routing, by the same ``answer``, taking the request
+envelope's steps itself (service/ops/envelope.py). A request the lane hands on with a refusal reaches the fast
+route with that refusal under :data:`FAILURE_SCOPE_KEY`, which the fast route raises in its place.
+
 The speed this buys is measured by ``tests/bench/bench_http.py`` (docs/BENCHMARKS.md, "What the fast route buys");
 ``tests/api/test_fastpath.py`` checks that both paths give the same answers.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any
 
 from litestar.middleware import DefineMiddleware
@@ -25,7 +31,7 @@ from litestar.types import ASGIApp, HTTPResponseBodyEvent, HTTPResponseStartEven
 from service.web.media import is_json_media_type
 from service.web.struct_dto import decode_request
 
-__all__ = ["FAILURE_SCOPE_KEY", "FastAnswer", "FastRoute", "fast_route", "read_body", "replay"]
+__all__ = ["FAILURE_SCOPE_KEY", "FastAnswer", "FastRoute", "answer_headers", "fast_route", "read_body", "replay"]
 
 #: A fast route's answer: the JSON body and the response's other headers.
 FastAnswer = tuple[bytes, list[tuple[bytes, bytes]]]
@@ -70,12 +76,16 @@ class FastRoute:
             return
         data = decode_request(self.request_type, body)
         payload, extra = await self.answer(scope, headers, data)
-        start: HTTPResponseStartEvent = {
-            "type": "http.response.start", "status": 200,
-            "headers": [(b"content-type", _JSON), (b"content-length", str(len(payload)).encode()), *extra]}
+        start: HTTPResponseStartEvent = {"type": "http.response.start", "status": 200,
+                                         "headers": answer_headers(payload, extra)}
         await send(start)
         end: HTTPResponseBodyEvent = {"type": "http.response.body", "body": payload, "more_body": False}
         await send(end)
+
+
+def answer_headers(payload: bytes, extra: Iterable[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
+    """The headers a fast route sends with ``payload``: its type and length, then the operation's ``extra``."""
+    return [(b"content-type", _JSON), (b"content-length", str(len(payload)).encode()), *extra]
 
 
 def fast_route(request_type: type[Any], answer: Answer) -> DefineMiddleware:
@@ -99,9 +109,15 @@ def replay(body: bytes, more: bool, receive: Receive) -> Receive:
 
 async def read_body(receive: Receive, limit: int) -> tuple[bytes | None, bool]:
     """The request body (``None`` if the client left), and whether more remains after ``limit`` bytes."""
-    chunks: list[bytes] = []
-    size = 0
-    more = True
+    message = await receive()
+    if message["type"] != "http.request":
+        return None, False
+    body = message.get("body", b"")
+    more = message.get("more_body", False)
+    if not more or len(body) > limit:  # the usual request: its body in one message
+        return body, more
+    chunks = [body]
+    size = len(body)
     while more:
         message = await receive()
         if message["type"] != "http.request":

@@ -54,8 +54,9 @@ def decode_request(model_type: type[T], body: bytes) -> T:
     """``body`` decoded as ``model_type``, strictly; the framework's errors for a body that does not decode
     (:class:`ValidationException` naming the field, :class:`ClientException` for a body that is not JSON), which
     the app's exception handlers answer."""
+    decoder = _DECODERS.get(model_type) or struct_decoder(model_type)  # (a call less on every request)
     try:
-        decoded: T = struct_decoder(model_type).decode(body)
+        decoded: T = decoder.decode(body)
     except msgspec.ValidationError as exc:
         raise validation_exception(exc) from None
     except msgspec.DecodeError as exc:
