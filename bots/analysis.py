@@ -11,7 +11,7 @@ or less when the hand ends the game: :mod:`bots.value`). A move's value is its m
 the move played is the best mean minus its own. Every candidate is tried on every deal (no pruning), so the
 differences are paired and their standard error is known: a **clear error** is a loss of at least
 :data:`CLEAR_ERROR_POINTS` that is also :data:`CLEAR_ERROR_SE` standard errors of the paired difference. A
-decision with one legal move, or one candidate, is *forced* (loss 0, left out of the averages). Since the
+decision with one legal move, or one candidate, is not *weighed* (loss 0, left out of the averages). Since the
 input is the view, permuting the cards the seat could not see changes no value (tests/analysis).
 
 **Luck of the deal** (:func:`deal_luck`): the expert's playout policy (the ``basic`` auction and the standard
@@ -36,13 +36,13 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 import msgspec
 
+from bots.endgame import Solver, shared_solver
 from bots.expert import candidates as expert_candidates
 from bots.expert import outcome_of, playout_outcome
-from bots.endgame import Solver, shared_solver
 from bots.inference import read_auction, sample
 from bots.knowledge import Knowledge
 from bots.value import hand_value
@@ -111,14 +111,15 @@ class OpenHand(msgspec.Struct, frozen=True, kw_only=True):
 class DecisionAnalysis(msgspec.Struct, frozen=True, kw_only=True):
     """One decision of an analysed seat: where it is (``move_index`` in the record's moves, the hand), what was
     played, the candidates' values from the seat's view (best first), the played move's value, its loss against
-    the best and whether that is a clear error. ``forced``: one legal move or one candidate (nothing weighed)."""
+    the best and whether that is a clear error. ``weighed`` is false where there was nothing to weigh: one legal move,
+    or one move the expert finds worth searching, and it was played (no values, loss 0)."""
 
     move_index: int
     hand_number: int
     seat: int
     phase: str
     played: Move
-    forced: bool
+    weighed: bool
     deals: int = 0
     candidates: tuple[MoveValue, ...] = ()
     played_value: float | None = None
@@ -142,7 +143,7 @@ class FairPlay(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class SeatSummary(msgspec.Struct, frozen=True, kw_only=True):
-    """One analysed seat: its decisions, those weighed (not forced), the average loss per weighed decision
+    """One analysed seat: its decisions, those weighed, the average loss per weighed decision
     overall and by phase, its clear errors, and (where the true deal was read) its fair-play statistic."""
 
     seat: int
@@ -280,11 +281,11 @@ def analyse_decision(seat_view: SeatView, options: Options, legal: Sequence[Move
     phase = seat_view.phase
     if seat_view.phase != "exchange" and len(legal) <= 1:
         return DecisionAnalysis(move_index=move_index, hand_number=hand_number, seat=seat, phase=phase,
-                                played=played, forced=True), 0
+                                played=played, weighed=False), 0
     moves, values, deals = weigh_decision(seat_view, options, legal, played, seed=seed, budget=budget)
     if not deals:
         return DecisionAnalysis(move_index=move_index, hand_number=hand_number, seat=seat, phase=phase,
-                                played=played, forced=True), 0
+                                played=played, weighed=False), 0
     means = [sum(v) / len(v) for v in values]
     order = sorted(range(len(moves)), key=lambda i: -means[i])
     best = order[0]
@@ -298,7 +299,7 @@ def analyse_decision(seat_view: SeatView, options: Options, legal: Sequence[Move
         reading = open_hand(true_state, knowledge_seat, moves, values, played)
         spent += len(moves)
     return DecisionAnalysis(
-        move_index=move_index, hand_number=hand_number, seat=seat, phase=phase, played=played, forced=False,
+        move_index=move_index, hand_number=hand_number, seat=seat, phase=phase, played=played, weighed=True,
         deals=len(deals), candidates=tuple(MoveValue(move=moves[i], value=round(means[i], 2)) for i in order),
         played_value=round(means[mine], 2), best_value=round(means[best], 2), loss=round(loss, 2), error=error,
         open_hand=reading), spent
@@ -364,7 +365,7 @@ def fair_play(readings: Iterable[OpenHand]) -> FairPlay:
 
 def _summary(seat: int, decisions: Sequence[DecisionAnalysis], with_fair_play: bool) -> SeatSummary:
     mine = [d for d in decisions if d.seat == seat]
-    weighed = [d for d in mine if not d.forced]
+    weighed = [d for d in mine if d.weighed]
     by_phase: dict[str, list[float]] = {}
     for d in weighed:
         by_phase.setdefault(d.phase, []).append(d.loss)
@@ -382,34 +383,54 @@ def decision_seed(seed: int, move_index: int) -> int:
     return (seed * 1_000_003 + move_index * 7_919 + 1) & 0xFFFF_FFFF_FFFF
 
 
-def decisions_to_weigh(record: GameRecord, seats: Iterable[int] | None = None) -> int:
-    """How many decisions of ``seats`` (every seat: ``None``) an analysis of ``record`` weighs at most, and how
-    many hands it measures the luck of: its cost is at most ``decisions * budget + hands * luck playouts``
-    (:func:`analysis_cost`)."""
-    return analysis_cost(record, seats, budget=1, fair_play=False, luck=False)
+def decision_cost(seat_view: SeatView, options: Options, legal: Sequence[Move], played: Move, *,
+                  budget: int = ANALYSIS_BUDGET, fair_play: bool = True) -> int:
+    """The playouts :func:`analyse_decision` spends on this decision, found without playing any out."""
+    if seat_view.phase != "exchange" and len(legal) <= 1:
+        return 0
+    n = len(decision_moves(Knowledge(seat_view, options), legal, canonical_move(played, options)))
+    if n == 1:
+        return 0
+    return max(MIN_DEALS, budget // n) * n + (n if fair_play else 0)
+
+
+def _decisions(record: GameRecord, chosen: frozenset[int]) -> Iterator[tuple[int, GameState, Move, GameState]]:
+    """Each decision of the ``chosen`` seats' players in ``record``: its index, the state before it, the move,
+    the state after."""
+    opts = engine_options(record.options)
+    states = replay_states(record)
+    state = next(states)
+    for index, (move, after) in enumerate(zip(record.moves, states, strict=True)):
+        actor = state.to_act
+        assert actor is not None
+        if controller(opts, actor) in chosen:
+            yield index, state, move, after
+        state = after
+
+
+def _legal(state: GameState) -> Sequence[Move]:
+    return [] if state.phase == "exchange" else legal_moves(state)
 
 
 def analysis_cost(record: GameRecord, seats: Iterable[int] | None = None, *, budget: int = ANALYSIS_BUDGET,
                   fair_play: bool = True, luck: bool = True) -> int:
-    """The most playouts :func:`analyse_game` may spend on ``record`` (a decision at least :data:`MIN_DEALS`
-    deals of its moves: a budget below twice the candidates costs more than the budget), computed without
-    searching: what a caller charges before the analysis runs."""
+    """The playouts :func:`analyse_game` spends on ``record`` with these arguments, exactly, found without
+    playing any out (each decision's moves counted as it will weigh them): what a caller charges before the
+    analysis runs."""
     opts = engine_options(record.options)
     chosen = _seats(opts, seats)
-    per_decision = budget + (16 if fair_play else 0) + 2 * 16  # a decision weighs at most ~16 moves
     total = 0
-    states = replay_states(record)
-    previous = next(states)
-    for state in states:
-        seat = previous.to_act
-        if seat is not None and controller(opts, seat) in chosen and (
-                previous.phase == "exchange" or len(legal_moves(previous)) > 1):
-            total += per_decision
-        previous = state
-    if luck:
-        sc = len(sides(opts))
-        total += len(record.hands) * sc * (LUCK_REDEALS + 1)
+    for _, state, move, _ in _decisions(record, chosen):
+        player = controller(opts, state.to_act or 0)
+        total += decision_cost(view(state, player), opts, _legal(state), move, budget=budget, fair_play=fair_play)
+    if luck and not _ghosts(opts):
+        scored = sum(1 for h in record.hands if h.score is not None)
+        total += scored * len(sides(opts)) * (LUCK_REDEALS + 1)
     return total
+
+
+def _ghosts(opts: Options) -> bool:
+    return opts.players == 2 and opts.two_player_method == "ghost_partners"
 
 
 def _seats(opts: Options, seats: Iterable[int] | None) -> frozenset[int]:
@@ -430,7 +451,6 @@ def analyse_game(record: GameRecord, seats: Iterable[int] | None = None, *, seed
     Reproducible: the same record, seats, seed and budget give the same analysis."""
     opts = engine_options(record.options)
     chosen = _seats(opts, seats)
-    ghosts = bool(opts.players == 2 and opts.two_player_method == "ghost_partners")
     decisions: list[DecisionAnalysis] = []
     scored: dict[int, HandLuck] = {}
     spent = 0
@@ -443,7 +463,7 @@ def analyse_game(record: GameRecord, seats: Iterable[int] | None = None, *, seed
         player = controller(opts, actor)
         if player in chosen:
             found, cost = analyse_decision(
-                view(state, player), opts, [] if state.phase == "exchange" else legal_moves(state), move,
+                view(state, player), opts, _legal(state), move,
                 move_index=index, hand_number=state.hand_number, seat=player, seed=decision_seed(seed, index),
                 budget=budget, true_state=state if fair_play else None)
             decisions.append(found)
@@ -453,7 +473,7 @@ def analyse_game(record: GameRecord, seats: Iterable[int] | None = None, *, seed
             if isinstance(e, HandScored):
                 lucky: tuple[float, ...] | None = None
                 result = _hand_result(e, state.scores, opts)
-                if luck and not ghosts:
+                if luck and not _ghosts(opts):
                     lucky, cost = deal_luck(hand_start, seed=decision_seed(seed, -1 - state.hand_number))
                     spent += cost
                 scored[state.hand_number] = HandLuck(
@@ -483,5 +503,5 @@ def player_fair_play(analyses: Iterable[GameAnalysis], seats: Sequence[Iterable[
 __all__ = ["ANALYSIS_BUDGET", "CLEAR_ERROR_POINTS", "CLEAR_ERROR_SE", "FAIR_PLAY_MIN_DECISIONS", "FAIR_PLAY_Z",
            "LUCK_REDEALS", "MAX_ANALYSIS_BUDGET", "MIN_DEALS", "DecisionAnalysis", "FairPlay", "GameAnalysis",
            "HandLuck", "MoveValue", "OpenHand", "SeatSummary", "analyse_decision", "analyse_game", "analysis_cost",
-           "deal_luck", "decision_moves", "decision_seed", "decisions_to_weigh", "fair_play", "open_hand",
+           "deal_luck", "decision_cost", "decision_moves", "decision_seed", "fair_play", "open_hand",
            "player_fair_play", "weigh_decision"]
