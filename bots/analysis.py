@@ -241,18 +241,22 @@ def _paired_se(a: Sequence[float], b: Sequence[float]) -> float:
 
 def _best_share(values: Sequence[Sequence[float]], i: int, top: int) -> float:
     """On the sampled deals: the chance that move ``i`` is best where move ``top`` (the view's best) is not,
-    among the deals where ``top`` is not best (the chance an honest seat playing ``i`` agrees with an open-hand
-    best that differs from the view's), smoothed so that no chance is 0 or 1."""
+    among the deals where ``top`` is not best (the chance that an honest seat playing ``i`` agrees with an
+    open-hand best that differs from the view's). Smoothed towards ``i``'s share of the deals it is best in (itself
+    smoothed towards a half), so that few deals where ``top`` is not best give no chance of 0 or 1."""
     deals = len(values[0])
-    both = other = 0.0
+    both = other = best = 0.0
     for d in range(deals):
         column = [v[d] for v in values]
         high = max(column)
+        if column[i] >= high:
+            best += 1.0
         if column[top] < high:
             other += 1.0
             if column[i] >= high:
                 both += 1.0
-    return (both + 0.5) / (other + 1.0)
+    prior = (best + 0.5) / (deals + 1.0)
+    return (both + prior) / (other + 1.0)
 
 
 def open_hand(true_state: GameState, seat: int, moves: Sequence[Move], values: Sequence[Sequence[float]],
@@ -267,7 +271,9 @@ def open_hand(true_state: GameState, seat: int, moves: Sequence[Move], values: S
     means = [sum(v) / len(v) for v in values]
     top = max(range(len(moves)), key=means.__getitem__)
     mine = moves.index(played)
-    informative = truth[top] < high
+    # Informative: the open-hand best is not the view's best, and the seat played something else (a move the
+    # same as the view's best on every deal, a card equal to it, cannot agree either: no information).
+    informative = truth[top] < high and values[mine] != values[top]
     return OpenHand(best=best, agreed=truth[mine] >= high, informative=informative,
                     expected=round(_best_share(values, mine, top), 4) if informative else 0.0)
 
