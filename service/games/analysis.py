@@ -134,6 +134,11 @@ async def analyse_records(search: SearchPool, client: str, jobs: Sequence[tuple[
     chosen = seed if seed is not None else secrets.randbits(SEED_BITS)
     fixed = [(record, None if seats is None else tuple(sorted(set(seats)))) for record, seats in jobs]
     cost = await asyncio.to_thread(_cost, fixed, spend, fair_play)
+    limit = search.playouts_per_minute
+    if 0 < limit < cost:  # it would never fit: say so, rather than a Retry-After that cannot help
+        raise Problem("RATE_LIMITED", f"this analysis costs {cost} playouts, more than a client may spend in a "
+                      f"minute ({limit}): ask for a smaller budget, fewer seats or fewer games",
+                      headers={"Retry-After": "60"})
     async with search.charged(client, cost) as admission, search.placed(admission, client, gone):
         with engine_errors():
             answer = await admission.run(analyse_all, fixed, chosen, spend, fair_play)

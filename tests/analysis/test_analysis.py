@@ -202,3 +202,11 @@ def test_the_session_route_gets_a_seats_analysis_without_the_true_deal(records: 
     (game,) = answer.games
     assert game.seats == (1,) and all(d.open_hand is None for d in game.decisions)
     assert all(s.fair_play is None for s in game.summaries) and answer.fair_play is None
+
+
+def test_an_analysis_larger_than_a_whole_minute_is_refused_saying_so(records: list[GameRecord]) -> None:
+    record = msgspec.to_builtins(records[0])
+    cost = analysis_cost(records[0], [0], budget=BUDGET)
+    with TestClient(app_with_key(search_playouts_per_minute=cost - 1)) as limited:
+        problem = _post(limited, {"record": record, "seats": [0], "seed": 1, "budget": BUDGET}, 429)
+        assert problem["code"] == "RATE_LIMITED" and f"costs {cost} playouts" in problem["detail"]
