@@ -23,10 +23,11 @@ the game, when the question is what the cards were worth).
 
 **Fair play** (:func:`open_hand`, :func:`fair_play`): the one figure that uses the true deal, and says so. At
 each weighed decision the candidates are also played out once on the *true* deal: the moves that score best
-there are the open-hand best. Where the open-hand best differs from the move the view ranks first (the
-decision is *informative*), the seat either agrees with the hidden cards (it played an open-hand best) or not.
-An honest seat agrees as often as its information explains: on the sampled deals, the share in which the move
-it played is best while the view's best is not, among those in which the view's best is not best, is the
+there are the open-hand best. Where the open-hand best differs from the move the view ranks first, and the
+seat played another move than that one (the decision is *informative*), the seat either agrees with the hidden
+cards (it played an open-hand best) or not. An honest seat agrees as often as its information explains: on the
+sampled deals, the share in which the move it played is best while the view's best is not, among those in which
+the view's best is not best (smoothed towards the move's share of the deals it is best in), is the
 chance ``p`` that it agrees without seeing. Over the informative decisions the agreements ``k`` are compared
 with their expectation ``sum(p)``: ``z = (k - sum(p)) / sqrt(sum(p(1-p)))``; at least :data:`FAIR_PLAY_Z` over
 at least :data:`FAIR_PLAY_MIN_DECISIONS` informative decisions is labelled for review, never more.
@@ -100,7 +101,7 @@ class MoveValue(msgspec.Struct, frozen=True, kw_only=True):
 class OpenHand(msgspec.Struct, frozen=True, kw_only=True):
     """The fair-play reading of one decision, from the true deal: the moves that score best with every card in
     the open, whether the seat played one of them, and the chance ``expected`` that it would without seeing
-    (``informative``: the open-hand best is not the move the view ranks first)."""
+    (``informative``: the open-hand best is not the move the view ranks first, and the seat played another)."""
 
     best: tuple[Move, ...]
     agreed: bool
