@@ -29,7 +29,7 @@ from service.games.analysis import analyse_records
 from service.ops.playouts import MemoryPlayoutBudget
 from service.ops.search import SearchPool
 from tests.analysis.players import level_player, peeking_player, play_records
-from tests.bots.states import mover, random_states
+from tests.bots.states import PLAYER_COUNTS, mover, random_states
 from tests.bots.test_bot_properties import _permute_hidden
 from tests.support import app_with_key
 
@@ -49,7 +49,7 @@ def records() -> list[GameRecord]:
     return out
 
 
-@pytest.mark.parametrize("players", (2, 4, 5, 6, "ghosts"))
+@pytest.mark.parametrize("players", PLAYER_COUNTS)
 def test_no_peeking_a_decisions_values_ignore_the_cards_the_seat_cannot_see(players: int | str) -> None:
     """Everything reported for a decision but its fair-play reading is the same when the cards the seat could
     not see are dealt afresh among the places it could not see."""
