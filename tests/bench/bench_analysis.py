@@ -140,6 +140,7 @@ def fairplay(args: argparse.Namespace) -> None:
         power = ", ".join(f"{h} hands {sum(1 for t in trials if t['checkpoints'][h].label == 'review')}"
                           for h in sorted(trials[0]["checkpoints"]))
         print(f"  labelled by: {power} (of {len(trials)})")
+        print(f"  z after {args.hands} hands, each trial: {', '.join(f'{z:.2f}' for z in sorted(zs))}")
 
 
 def main() -> None:
