@@ -27,6 +27,7 @@ from redis.backoff import NoBackoff
 from engine import Options, new_game
 from service.config import Settings, load_settings
 from service.demo import demo_router
+from service.games.analysis import AnalysisController
 from service.games.api import GamesController
 from service.games.catalogue import RulesController
 from service.games.records import RecordsController
@@ -167,7 +168,7 @@ def _routes(settings: Settings, sessions: SessionsComponent, readiness: dict[str
         # The API's operations declare Accept-Language and lang (texts in six languages; service/i18n).
         Router(path="/", parameters=language_parameters(),
                route_handlers=[RulesController,
-                               *([GamesController, SuggestController, RecordsController]
+                               *([GamesController, SuggestController, RecordsController, AnalysisController]
                                  if settings.stateless_api else []),  # STATELESS_API=false: sessions only
                                *sessions.route_handlers, SessionRecordController]),
         *health_route_handlers(readiness, shutdown=shutdown, problem_schema=ProblemDetails),

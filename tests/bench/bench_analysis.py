@@ -1,0 +1,163 @@
+"""The analysis's figures (docs/ANALYSIS.md): its cost per whole game, how well it tells skill and luck apart,
+and the fair-play signal's power and false-positive rate.
+
+``skill``: duplicate games of ``expert`` against ``basic`` (each deal seed twice, the levels swapping sides) at
+each player count, every seat analysed at the default budget. Printed: the CPU time of the analysis per whole
+game (median, p95; the thread's CPU time, the game's generation not counted), each level's average loss per
+weighed decision (its distribution over the games), and per hand and side the standard deviation of the raw
+result against the luck-adjusted one.
+
+``fairplay``: trials of ``--hands`` hands in which seat 0 is the bot under test (the others ``basic``): the peeking
+bot of tests/analysis/players.py (every decision, or one in five) and the honest ``random``, ``basic`` and
+``expert``. Seat 0 is analysed over each trial's games together; printed per bot: how many trials were labelled
+``review``, the statistic's mean and spread, and the share labelled by 10, 20, … hands (power against hands).
+
+    nice -n 5 .venv/bin/python tests/bench/bench_analysis.py skill --players 4 --pairs 10 --jobs 2
+    nice -n 5 .venv/bin/python tests/bench/bench_analysis.py fairplay --trials 20 --hands 50 --jobs 2
+
+A benchmark that prints figures, not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from multiprocessing import Pool
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from bots import BOTS_BUILD  # noqa: E402
+from bots.analysis import ANALYSIS_BUDGET, FAIR_PLAY_Z, OpenHand, analyse_game, fair_play  # noqa: E402
+from engine import ENGINE_BUILD, Options, sides  # noqa: E402
+from tests.analysis.players import level_player, peeking_player, play_records, side_players  # noqa: E402
+
+#: The bots of the fair-play trials.
+FAIR_PLAY_BOTS = ("peek", "peek_one_in_five", "random", "basic", "expert")
+
+
+def _quantile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def _skill_pair(args: tuple[int, int, int]) -> list[dict[str, Any]]:
+    seed, players, budget = args
+    opts = Options(players=players)  # type: ignore[arg-type]
+    out = []
+    for order in (("expert", "basic"), ("basic", "expert")):
+        record = play_records(side_players(order, opts), seed=seed, hands=10_000, options=opts)[0]
+        started = time.thread_time()
+        analysis = analyse_game(record, seed=seed, budget=budget)
+        cpu = time.thread_time() - started
+        level_of = {s: order[i % 2] for i, members in enumerate(sides(opts)) for s in members}
+        losses: dict[str, list[float]] = {"expert": [], "basic": []}
+        for d in analysis.decisions:
+            if d.weighed:
+                losses[level_of[d.seat]].append(d.loss)
+        hands = [(h.result, h.adjusted) for h in analysis.hands if h.result is not None and h.adjusted is not None]
+        out.append({"cpu": cpu, "hands": len(record.hands), "moves": len(record.moves),
+                    "playouts": analysis.playouts, "losses": losses, "results": hands})
+    return out
+
+
+def skill(args: argparse.Namespace) -> None:
+    for players in args.players:
+        work = [(args.seed * 1_000 + players * 100 + i, players, args.budget) for i in range(args.pairs)]
+        started = time.time()
+        with Pool(args.jobs) as pool:
+            games = [g for pair in pool.imap(_skill_pair, work) for g in pair]
+        cpus = [g["cpu"] for g in games]
+        print(f"\n{players} players: {len(games)} games ({args.pairs} deal seeds, each twice with the sides "
+              f"swapped), expert against basic, every seat analysed at budget {args.budget}; "
+              f"{time.time() - started:.0f} s wall, {args.jobs} job(s)")
+        print(f"  analysis CPU per whole game: median {statistics.median(cpus):.2f} s, p95 {_quantile(cpus, 0.95):.2f} "
+              f"s, max {max(cpus):.2f} s; hands per game median {statistics.median(g['hands'] for g in games)}, "
+              f"moves {statistics.median(g['moves'] for g in games)}, playouts "
+              f"{statistics.median(g['playouts'] for g in games)}")
+        for level in ("expert", "basic"):
+            per_game = [statistics.fmean(g["losses"][level]) for g in games if g["losses"][level]]
+            every = [x for g in games for x in g["losses"][level]]
+            print(f"  {level:>6}: average loss per weighed decision {statistics.fmean(every):.2f} over {len(every)} "
+                  f"decisions; per game median {statistics.median(per_game):.2f}, quartiles "
+                  f"{_quantile(per_game, 0.25):.2f} to {_quantile(per_game, 0.75):.2f}, range {min(per_game):.2f} "
+                  f"to {max(per_game):.2f}")
+        paired = [statistics.fmean(games[i + 1]["losses"]["basic"] + games[i]["losses"]["basic"])
+                  - statistics.fmean(games[i]["losses"]["expert"] + games[i + 1]["losses"]["expert"])
+                  for i in range(0, len(games), 2)]
+        print(f"  basic minus expert, per deal seed: mean {statistics.fmean(paired):.2f}, positive in "
+              f"{sum(1 for x in paired if x > 0)} of {len(paired)}")
+        raw = [r for g in games for result, _ in g["results"] for r in result]
+        adjusted = [a for g in games for _, adj in g["results"] for a in adj]
+        if len(raw) > 1:
+            print(f"  per hand and side ({len(raw)}): raw result sd {statistics.stdev(raw):.1f}, luck-adjusted sd "
+                  f"{statistics.stdev(adjusted):.1f}, ratio {statistics.stdev(raw) / statistics.stdev(adjusted):.2f}")
+
+
+def _player(name: str) -> Any:
+    if name == "peek":
+        return peeking_player(1.0)
+    if name == "peek_one_in_five":
+        return peeking_player(0.2)
+    return level_player(name)  # type: ignore[arg-type]
+
+
+def _trial(args: tuple[str, int, int, int]) -> dict[str, Any]:
+    name, seed, hands, budget = args
+    players = [_player(name)] + [level_player("basic")] * 3
+    records = play_records(players, seed=seed, hands=hands)
+    readings: list[tuple[int, OpenHand]] = []  # (hands played before this decision's hand ended, the reading)
+    before = 0
+    for record in records:
+        analysis = analyse_game(record, [0], seed=seed, budget=budget, luck=False)
+        for d in analysis.decisions:
+            if d.open_hand is not None:
+                readings.append((before + d.hand_number + 1, d.open_hand))
+        before += len(record.hands)
+    checkpoints = {}
+    for upto in range(10, hands + 1, 10):
+        checkpoints[upto] = fair_play(r for h, r in readings if h <= upto)
+    return {"name": name, "final": fair_play(r for _, r in readings), "checkpoints": checkpoints}
+
+
+def fairplay(args: argparse.Namespace) -> None:
+    for name in args.bots:
+        work = [(name, args.seed * 10_000 + i, args.hands, args.budget) for i in range(args.trials)]
+        started = time.time()
+        with Pool(args.jobs) as pool:
+            trials = list(pool.imap(_trial, work))
+        finals = [t["final"] for t in trials]
+        zs = [f.z for f in finals if f.z is not None]
+        labelled = sum(1 for f in finals if f.label == "review")
+        print(f"\n{name}: {len(trials)} trials of {args.hands} hands (seat 0; the others basic), budget "
+              f"{args.budget}, threshold z >= {FAIR_PLAY_Z}; {time.time() - started:.0f} s wall")
+        print(f"  labelled review: {labelled} of {len(trials)}; informative decisions per trial median "
+              f"{statistics.median(f.decisions for f in finals)}; z mean {statistics.fmean(zs):.2f}, sd "
+              f"{statistics.stdev(zs) if len(zs) > 1 else 0.0:.2f}, max {max(zs):.2f}")
+        power = ", ".join(f"{h} hands {sum(1 for t in trials if t['checkpoints'][h].label == 'review')}"
+                          for h in sorted(trials[0]["checkpoints"]))
+        print(f"  labelled by: {power} (of {len(trials)})")
+        print(f"  z after {args.hands} hands, each trial: {', '.join(f'{z:.2f}' for z in sorted(zs))}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("what", choices=("skill", "fairplay"))
+    parser.add_argument("--players", type=int, nargs="+", default=[4])
+    parser.add_argument("--pairs", type=int, default=10, help="skill: deal seeds per player count (two games each)")
+    parser.add_argument("--bots", nargs="+", default=list(FAIR_PLAY_BOTS), choices=FAIR_PLAY_BOTS)
+    parser.add_argument("--trials", type=int, default=20)
+    parser.add_argument("--hands", type=int, default=50)
+    parser.add_argument("--budget", type=int, default=ANALYSIS_BUDGET)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--jobs", type=int, default=1)
+    args = parser.parse_args()
+    print(f"engine {ENGINE_BUILD}, bots {BOTS_BUILD}")
+    (skill if args.what == "skill" else fairplay)(args)
+
+
+if __name__ == "__main__":
+    main()
