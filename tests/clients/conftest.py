@@ -56,7 +56,7 @@ def reference(live_service: LiveService) -> dict[str, Any]:
         ref["illegal"] = {"status": 422, "code": refused.json()["code"], "reason": refused.json()["reason"]}
 
         # The session's game, played statelessly with the same policy (each seat's first legal move).
-        spec = SCENARIO["session"]
+        spec = {k: v for k, v in SCENARIO["session"].items() if k != "known_deal"}  # a session's opt-in only
         state = http.post("/v1/games", json=spec).json()
         events = [e["type"] for e in state["events"]]
         moves = 0
