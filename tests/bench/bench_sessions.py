@@ -183,9 +183,11 @@ class Player:
 
     async def new_session(self) -> None:
         seed = self.rng.randrange(2**53)  # the contract's seeds: at most 2**53 - 1
-        status, _, body = await self.conn.request(
-            "POST", "/v1/sessions", msgspec.json.encode({"players": 4, "seed": seed, "known_deal": True,
-                                                         "first_dealer": 0}))
+        game = {"players": 4, "seed": seed, "known_deal": True, "first_dealer": 0}
+        status, _, body = await self.conn.request("POST", "/v1/sessions", msgspec.json.encode(game))
+        if status == 400 and b"known_deal" in body:  # a checkout from before the opt-in (--trees): without it
+            del game["known_deal"]
+            status, _, body = await self.conn.request("POST", "/v1/sessions", msgspec.json.encode(game))
         if status != 201:
             raise SystemExit(f"creating a session answered {status}: {body[:300]!r}")
         created = msgspec.json.decode(body)
