@@ -22,7 +22,7 @@ from collections.abc import Collection, Mapping, Sequence
 
 from engine import Play
 from engine.cards import Strain
-from engine.masks import beating_mask, winning_index
+from engine.masks import beating_mask, count, winning_index
 from engine.model import Trick
 from engine.rules import MISERE_BIDS
 from engine.tricks import beats, high_free_joker, led_suit, low_free_joker, seat_after, trick_winner_index
@@ -235,14 +235,6 @@ def _masters(cards: int, others: int, table: Strain) -> int:
     return out
 
 
-def _count(mask: int) -> int:
-    n = 0
-    while mask:
-        mask &= mask - 1
-        n += 1
-    return n
-
-
 # long: one function, as choose_card is, rule for rule (tests/bots/test_cardplay_bits.py compares the two)
 def choose_bit(game: HandInPlay, keys: BitKeys, seat: int, hand: int, legal: int, leader: int, trick: Sequence[int],
                led: str | None, team: Collection[int], others: int, partner_leads: str = "") -> int:
@@ -268,7 +260,7 @@ def choose_bit(game: HandInPlay, keys: BitKeys, seat: int, hand: int, legal: int
                 top = my_trumps & masters
                 if top:
                     return 1 << (top.bit_length() - 1)
-                if seat == contractor and _count(my_trumps) >= 3:
+                if seat == contractor and count(my_trumps) >= 3:
                     return my_trumps & -my_trumps
         plain_masters = masters & ~trump_mask
         if plain_masters:
@@ -286,7 +278,7 @@ def choose_bit(game: HandInPlay, keys: BitKeys, seat: int, hand: int, legal: int
         while m:
             low = m & -m
             i = low.bit_length() - 1
-            k = (_count(hand & suit_mask[bit_suit[i]]) << 20) + ((4000 - table.bit_power[i]) << 7) + 127 - \
+            k = (count(hand & suit_mask[bit_suit[i]]) << 20) + ((4000 - table.bit_power[i]) << 7) + 127 - \
                 table.bit_pack[i]
             if best == 0 or k > best_key:
                 best, best_key = low, k

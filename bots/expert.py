@@ -76,6 +76,7 @@ from engine import (
 from engine.cards import STRAINS, rank_of
 from engine.contract import hand_teams, playing_together
 from engine.deal import kitty_size
+from engine.masks import count
 from engine.model import GameOver, HandScored
 from engine.playout import BitPlayout
 from engine.rules import MISERE_BIDS, bid_level, bid_strain, bid_value, side_of
@@ -251,19 +252,11 @@ def _play_out(state: GameState, seat: int) -> Outcome:
             # Leading a free joker: name the suit this seat holds most of (as bots.cardplay.choose_play does).
             suits = game.lead_suits(bit)
             hand = hands[actor]
-            nominate = suits[0] if len(suits) == 1 else max(suits, key=lambda x: _count(hand & suit_mask.get(x, 0)))
+            nominate = suits[0] if len(suits) == 1 else max(suits, key=lambda x: count(hand & suit_mask.get(x, 0)))
         game.play(bit, nominate)
     deltas, seats, made = game.score()
     return (hand_value(state.scores, deltas, seats, made, state.options, seat),
             _success(state.options, seat, seats, made))
-
-
-def _count(mask: int) -> int:
-    n = 0
-    while mask:
-        mask &= mask - 1
-        n += 1
-    return n
 
 
 def _teams(state: GameState) -> dict[int, frozenset[int]]:
