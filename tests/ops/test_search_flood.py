@@ -24,7 +24,7 @@ import httpx
 import pytest
 
 from .served import Server
-from .test_search_limits import opening, search_workers, wait_until
+from .test_search_limits import metric, opening, search_workers, wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -37,14 +37,6 @@ def server() -> Iterator[Server]:
     started = Server(ONE_AT_A_TIME)
     yield started
     started.stop()
-
-
-def metric(url: str, name: str) -> float:
-    """One sample of ``/metrics`` (``name`` with its labels, as printed)."""
-    for line in httpx.get(url + "/metrics", timeout=30).text.splitlines():
-        if line.startswith(name + " "):
-            return float(line.rsplit(" ", 1)[1])
-    raise AssertionError(f"no {name} in /metrics")
 
 
 def send_suggestion(server: Server, snapshot: str, seat: int, budget: int) -> socket.socket:
