@@ -53,9 +53,10 @@ def identify(record: SessionRecord, loaded: Loaded, token: str) -> Caller:
     """Whose ``token`` is: the host's, a seat's or a spectator's (401 if none of the session's tokens:
     ``TOKEN_REVOKED`` for one that was replaced)."""
     digest = hash_token(token)
-    if _among(digest, record.settings.spectators):
+    settings = record.settings
+    if _among(digest, settings.spectators):
         return Caller(None, loaded, spectator=True)
-    table_host = record.settings.table_host
+    table_host = settings.table_host
     if table_host and hmac.compare_digest(digest, table_host):
         return Caller(None, loaded, table_host=True)
     seat = record.seats.role(digest)

@@ -23,8 +23,9 @@ import logging
 import re
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from typing import Generic, NamedTuple, Protocol, TypeVar
+from typing import Generic, Protocol, TypeVar
+
+import msgspec
 
 from engine import Event, GameState, player_to_act
 from service.referee.operations import MoveCounter
@@ -35,6 +36,7 @@ from service.sessions.memo import RecentRecords
 from service.sessions.problems import SessionBusy, SessionGone, busy, not_found
 from service.sessions.store import (
     Change,
+    CommitOutcome,
     Committed,
     Conflict,
     Gone,
@@ -71,7 +73,7 @@ class SessionMetrics(MoveCounter, Protocol):
     def redis_error(self, operation: str) -> None: ...
 
 
-class Seen(NamedTuple):
+class Seen(msgspec.Struct, frozen=True):
     """What a step is given: the session's record, and how it was come by."""
 
     record: SessionRecord
@@ -85,8 +87,7 @@ class Seen(NamedTuple):
     changed_at: float | None = None
 
 
-@dataclass(frozen=True)
-class Plan(Generic[A]):
+class Plan(msgspec.Struct, Generic[A], frozen=True):
     """A step's change, and what to answer once it is committed."""
 
     change: Change
@@ -101,8 +102,7 @@ class Plan(Generic[A]):
     now_ms: int | None = None
 
 
-@dataclass(frozen=True)
-class Done(Generic[A]):
+class Done(msgspec.Struct, Generic[A], frozen=True):
     """A step's answer when there is nothing to change."""
 
     value: A
@@ -144,20 +144,11 @@ class Changes:
             return Loaded(played, loaded.replay, 0.0, time.monotonic())
         return loaded
 
-    async def commit(self, session_id: str, record: SessionRecord,
-                     change: Change) -> SessionRecord | Conflict | Replayed:
-        """One compare-and-set of ``change`` on ``record``: the record it made (remembered, the move counted), or
-        the session's current record (remembered), or the first answer of its ``Idempotency-Key``;
-        :class:`SessionGone` if the session is no more. A store failure forgets the session, so that the next
-        change reads it afresh."""
-        try:
-            outcome = await self.store.commit(
-                session_id, record, change.state, change.events, change.idempotency, seat=change.mover,
-                clock=change.clock, table=None if change.table is None else change.encoded_table,
-                auth=None if change.seats is None else change.auth)
-        except Problem:
-            self.recent.forget(session_id)  # the store's answer was lost: read afresh next time
-            raise
+    def _settle(self, session_id: str, record: SessionRecord, change: Change,
+                outcome: CommitOutcome) -> SessionRecord | Conflict | Replayed:
+        """What a compare-and-set of ``change`` on ``record`` came to: the record it made (remembered, the move
+        counted), or the session's current record (remembered), or the first answer of its ``Idempotency-Key``;
+        :class:`SessionGone` if the session is no more."""
         if isinstance(outcome, Committed):
             committed = record.after(outcome, change)
             self.recent.remember(session_id, committed)
@@ -191,7 +182,16 @@ class Changes:
                 continue
             if isinstance(planned, Done):
                 return planned.value
-            outcome = await self.commit(session_id, seen.record, planned.change)
+            change = planned.change
+            try:  # one compare-and-set on the version and tag the step saw
+                stored = await self.store.commit(
+                    session_id, seen.record, change.state, change.events, change.idempotency, seat=change.mover,
+                    clock=change.clock, table=None if change.table is None else change.encoded_table,
+                    auth=None if change.seats is None else change.auth)
+            except Problem:
+                self.recent.forget(session_id)  # the store's answer was lost: read afresh next time
+                raise
+            outcome = self._settle(session_id, seen.record, change, stored)
             if isinstance(outcome, SessionRecord):
                 if planned.follow:
                     await self.play_bots_quietly(session_id, outcome, planned.chain, planned.now_ms)
@@ -205,12 +205,16 @@ class Changes:
 
     # ------------------------------------------------------------------------------------------- bot seats
 
+    @staticmethod
+    def bots_follow(record: SessionRecord, state: GameState) -> bool:
+        """Whether a bot seat of ``record`` is to act in ``state`` (the seat to act, or a ghost's human)."""
+        return player_to_act(state) in record.seats.bots()
+
     async def bot_replies(self, record: SessionRecord, state: GameState) -> Chain:
         """The bot moves that will follow ``state`` (the next version of ``record``), decided off the loop."""
-        bots = record.seats.bots()
-        if player_to_act(state) not in bots:  # the seat to act, or a ghost's human
+        if not self.bots_follow(record, state):
             return []
-        return await self.search.play(bot_chain, state, record.version + 1, bots)
+        return await self.search.play(bot_chain, state, record.version + 1, record.seats.bots())
 
     async def play_bots(self, session_id: str, record: SessionRecord, chain: Chain | None = None,
                         now_ms: int | None = None) -> SessionRecord:

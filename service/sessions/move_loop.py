@@ -65,8 +65,10 @@ def applied_body(seat: int, version: int, state: GameState, events: list[Event],
                  clock: TurnClock | None) -> bytes:
     """A move's answer, including the bot moves after it: the last version, every event as ``seat`` may see it,
     its view after the last move, and the clock then."""
-    final = chain[-1][0] if chain else state
-    everything = [*events, *(e for _, bot_events in chain for e in bot_events)]
+    final, everything = state, events
+    if chain:
+        final = chain[-1][0]
+        everything = [*events, *(e for _, bot_events in chain for e in bot_events)]
     return _JSON.encode(MoveApplied(version=version, phase=final.phase, to_act=final.to_act,
                                     events=redact_events(everything, seat), view=view(final, seat),
                                     clock=clock_view(clock)))
@@ -101,7 +103,7 @@ class MoveLoop:
             # Read (or the compare-and-set lost) after the game changed while this request was on its way: it was
             # sent before the turn it would now apply to began (a double tap, a retry overtaking its first attempt,
             # a tap that ended a hand and its twin landing in the next).
-            raced = self._moved_since(seen.changed_ago, arrived, seen.changed_at)
+            raced = seen.fresh and self._moved_since(seen.changed_ago, arrived, seen.changed_at)
             try:
                 seat = self._mover(record, token)
                 if move.seat not in controlled_seats(record.state.options, seat):  # itself, or a ghost partner
@@ -116,10 +118,11 @@ class MoveLoop:
                 if seen.fresh:
                     self._count_refusal(exc)
                 raise
-            chain = await self.changes.bot_replies(record, state)
+            chain = await self.changes.bot_replies(record, state) if self.changes.bots_follow(record, state) else []
             answered = record.version + 1 + len(chain)
             now_ms = self.changes.clock.now_ms()
-            clocks = clocks_after(record.clock, [state, *(s for s, _ in chain)], record.version + 1, now_ms)
+            clocks = clocks_after(record.clock, [state, *(s for s, _ in chain)] if chain else [state],
+                                  record.version + 1, now_ms)
             # The answer (and its idempotency record) shows the bot moves that follow, and the clock.
             body = applied_body(seat, answered, state, events, chain, clocks[-1])
             keyed = None if field is None else (field, IdempotencyRecord(fingerprint, answered, body))
@@ -174,7 +177,8 @@ class MoveLoop:
         after which only the table changed: a join, a spectator, a token, never a move), the game did not change
         while it was on its way (409: it was sent before the turn it would apply to began)."""
         check_not_timed_out(record.clock, record.version, seat, expected)
-        if expected is not None and not any(record.game_since <= version <= record.version for version in expected):
+        if expected is not None and record.version not in expected and not any(
+                record.game_since <= version <= record.version for version in expected):
             raise conflict(record.version, f"the session is at version {record.version}, not "
                                            f"{', '.join(map(str, sorted(expected)))}", "if_match",
                            versions=sorted(expected))

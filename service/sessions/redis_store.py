@@ -568,7 +568,8 @@ class RedisStore:
                            first, str(IDEMPOTENCY_RECORDS_KEPT), "" if seat is None else str(seat),
                            self.channel(session_id), encode_clock(clock), "" if deadline is None else str(deadline),
                            session_id, b"" if table is None else table, b"" if auth is None else auth,
-                           _seat_text(state.to_act), "1" if state is not base.state else ""]
+                           "" if state.to_act is None else str(state.to_act),
+                           "1" if state is not base.state else ""]
         args.extend(EVENT_ENCODER.encode(e) for e in events)
         keys = self._change_keys(session_id)
         reply: Any

@@ -138,13 +138,17 @@ class Seats(msgspec.Struct, frozen=True, dict=True):
         """A secret of ``seat`` that no other seat knows: its slot's bytes (its token's hash, say)."""
         return _slot(self.seats[seat])
 
+    @functools.cached_property
+    def _slots(self) -> tuple[bytes, ...]:
+        return tuple(_slot(seat) for seat in self.seats)
+
     def role(self, digest: bytes) -> int | None:
         """Whose token hashes to ``digest``: ``None`` the host's, a seat number, or :data:`NOBODY`. Every slot is
         compared (no early exit), each in constant time."""
         found: int | None = NOBODY
         if hmac.compare_digest(digest, self.host):
             found = None
-        for i, seat in enumerate(self.seats):
-            if hmac.compare_digest(digest, _slot(seat)):
+        for i, slot in enumerate(self._slots):
+            if hmac.compare_digest(digest, slot):
                 found = i
         return found
