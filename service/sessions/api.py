@@ -90,7 +90,7 @@ _JOIN_CODES = ("MALFORMED_REQUEST", "INVALID_NAME", "INVALID_IDEMPOTENCY_KEY", "
                "INVITATION_REDEEMED", "INVITATION_EXPIRED", "IDEMPOTENCY_KEY_REUSED", "VERSION_CONFLICT",
                "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "STORE_UNAVAILABLE", "COMMIT_OUTCOME_UNKNOWN")
 _REMATCH_CODES = ("MALFORMED_REQUEST", "UNAUTHORIZED", "TOKEN_REVOKED", "FORBIDDEN", "SESSION_NOT_FOUND",
-                  "GAME_NOT_OVER", "VERSION_CONFLICT", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "STORE_UNAVAILABLE",
+                  "VERSION_CONFLICT", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "STORE_UNAVAILABLE",
                   "COMMIT_OUTCOME_UNKNOWN")
 _SEAT_CODES = ("MALFORMED_REQUEST", "UNAUTHORIZED", "TOKEN_REVOKED", "FORBIDDEN", "SESSION_NOT_FOUND",
                "VERSION_CONFLICT", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "STORE_UNAVAILABLE")
@@ -329,7 +329,8 @@ class SessionsController(Controller):
                       "of the last seat a player holds begins it (`started: false` until then). Send `game`, the "
                       "table's game that is over (`series.game` in the views): once its next game has begun, "
                       "every request for it (a retry, a race on several replicas) is answered that game, "
-                      "`started: true`, and no third game begins. 409 `GAME_NOT_OVER` while the game goes on. "
+                      "`started: true`, and no third game begins. 409 `VERSION_CONFLICT` while the game goes on "
+                      "(or the `game` named has not begun). "
                       "`ETag`: the version.",
           security=_SECURED,
           responses={200: response_spec(NextGame, "The next game (or the seat's agreement, counted).",

@@ -76,15 +76,17 @@ def series_view(record: SessionRecord) -> SeriesView:
 
 
 def game_not_over(record: SessionRecord, asked: int | None) -> Problem:
-    """409 ``GAME_NOT_OVER`` (with the session's version): the table's game is not over, or the game ``asked``
-    about has not begun."""
+    """409 ``VERSION_CONFLICT`` (with the session's version): the table's game is not over, or the game ``asked``
+    about has not begun. (No code of its own: ``/v1``'s problem codes are an enumeration of the frozen contract.)"""
     game = record.settings.games.game
     if asked is not None and asked > game:
-        detail, case = f"the table is at its game {game}: game {asked} has not begun", "not_begun"
+        detail, case = f"the table is at its game {game}: game {asked} has not begun", "game_not_begun"
     else:
-        detail, case = f"the table's game {game} is not over: the next game begins once it is", "not_over"
-    return Problem("GAME_NOT_OVER", detail, current_version=record.version, headers={"ETag": f'"{record.version}"'},
-                   message=(f"problem.GAME_NOT_OVER.detail.{case}", {"game": game, "asked": asked}))
+        detail, case = f"the table's game {game} is not over: the next game begins once it is", "game_not_over"
+    return Problem("VERSION_CONFLICT", detail, current_version=record.version,
+                   headers={"ETag": f'"{record.version}"'},
+                   message=(f"problem.VERSION_CONFLICT.detail.{case}",
+                            {"game": game, "asked": asked, "current_version": record.version}))
 
 
 def next_game(record: SessionRecord, now_ms: int) -> Change:
@@ -119,7 +121,7 @@ class Rematch:
     async def request(self, session_id: str, token: str, game: int | None) -> NextGame:
         """The next game after the table's game ``game`` (none: the current game), asked with ``token``: begun
         now, or already begun (answered as it is), or, at a table whose seats start it, the seat's agreement
-        counted while others' is awaited. 409 ``GAME_NOT_OVER`` while that game goes on."""
+        counted while others' is awaited. 409 ``VERSION_CONFLICT`` while that game goes on."""
         caller = await self.access.caller(session_id, token)
         no_spectator(caller)
         if caller.seat is not None and caller.record.settings.games.start != "seats":

@@ -56,7 +56,6 @@ class ProblemCode(StrEnum):
     INVITATION_EXPIRED = "INVITATION_EXPIRED"
     TOKEN_REVOKED = "TOKEN_REVOKED"
     SEAT_NOT_HELD = "SEAT_NOT_HELD"
-    GAME_NOT_OVER = "GAME_NOT_OVER"
     API_KEY_REQUIRED = "API_KEY_REQUIRED"
     API_KEY_INVALID = "API_KEY_INVALID"
     RATE_LIMITED = "RATE_LIMITED"
@@ -135,8 +134,6 @@ PROBLEM_CODE_INFO: dict[ProblemCode, tuple[int, str]] = {
     ProblemCode.TOKEN_REVOKED: (401, "The token was replaced: reissued by the host, or its seat was handed on or "
                                      "left."),
     ProblemCode.SEAT_NOT_HELD: (409, "No player holds the seat (it is a bot's, or open)."),
-    ProblemCode.GAME_NOT_OVER: (409, "The table's game is not over (or the game named has not begun): its next game "
-                                     "begins once it is."),
     ProblemCode.API_KEY_REQUIRED: (401, "The service requires an API key and none was sent."),
     ProblemCode.API_KEY_INVALID: (401, "The API key sent is not one of the service's keys."),
     ProblemCode.RATE_LIMITED: (429, "Too many requests from this client; retry after Retry-After."),

@@ -151,7 +151,6 @@ PROBLEM_EXAMPLES: dict[str, tuple[str, dict[str, Any]]] = {
     "INVITATION_EXPIRED": ("this invitation has expired: ask the host for a new one", {}),
     "TOKEN_REVOKED": ("this token was replaced: the host reissued it, or its seat was handed on or left", {}),
     "SEAT_NOT_HELD": ("no player holds seat 2: it is a bot's or open", {}),
-    "GAME_NOT_OVER": ("the table's game 2 is not over: the next game begins once it is", {"current_version": 31}),
     "SESSION_NOT_FOUND": ("no session 'q0Jd3rXyFh2mJZ9KkQ7aLw': it never existed, was deleted, or expired "
                                "after its idle time (the host can recreate it from a snapshot)", {}),
     "VERSION_CONFLICT": ("the session is at version 8, not 7", {"current_version": 8}),

@@ -4,6 +4,7 @@ own legal moves), since a table's next game is dealt from a secret no test knows
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from typing import Any
 
 import httpx
@@ -34,7 +35,7 @@ def public(view: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in view.items() if k not in PRIVATE_VIEW_FIELDS}
 
 
-async def play_one(client: httpx.AsyncClient, url: str, tokens: list[str | None]) -> dict[str, Any] | None:
+async def play_one(client: httpx.AsyncClient, url: str, tokens: Sequence[str | None]) -> dict[str, Any] | None:
     """One move of the seat to act (its token among ``tokens``), chosen from its legal moves, with an
     ``Idempotency-Key``: the move's answer, or ``None`` when nobody is to act (the game is over)."""
     seen = (await client.get(url, headers=bearer(next(t for t in tokens if t)))).json()
@@ -51,7 +52,7 @@ async def play_one(client: httpx.AsyncClient, url: str, tokens: list[str | None]
     return dict(r.json())
 
 
-async def play_to_the_end(client: httpx.AsyncClient, url: str, tokens: list[str | None], *,
+async def play_to_the_end(client: httpx.AsyncClient, url: str, tokens: Sequence[str | None], *,
                           most: int = 400) -> int:
     """Play the game to its end (bot seats play themselves): how many moves the tokens made."""
     for made in range(most):

@@ -85,10 +85,9 @@ class Phone:
                 if self.rng.random() < 0.5:  # the connection cut at a random moment: taken up, or not
                     await asyncio.sleep(self.rng.random() * 0.03)
                     attempt.cancel()
-                try:
-                    await attempt  # or read, and thrown away
-                except (asyncio.CancelledError, httpx.TransportError):
-                    pass
+                await asyncio.wait([attempt])  # or read, and thrown away
+                if not attempt.cancelled() and attempt.exception() is not None:
+                    assert isinstance(attempt.exception(), httpx.TransportError), attempt.exception()
                 continue
             r = await self.client().request(method, self.url + path, **kw)
             if r.status_code == 503:

@@ -36,7 +36,7 @@ async def _kept_bytes(service: Service, session_id: str) -> bytes:
     kept = b""
     if service.kind == "cluster":
         return kept  # the Redis of one node does not hold every key: the one-Redis run checks the bytes
-    redis = Redis.from_url(service.redis.url)
+    redis: Any = Redis.from_url(service.redis.url)
     try:
         async for key in redis.scan_iter(match=f"{service.prefix}*{session_id}*"):
             kind = await redis.type(key)

@@ -64,7 +64,7 @@ async def test_the_next_game_at_the_same_table_and_a_match_score(client: httpx.A
 
 async def _two_games_and_a_new_match(client: httpx.AsyncClient, url: str, host: dict[str, str],
                                      tokens: list[str], watching: asyncio.Task[list[SseEvent]]) -> None:
-    assert_problem(await client.post(url + "/rematch", json={}, headers=host), 409, "GAME_NOT_OVER")
+    assert_problem(await client.post(url + "/rematch", json={}, headers=host), 409, "VERSION_CONFLICT")
     await play_to_the_end(client, url, tokens)
     over = (await client.get(url, headers=host)).json()
     winners = over["view"]["result"]["winners"]
@@ -75,7 +75,7 @@ async def _two_games_and_a_new_match(client: httpx.AsyncClient, url: str, host: 
     assert_problem(await client.post(url + "/rematch", json={"game": 1}, headers=bearer(tokens[2])), 403, "FORBIDDEN")
     spectator = (await client.post(url + "/spectators", json={}, headers=host)).json()["spectator_token"]
     assert_problem(await client.post(url + "/rematch", json={}, headers=bearer(spectator)), 403, "FORBIDDEN")
-    assert_problem(await client.post(url + "/rematch", json={"game": 2}, headers=host), 409, "GAME_NOT_OVER")
+    assert_problem(await client.post(url + "/rematch", json={"game": 2}, headers=host), 409, "VERSION_CONFLICT")
     before = (await client.get(url, headers=host)).json()["version"]
     r = await client.post(url + "/rematch", json={"game": 1}, headers=host)
     assert r.status_code == 200, r.text
