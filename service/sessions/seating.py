@@ -7,6 +7,10 @@ players redeeming it at the same moment, one gets the seat and the other ``INVIT
 that was replaced stops working on every replica at once (a replica's remembered record fails its
 compare-and-set and reads the new one). A replaced token is remembered as revoked (401 ``TOKEN_REVOKED``) and
 the event streams opened with it end.
+
+A join is safe to retry (an answer lost on the way): the table keeps, with the redeemed invitation, what a retry
+of that very join needs to be answered the same seat and token (:func:`seat_token`: the token is derived from the
+invitation's code, which only the player holds, and never kept).
 """
 
 from __future__ import annotations

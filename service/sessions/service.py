@@ -1,10 +1,10 @@
 """Hosted sessions: :class:`SessionService`, the behaviour the HTTP layer (:mod:`.api`) calls, over a store.
 
-It knows nothing of Litestar; errors are :class:`~service.web.problems.Problem` s with stable codes. The work
-is done by one module per job: :mod:`.changes` (every change of a session, the bot seats' moves among them),
+It knows nothing of Litestar; errors are :class:`~service.web.problems.Problem` s with stable codes. The work is
+done by one module per job: :mod:`.changes` (every change of a session, the bot seats' moves among them),
 :mod:`.headers` (request headers), :mod:`.access` (whose a token is), :mod:`.move_loop` (a seat's move),
-:mod:`.seating` (who sits where), :mod:`.spectators`, :mod:`.assist` (a seat's hints), :mod:`.streams` (the
-live events); this module creates sessions and answers the reads.
+:mod:`.seating` (who sits where), :mod:`.rematch` (the table's next game), :mod:`.spectators`, :mod:`.assist` (a
+seat's hints), :mod:`.streams` (the live events); this module creates sessions and answers the reads.
 """
 
 from __future__ import annotations

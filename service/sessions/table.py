@@ -12,6 +12,9 @@ compare-and-set loses, and it finds the invitation redeemed).
 The changes of the seats are logged as events of their own (:data:`~service.sessions.log.TableEvent`) beside
 the engine's, so that every reader of the event stream learns who joined, left or got a new token. Who holds
 each seat is :mod:`.seats`'s; the rest of the service reads this record decoded (``record.settings``).
+
+A table plays game after game (:mod:`.rematch`): :class:`Series` counts its games and matches, keeps the results
+of the current match's finished games and who agreed to the next game.
 """
 
 from __future__ import annotations

@@ -35,7 +35,7 @@ from .tables import pick, public
 
 pytestmark = pytest.mark.slow
 
-#: A game of a few hands (each made or failed contract moves a side by at least 40).
+#: A game of a few hands: a side wins only by making its own contract (the default), worth 40 at 6S.
 GAME_OPTIONS = {"target": 50, "lose_at": -50}
 GAMES = 2
 #: Chances, per request or per event, of each misbehaviour.
@@ -247,8 +247,9 @@ async def _check(client: httpx.AsyncClient, url: str, host: dict[str, str], phon
             assert first["type"] == "card_played" and first["card"] == move["card"]
         elif move["type"] == "bid":
             assert first["type"] == "bid_made" and first["bid"] == move["bid"]
-    # Several hands, two games, one next game begun by the seats' agreement (three asked, the fourth began it).
-    assert len([e for e in events if e["event"]["type"] == "hand_dealt"]) >= 4
+    # Several hands (a game to 50 takes two made contracts, but for a slam), two games, one next game begun by the
+    # seats' agreement (three asked, the fourth began it).
+    assert len([e for e in events if e["event"]["type"] == "hand_dealt"]) >= 3
     assert [e["event"]["game"] for e in events if e["event"]["type"] == "next_game"] == [2]
     assert len([e for e in events if e["event"]["type"] == "rematch_asked"]) == 3
     # Each phone saw its seat's log exactly: streams and catch-ups put together, no gap, no repeat.
