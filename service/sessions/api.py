@@ -38,6 +38,8 @@ from service.sessions.schemas import (
     MoveApplied,
     MoveRequest,
     NameRequest,
+    NextGame,
+    RematchRequest,
     SeatChanged,
     SeatNameSet,
     SeatTokenIssued,
@@ -84,9 +86,12 @@ _SUGGEST_CODES = ("MALFORMED_REQUEST", "INVALID_SEED", "UNAUTHORIZED", "FORBIDDE
                   "NOT_READY")
 _SPECTATOR_CODES = ("MALFORMED_REQUEST", "UNAUTHORIZED", "FORBIDDEN", "SESSION_NOT_FOUND", "SPECTATORS_FULL",
                     "VERSION_CONFLICT", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "STORE_UNAVAILABLE")
-_JOIN_CODES = ("MALFORMED_REQUEST", "INVALID_NAME", "UNAUTHORIZED", "SESSION_NOT_FOUND", "INVITATION_REDEEMED",
-               "INVITATION_EXPIRED", "VERSION_CONFLICT", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE",
-               "STORE_UNAVAILABLE")
+_JOIN_CODES = ("MALFORMED_REQUEST", "INVALID_NAME", "INVALID_IDEMPOTENCY_KEY", "UNAUTHORIZED", "SESSION_NOT_FOUND",
+               "INVITATION_REDEEMED", "INVITATION_EXPIRED", "IDEMPOTENCY_KEY_REUSED", "VERSION_CONFLICT",
+               "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "STORE_UNAVAILABLE", "COMMIT_OUTCOME_UNKNOWN")
+_REMATCH_CODES = ("MALFORMED_REQUEST", "UNAUTHORIZED", "TOKEN_REVOKED", "FORBIDDEN", "SESSION_NOT_FOUND",
+                  "VERSION_CONFLICT", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "STORE_UNAVAILABLE",
+                  "COMMIT_OUTCOME_UNKNOWN")
 _SEAT_CODES = ("MALFORMED_REQUEST", "UNAUTHORIZED", "TOKEN_REVOKED", "FORBIDDEN", "SESSION_NOT_FOUND",
                "VERSION_CONFLICT", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "STORE_UNAVAILABLE")
 _HOST_SEAT_CODES = (*_SEAT_CODES, "NO_SUCH_SEAT", "SEAT_NOT_HELD")
@@ -130,6 +135,9 @@ SpectatorBody = Annotated[EmptyRequest, Body(examples=[Example(summary="Mint", v
 EmptyBody = Annotated[EmptyRequest, Body(examples=[Example(summary="No settings", value={})])]
 JoinBody = Annotated[JoinRequest, Body(examples=[Example(summary="Join", value={"code": "ZCvrg8Jp0nBfWQd3VhXy1a2b",
                                                                                   "name": "Ana"})])]
+RematchBody = Annotated[RematchRequest, Body(examples=[
+    Example(summary="The game after the table's game 1", value={"game": 1}),
+    Example(summary="The game after the current one", value={})])]
 NameBody = Annotated[NameRequest, Body(examples=[Example(summary="Name", value={"name": "Ana"})])]
 BotBody = Annotated[HandToBotRequest, Body(examples=[Example(summary="An expert bot", value={"level": "expert"})])]
 SeatPath = Annotated[int, PathParameter(name="seat", ge=0, le=5, description="A seat of the session's game.")]
@@ -289,16 +297,49 @@ class SessionsController(Controller):
           return_dto=None, summary="Redeem an invitation to an open seat",
           description="No token: the invitation's `code` (from `createSession`'s `invitations`, or the host's "
                       "`inviteToSeat`) and the `name` to play under (1 to 32 characters once trimmed: Unicode "
-                      "letters, marks, digits, single spaces and `- ' . _`). Answers the seat's token, once: keep "
-                      "it. An invitation is redeemed once, even by two players at the same moment on two "
-                      "replicas (409 `INVITATION_REDEEMED` for the other); 410 `INVITATION_EXPIRED` after its "
-                      "time. Every reader of the event stream gets a `seat_joined` event. `ETag`: the version.",
+                      "letters, marks, digits, single spaces and `- ' . _`). Answers the seat's token: keep it. An "
+                      "invitation is redeemed once, even by two players at the same moment on two replicas (409 "
+                      "`INVITATION_REDEEMED` for the other); 410 `INVITATION_EXPIRED` after its time. A retry of "
+                      "the same join (an answer lost) is answered the same seat and token again, with "
+                      "`Idempotent-Replayed: true` and the join's own version as `ETag`: with the same "
+                      "`Idempotency-Key` while the invitation lives (the same key under another name: 422 "
+                      "`IDEMPOTENCY_KEY_REUSED`), or, for a join sent without a key, with the same name for 10 "
+                      "minutes; as long as that token holds the seat. Every reader of the event stream gets a "
+                      "`seat_joined` event. `ETag`: the version.",
           responses={200: response_spec(Joined, "The seat and its token.", examples.JOINED),
                      **problem_responses(*_JOIN_CODES)})
     async def join(self, session_service: Service, session_id: SessionId,
-                   data: JoinBody) -> Response[Joined]:
-        joined = await session_service.seating.join(session_id, data.code, data.name)
-        return Response(joined, headers={"ETag": etag(joined.version), **_NO_STORE})
+                   data: JoinBody, idempotency_key: IdempotencyKey = None) -> Response[Joined]:
+        joined, replayed = await session_service.seating.join(session_id, data.code, data.name, idempotency_key)
+        headers = {"ETag": etag(joined.version), **_NO_STORE}
+        if replayed:
+            headers["Idempotent-Replayed"] = "true"
+        return Response(joined, headers=headers)
+
+    @post("/{session_id:str}/rematch", operation_id="rematchSession", status_code=200,
+          dto=StructDTO[RematchRequest], return_dto=None, summary="Begin the table's next game",
+          description="Once the table's game is over: the next game at the same table, in the same session. The "
+                      "same seats, players (their tokens keep working), names and bots, the same options and kind of "
+                      "clock (reserves full again), a new secret deal; one compare-and-set at the next version, "
+                      "logged as a `next_game` event followed by the new deal, so event streams and "
+                      "`Last-Event-ID` go on across it. In a `series`, a match of `series.games` games keeps a "
+                      "running score (`series` in every view); after its last game the next game begins a new "
+                      "match. The host or the table host begins it; at a table created with `series.start: "
+                      "\"seats\"` a seat's token counts as its agreement (a `rematch_asked` event), and the request "
+                      "of the last seat a player holds begins it (`started: false` until then). Send `game`, the "
+                      "table's game that is over (`series.game` in the views): once its next game has begun, "
+                      "every request for it (a retry, a race on several replicas) is answered that game, "
+                      "`started: true`, and no third game begins. 409 `VERSION_CONFLICT` while the game goes on "
+                      "(or the `game` named has not begun). "
+                      "`ETag`: the version.",
+          security=_SECURED,
+          responses={200: response_spec(NextGame, "The next game (or the seat's agreement, counted).",
+                                        examples.NEXT_GAME),
+                     **problem_responses(*_REMATCH_CODES)})
+    async def rematch(self, request: Request[Any, Any, Any], session_service: Service, session_id: SessionId,
+                      data: RematchBody) -> Response[NextGame]:
+        answer = await session_service.rematch.request(session_id, _token(request), data.game)
+        return Response(answer, headers={"ETag": etag(answer.version), **_NO_STORE})
 
     @post("/{session_id:str}/leave", operation_id="leaveSession", status_code=200, dto=StructDTO[EmptyRequest],
           return_dto=None, summary="Leave the caller's seat",

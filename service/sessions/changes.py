@@ -1,13 +1,14 @@
 """Every change of a hosted session goes through one function, :meth:`Changes.run`.
 
-A change is a *step*: given what the session is (a :class:`Seen` record), it answers either that nothing is to
-be done (:class:`Done`) or a :class:`Plan`: the :class:`~service.sessions.store.Change` to commit and the answer
-to give once it is committed. :meth:`Changes.run` does the rest, the same way for a seat's move, a bot's move,
-the clock's move, a change of seats and a spectator: it reads the session (or starts from a record it already
-has), calls the step, commits the change by compare-and-set on the version and tag the step saw (the store logs
-its events and publishes the new version in the same step), remembers the record it made, counts the move,
-plays the bot seats' turns that follow, and answers. A compare-and-set that loses answers the session's current
-record, and the step is called again on it; after :data:`MOVE_ATTEMPTS` lost races the answer is 409.
+A change is a *step*: given what the session is (a :class:`Seen` record), it answers either that nothing is to be
+done (:class:`Done`) or a :class:`Plan`: the :class:`~service.sessions.store.Change` to commit and the answer to
+give once it is committed. :meth:`Changes.run` does the rest, the same way for a seat's move, a bot's move, the
+clock's move, a change of seats, a spectator and the table's next game (:mod:`.rematch`): it reads the session (or
+starts from a record it already has), calls the step, commits the change by compare-and-set on the version and tag
+the step saw (the store logs its events and publishes the new version in the same step), remembers the record it
+made, counts the move, plays the bot seats' turns that follow, and answers. A compare-and-set that loses answers the
+session's current record, and the step is called again on it; after :data:`MOVE_ATTEMPTS` lost races the answer is
+409.
 
 A step may refuse (raise a :class:`~service.web.problems.Problem`). A refusal is only ever answered on a fresh
 read: a step that refuses on a record this replica remembered is called again on a fresh one.

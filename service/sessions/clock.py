@@ -221,6 +221,16 @@ def _run_for(clock: TurnClock, state: GameState, now_ms: int) -> TurnClock:
                                    turn_ms=0 if limit == clock.move_ms else limit)
 
 
+def restarted(clock: TurnClock | None, state: GameState, now_ms: int) -> TurnClock | None:
+    """The clock of the table's next game, whose first state is ``state``: every reserve full again, no seat timed
+    out, the first turn started now."""
+    if clock is None:
+        return None
+    n = len(clock.reserves)
+    return _run_for(msgspec.structs.replace(clock, reserves=(clock.reserve_ms,) * n, timed_out=(0,) * n), state,
+                    now_ms)
+
+
 def after_move(clock: TurnClock | None, state: GameState, version: int, now_ms: int, *,
                timed_out: bool = False) -> TurnClock | None:
     """The clock once the seat on it moved at ``now_ms`` (or the clock moved for it, ``timed_out``), making

@@ -20,13 +20,16 @@ from service.referee.examples import GAME, snapshot_placeholder
 from service.referee.schemas import resolved
 from service.referee.suggestions import SuggestResponse
 from service.sessions.schemas import (
+    GameResultView,
     InvitationIssued,
     Joined,
     LoggedSessionEvent,
     MoveApplied,
+    NextGame,
     SeatChanged,
     SeatNameSet,
     SeatTokenIssued,
+    SeriesView,
     SessionCreated,
     SessionEvents,
     SessionLegalMoves,
@@ -62,6 +65,10 @@ CREATE_SESSION_REQUESTS = [
                                                    "players may know (`known_deal`: whoever knows a seed knows "
                                                    "every hand; without one the service deals in secret).",
             value={"players": 4, "preset": "australian", "seed": 42, "first_dealer": 3, "known_deal": True}),
+    Example(summary="A match of three games",
+            description="Three games at the same seats, a running match score, the next game begun once every "
+                        "player asked for it; two seats are the service's bots.",
+            value={"players": 4, "bots": {"1": "basic", "3": "basic"}, "series": {"games": 3, "start": "seats"}}),
     Example(summary="From a kept snapshot",
             description="Recreate a session (e.g. one that expired) from the snapshot its host exported.",
             value={"snapshot": snapshot_placeholder(_STATE)}),
@@ -135,6 +142,11 @@ SESSION_SUGGESTION = ("Basic hint", _suggestion())
 SPECTATOR_CREATED = ("Minted", _json(SpectatorCreated(session_id=SESSION_ID, spectator_token=_token("spectator"),
                                                       spectators=1, max_spectators=MAX_SPECTATORS)))
 JOINED = ("Joined", _json(Joined(session_id=SESSION_ID, version=3, seat=2, seat_token=_token("seat 2"), name="Ana")))
+NEXT_GAME = ("The second game of a match", _json(NextGame(
+    session_id=SESSION_ID, version=58, started=True, series=SeriesView(
+        game=2, match=1, match_game=2, games=3, score=[1, 0],
+        results=[GameResultView(match_game=1, winners=[0], scores=[510, 160])], match_over=False, start="host",
+        continues=True, asked=[], waiting=[]))))
 SEAT_LEFT = ("Left, a bot plays on", _json(SeatChanged(session_id=SESSION_ID, version=9, seat=2, now="bot")))
 SEAT_TOKEN_ISSUED = ("Reissued", _json(SeatTokenIssued(session_id=SESSION_ID, version=9, seat=2,
                                                        seat_token=_token("seat 2 again"))))

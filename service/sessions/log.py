@@ -69,8 +69,32 @@ class SpectatorRevoked(msgspec.Struct, frozen=True, kw_only=True, tag_field="typ
     to_act: int | None
 
 
-TableEvent = SeatJoined | SeatLeft | SeatTokenReissued | SeatNamed | SpectatorRevoked
-TABLE_EVENTS = (SeatJoined, SeatLeft, SeatTokenReissued, SeatNamed, SpectatorRevoked)
+class RematchAsked(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="rematch_asked"):
+    """``seat``'s player asked for the next game at the table (a table whose seats start it by agreement); the
+    seats still ``waiting`` to agree (each a seat a player holds). ``to_act``: nobody, the game is over."""
+
+    seat: int
+    waiting: tuple[int, ...]
+    to_act: int | None
+
+
+class NextGameStarted(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="next_game"):
+    """The table's next game began, at the same seats: the first event of its version, followed by the new game's
+    deal (``hand_dealt`` …). ``game``: the table's game number (1 was the first); ``match``: the match it belongs
+    to, and ``match_game`` its number in that match of ``games``; ``score``: the match score as the game begins
+    (games won by each side, as the game's ``scores`` number the sides; all 0 at a new match). ``to_act``: nobody
+    was (the game before it was over)."""
+
+    game: int
+    match: int
+    match_game: int
+    games: int
+    score: tuple[int, ...]
+    to_act: int | None = None
+
+
+TableEvent = SeatJoined | SeatLeft | SeatTokenReissued | SeatNamed | SpectatorRevoked | RematchAsked | NextGameStarted
+TABLE_EVENTS = (SeatJoined, SeatLeft, SeatTokenReissued, SeatNamed, SpectatorRevoked, RematchAsked, NextGameStarted)
 #: The table's events after which a token may have stopped working (its streams check, and end if it did).
 REVOKING_EVENTS = (SeatLeft, SeatTokenReissued, SpectatorRevoked)
 #: An entry of a session's event log: the engine's events, the clock's and the table's.

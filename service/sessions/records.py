@@ -37,7 +37,7 @@ from engine.seat_records import SeatRecord, move_of
 from engine.seat_records import seat_record as derive_seat_record
 from engine.setup import decks_so_far, seed_deck
 from service.sessions.access import no_spectator
-from service.sessions.headers import bearer_token
+from service.sessions.headers import WHOLE_VERSION, bearer_token
 from service.sessions.log import TABLE_EVENTS, MoveTimedOut
 from service.sessions.problems import etag, forbidden
 from service.sessions.service import SessionService
@@ -71,10 +71,11 @@ class RecordUnavailable(Problem):
         super().__init__("RECORD_UNAVAILABLE", detail)
 
 
-def host_record(state: GameState, log: Sequence[LoggedEvent]) -> GameRecord:
-    """The whole game so far, from the session's log and state (checked by replaying it to ``state``)."""
+def host_record(state: GameState, log: Sequence[LoggedEvent], since: int = 1) -> GameRecord:
+    """The whole game so far, from the session's log and state (checked by replaying it to ``state``); the game
+    began at version ``since`` (a table's next game begins later than 1)."""
     groups = _by_version(log)
-    if not groups or groups[0][0] != 1 or not any(isinstance(e, HandDealt) for e in groups[0][1]):
+    if not groups or groups[0][0] != since or not any(isinstance(e, HandDealt) for e in groups[0][1]):
         raise RecordUnavailable(_UNAVAILABLE_RESTORED)
     first_deal = next(e for e in groups[0][1] if isinstance(e, HandDealt))
     moves: list[Move] = []
@@ -104,11 +105,12 @@ def _without_decks(state: GameState) -> GameState:
 # ------------------------------------------------------------------------------------------- seat records
 
 
-def seat_record(state: GameState, log: Sequence[LoggedEvent], seat: int) -> SeatRecord:
-    """The game so far as ``seat`` may know it (:func:`engine.seat_records.seat_record` on the session's log)."""
+def seat_record(state: GameState, log: Sequence[LoggedEvent], seat: int, since: int = 1) -> SeatRecord:
+    """The game so far as ``seat`` may know it (:func:`engine.seat_records.seat_record` on the session's log); the
+    game began at version ``since``."""
     groups = _by_version(log)
-    start = groups[0][1] if groups and groups[0][0] == 1 else None
-    steps = [events for version, events in groups if version > 1]
+    start = groups[0][1] if groups and groups[0][0] == since else None
+    steps = [events for version, events in groups if version > since]
     return derive_seat_record(state.options, start, steps, seat)
 
 
@@ -126,10 +128,11 @@ class SessionRecordResponse(msgspec.Struct, frozen=True, kw_only=True):
     seat_record: SeatRecord | None = None
 
 
-async def read_log(service: SessionService, session_id: str) -> list[LoggedEvent]:
-    """Every event of the session's log, in order (one store read per :data:`EVENTS_PER_READ` events)."""
+async def read_log(service: SessionService, session_id: str, since: int = 1) -> list[LoggedEvent]:
+    """Every event of the session's log from version ``since`` on, in order (one store read per
+    :data:`EVENTS_PER_READ` events)."""
     out: list[LoggedEvent] = []
-    cursor = LOG_START
+    cursor = LOG_START if since <= 1 else (since - 1, WHOLE_VERSION)
     while True:
         batch = await service.store.read_events(session_id, cursor, 0)
         out += batch
@@ -142,15 +145,16 @@ async def session_record(service: SessionService, session_id: str, token: str) -
     caller = await service.caller(session_id, token)
     no_spectator(caller)  # a record is the host's or a seat's
     state, version = caller.record.state, caller.record.version
-    log = [e for e in await read_log(service, session_id) if e.version <= version]
+    since = caller.record.settings.games.since  # the table's current game began there
+    log = [e for e in await read_log(service, session_id, since) if since <= e.version <= version]
     if caller.seat is None:
         if caller.table_host and state.phase != "game_over":
             raise forbidden("the table host token reads the record once the game is over: until then it would "
                             "show every hand", "table_host_record")
         return SessionRecordResponse(session_id=session_id, version=version, seat=None,
-                                     record=host_record(state, log))
+                                     record=host_record(state, log, since))
     return SessionRecordResponse(session_id=session_id, version=version, seat=caller.seat,
-                                 seat_record=seat_record(state, log, caller.seat))
+                                 seat_record=seat_record(state, log, caller.seat, since))
 
 
 def _example() -> Any:

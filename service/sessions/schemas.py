@@ -30,17 +30,36 @@ from service.referee.schemas import (
 from service.referee.suggestions import BotSeed, Budget
 from service.sessions.clock import ClockOptions, ClockView
 from service.sessions.log import LogEntry
-from service.sessions.table import DEFAULT_INVITATION_SECONDS, MAX_INVITATION_SECONDS, MIN_INVITATION_SECONDS, OnLeave
+from service.sessions.table import (
+    DEFAULT_INVITATION_SECONDS,
+    MAX_INVITATION_SECONDS,
+    MAX_SERIES_GAMES,
+    MIN_INVITATION_SECONDS,
+    OnLeave,
+    RematchBy,
+)
 
 InvitationSeconds = Annotated[int, Meta(ge=MIN_INVITATION_SECONDS, le=MAX_INVITATION_SECONDS)]
 
-__all__ = ["CreateSessionRequest", "EmptyRequest", "HandToBotRequest", "InvitationIssued", "JoinRequest",
+__all__ = ["CreateSessionRequest", "EmptyRequest", "GameResultView", "NextGame", "RematchRequest", "SeriesOptions",
+           "SeriesView", "HandToBotRequest", "InvitationIssued", "JoinRequest",
            "Joined", "MoveApplied", "MoveRequest", "NameRequest", "OWN_SEAT", "SeatChanged", "SeatInfo",
            "SeatNameSet", "SeatTokenIssued", "SessionCreated", "SessionEvents", "SessionLegalMoves", "SessionMove",
            "SessionSnapshot", "SessionState", "SessionSuggestRequest", "SessionValidation",
            "SpectatorCreated", "StreamClosed", "StreamEnd", "StreamEvent", "UnavailableMove", "engine_move"]
 
 # ------------------------------------------------------------------------------------------------ requests
+
+
+class SeriesOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A table that plays game after game at the same seats: matches of ``games`` games each, with a running
+    match score, the next game started by the host or by every seat a player holds (``start``)."""
+
+    #: Games per match (1 to 25): the match is over once that many games were played.
+    games: Annotated[int, Meta(ge=1, le=MAX_SERIES_GAMES)] = 1
+    #: Who starts each next game (``POST /v1/sessions/{id}/rematch``): the host or table host (``"host"``), or
+    #: the seats by agreement (``"seats"``: once every seat a player holds asked; the host may still start it).
+    start: RematchBy = "host"
 
 
 class CreateSessionRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -74,6 +93,18 @@ class CreateSessionRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unk
     #: ``INVALID_DECK_ORDER``). Without a seed or deck orders every deal comes from a 256-bit secret that only
     #: the service holds.
     known_deal: bool = False
+    #: Game after game at this table: matches of ``series.games`` games with a running score, and event streams
+    #: that stay open across games (none: one game; the host may still start another, ``rematchSession``).
+    series: SeriesOptions | None = None
+
+
+class RematchRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Ask for the next game at the table. ``game``: the table's game (``series.game`` in the views) that is over
+    and whose next game is asked for: once that next game has begun (this request's lost answer, another
+    replica, another seat), the answer is that game, not a third one. Without it: the current game, which must
+    be over."""
+
+    game: Annotated[int, Meta(ge=1)] | None = None
 
 
 class EmptyRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -195,6 +226,8 @@ class SessionCreated(msgspec.Struct, kw_only=True):
     hints: bool = True
     #: One invitation per open seat (their ``seat_tokens`` are ``null``).
     invitations: list[InvitationIssued] = msgspec.field(default_factory=list)
+    #: The table's games: the first game of the first match.
+    series: SeriesView | None = None
 
 
 class InvitationIssued(msgspec.Struct, kw_only=True):
@@ -243,6 +276,52 @@ class SeatChanged(msgspec.Struct, kw_only=True):
     invitation: InvitationIssued | None = None
 
 
+class GameResultView(msgspec.Struct, kw_only=True):
+    """A finished game of the match: its number in the match, the sides that won it, its final scores."""
+
+    match_game: int
+    winners: list[int]
+    scores: list[int]
+
+
+class SeriesView(msgspec.Struct, kw_only=True):
+    """The games of the table: which game this is, the match it belongs to and the match score."""
+
+    #: The table's game number (1 is its first game, counted across matches): the ``game`` of a rematch request.
+    game: int
+    #: The match's number (1 is the first), this game's number in it, and the games a match has.
+    match: int
+    match_game: int
+    games: int
+    #: Games of this match won by each side (sides as the game's ``scores`` number them), this game counted once
+    #: it is over.
+    score: list[int]
+    #: The match's finished games, this one included once it is over.
+    results: list[GameResultView]
+    #: Whether the match is over (its last game is over): a next game then begins a new match.
+    match_over: bool
+    #: Who starts the next game: ``"host"`` or ``"seats"`` (by agreement).
+    start: RematchBy
+    #: Whether the table was created with ``series``: its event streams stay open across games.
+    continues: bool
+    #: The seats that asked for the next game, and the seats a player holds whose agreement it still waits for
+    #: (``start: "seats"``, the game over); both empty otherwise.
+    asked: list[int]
+    waiting: list[int]
+
+
+class NextGame(msgspec.Struct, kw_only=True):
+    """A rematch request's answer: whether the next game began (by this request, or already), the session's
+    version, and the table's games as they are now."""
+
+    session_id: str
+    version: int
+    #: ``true``: the game asked for began (now, or before: a retry, a race); ``false``: the request was
+    #: counted as its seat's agreement and the table waits for ``series.waiting``.
+    started: bool
+    series: SeriesView
+
+
 class SeatInfo(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Who holds a seat: a player (``human``, with the name it joined under, if any), a ``bot`` (at
     ``level``), or nobody yet (``open``, waiting for its invitation to be redeemed)."""
@@ -263,6 +342,8 @@ class SessionState(msgspec.Struct, kw_only=True):
     seats: list[SeatInfo] = msgspec.field(default_factory=list)
     #: The turn clock (``null``: none): who is on it and their deadline.
     clock: ClockView | None = None
+    #: The table's games: this game's number, its match and the match score (``rematchSession``).
+    series: SeriesView | None = None
 
 
 class UnavailableMove(msgspec.Struct, kw_only=True):

@@ -7,10 +7,16 @@ players redeeming it at the same moment, one gets the seat and the other ``INVIT
 that was replaced stops working on every replica at once (a replica's remembered record fails its
 compare-and-set and reads the new one). A replaced token is remembered as revoked (401 ``TOKEN_REVOKED``) and
 the event streams opened with it end.
+
+A join is safe to retry (an answer lost on the way): the table keeps, with the redeemed invitation, what a retry
+of that very join needs to be answered the same seat and token (:func:`seat_token`: the token is derived from the
+invitation's code, which only the player holds, and never kept).
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import hmac
 import secrets
 import time
@@ -23,7 +29,8 @@ from bots import Level
 from engine import GameState
 from service.referee.deals import is_secretly_dealt
 from service.sessions.access import Access, Caller, host_only, seat_only
-from service.sessions.changes import Changes, Plan, Seen
+from service.sessions.changes import Changes, Done, Plan, Seen
+from service.sessions.headers import idempotency_field
 from service.sessions.log import SeatJoined, SeatLeft, SeatNamed, SeatTokenReissued, TableEvent
 from service.sessions.problems import forbidden, unauthorized
 from service.sessions.schemas import InvitationIssued, Joined, SeatChanged, SeatInfo, SeatNameSet, SeatTokenIssued
@@ -99,6 +106,48 @@ def _seated(record: SessionRecord, seat: int, holder: Seat, table: Table, event:
     return Plan(change, lambda made: answer(made.version))
 
 
+#: How long after a join without an ``Idempotency-Key`` the same code and name are answered its token again (a join
+#: with a key: as long as the invitation lives). Beyond it, an invitation code seen by others (a link passed
+#: round a group chat) opens nothing that its player holds: a name is public.
+JOIN_REPLAY_SECONDS = 600
+
+
+def seat_token(code: str, session_id: str, salt: bytes) -> str:
+    """The token of a seat redeemed with the invitation ``code``: derived from the code, which only the player
+    holds (the table keeps its hash), and the ``salt`` the join drew. So the token is never kept, yet a retry of
+    the join, which sends the code again, gets the very same token back."""
+    mac = hmac.new(code.encode(), b"fivehundred seat token\0" + session_id.encode() + b"\0" + salt, hashlib.sha256)
+    return base64.urlsafe_b64encode(mac.digest()).rstrip(b"=").decode()
+
+
+def _key_digest(key: str) -> bytes:
+    idempotency_field(None, key)  # 400 INVALID_IDEMPOTENCY_KEY unless 1 to 128 printable ASCII characters
+    return hashlib.sha256(b"join:" + key.encode()).digest()
+
+
+def _rejoined(session_id: str, record: SessionRecord, invitation: Invitation, code: str, name: str,
+              key: bytes | None) -> Joined:
+    """The first answer of a join retried (:meth:`Seating.join`), or 409 ``INVITATION_REDEEMED`` when it is not
+    that join's retry (another key or name, none kept, past its time) or its token no longer holds the seat;
+    422 ``IDEMPOTENCY_KEY_REUSED`` for the join's own key with another name."""
+    same = False
+    if invitation.salt and invitation.expires_at > time.time():
+        if key is not None and invitation.key:
+            same = hmac.compare_digest(key, invitation.key)
+            if same and name != invitation.name:
+                raise Problem("IDEMPOTENCY_KEY_REUSED", "this Idempotency-Key was already used to join under "
+                                                             "another name; use a new key for a new join")
+        elif key is None and not invitation.key:
+            same = name == invitation.name and time.time() < invitation.joined_at + JOIN_REPLAY_SECONDS
+    if same:
+        token = seat_token(code, session_id, invitation.salt)
+        held = record.seats.token_hash(invitation.seat)
+        if held is not None and hmac.compare_digest(held, hash_token(token)):
+            return Joined(session_id=session_id, version=invitation.version, seat=invitation.seat,
+                          seat_token=token, name=invitation.name)
+    raise Problem("INVITATION_REDEEMED", "this invitation was already redeemed: ask the host for a new one")
+
+
 def check_invitable(state: GameState, known_deal: bool) -> None:
     """403 ``FORBIDDEN`` for opening a seat to an invited player in a game whose deals a client knows (a
     seed or deck orders it gave, or a snapshot's game not dealt in secret), unless the host said ``known_deal``."""
@@ -122,14 +171,20 @@ class Seating:
 
     # ------------------------------------------------------------------------------------------ players
 
-    async def join(self, session_id: str, code: str, name: str) -> Joined:
-        """Redeem the invitation ``code`` under ``name``: the seat's token."""
+    async def join(self, session_id: str, code: str, name: str,
+                   idempotency_key: str | None = None) -> tuple[Joined, bool]:
+        """Redeem the invitation ``code`` under ``name``: the seat's token, and whether this is the answer to an
+        earlier request given again. A retry of the same join (the same
+        code with the same ``Idempotency-Key``, while the invitation lives; without a key, the same name, for
+        :data:`JOIN_REPLAY_SECONDS`) is answered the same seat and token, as long as that token holds the seat."""
         shown = check_name(name)
+        key = None if idempotency_key is None else _key_digest(idempotency_key)
         record = (await self.access.load(session_id)).record
-        token = secrets.token_urlsafe(32)
+        salt = secrets.token_bytes(16)
+        token = seat_token(code, session_id, salt)
         digest = hash_token(code)
 
-        async def redeem(seen: Seen) -> Plan[Joined]:
+        async def redeem(seen: Seen) -> Plan[tuple[Joined, bool]] | Done[tuple[Joined, bool]]:
             current = seen.record
             table = current.settings
             found: Invitation | None = None
@@ -139,20 +194,20 @@ class Seating:
             if found is None:
                 raise unauthorized("this invitation is not valid for this session", "invalid_invitation")
             if found.redeemed:
-                raise Problem("INVITATION_REDEEMED", "this invitation was already redeemed: ask the host "
-                                                          "for a new one")
+                return Done((_rejoined(session_id, current, found, code, shown, key), True))
             if found.expires_at <= time.time():
                 raise Problem("INVITATION_EXPIRED", "this invitation has expired: ask the host for a new one")
             seat = found.seat
             check_name(shown, _other_names(current, seat))
-            invitations = tuple(msgspec.structs.replace(i, redeemed=True) if i is found else i
-                                for i in table.invitations)
+            redeemed = msgspec.structs.replace(found, redeemed=True, salt=salt, key=key or b"", name=shown,
+                                               joined_at=time.time(), version=current.version + 1)
+            invitations = tuple(redeemed if i is found else i for i in table.invitations)
             new = msgspec.structs.replace(table, invitations=invitations,
                                           names=table.with_name(seat, shown, current.state.options.players))
             return _seated(current, seat, PlayerSeat(hash_token(token)), new,
                            SeatJoined(seat=seat, name=shown, to_act=current.state.to_act),
-                           lambda version: Joined(session_id=session_id, version=version, seat=seat,
-                                                  seat_token=token, name=shown))
+                           lambda version: (Joined(session_id=session_id, version=version, seat=seat,
+                                                   seat_token=token, name=shown), False))
 
         return await self.changes.run(session_id, redeem, record)
 

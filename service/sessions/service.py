@@ -1,10 +1,10 @@
 """Hosted sessions: :class:`SessionService`, the behaviour the HTTP layer (:mod:`.api`) calls, over a store.
 
-It knows nothing of Litestar; errors are :class:`~service.web.problems.Problem` s with stable codes. The work
-is done by one module per job: :mod:`.changes` (every change of a session, the bot seats' moves among them),
+It knows nothing of Litestar; errors are :class:`~service.web.problems.Problem` s with stable codes. The work is
+done by one module per job: :mod:`.changes` (every change of a session, the bot seats' moves among them),
 :mod:`.headers` (request headers), :mod:`.access` (whose a token is), :mod:`.move_loop` (a seat's move),
-:mod:`.seating` (who sits where), :mod:`.spectators`, :mod:`.assist` (a seat's hints), :mod:`.streams` (the
-live events); this module creates sessions and answers the reads.
+:mod:`.seating` (who sits where), :mod:`.rematch` (the table's next game), :mod:`.spectators`, :mod:`.assist` (a
+seat's hints), :mod:`.streams` (the live events); this module creates sessions and answers the reads.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from service.sessions.changes import Changes, SessionMetrics
 from service.sessions.clock import ClockSettings, clock_view, new_clock
 from service.sessions.memo import RecentRecords
 from service.sessions.move_loop import MoveLoop, MoveOutcome
+from service.sessions.rematch import Rematch, new_series, series_view
 from service.sessions.schemas import (
     CreateSessionRequest,
     SessionCreated,
@@ -107,6 +108,7 @@ class SessionService:
         self.assist = SeatAssist(self.access, self.changes.search)
         self.spectators = Spectators(self.changes, self.access)
         self.seating = Seating(self.changes, self.access)
+        self.rematch = Rematch(self.changes, self.access)
         self.streams = EventStreams(store, self.access, stopping=stopping, heartbeat_seconds=heartbeat_seconds,
                                     track_stream=track_stream)
 
@@ -147,7 +149,8 @@ class SessionService:
         issued = [new_invitation(seat, req.invitation_seconds) for seat in open_seats]
         table = Table(table_host=hash_token(table_host_token), known_deal=req.known_deal, hints=req.hints,
                       invitations=tuple(kept for kept, _ in issued), on_leave=req.on_leave,
-                      leave_level=req.leave_level, invitation_seconds=req.invitation_seconds)
+                      leave_level=req.leave_level, invitation_seconds=req.invitation_seconds,
+                      series=new_series(req.series))
         clock = new_clock(req.clock, state, self.clock, self.clock.now_ms())
         record = SessionRecord(1, state, auth, new_tag(), clock, b"" if table == Table() else encode_table(table),
                                game_version=1)
@@ -169,7 +172,7 @@ class SessionService:
             options=resolved(state.options), rules_version=state.rules_version,
             phase=record.state.phase, to_act=record.state.to_act, expires_in=self.store.idle_seconds,
             bots={str(s): level for s, level in sorted(bots.items())}, clock=clock_view(record.clock),
-            hints=req.hints, invitations=[shown for _, shown in issued])
+            hints=req.hints, invitations=[shown for _, shown in issued], series=series_view(record))
 
     def _start(self, req: CreateSessionRequest) -> tuple[GameState, list[Event]]:
         if req.snapshot is not None:
@@ -198,7 +201,7 @@ class SessionService:
         seen = viewer(caller, seat)
         return SessionState(session_id=session_id, version=caller.record.version, seat=seen,
                             view=operations.seat_view(caller.record.state, seen), seats=seats_of(caller.record),
-                            clock=clock_view(caller.record.clock))
+                            clock=clock_view(caller.record.clock), series=series_view(caller.record))
 
     async def snapshot(self, session_id: str, token: str) -> SessionSnapshot:
         caller = await self.caller(session_id, token)

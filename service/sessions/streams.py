@@ -25,7 +25,7 @@ from engine.model import GameOver
 from service.sessions.access import Access, identify
 from service.sessions.clock import deadline_text
 from service.sessions.headers import parse_after, parse_event_id
-from service.sessions.log import REVOKING_EVENTS, TABLE_EVENTS, LogEntry, MoveTimedOut
+from service.sessions.log import REVOKING_EVENTS, TABLE_EVENTS, LogEntry, MoveTimedOut, NextGameStarted
 from service.sessions.schemas import LoggedSessionEvent, SessionEvents, StreamClosed, StreamEnd, StreamEvent
 from service.sessions.seats import hash_token
 from service.sessions.store import NOT_LOGGED, Cursor, LoggedEvent, SessionStore, StoreUnavailable
@@ -101,7 +101,9 @@ class EventStreams:
         when the game is over and the reader has had every event (answered 204: stop reconnecting)."""
         cursor = parse_event_id(last_event_id)
         caller = await self.access.caller(session_id, token)
-        finished = caller.record.state.phase == "game_over"
+        # A table created with ``series`` goes on after a game: its streams stay open for the next one.
+        goes_on = caller.record.settings.games.continues
+        finished = caller.record.state.phase == "game_over" and not goes_on
         if finished and not await self.store.read_events(session_id, cursor, 0):
             return None
         if self._open.get(hash_token(token), 0) >= MAX_STREAMS_PER_TOKEN:
@@ -109,7 +111,7 @@ class EventStreams:
                                           "here, the most one token may: close one first",
                           headers={"Retry-After": "5"},
                           message=("problem.RATE_LIMITED.detail.streams", {"max": MAX_STREAMS_PER_TOKEN}))
-        return self._frames(session_id, token, caller.seat, cursor, finished)
+        return self._frames(session_id, token, caller.seat, cursor, finished, goes_on)
 
     async def since(self, session_id: str, token: str, after: str | None) -> SessionEvents:
         """The caller's catch-up without a stream: the events after ``after`` (:func:`parse_after`) as its seat may
@@ -148,14 +150,15 @@ class EventStreams:
                 self._open[key] = left
 
     async def _frames(self, session_id: str, token: str, seat: int | None, cursor: Cursor,
-                      finished: bool) -> AsyncIterator[bytes]:
+                      finished: bool, goes_on: bool) -> AsyncIterator[bytes]:
         tracked = self._track_stream() if self._track_stream is not None else contextlib.nullcontext()
         with self._counted(token):
-            async for frame in self._tracked_frames(tracked, session_id, token, seat, cursor, finished):
+            async for frame in self._tracked_frames(tracked, session_id, token, seat, cursor, finished, goes_on):
                 yield frame
 
     async def _tracked_frames(self, tracked: AbstractAsyncContextManager[Any], session_id: str, token: str,
-                              seat: int | None, cursor: Cursor, finished: bool) -> AsyncIterator[bytes]:
+                              seat: int | None, cursor: Cursor, finished: bool,
+                              goes_on: bool) -> AsyncIterator[bytes]:
         async with tracked:
             yield b"retry: 1000\n\n"
             try:
@@ -183,7 +186,11 @@ class EventStreams:
                     yield b"".join(event_frame(e, seat, turns.get(e.version) if e.to_act == NOT_LOGGED else e.to_act)
                                    for e in batch)
                     cursor = batch[-1].version, batch[-1].seq
-                    finished = finished or isinstance(batch[-1].event, GameOver)
+                    for e in batch:  # a game over ends the stream, unless the table goes on or a next game began
+                        if isinstance(e.event, NextGameStarted):
+                            finished = False
+                        elif isinstance(e.event, GameOver) and not goes_on:
+                            finished = True
             except StoreUnavailable:
                 return  # the client reconnects with Last-Event-ID and loses nothing
 

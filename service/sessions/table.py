@@ -12,6 +12,9 @@ compare-and-set loses, and it finds the invitation redeemed).
 The changes of the seats are logged as events of their own (:data:`~service.sessions.log.TableEvent`) beside
 the engine's, so that every reader of the event stream learns who joined, left or got a new token. Who holds
 each seat is :mod:`.seats`'s; the rest of the service reads this record decoded (``record.settings``).
+
+A table plays game after game (:mod:`.rematch`): :class:`Series` counts its games and matches, keeps the results
+of the current match's finished games and who agreed to the next game.
 """
 
 from __future__ import annotations
@@ -41,15 +44,62 @@ MAX_INVITATION_SECONDS = 7 * 86_400
 DEFAULT_INVITATION_SECONDS = 86_400
 
 OnLeave = Literal["bot", "wait"]
+#: Who starts a table's next game: the host (or the table host), or every seat a player holds, by agreement.
+RematchBy = Literal["host", "seats"]
+#: The most games a match of a series may have.
+MAX_SERIES_GAMES = 25
 
 
 class Invitation(msgspec.Struct, frozen=True, array_like=True):
-    """An invitation to one seat: the SHA-256 of its code, when it expires (Unix seconds), whether redeemed."""
+    """An invitation to one seat: the SHA-256 of its code, when it expires (Unix seconds), whether redeemed.
+
+    Once redeemed, what a retry of that very join needs to be answered the same seat and token again
+    (:mod:`.seating`): the ``salt`` the seat's token was derived with (from the code, which only the player
+    holds: the token itself is never kept), the SHA-256 of the join's ``Idempotency-Key`` (empty: none), the
+    ``name`` it joined under, when (Unix seconds) and the version it made."""
 
     seat: int
     code: bytes
     expires_at: float
     redeemed: bool = False
+    salt: bytes = b""
+    key: bytes = b""
+    name: str = ""
+    joined_at: float = 0.0
+    version: int = 0
+
+
+class GameTally(msgspec.Struct, frozen=True, array_like=True):
+    """A finished game of a match: the sides that won it (indices into the game's sides, as ``scores``) and
+    its final scores."""
+
+    winners: tuple[int, ...]
+    scores: tuple[int, ...]
+
+
+class Series(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """The games played at a table: its current game's number, the match it belongs to, the finished games of
+    that match, and who agreed to the next game (:mod:`.rematch`).
+
+    A table created with ``series`` goes on (``continues``): its event streams stay open across games. A table
+    without one has no record of this until its first rematch (:func:`series_of` answers the defaults)."""
+
+    #: Games per match (a match of one game: every game a match of its own).
+    games: int = 1
+    #: Who starts the next game.
+    start: RematchBy = "host"
+    #: Whether the table was created with ``series`` (its streams stay open across games).
+    continues: bool = False
+    #: The table's game number (1, 2, …, across matches), the match's number and the game's number in its match.
+    game: int = 1
+    match: int = 1
+    match_game: int = 1
+    #: The version at which the current game began (its first deal).
+    since: int = 1
+    #: The finished games of the current match before the current game, in order.
+    results: tuple[GameTally, ...] = ()
+    #: The seats that asked for the next game since the current one ended (``start: "seats"``).
+    votes: tuple[int, ...] = ()
 
 
 class Table(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
@@ -73,6 +123,13 @@ class Table(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     #: Whether the host said, at creation, that the deal may be known (``known_deal``): a game dealt from a
     #: client's seed or deck orders (or restored from a snapshot of one) then opens seats to invited players.
     known_deal: bool = False
+    #: The games of the table (``None``: its first game, and no ``series`` asked): :attr:`games`.
+    series: Series | None = None
+
+    @property
+    def games(self) -> Series:
+        """The table's games: :attr:`series`, or the defaults of a table at its first game."""
+        return self.series or Series()
 
     def name(self, seat: int) -> str | None:
         return self.names[seat] if seat < len(self.names) else None

@@ -6,7 +6,7 @@
   store is tested the same way), parametrized over the memory store, the Redis store on one Redis, and the
   Redis store on a Redis Cluster (``redis_cluster``, tests/conftest.py).
 * ``replicas``: two uvicorn *processes* sharing ``redis_server`` (multi-replica tests), each the same app with
-  the test knobs of :mod:`tests.sessions.app_factory`.
+  the test knobs of :mod:`tests.sessions.app_factory`; ``three_replicas``, three of them.
 """
 
 from __future__ import annotations
@@ -189,6 +189,21 @@ def replicas(redis_server: RedisServer) -> Iterator[tuple[ServiceProcess, Servic
 def cluster_replicas(redis_cluster: Any) -> Iterator[tuple[ServiceProcess, ServiceProcess]]:
     """Two service processes sharing one Redis Cluster."""
     yield from _two_replicas(service_env(redis_cluster, "creplicas:"))
+
+
+@pytest.fixture(scope="session")
+def three_replicas(redis_server: RedisServer) -> Iterator[list[ServiceProcess]]:
+    """Three service processes sharing one Redis (same key prefix), as three replicas behind a load balancer."""
+    replicas = [ServiceProcess(service_env(redis_server, "replicas3:")) for _ in range(3)]
+    try:
+        for replica in replicas:
+            replica.launch()
+        for replica in replicas:
+            replica.wait_ready()
+        yield replicas
+    finally:
+        for replica in replicas:
+            replica.stop()
 
 
 def _two_replicas(env: dict[str, str]) -> Iterator[tuple[ServiceProcess, ServiceProcess]]:

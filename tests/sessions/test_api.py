@@ -68,6 +68,11 @@ async def test_create_refuses_a_body_that_is_not_json(client: httpx.AsyncClient)
 # ---------------------------------------------------------------------------------------------------- reads
 
 
+#: The ``series`` of every view of a table at its first game, created without ``series``.
+FIRST_GAME = {"game": 1, "match": 1, "match_game": 1, "games": 1, "score": [0, 0], "results": [], "match_over": False,
+              "start": "host", "continues": False, "asked": [], "waiting": []}
+
+
 async def test_seat_reads_its_own_view_and_host_the_public_view(client: httpx.AsyncClient) -> None:
     g = await Game.create(client)
     for seat, headers in enumerate(g.seats):
@@ -75,7 +80,8 @@ async def test_seat_reads_its_own_view_and_host_the_public_view(client: httpx.As
         assert r.status_code == 200 and r.headers["etag"] == '"1"'
         seats = [{"seat": s, "kind": "human"} for s in range(4)]
         assert r.json() == {"session_id": g.id, "version": 1, "seat": seat,
-                            "view": jsonable(view(g.mirror.state, seat)), "seats": seats, "clock": None}
+                            "view": jsonable(view(g.mirror.state, seat)), "seats": seats, "clock": None,
+                            "series": FIRST_GAME}
         r = await client.get(g.url, headers=headers, params={"seat": seat})
         assert r.status_code == 200
     r = await client.get(g.url, headers=g.host)

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from service.sessions.streams import EventStreams
+from service.sessions.table import Table
 
 
 class _Store:
@@ -34,7 +35,8 @@ class _Store:
 
 class _Access:
     async def caller(self, session_id: str, token: str) -> Any:
-        return SimpleNamespace(record=SimpleNamespace(state=SimpleNamespace(phase="auction")), seat=0)
+        return SimpleNamespace(record=SimpleNamespace(state=SimpleNamespace(phase="auction"), settings=Table()),
+                               seat=0)
 
 
 async def _opened(streams: EventStreams) -> Any:
