@@ -73,6 +73,8 @@ class Table(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     #: Whether the host said, at creation, that the deal may be known (``known_deal``): a game dealt from a
     #: client's seed or deck orders (or restored from a snapshot of one) then opens seats to invited players.
     known_deal: bool = False
+    #: The name of whoever hosts the table, if the host gave one (an invitation's preview shows it).
+    host_name: str | None = None
 
     def name(self, seat: int) -> str | None:
         return self.names[seat] if seat < len(self.names) else None
