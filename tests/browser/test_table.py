@@ -601,7 +601,8 @@ DOCS_IMAGES = Path(__file__).resolve().parents[2] / "docs" / "img"
 def _box(page: Page, selector: str) -> list[dict[str, float]]:
     """The bounding boxes (viewport coordinates) of every element ``selector`` matches."""
     return list(page.eval_on_selector_all(selector, """els => els.map(e => {
-        const r = e.getBoundingClientRect(); return {top: r.top, bottom: r.bottom, left: r.left, right: r.right}; })"""))
+        const r = e.getBoundingClientRect();
+        return {top: r.top, bottom: r.bottom, left: r.left, right: r.right}; })"""))
 
 
 def _create_invited_table(service: LiveService) -> tuple[str, str, dict[str, Any]]:
@@ -649,8 +650,8 @@ def test_a_joined_player_sees_the_invitation_then_bids_with_the_hand_in_sight_ag
         cards, bidbox = _box(page, "#hand button"), _box(page, "#bidbox")[0]
         assert len(cards) == 10
         for card in cards:  # every card wholly in the viewport, above the bid box
-            assert 0 <= card["top"] and card["bottom"] <= viewport["height"], (size, card)
-            assert 0 <= card["left"] and card["right"] <= viewport["width"], (size, card)
+            assert card["top"] >= 0 and card["bottom"] <= viewport["height"], (size, card)
+            assert card["left"] >= 0 and card["right"] <= viewport["width"], (size, card)
             assert card["bottom"] <= bidbox["top"], ("the bid box covers the hand", card, bidbox)
         assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
         assert page.evaluate("window.scrollY") == 0  # nothing scrolled to show the hand or the first bid

@@ -15,7 +15,6 @@ import json
 import re
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import jsonschema
@@ -25,7 +24,8 @@ from referencing.jsonschema import DRAFT202012
 from .tooling import CONTRACT, ROOT
 
 #: Where the documentation's request shapes are read from.
-DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")), *sorted((ROOT / "clients").glob("*/README.md"))]
+DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")),
+             *sorted((ROOT / "clients").glob("*/README.md"))]
 #: Shapes that must compile whatever the docs say: those the optional-defaults problem was found with.
 PINNED: list[tuple[str, dict[str, Any]]] = [
     ("CreateSessionRequest", {"players": 4, "seed": 1, "first_dealer": 3}),

@@ -19,6 +19,7 @@ import re
 import sys
 import types
 import typing
+from pathlib import Path
 from typing import Any
 
 import attrs
@@ -96,7 +97,7 @@ def main() -> None:
     package, shapes_file = sys.argv[1], sys.argv[2]
     writer = Writer(package)
     lines = [f"import {package}.models as m", ""]
-    for i, shape in enumerate(json.loads(open(shapes_file).read())):
+    for i, shape in enumerate(json.loads(Path(shapes_file).read_text())):
         cls = getattr(writer.models, shape["schema"])
         lines.append(f"# {shape['where']}")
         lines.append(f"shape_{i}: m.{cls.__name__} = {writer.model(cls, shape['value'])}")
