@@ -832,8 +832,13 @@ async function showInvitation(/** @type {any} */ preview) {
   const changed = info.options.filter((/** @type {any} */ o) => o.name !== "target"
     && JSON.stringify(preview.options[o.name]) !== JSON.stringify(info.resolved_options[o.name]))
     .map((/** @type {any} */ o) => `${o.name.replaceAll("_", " ")}: ${String(preview.options[o.name]).replaceAll("_", " ")}`);
-  const clock = preview.clock ? `${preview.clock.move_seconds} s a move${preview.clock.reserve_seconds
-    ? ` and ${clockText(preview.clock.reserve_seconds * 1000)} in reserve` : ""}` : "no clock";
+  const c = preview.clock;
+  const phases = Object.entries(c?.phase_seconds ?? {}).filter(([, seconds]) => seconds)
+    .map(([phase, seconds]) => `${seconds} s in the ${phase}`);
+  const clock = c ? [`${c.move_seconds} s a move`, ...phases].join(", ")
+    + (c.reserve_seconds ? ` and ${clockText(c.reserve_seconds * 1000)} in reserve` : "")
+    + (c.increment_seconds ? ` (+${c.increment_seconds} s a move in time, up to ${clockText((c.reserve_max_seconds ?? c.reserve_seconds) * 1000)})` : "")
+    : "no clock";
   $("invitation-rules").textContent = [`Rules: ${changed.length ? changed.join(", ") : "the defaults"}`,
     `play to ${preview.options.target}`, clock, preview.hints ? "hints allowed" : "no hints",
     preview.on_leave === "bot" ? `a player who leaves is replaced by a ${preview.leave_level} bot`
