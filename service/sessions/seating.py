@@ -1,5 +1,6 @@
-"""Who sits where: invitations to open seats redeemed for a seat's token, the host's reissue of a token, handing
-a seat to a bot or opening it again, a player leaving.
+"""Who sits where: invitations to open seats previewed (whose table, which seat, the rules, who sits where; no card
+and no token) and redeemed for a seat's token, the host's reissue of a token, handing a seat to a bot or opening
+it again, a player leaving.
 
 Every change is one compare-and-set of the session's record (its ``auth`` and its table together, at a new
 version, with a table event in the log): on any number of replicas, an invitation is redeemed once (of two
