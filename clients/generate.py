@@ -95,10 +95,10 @@ def typescript_package(node_modules: Path, work: Path, dist: Path) -> tuple[Path
         (stage / "src" / source.name).write_text(source.read_text().replace(VERSION_MARK, version))
     (stage / "node_modules").symlink_to(node_modules.resolve(), target_is_directory=True)
     bin_dir = node_modules / ".bin"
-    # Properties with a schema default stay optional (openapi-typescript otherwise makes them required, in
-    # requests too, so that `{ players: 4 }` would not compile as a session request).
-    run([str(bin_dir / "openapi-typescript"), str(CONTRACT), "-o", "src/api.ts", "--default-non-nullable=false"], log,
-        cwd=stage)
+    # openapi-typescript's own defaults: a request field the service fills in carries no schema `default` in the
+    # contract (its default is said in words), so it stays optional; a response field with a `default` is always
+    # sent, and is typed as required.
+    run([str(bin_dir / "openapi-typescript"), str(CONTRACT), "-o", "src/api.ts"], log, cwd=stage)
     run([str(bin_dir / "tsc"), "-p", "tsconfig.json"], log, cwd=stage)
     dist.mkdir(parents=True, exist_ok=True)
     for old in dist.glob("five-hundred-referee-client-*.tgz"):

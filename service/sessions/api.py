@@ -33,6 +33,7 @@ from service.sessions.schemas import (
     CreateSessionRequest,
     EmptyRequest,
     HandToBotRequest,
+    InvitationPreview,
     Joined,
     JoinRequest,
     MoveApplied,
@@ -61,10 +62,14 @@ from service.web.struct_dto import StructDTO
 
 PATH = "/v1/sessions"
 SECURITY_SCHEME = "sessionToken"
+INVITATION_SCHEME = "invitationCode"
 SECURITY_SCHEMES = {
     SECURITY_SCHEME: SecurityScheme(type="http", scheme="bearer", description=(
         "A session's host token, one of its seat tokens (as returned when the session was created), or a "
         "spectator token (createSpectatorToken).")),
+    INVITATION_SCHEME: SecurityScheme(type="http", scheme="bearer", description=(
+        "An invitation's code (from createSession's `invitations`, or inviteToSeat): it previews the invitation "
+        "(previewInvitation) and nothing else; joinSession takes it in its body.")),
 }
 _SECURED: list[dict[str, list[str]]] = [{SECURITY_SCHEME: []}]
 _NO_STORE = {"Cache-Control": "no-store"}
@@ -92,6 +97,8 @@ _JOIN_CODES = ("MALFORMED_REQUEST", "INVALID_NAME", "INVALID_IDEMPOTENCY_KEY", "
 _REMATCH_CODES = ("MALFORMED_REQUEST", "UNAUTHORIZED", "TOKEN_REVOKED", "FORBIDDEN", "SESSION_NOT_FOUND",
                   "VERSION_CONFLICT", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "STORE_UNAVAILABLE",
                   "COMMIT_OUTCOME_UNKNOWN")
+_PREVIEW_CODES = ("MALFORMED_REQUEST", "UNAUTHORIZED", "SESSION_NOT_FOUND", "INVITATION_REDEEMED",
+                  "INVITATION_EXPIRED", "STORE_UNAVAILABLE")
 _SEAT_CODES = ("MALFORMED_REQUEST", "UNAUTHORIZED", "TOKEN_REVOKED", "FORBIDDEN", "SESSION_NOT_FOUND",
                "VERSION_CONFLICT", "BODY_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "STORE_UNAVAILABLE")
 _HOST_SEAT_CODES = (*_SEAT_CODES, "NO_SUCH_SEAT", "SEAT_NOT_HELD")
@@ -292,6 +299,26 @@ class SessionsController(Controller):
                                session_id: SessionId, spectator_id: FromPath[str]) -> Response[None]:
         version = await session_service.spectators.revoke(session_id, _token(request), spectator_id)
         return Response(None, status_code=204, headers={"ETag": etag(version), **_NO_STORE})
+
+    @get("/{session_id:str}/invitation", operation_id="previewInvitation",
+         summary="What an invitation opens, before joining",
+         description="The invitation's `code` as the bearer token (`Authorization: Bearer <code>`): whose table "
+                     "(`host_name`, when the host gave one), which `seat`, the rules (`options`, "
+                     "`rules_version`), the table's settings (hints, what a seat whose player leaves becomes, the "
+                     "turn clock), who sits where (`seats`: each player's name, each bot's level, the open seats; "
+                     "`sides`) and how far the game is (`phase`, `hand_number`, `scores`), for a join page to show "
+                     "before asking for a name. It shows no card of any hand and no token, and redeems nothing: "
+                     "the same code joins afterwards (`joinSession`). Its refusals are `joinSession`'s: 401 "
+                     "`UNAUTHORIZED` for a code that is not one of this session's (or was voided), 409 "
+                     "`INVITATION_REDEEMED`, 410 `INVITATION_EXPIRED`.",
+         security=[{INVITATION_SCHEME: []}],
+         responses={200: response_spec(InvitationPreview, "The table the invitation opens.",
+                                       examples.INVITATION_PREVIEW),
+                    **problem_responses(*_PREVIEW_CODES)})
+    async def preview_invitation(self, request: Request[Any, Any, Any], session_service: Service,
+                                 session_id: SessionId) -> Response[InvitationPreview]:
+        preview = await session_service.seating.preview(session_id, _token(request))
+        return Response(preview, headers=_NO_STORE)
 
     @post("/{session_id:str}/join", operation_id="joinSession", status_code=200, dto=StructDTO[JoinRequest],
           return_dto=None, summary="Redeem an invitation to an open seat",

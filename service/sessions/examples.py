@@ -22,11 +22,13 @@ from service.referee.suggestions import SuggestResponse
 from service.sessions.schemas import (
     GameResultView,
     InvitationIssued,
+    InvitationPreview,
     Joined,
     LoggedSessionEvent,
     MoveApplied,
     NextGame,
     SeatChanged,
+    SeatInfo,
     SeatNameSet,
     SeatTokenIssued,
     SeriesView,
@@ -155,3 +157,10 @@ SEAT_TO_BOT = ("Handed to a bot", _json(SeatChanged(session_id=SESSION_ID, versi
 SEAT_OPENED = ("Opened", _json(SeatChanged(session_id=SESSION_ID, version=9, seat=2, now="open",
                                            invitation=InvitationIssued(seat=2, code="ZCvrg8Jp0nBfWQd3VhXy1a2b",
                                                                        expires_in=86_400))))
+INVITATION_PREVIEW = ("An invitation to seat 2", _json(InvitationPreview(
+    session_id=SESSION_ID, seat=2, expires_in=86_200, host_name="Ana", players=4, options=resolved(_START.options),
+    rules_version=_START.rules_version,
+    seats=[SeatInfo(seat=0, kind="human", name="Ana"), SeatInfo(seat=1, kind="bot", level="basic"),
+           SeatInfo(seat=2, kind="open"), SeatInfo(seat=3, kind="bot", level="basic")],
+    sides=[[0, 2], [1, 3]], phase=_START.phase, hand_number=0, scores=[0, 0], hints=True, on_leave="wait",
+    leave_level="basic")))

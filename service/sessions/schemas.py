@@ -42,7 +42,7 @@ from service.sessions.table import (
 InvitationSeconds = Annotated[int, Meta(ge=MIN_INVITATION_SECONDS, le=MAX_INVITATION_SECONDS)]
 
 __all__ = ["CreateSessionRequest", "EmptyRequest", "GameResultView", "NextGame", "RematchRequest", "SeriesOptions",
-           "SeriesView", "HandToBotRequest", "InvitationIssued", "JoinRequest",
+           "SeriesView", "HandToBotRequest", "InvitationIssued", "InvitationPreview", "JoinRequest",
            "Joined", "MoveApplied", "MoveRequest", "NameRequest", "OWN_SEAT", "SeatChanged", "SeatInfo",
            "SeatNameSet", "SeatTokenIssued", "SessionCreated", "SessionEvents", "SessionLegalMoves", "SessionMove",
            "SessionSnapshot", "SessionState", "SessionSuggestRequest", "SessionValidation",
@@ -88,6 +88,9 @@ class CreateSessionRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unk
     #: waits for the host to invite someone (``"wait"``).
     on_leave: OnLeave = "wait"
     leave_level: Level = "basic"
+    #: The name of whoever hosts the table, shown to the invited players before they join (the invitation's
+    #: preview, ``previewInvitation``); the rule of a player's name applies (400 ``INVALID_NAME``).
+    host_name: Annotated[str, Meta(max_length=256)] | None = None
     #: Deal from the ``seed`` or ``deck_orders`` given although more than one player, or an invited one, takes
     #: a seat: whoever knows them knows every hand (without it: 400 ``INVALID_SEED`` or
     #: ``INVALID_DECK_ORDER``). Without a seed or deck orders every deal comes from a 256-bit secret that only
@@ -236,6 +239,38 @@ class InvitationIssued(msgspec.Struct, kw_only=True):
     seat: int
     code: str
     expires_in: int
+
+
+class InvitationPreview(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """What an invitation opens, for its holder to read before joining: whose table, which seat, the rules and the
+    table's settings, who sits where and how far the game is. No card of any hand and no token: nothing the
+    invitation's code could not already see by joining, and nothing hidden from the seat it is for."""
+
+    session_id: str
+    #: The seat the invitation is for.
+    seat: int
+    #: Seconds the invitation has left (``joinSession`` redeems it until then).
+    expires_in: int
+    #: Who hosts the table (``createSession``'s ``host_name``); absent when the host gave none.
+    host_name: str | None = None
+    players: int
+    #: The game's rules: every option, defaults included, and the rules' version.
+    options: ResolvedOptions
+    rules_version: str
+    #: Who holds each seat (the seat the invitation is for is ``open``).
+    seats: list[SeatInfo]
+    #: Who plays with whom: the seats of each side.
+    sides: list[list[int]]
+    #: Where the game is: its phase, the hand being played (0: the first) and each side's score.
+    phase: Phase
+    hand_number: int
+    scores: list[int]
+    #: The table's settings: whether a seat may ask for hints, what a seat whose player leaves becomes (a bot at
+    #: ``leave_level``, or open), and the turn clock (absent: none).
+    hints: bool
+    on_leave: OnLeave
+    leave_level: Level
+    clock: ClockView | None = None
 
 
 class Joined(msgspec.Struct, kw_only=True):

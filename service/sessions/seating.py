@@ -1,5 +1,6 @@
-"""Who sits where: invitations to open seats redeemed for a seat's token, the host's reissue of a token, handing
-a seat to a bot or opening it again, a player leaving.
+"""Who sits where: invitations to open seats previewed (whose table, which seat, the rules, who sits where; no card
+and no token) and redeemed for a seat's token, the host's reissue of a token, handing a seat to a bot or opening
+it again, a player leaving.
 
 Every change is one compare-and-set of the session's record (its ``auth`` and its table together, at a new
 version, with a table event in the log): on any number of replicas, an invitation is redeemed once (of two
@@ -27,13 +28,24 @@ import msgspec
 
 from bots import Level
 from engine import GameState
+from service.referee import operations
 from service.referee.deals import is_secretly_dealt
+from service.referee.schemas import resolved
 from service.sessions.access import Access, Caller, host_only, seat_only
 from service.sessions.changes import Changes, Done, Plan, Seen
+from service.sessions.clock import clock_view
 from service.sessions.headers import idempotency_field
 from service.sessions.log import SeatJoined, SeatLeft, SeatNamed, SeatTokenReissued, TableEvent
 from service.sessions.problems import forbidden, unauthorized
-from service.sessions.schemas import InvitationIssued, Joined, SeatChanged, SeatInfo, SeatNameSet, SeatTokenIssued
+from service.sessions.schemas import (
+    InvitationIssued,
+    InvitationPreview,
+    Joined,
+    SeatChanged,
+    SeatInfo,
+    SeatNameSet,
+    SeatTokenIssued,
+)
 from service.sessions.seats import BotSeat, OpenSeat, PlayerSeat, Seat, hash_token, new_bot, new_open
 from service.sessions.store import Change, SessionRecord
 from service.sessions.table import MAX_REVOKED, Invitation, Table, check_name
@@ -157,6 +169,45 @@ def check_invitable(state: GameState, known_deal: bool) -> None:
                     "player only in a session created with \"known_deal\": true", "known_deal")
 
 
+def _invitation(table: Table, digest: bytes) -> Invitation:
+    """The invitation whose code hashes to ``digest``: 401 for none of this session's (or one voided since)."""
+    found: Invitation | None = None
+    for invitation in table.invitations:  # every comparison made, in constant time each
+        if hmac.compare_digest(invitation.code, digest):
+            found = invitation
+    if found is None:
+        raise unauthorized("this invitation is not valid for this session", "invalid_invitation")
+    return found
+
+
+def _unexpired(invitation: Invitation) -> None:
+    if invitation.expires_at <= time.time():
+        raise Problem("INVITATION_EXPIRED", "this invitation has expired: ask the host for a new one")
+
+
+def _redeemable(table: Table, digest: bytes) -> Invitation:
+    """The invitation whose code hashes to ``digest``, while it may be redeemed: 401 for none of this session's
+    (or one voided since), 409 ``INVITATION_REDEEMED``, 410 ``INVITATION_EXPIRED``."""
+    found = _invitation(table, digest)
+    if found.redeemed:
+        raise Problem("INVITATION_REDEEMED", "this invitation was already redeemed: ask the host for a new one")
+    _unexpired(found)
+    return found
+
+
+def preview_of(session_id: str, record: SessionRecord, invitation: Invitation) -> InvitationPreview:
+    """What ``invitation`` opens, as :class:`InvitationPreview` tells it: the table and its seats, never a card
+    (of the public view only the sides, the scores and where the game is are read) nor a token."""
+    state, table = record.state, record.settings
+    public = operations.seat_view(state, None)
+    return InvitationPreview(
+        session_id=session_id, seat=invitation.seat, expires_in=max(0, int(invitation.expires_at - time.time())),
+        host_name=table.host_name, players=state.options.players, options=resolved(state.options),
+        rules_version=state.rules_version, seats=seats_of(record), sides=[list(side) for side in public.sides],
+        phase=public.phase, hand_number=public.hand_number, scores=list(public.scores), hints=table.hints,
+        on_leave=table.on_leave, leave_level=table.leave_level, clock=clock_view(record.clock))
+
+
 def _other_names(record: SessionRecord, seat: int) -> tuple[str | None, ...]:
     """The names of the seats other than ``seat``."""
     return tuple(name for i, name in enumerate(record.settings.names) if i != seat)
@@ -170,6 +221,12 @@ class Seating:
         self.access = access
 
     # ------------------------------------------------------------------------------------------ players
+
+    async def preview(self, session_id: str, code: str) -> InvitationPreview:
+        """What the invitation ``code`` opens, before it is redeemed (:func:`preview_of`); its refusals are
+        ``join``'s."""
+        record = (await self.access.load(session_id)).record
+        return preview_of(session_id, record, _redeemable(record.settings, hash_token(code)))
 
     async def join(self, session_id: str, code: str, name: str,
                    idempotency_key: str | None = None) -> tuple[Joined, bool]:
@@ -187,16 +244,10 @@ class Seating:
         async def redeem(seen: Seen) -> Plan[tuple[Joined, bool]] | Done[tuple[Joined, bool]]:
             current = seen.record
             table = current.settings
-            found: Invitation | None = None
-            for invitation in table.invitations:  # every comparison made, in constant time each
-                if hmac.compare_digest(invitation.code, digest):
-                    found = invitation
-            if found is None:
-                raise unauthorized("this invitation is not valid for this session", "invalid_invitation")
+            found = _invitation(table, digest)
             if found.redeemed:
                 return Done((_rejoined(session_id, current, found, code, shown, key), True))
-            if found.expires_at <= time.time():
-                raise Problem("INVITATION_EXPIRED", "this invitation has expired: ask the host for a new one")
+            _unexpired(found)
             seat = found.seat
             check_name(shown, _other_names(current, seat))
             redeemed = msgspec.structs.replace(found, redeemed=True, salt=salt, key=key or b"", name=shown,

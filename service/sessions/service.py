@@ -38,7 +38,7 @@ from service.sessions.seats import PlayerSeat, Seat, Seats, hash_token, new_bot,
 from service.sessions.spectators import Spectators
 from service.sessions.store import SessionRecord, SessionStore, StoreUnavailable, new_tag
 from service.sessions.streams import EventStreams, StreamTracker
-from service.sessions.table import Table, encode_table
+from service.sessions.table import Table, check_name, encode_table
 from service.web.problems import Problem
 
 __all__ = ["MoveOutcome", "SessionService", "StreamTracker"]
@@ -141,6 +141,7 @@ class SessionService:
         _check_deal_secret(req, n - len(bots), open_seats)
         if open_seats and req.snapshot is not None:
             check_invitable(state, req.known_deal)
+        host_name = None if req.host_name is None else check_name(req.host_name)
         host_token, table_host_token = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
         seat_tokens = [None if s in bots or s in open_seats else secrets.token_urlsafe(32) for s in range(n)]
         holders: list[Seat] = [new_bot(bots[s]) if s in bots else new_open() if token is None
@@ -150,7 +151,7 @@ class SessionService:
         table = Table(table_host=hash_token(table_host_token), known_deal=req.known_deal, hints=req.hints,
                       invitations=tuple(kept for kept, _ in issued), on_leave=req.on_leave,
                       leave_level=req.leave_level, invitation_seconds=req.invitation_seconds,
-                      series=new_series(req.series))
+                      series=new_series(req.series), host_name=host_name)
         clock = new_clock(req.clock, state, self.clock, self.clock.now_ms())
         record = SessionRecord(1, state, auth, new_tag(), clock, b"" if table == Table() else encode_table(table),
                                game_version=1)

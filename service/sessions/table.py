@@ -123,6 +123,8 @@ class Table(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     #: Whether the host said, at creation, that the deal may be known (``known_deal``): a game dealt from a
     #: client's seed or deck orders (or restored from a snapshot of one) then opens seats to invited players.
     known_deal: bool = False
+    #: The name of whoever hosts the table, if the host gave one (an invitation's preview shows it).
+    host_name: str | None = None
     #: The games of the table (``None``: its first game, and no ``series`` asked): :attr:`games`.
     series: Series | None = None
 

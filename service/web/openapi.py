@@ -7,6 +7,7 @@ The committed ``openapi/openapi.json`` is what :func:`service.app.create_app` se
 from __future__ import annotations
 
 import copy
+import json
 import typing
 from typing import TYPE_CHECKING, Any
 
@@ -482,17 +483,74 @@ def _exact_parameters(document: dict[str, Any]) -> None:
                 parameter["schema"] = {**exact, **({"description": description} if description else {})}
 
 
+def _references(node: Any) -> set[str]:
+    """The component names ``node`` refers to directly (``$ref`` anywhere inside it)."""
+    found: set[str] = set()
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith(_SCHEMA_REF):
+            found.add(ref[len(_SCHEMA_REF):])
+        for value in node.values():
+            found |= _references(value)
+    elif isinstance(node, list):
+        for value in node:
+            found |= _references(value)
+    return found
+
+
+_SCHEMA_REF = "#/components/schemas/"
+
+
+def request_schemas(document: dict[str, Any]) -> set[str]:
+    """Every component a request body reaches, directly or through other components."""
+    schemas = document.get("components", {}).get("schemas", {})
+    todo = [name for item in document.get("paths", {}).values() for op in item.values()
+            if isinstance(op, dict) for name in _references(op.get("requestBody", {}))]
+    seen: set[str] = set()
+    while todo:
+        name = todo.pop()
+        if name not in seen and name in schemas:
+            seen.add(name)
+            todo += _references(schemas[name])
+    return seen
+
+
+def _defaults_in_words(node: Any) -> None:
+    """Each property's ``default`` written into its description instead (``Default: `true`.``), everywhere in
+    ``node``. A request field the service fills in when it is left out is optional, and a client generated with
+    its generator's default settings must see it so: openapi-typescript's default (``defaultNonNullable``) makes
+    every property with a ``default`` required, so that ``{"players": 4}`` would not compile as a session
+    request. The service's own defaults are unchanged; only how the contract states them."""
+    if isinstance(node, dict):
+        for prop in (node.get("properties") or {}).values():
+            if isinstance(prop, dict) and "default" in prop:
+                said = f"Default: `{json.dumps(prop.pop('default'), ensure_ascii=False)}`."
+                prop["description"] = f"{prop['description'].rstrip()} {said}" if prop.get("description") else said
+        for value in node.values():
+            _defaults_in_words(value)
+    elif isinstance(node, list):
+        for value in node:
+            _defaults_in_words(value)
+
+
 def finish_document(document: dict[str, Any]) -> dict[str, Any]:
     """What Litestar cannot express, written into the generated document (once, when first served):
     single-member ``oneOf`` collapsed, discriminators, which arrays are indexed by seat or side, the meanings of
-    the reasons and codes, response headers (Litestar drops ``headers`` of responses that carry examples) and
-    the security requirements of every operation."""
+    the reasons and codes, response headers (Litestar drops ``headers`` of responses that carry examples), the
+    security requirements of every operation, and the defaults of request fields in words
+    (:func:`_defaults_in_words`)."""
     from engine.reasons import Reason
 
     _exact_parameters(document)
     _collapse_single_oneofs(document)
     schemas = document.get("components", {}).get("schemas", {})
     _add_discriminators(document, schemas)
+    for name in request_schemas(document):
+        _defaults_in_words(schemas[name])
+    for item in document.get("paths", {}).values():
+        for op in item.values():
+            if isinstance(op, dict):
+                _defaults_in_words(op.get("requestBody", {}))
     _declare_headers_and_security(document)
     for name, fields in INDEXED_ARRAYS.items():
         properties = schemas.get(name, {}).get("properties", {})

@@ -64,7 +64,7 @@ def test_every_operation_is_named_documented_and_exemplified(served: dict[str, A
         "deleteSession", "streamSessionEvents", "getHealth", "getReadiness", "getMetrics", "verifyRecord",
         "getSessionRecord", "validateSessionMove", "suggestSessionMove", "createSpectatorToken", "joinSession",
         "leaveSession", "reissueSeatToken", "handSeatToBot", "inviteToSeat", "catchUpSessionEvents", "nameSeat",
-        "revokeSpectatorToken", "analyseRecords", "rematchSession"}
+        "revokeSpectatorToken", "analyseRecords", "rematchSession", "previewInvitation"}
     assert all(re.fullmatch(r"[a-z]+(?:[A-Z][a-z]+)*", op["operationId"]) for _, _, op in ops)  # camelCase
     problem_schemas = set()
     for path, method, op in ops:
@@ -240,3 +240,30 @@ def test_indexed_arrays_say_by_seat_or_by_side(served: dict[str, Any]) -> None:
     assert "Indexed by side" in view["scores"]["description"]
     scored = served["components"]["schemas"]["HandScored"]["properties"]
     assert "Indexed by side" in scored["deltas"]["description"] and "by seat" in scored["tricks_won"]["description"]
+
+
+def test_no_request_field_carries_a_default_keyword(served: dict[str, Any]) -> None:
+    """A request field the service fills in is optional, and stays so in a client generated with its generator's
+    default settings (openapi-typescript's ``defaultNonNullable`` makes a property with a ``default`` required):
+    its default is said in its description instead. Responses may keep ``default``."""
+    from service.web.openapi import request_schemas
+
+    reached = request_schemas(served)
+    assert {"CreateSessionRequest", "SessionBid", "Bid", "ClockOptions", "SessionSuggestRequest"} <= reached
+
+    def defaults(node: Any, where: str) -> list[str]:
+        if isinstance(node, dict):
+            found = [f"{where}.{name}" for name, prop in (node.get("properties") or {}).items()
+                     if isinstance(prop, dict) and "default" in prop]
+            return found + [f for key, value in node.items() for f in defaults(value, f"{where}/{key}")]
+        if isinstance(node, list):
+            return [f for value in node for f in defaults(value, where)]
+        return []
+
+    schemas = served["components"]["schemas"]
+    found = [f for name in sorted(reached) for f in defaults(schemas[name], name)]
+    found += [f for path, method, op in _operations(served) for f in defaults(op.get("requestBody", {}), path)]
+    assert not found, found
+    hints = schemas["CreateSessionRequest"]["properties"]["hints"]
+    assert hints["description"].endswith("Default: `true`.") and "hints" not in schemas["CreateSessionRequest"].get(
+        "required", [])

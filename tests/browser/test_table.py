@@ -478,6 +478,10 @@ def test_the_contractor_takes_the_kitty_discards_and_nominates(page: Page, servi
     play_to_the_end(page)
     kept = saved(page)
     assert log_ids(page) == stream_ids(service, kept["sessionId"], kept["seatToken"])
+    # Tricks are numbered from 1 (trick_won's trick_number), ten to a hand of ten cards.
+    log = page.eval_on_selector_all("#log li", "items => items.map(li => li.textContent)")
+    numbers = [int(n) for line in log for n in re.findall(r"won trick (\d+)$", line)]
+    assert numbers[:10] == list(range(1, 11)) and set(numbers) <= set(range(1, 11)), numbers
 
 
 def test_a_reload_after_the_session_is_gone_offers_a_new_game(page: Page, service: LiveService) -> None:
@@ -560,10 +564,12 @@ def test_two_players_join_one_table_with_two_bots_and_a_spectator_watches(browse
         assert watcher.locator("#hand button").count() == 0  # no cards to click, no hand shown
         kept = [saved(p) for p in (ana, bo)]
         assert [k["seat"] for k in kept] == [0, 2] and all("hostToken" not in k for k in kept)
-        # Each page used its own token only, and never the host's.
-        own = [{kept[0]["seatToken"]}, {kept[1]["seatToken"]}, {spectator["spectator_token"]}]
+        # Each page used its own token only, and never the host's: a player's page its invitation's code once
+        # (the invitation's preview, before joining), then its seat's token.
+        own = [{kept[0]["seatToken"], codes[0]}, {kept[1]["seatToken"], codes[2]}, {spectator["spectator_token"]}]
         for used, allowed in zip(calls, own, strict=True):
             assert set(used) - {""} <= allowed and used, (used, allowed)
+        assert [calls[0].count(codes[0]), calls[1].count(codes[2])] == [1, 1]
         # The watcher's log is the public stream, and no card of any hand reached it.
         shown = watcher.eval_on_selector_all("#log li", "items => items.map(li => li.dataset.eventId)")
         assert shown == stream_ids(service, sid, spectator["spectator_token"])
@@ -583,3 +589,118 @@ def test_two_players_join_one_table_with_two_bots_and_a_spectator_watches(browse
         for c in contexts:
             c.close()
     assert not errors, f"JavaScript errors on the pages: {errors}"
+
+
+# --------------------------------------------------------------------- a phone's table: layout, clock, invitations
+
+#: The two sizes the table is laid out for: a phone held upright, and a laptop's screen.
+VIEWPORTS = {"phone": {"width": 375, "height": 812}, "desktop": {"width": 1280, "height": 800}}
+DOCS_IMAGES = Path(__file__).resolve().parents[2] / "docs" / "img"
+
+
+def _box(page: Page, selector: str) -> list[dict[str, float]]:
+    """The bounding boxes (viewport coordinates) of every element ``selector`` matches."""
+    return list(page.eval_on_selector_all(selector, """els => els.map(e => {
+        const r = e.getBoundingClientRect();
+        return {top: r.top, bottom: r.bottom, left: r.left, right: r.right}; })"""))
+
+
+def _create_invited_table(service: LiveService) -> tuple[str, str, dict[str, Any]]:
+    """A table hosted by Cleo: seat 0 open (we join it; seat 3 deals, so we bid first), three bots, a 30 s turn
+    clock with 90 s in reserve."""
+    with httpx.Client(base_url=service.url, timeout=10) as http:
+        created = http.post("/v1/sessions", json={
+            "players": 4, "first_dealer": 3, "bots": {"1": "basic", "2": "expert", "3": "basic"}, "open_seats": [0],
+            "host_name": "Cleo", "options": {"target": 300},
+            "clock": {"move_seconds": 30, "reserve_seconds": 90, "bot": "basic"}}).json()
+    return created["session_id"], created["invitations"][0]["code"], created
+
+
+@pytest.mark.parametrize("size", sorted(VIEWPORTS))
+def test_a_joined_player_sees_the_invitation_then_bids_with_the_hand_in_sight_against_the_clock(
+        browser: Browser, service: LiveService, size: str) -> None:
+    """The join page shows the invitation's preview (whose table, our seat, who sits where, the rules); once
+    joined, during the auction every card of the hand is inside the viewport, above the bid box and not under
+    it, the page does not scroll sideways, and the turn clock counts down (the move's 30 s, then the reserve).
+    A joined player is offered no "New game"; the invitation, once redeemed, opens nothing more."""
+    viewport = VIEWPORTS[size]
+    sid, code, created = _create_invited_table(service)
+    context = browser.new_context(viewport=viewport)
+    errors: list[str] = []
+    try:
+        page = context.new_page()
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        link = f"{service.url}/demo/?step_ms={STEP_MS}&join={sid}&code={code}"
+        page.goto(link)
+        page.wait_for_selector("#join:not([hidden])")
+        assert page.inner_text("#join-title") == "Cleo's table: join at seat 0"
+        seats = page.eval_on_selector_all("#invitation-seats li", "items => items.map(li => li.textContent)")
+        assert seats == ["Seat 0: you", "Seat 1: basic bot", "Seat 2: expert bot (your partner)",
+                         "Seat 3: basic bot"]
+        rules = page.inner_text("#invitation-rules")
+        assert "play to 300" in rules and "30 s a move and 1:30 in reserve" in rules, rules
+        assert not re.search(r"\b(10|[2-9JQKA])[♠♣♦♥]|Jkr", page.inner_text("main")), "a card on the join page"
+        if size == "phone":
+            assert screenshot(page, "table-join-phone.png").stat().st_size > 5_000
+        page.fill("#join [name=name]", "Ana")
+        page.click("#join-button")
+        assert wait_turn(page) == "you" and page.get_attribute("body", "data-phase") == "auction"
+        assert page.is_hidden("#new-game"), "a joined player was offered to leave for a game against the bots"
+
+        cards, bidbox = _box(page, "#hand button"), _box(page, "#bidbox")[0]
+        assert len(cards) == 10
+        for card in cards:  # every card wholly in the viewport, above the bid box
+            assert card["top"] >= 0 and card["bottom"] <= viewport["height"], (size, card)
+            assert card["left"] >= 0 and card["right"] <= viewport["width"], (size, card)
+            assert card["bottom"] <= bidbox["top"], ("the bid box covers the hand", card, bidbox)
+        assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+        assert page.evaluate("window.scrollY") == 0  # nothing scrolled to show the hand or the first bid
+        assert page.locator("#bids [data-legal=true]").count() > 0
+
+        # The clock: ours, 30 s and then the 90 s reserve, counting down by this device's clock.
+        clock = page.locator("#clock")
+        assert clock.get_attribute("data-mine") == "true"
+        assert re.fullmatch(r"Your time: 0:[0-3]\d \+ reserve 1:30", clock.inner_text()), clock.inner_text()
+        first = int(str(clock.get_attribute("data-left-ms")))
+        assert 90_000 < first <= 120_000, first
+        page.wait_for_timeout(1500)
+        later = int(str(clock.get_attribute("data-left-ms")))
+        assert 1000 <= first - later <= 5000, (first, later)
+        assert clock.inner_text() != "" and "reserve 1:30" in page.inner_text("#seats")  # the bots' reserves
+        shot = screenshot(page, f"table-auction-{size}.png")
+        assert shot.stat().st_size > 10_000
+
+        # The same link again, in another browser: the invitation is redeemed and opens nothing.
+        other = browser.new_context(viewport=viewport)
+        try:
+            again = other.new_page()
+            again.goto(link)
+            again.wait_for_selector("#problem[data-reason=INVITATION_REDEEMED]")
+            assert again.is_hidden("#join") and again.is_hidden("#table")
+        finally:
+            other.close()
+    finally:
+        context.close()
+    assert not errors, f"JavaScript errors on the page: {errors}"
+
+
+def test_a_new_game_is_asked_for_before_a_game_in_progress_is_left(page: Page, service: LiveService) -> None:
+    """At a table of bots alone "New game" is offered, and asks first while the game runs: declined, the game
+    stays; accepted, the setup form comes back."""
+    deal(page, service, target=500)
+    session = saved(page)["sessionId"]
+    asked: list[str] = []
+
+    def answer(dialog: Any, accept: bool) -> None:
+        asked.append(dialog.message)
+        dialog.accept() if accept else dialog.dismiss()
+
+    page.once("dialog", lambda dialog: answer(dialog, False))
+    page.click("#new-game")
+    page.wait_for_timeout(300)
+    assert asked == ["Abandon this game and start a new one?"]
+    assert page.is_visible("#table") and saved(page)["sessionId"] == session
+    page.once("dialog", lambda dialog: answer(dialog, True))
+    page.click("#new-game")
+    page.wait_for_selector("#setup:not([hidden])")
+    assert len(asked) == 2 and page.evaluate("localStorage['fivehundred.table']") is None

@@ -172,3 +172,40 @@ def java_client(tools: GeneratorTools) -> Build:
         (folder / "build.log").write_text("\n".join(log))
 
     return _cached("java-client", build, JAVA_PROPERTIES, *sources, *templates)
+
+
+#: The clients generated with each generator's own default settings (no option beyond input and output), as a
+#: third party first runs them: each request type must let a field the service fills in be left out.
+DEFAULT_GENERATORS = ("openapi-typescript", "hey-api", "openapi-generator", "openapi-python-client")
+
+
+def default_clients(tools: GeneratorTools, node_modules: Path) -> Build:
+    """openapi-typescript (``openapi-typescript/api.ts``), @hey-api/openapi-ts (``hey-api/``), openapi-generator's
+    TypeScript client (``typescript-fetch``: its Java client's default library, okhttp-gson, needs jars that no
+    registry reachable here ships; ``openapi-generator/``) and openapi-python-client (``python/``, its package
+    inside), each with its defaults, from the committed contract."""
+
+    def build(folder: Path) -> None:
+        bin_dir = node_modules / ".bin"
+        log: list[str] = []
+        steps = [
+            ("openapi-typescript", [str(bin_dir / "openapi-typescript"), str(CONTRACT), "-o",
+                                    str(folder / "openapi-typescript" / "api.ts")], None),
+            ("hey-api", [str(bin_dir / "openapi-ts"), "-i", str(CONTRACT), "-o", str(folder / "hey-api")], None),
+            ("openapi-generator", ["java", "-jar", str(tools.openapi_generator_jar), "generate", "-i", str(CONTRACT),
+                                   "-g", "typescript-fetch", "-o", str(folder / "openapi-generator")], None),
+            ("openapi-python-client", [str(tools.python), "-m", "openapi_python_client", "generate", "--path",
+                                       str(CONTRACT), "--output-path", str(folder / "python")], tools.env()),
+        ]
+        for name, command, env in steps:
+            result = run(command, cwd=folder, env=env)
+            log += [f"$ {name}", result.stdout, result.stderr]
+        (folder / "build.log").write_text("\n".join(log))
+
+    return _cached("default-clients", build, TYPESCRIPT_DIR / "package-lock.json", Path(__file__))
+
+
+def python_default_package(build: Build) -> Path:
+    """The package openapi-python-client generated with its defaults (the folder holding ``models/``)."""
+    (models,) = (build.folder / "python").glob("*/models/__init__.py")
+    return models.parent.parent

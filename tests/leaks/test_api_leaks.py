@@ -377,7 +377,8 @@ class Stateless:
 class Session:
     """One game through a hosted session, seen by ``viewer`` with every credential it may hold.
 
-    A seat joins by invitation under a name (so the invitation code is probed as a bearer token too), reads its
+    A seat joins by invitation under a name (so the invitation code is probed as a bearer token too; its preview,
+    read before joining, may show no card at all and no token, and once redeemed it previews nothing), reads its
     view, its legal moves with the bid box's reasons, validates a probe, asks for a hint whenever it is to act,
     makes its own moves without naming its seat, and reads its stream. The public is the host's token, the table
     host's token and a spectator token minted by the table host: each reads the view and the stream, and the
@@ -394,6 +395,9 @@ class Session:
         self.table_host = ""
         #: Versions the table's own changes added before the first move (the viewer's joining, the spectator).
         self.table_versions = 0
+        #: The viewer's invitation and what its preview showed before the viewer joined.
+        self.code = ""
+        self.preview: dict[str, Any] | None = None
 
     def _auth(self, seat: int | None) -> dict[str, str]:
         return {"Authorization": "Bearer " + (self.host if seat is None else self.tokens[seat])}
@@ -411,8 +415,15 @@ class Session:
                  if k not in ("host_token", "table_host_token", "seat_tokens", "session_id", "invitations")}
         if self.viewer is not None:
             code = created["invitations"][0]["code"]
+            self.code = code
             refused = await self.client.get(self.url, headers={"Authorization": "Bearer " + code})
             assert refused.status_code == 401, refused.text
+            # The invitation's preview, before joining: no card at all (checked by play_twins) and no token.
+            r = await self.client.get(self.url + "/invitation", headers={"Authorization": "Bearer " + code})
+            assert r.status_code == 200, r.text
+            self.preview = {k: v for k, v in r.json().items() if k != "expires_in"}  # a second may pass
+            tokens = [created["host_token"], created["table_host_token"], code, *filter(None, self.tokens)]
+            assert not [t for t in tokens if t in r.text], "a token is in the invitation's preview"
             r = await self.client.post(self.url + "/join", json={"code": code, "name": "Ana"})
             assert r.status_code == 200, r.text
             self.tokens[self.viewer] = r.json()["seat_token"]
@@ -454,6 +465,10 @@ class Session:
         out.append(("validate", r.json()))
         r = await self.client.post(self.url + "/suggest", json={"level": "basic", "seed": 1}, headers=mine)
         out.append(("hint", r.json()))
+        # The redeemed invitation previews nothing any more.
+        r = await self.client.get(self.url + "/invitation", headers={"Authorization": "Bearer " + self.code})
+        assert r.status_code == 409, r.text
+        out.append(("redeemed invitation's preview", r.json()))
         return out
 
     async def move(self, move: Move) -> list[tuple[str, Any]]:
@@ -516,6 +531,8 @@ async def play_twins(client: httpx.AsyncClient, case: Case, viewer: int | None, 
         t.allowed_by_version[1] = (knowledge.of(viewer), knowledge.of(viewer))
         t.log_length = len(events)
         t.received.add("created", await api.start(body), knowledge.of(viewer), pack)
+        if isinstance(api, Session) and api.preview is not None:
+            t.received.add("invitation preview", api.preview, set(), pack)  # no card at all, not even the seat's
         t.knowledge = knowledge  # type: ignore[attr-defined]
         added = api.table_versions if isinstance(api, Session) else 0
         for v in range(2, 2 + added):  # the table's changes (joining, a spectator): no card moves

@@ -9,7 +9,10 @@
  *   4. follow()         the seat's event stream (EventSource), resumed with Last-Event-ID after a reload
  *
  * Everything the table shows comes from the seat's own view (GET /v1/sessions/{id} with the seat token), its
- * legal moves and its own event stream: what the service lets that seat know, and nothing else.
+ * legal moves and its own event stream: what the service lets that seat know, and nothing else. A join link first
+ * shows the invitation's preview (GET /v1/sessions/{id}/invitation with the invitation's code), then asks for a
+ * name. Under a turn clock, the time left counts down from the session's `clock` (its `deadline` minus this
+ * device's clock, the reserve after the move's own limit).
  */
 
 const params = new URLSearchParams(location.search);
@@ -69,8 +72,9 @@ async function api(method, path, { token, body, ifMatch, idempotencyKey } = {}) 
  * @typedef {{id: string, version: number, toAct: number|null, event: any}} Received
  * `seatToken` is our seat's token, or a spectator's when `watching` (then `seat` is only where the table is seen
  * from: a spectator sees what the public sees, and acts for nobody).
+ * `joined`: the seat was taken by an invitation, at a table someone else hosts.
  * @typedef {{sessionId: string, seat: number, seatToken: string, players: number, watching?: boolean,
- *            preset: string, level: string, lastEventId: string|null, events: Received[]}} Saved
+ *            joined?: boolean, preset: string, level: string, lastEventId: string|null, events: Received[]}} Saved
  */
 /** @type {Saved|null} */
 let saved = null;
@@ -80,6 +84,9 @@ let rules = null;
 let latest = null;
 /** @type {any[]} who holds each seat (`seats` of the session: a player's name, a bot, or open) */
 let seatsInfo = [];
+/** @type {any} the turn clock (the session's `clock`, public; null: none), and the version it is of */
+let clockView = null;
+let clockVersion = 0;
 /** @type {any[]} the seat's legal moves at latest.version (empty when it is not to act) */
 let legal = [];
 let shownVersion = 0; // every event up to this version has been shown (animated)
@@ -121,6 +128,7 @@ async function createSession(form) {
   if (field("seed")) body.seed = Number(field("seed"));
   if (field("first_dealer")) body.first_dealer = Number(field("first_dealer"));
   if (players === 2 && field("two_player_method")) body.options.two_player_method = field("two_player_method");
+  if (field("clock")) body.clock = { move_seconds: Number(field("clock")), reserve_seconds: 120, bot: field("level") };
   const created = await api("POST", "/v1/sessions", { body });
   // The tokens are answered once: we keep only ours, seat 0's (bot seats get null). The host token is not kept:
   // it exports the sealed snapshot, which opens every hand; a player's table holds nothing but its seat token,
@@ -180,7 +188,7 @@ async function act(/** @type {any} */ move) {
   }
   acting = false;
   selected.clear();
-  setLatest(answer.version, answer.view); // our move and the bots' replies; the stream animates them
+  setLatest(answer.version, answer.view, answer.clock); // our move and the bots' replies; the stream animates them
 }
 
 // ------------------------------------------------------------------------------------ 4. the event stream
@@ -230,6 +238,11 @@ function after(/** @type {string} */ a, /** @type {string|null} */ b) {
 function receive(id, frame) {
   if (!saved || !after(id, saved.lastEventId)) return; // already have it (never shown twice)
   const item = { id, version: frame.version, toAct: frame.to_act, event: frame.event };
+  if (clockView && frame.version > clockVersion) { // the clock runs for the frame's seat to act, until `deadline`
+    const seat = ghostOf(latest?.view, frame.to_act)?.controlled_by ?? frame.to_act;
+    clockView = { ...clockView, seat: frame.deadline ? seat : null, deadline: frame.deadline ?? null };
+    clockVersion = frame.version;
+  }
   saved.events.push(item);
   saved.lastEventId = id;
   save();
@@ -295,11 +308,18 @@ async function animate(/** @type {any} */ event, /** @type {boolean} */ quick) {
 async function refresh() {
   const state = await api("GET", base(), { token: saved?.seatToken });
   seatsInfo = state.seats ?? [];
-  setLatest(state.version, state.view);
+  setLatest(state.version, state.view, state.clock);
 }
 
-function setLatest(/** @type {number} */ version, /** @type {any} */ view) {
-  if (!latest || version >= latest.version) latest = { version, view, at: Date.now() };
+/** The newest state known (and its clock: `undefined` when the answer carries none, `null` for no clock). */
+function setLatest(/** @type {number} */ version, /** @type {any} */ view, /** @type {any} */ clock = undefined) {
+  if (!latest || version >= latest.version) {
+    latest = { version, view, at: Date.now() };
+    if (clock !== undefined && version >= clockVersion) {
+      clockView = clock;
+      clockVersion = version;
+    }
+  }
   maybeDraw();
 }
 
@@ -336,8 +356,11 @@ async function draw() {
   drawHand(view, mine);
   drawControls(view, mine);
   drawScores(view);
+  drawClock();
+  drawTableLife();
   $("hint").hidden = !mine;
   const over = view.phase === "game_over";
+  $("new-game").hidden = humanTable() && !over; // never a way out of a table with players, by accident
   document.body.dataset.turn = over ? "over" : mine ? "you" : "others";
   if (over) {
     status(gameOverText(view));
@@ -467,7 +490,7 @@ function seatPanel(/** @type {any} */ view, /** @type {number} */ seat, /** @typ
   const saidText = view.phase === "auction" && last ? (last.bid ? bidText(last.bid, last.sans_kitty) : "Pass") : "";
   const tricks = view.tricks_won?.[seat];
   li.innerHTML = `<strong class="name"></strong> <span class="tags"></span>
-    <span class="count"></span> <span class="said" aria-live="off"></span>`;
+    <span class="count"></span> <span class="said" aria-live="off"></span> <span class="time"></span>`;
   /** @type {HTMLElement} */ (li.querySelector(".name")).textContent = seatName(seat) + (seat === saved?.seat ? ` (seat ${seat})` : "");
   const holder = seatsInfo[seat];
   if (holder?.kind === "bot") tags.unshift(`${holder.level} bot`);
@@ -584,7 +607,10 @@ function drawBidBox(/** @type {boolean} */ mine) {
     const button = document.createElement("button");
     button.type = "button";
     button.textContent = bidText(rung.bid);
-    button.className = `bid suit-${/^\d+[SCDH]$/.test(rung.bid) ? rung.bid.slice(-1) : "other"}`;
+    // A suit bid in its level's row and its suit's column (spades to no trumps); the others (misères) after them.
+    const [, level, suit] = /^(\d+)(S|C|D|H|NT)$/.exec(rung.bid) ?? [];
+    button.className = `bid suit-${suit && suit !== "NT" ? suit : suit ?? "other"}`;
+    if (suit) Object.assign(button.style, { gridRow: String(Number(level) - 5), gridColumn: String("SCDH".indexOf(suit) + 1 || 5) });
     button.dataset.bid = rung.bid;
     button.dataset.legal = String(Boolean(ok));
     button.setAttribute("aria-disabled", String(!ok));
@@ -713,11 +739,110 @@ function describe(/** @type {any} */ e) {
     case "auction_won": return `${seatName(e.contractor)} won the auction with ${bidText(e.bid, e.sans_kitty)}`;
     case "card_played": return `${who} played ${cardName(e.card)}`;
     case "ghost_cards_up": return `${who}: face up ${e.cards.map(cardText).join(" ")}`;
-    case "trick_won": return `${who} won trick ${e.trick_number + 1}`;
+    case "trick_won": return `${who} won trick ${e.trick_number}`; // trick_number counts from 1
     case "hand_scored": return `Hand scored: ${e.deltas.join(" / ")} → ${e.scores.join(" / ")}`;
     case "game_over": return `Game over (${e.reason})`;
     default: return `${rules?.names.moves[e.type] ?? e.type.replaceAll("_", " ")}${e.seat !== undefined ? ` (${who})` : ""}`;
   }
+}
+
+// ----------------------------------------------------------------------------------- the clock and the table
+
+/** Minutes and seconds, rounded up (what is left of a turn never shows 0:00 before it is over). */
+function clockText(/** @type {number} */ ms) {
+  const seconds = Math.max(0, Math.ceil(ms / 1000));
+  return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
+}
+
+/**
+ * The turn clock, redrawn every quarter second: the seat on it and its time left, the move's own limit first and
+ * then its reserve (`deadline` already includes the seat's reserve: the limit's part is what lies beyond it), as
+ * `deadline` minus this device's clock; every other seat's reserve in its panel. Hidden without a clock.
+ */
+function drawClock() {
+  const element = $("clock");
+  const clock = clockView;
+  element.hidden = !clock || !latest || latest.view.phase === "game_over";
+  document.querySelectorAll("[data-seat] > .time").forEach((e) => { e.textContent = ""; });
+  if (!clock || element.hidden) return;
+  const reserveOf = (/** @type {number} */ seat) => (clock.reserves?.[seat] ?? 0) * 1000;
+  if (clock.reserve_seconds > 0) {
+    for (const panel of document.querySelectorAll("#seats > [data-seat], #me-panel > [data-seat]")) {
+      const seat = Number(/** @type {HTMLElement} */ (panel).dataset.seat);
+      const time = panel.querySelector(":scope > .time");
+      if (time && seat !== clock.seat && seat < (latest?.view.players ?? 0)) time.textContent = `reserve ${clockText(reserveOf(seat))}`;
+    }
+  }
+  if (clock.seat === null || clock.seat === undefined || !clock.deadline) {
+    element.textContent = "Clock paused";
+    element.dataset.seat = "";
+    return;
+  }
+  const left = Date.parse(clock.deadline) - Date.now();
+  const reserve = reserveOf(clock.seat);
+  const text = clockText(left - reserve) + (reserve > 0 ? ` + reserve ${clockText(Math.min(reserve, left))}` : "");
+  const mine = clock.seat === saved?.seat && !saved?.watching;
+  element.textContent = `${mine ? "Your time" : seatName(clock.seat)}: ${text}`;
+  Object.assign(element.dataset, { seat: String(clock.seat), mine: String(mine), leftMs: String(Math.max(0, left)),
+                                   low: String(left < 10_000) });
+  const time = document.querySelector(`#seats > [data-seat="${clock.seat}"] > .time`); // ours: #clock says it
+  if (time) time.textContent = `time ${text}`;
+}
+
+/** Whether players other than us sit at this table (or we only watch it): "New game" is then not offered while
+ *  the game runs, so that nobody leaves such a table for a game against the bots by accident. */
+const humanTable = () => Boolean(saved?.watching || saved?.joined
+  || seatsInfo.some((s) => s.seat !== saved?.seat && s.kind !== "bot"));
+
+/**
+ * The table's own life, beside the game: who it waits for (an open seat: its invitation not redeemed yet, or its
+ * player gone). This is the place for what the session will say of the table itself (starting once everyone sits,
+ * pausing, a player away, abandoning, a rematch): each drawn here from the session's state, its buttons in
+ * `#table-life`.
+ */
+function drawTableLife() {
+  const open = seatsInfo.filter((s) => s.kind === "open").map((s) => seatName(s.seat));
+  $("table-life").hidden = !open.length;
+  $("table-life").textContent = open.length
+    ? `Waiting for ${open.length > 1 ? "players" : "a player"}: ${open.join(", ")} ${open.length > 1 ? "are" : "is"} open.` : "";
+}
+
+/** The invitation's preview on the join page: whose table, our seat, who sits where (and with whom), the rules
+ *  that differ from the defaults, the table's settings. It carries no card and no token. */
+async function showInvitation(/** @type {any} */ preview) {
+  const info = await catalogue(preview.players, "");
+  const sideOf = (/** @type {number} */ seat) => preview.sides.findIndex((/** @type {number[]} */ side) => side.includes(seat));
+  const host = preview.host_name ? `${preview.host_name}'s table` : "A table";
+  $("join-title").textContent = `${host}: join at seat ${preview.seat}`;
+  const hours = Math.floor(preview.expires_in / 3600);
+  $("invitation-seat").textContent = `You are invited to seat ${preview.seat} of ${preview.players}`
+    + ` (the invitation lasts ${hours ? `${hours} h` : `${Math.ceil(preview.expires_in / 60)} min`} more).`
+    + (preview.hand_number > 0 || preview.phase !== "auction" || preview.scores.some(Boolean)
+      ? ` The game is under way: hand ${preview.hand_number + 1}, scores ${preview.scores.join(" to ")}.` : "");
+  $("invitation-seats").replaceChildren(...preview.seats.map((/** @type {any} */ s) => {
+    const li = document.createElement("li");
+    li.dataset.seat = String(s.seat);
+    const partner = s.seat !== preview.seat && sideOf(s.seat) === sideOf(preview.seat) && preview.sides[sideOf(s.seat)].length > 1;
+    const who = s.seat === preview.seat ? "you" : s.kind === "bot" ? `${s.level} bot` : s.kind === "open" ? "open seat"
+      : s.name ?? "a player";
+    li.textContent = `Seat ${s.seat}: ${who}${partner ? " (your partner)" : ""}`;
+    if (s.seat === preview.seat) li.dataset.yours = "true";
+    return li;
+  }));
+  const changed = info.options.filter((/** @type {any} */ o) => o.name !== "target"
+    && JSON.stringify(preview.options[o.name]) !== JSON.stringify(info.resolved_options[o.name]))
+    .map((/** @type {any} */ o) => `${o.name.replaceAll("_", " ")}: ${String(preview.options[o.name]).replaceAll("_", " ")}`);
+  const c = preview.clock;
+  const phases = Object.entries(c?.phase_seconds ?? {}).filter(([, seconds]) => seconds)
+    .map(([phase, seconds]) => `${seconds} s in the ${phase}`);
+  const clock = c ? [`${c.move_seconds} s a move`, ...phases].join(", ")
+    + (c.reserve_seconds ? ` and ${clockText(c.reserve_seconds * 1000)} in reserve` : "")
+    + (c.increment_seconds ? ` (+${c.increment_seconds} s a move in time, up to ${clockText((c.reserve_max_seconds ?? c.reserve_seconds) * 1000)})` : "")
+    : "no clock";
+  $("invitation-rules").textContent = [`Rules: ${changed.length ? changed.join(", ") : "the defaults"}`,
+    `play to ${preview.options.target}`, clock, preview.hints ? "hints allowed" : "no hints",
+    preview.on_leave === "bot" ? `a player who leaves is replaced by a ${preview.leave_level} bot`
+      : "a player who leaves leaves the seat open"].join(" · ") + ".";
 }
 
 // --------------------------------------------------------------------------------------------------- hints
@@ -794,7 +919,7 @@ async function open() {
   $("setup").hidden = true;
   $("table").hidden = false;
   $("side").hidden = false;
-  $("new-game").hidden = false;
+  $("new-game").hidden = humanTable(); // and once the view is read, draw() decides
   follow();
   await refresh();
 }
@@ -847,12 +972,16 @@ async function setup() {
 }
 
 async function newGame() {
+  const running = latest && latest.view.phase !== "game_over" && !saved?.watching;
+  if (running && !confirm(humanTable() ? "Leave this table? The other players go on without you."
+    : "Abandon this game and start a new one?")) return;
   source?.close();
   source = null;
   localStorage.removeItem(STORAGE_KEY);
   saved = null;
   latest = null;
-  shownVersion = drawnVersion = 0;
+  clockView = null;
+  shownVersion = drawnVersion = clockVersion = 0;
   streamEnded = false;
   queue.length = 0;
   problem(null);
@@ -871,8 +1000,15 @@ async function arrive() {
   let token = /** @type {string} */ (params.get("token") ?? "");
   if (params.has("join")) {
     const form = /** @type {HTMLFormElement} */ ($("join"));
-    form.hidden = false;
     document.body.dataset.turn = "joining";
+    try { // what the invitation opens, before we give a name (it redeems nothing)
+      await showInvitation(await api("GET", `${url}/invitation`, { token: params.get("code") ?? "" }));
+    } catch (error) {
+      problem(error); // INVITATION_REDEEMED, INVITATION_EXPIRED, or not an invitation of this table
+      status("This invitation cannot be used: ask the table's host for a new one.");
+      return;
+    }
+    form.hidden = false;
     status("Choose the name you play under.");
     const joined = await new Promise((resolve) => {
       form.onsubmit = (event) => {
@@ -887,7 +1023,7 @@ async function arrive() {
   }
   const state = await api("GET", url, { token });
   saved = { sessionId, seat, seatToken: token, players: state.view.players, watching: params.has("watch"),
-            preset: "", level: "basic", lastEventId: null, events: [] };
+            joined: params.has("join"), preset: "", level: "basic", lastEventId: null, events: [] };
   if (!saved.watching) save(); // a reload of the same page resumes our seat
   await open();
 }
@@ -895,6 +1031,7 @@ async function arrive() {
 async function start() {
   $("new-game").onclick = () => newGame().catch(problem);
   $("hint").onclick = () => hint().catch(problem);
+  setInterval(drawClock, 250);
   document.addEventListener("keydown", (event) => {
     const target = /** @type {HTMLElement} */ (event.target);
     if (event.key === "h" && !(target instanceof HTMLInputElement) && !$("hint").hidden) hint().catch(problem);
