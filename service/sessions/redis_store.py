@@ -831,6 +831,13 @@ class RedisStore:
             with contextlib.suppress(RedisError, OSError):
                 async with asyncio.timeout(CONNECT_TIMEOUT * 5):
                     await self.client.initialize()
+            return
+        # The scripts loaded now, so that no request pays a NOSCRIPT and a load on its way (a Redis down at start
+        # is not an error here: the first command that finds a script missing loads it, as after a restart).
+        with contextlib.suppress(RedisError, OSError):
+            async with asyncio.timeout(CONNECT_TIMEOUT * 5):
+                for script in (self._create, self._load, self._commit, self._resolve, self._claim, self._settle):
+                    script.sha = await self.client.script_load(script.script)
 
     async def close(self) -> None:
         await self.follower.close()
