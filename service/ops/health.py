@@ -21,14 +21,13 @@ from litestar import Request, Response, get
 from litestar.handlers import HTTPRouteHandler
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import Example
-from redis.asyncio import Redis
 
 from service.i18n import request_language
 from service.web.problems import PROBLEM_MEDIA_TYPE, ProblemDetails, make_problem
 
 from .shutdown import ShutdownCoordinator
 
-__all__ = ["HealthStatus", "ReadinessCheck", "ReadyStatus", "health_route_handlers", "redis_ping_check"]
+__all__ = ["HealthStatus", "ReadinessCheck", "ReadyStatus", "health_route_handlers"]
 
 #: A readiness check: an async callable that raises or returns ``False`` when its dependency is unusable.
 ReadinessCheck = Callable[[], Awaitable[Any]]
@@ -45,15 +44,6 @@ class ReadyStatus(msgspec.Struct, frozen=True):
 
     status: str
     checks: dict[str, str]
-
-
-def redis_ping_check(client: Redis) -> ReadinessCheck:
-    """A readiness check that PINGs ``client``."""
-
-    async def ping_redis() -> bool:
-        return bool(await client.ping())
-
-    return ping_redis
 
 
 async def _run_check(check: ReadinessCheck, timeout: float) -> str:

@@ -81,7 +81,8 @@ from concurrent.futures.process import BrokenProcessPool
 from types import FrameType
 from typing import Any, NoReturn, TypeVar
 
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily, Metric
+from prometheus_client import Histogram
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
 from service.referee.playouts import PlayoutBudget
 from service.web.problems import Problem
@@ -391,26 +392,6 @@ class _Slots:
         self.running -= 1
 
 
-class _Histogram:
-    """A Prometheus histogram's counts, kept by the pool and exposed by :class:`SearchCollector`."""
-
-    def __init__(self, buckets: tuple[float, ...] = SECONDS_BUCKETS) -> None:
-        self.buckets = buckets
-        self.counts = [0] * (len(buckets) + 1)
-        self.sum = 0.0
-
-    def observe(self, value: float) -> None:
-        index = next((i for i, bound in enumerate(self.buckets) if value <= bound), len(self.buckets))
-        self.counts[index] += 1
-        self.sum += value
-
-    def family(self, name: str, documentation: str) -> HistogramMetricFamily:
-        cumulative = list(itertools.accumulate(self.counts))
-        labels = [f"{bound:g}" for bound in self.buckets] + ["+Inf"]
-        return HistogramMetricFamily(name, documentation, buckets=list(zip(labels, cumulative, strict=True)),
-                                     sum_value=self.sum)
-
-
 class SearchCollector:
     """The search pool's metrics for a Prometheus registry (``registry.register(SearchCollector(pool))``),
     read from the pool when scraped."""
@@ -439,8 +420,8 @@ class SearchCollector:
         yield GaugeMetricFamily("searches_running", "Searches holding a place.", value=pool.slots.running)
         yield GaugeMetricFamily("search_refusals_held", "Refusals held until their client's Retry-After.",
                                 value=pool.held)
-        yield pool.wait_seconds.family("search_wait_seconds", "Seconds an admitted search waited for its place.")
-        yield pool.search_seconds.family("search_duration_seconds", "Seconds a search took in its worker.")
+        yield from pool.wait_seconds.collect()
+        yield from pool.search_seconds.collect()
 
 
 class SearchPool:
@@ -467,8 +448,11 @@ class SearchPool:
         self.refused: collections.Counter[str] = collections.Counter()
         self.cancelled: collections.Counter[str] = collections.Counter()
         self.held = 0
-        self.wait_seconds = _Histogram()
-        self.search_seconds = _Histogram()
+        # Registered nowhere: :class:`SearchCollector` exposes them with the pool's other figures.
+        self.wait_seconds = Histogram("search_wait_seconds", "Seconds an admitted search waited for its place.",
+                                      buckets=SECONDS_BUCKETS, registry=None)
+        self.search_seconds = Histogram("search_duration_seconds", "Seconds a search took in its worker.",
+                                        buckets=SECONDS_BUCKETS, registry=None)
         #: Per client, when its last refusal told it to come back (monotonic seconds).
         self._told: collections.OrderedDict[str, float] = collections.OrderedDict()
         self._stopping = asyncio.Event()

@@ -5,13 +5,23 @@ from __future__ import annotations
 import re
 
 from litestar.testing import AsyncTestClient
+from redis.asyncio import Redis
 
-from service.ops.health import redis_ping_check
+from service.ops.health import ReadinessCheck
 from service.ops.metrics import ServiceMetrics
 from service.ops.shutdown import ShutdownCoordinator
 
 from .apps import build_app
 from .conftest import RedisServer
+
+
+def redis_ping_check(client: Redis) -> ReadinessCheck:
+    """A readiness check that PINGs ``client`` (the service's own checks ping its stores)."""
+
+    async def ping_redis() -> bool:
+        return bool(await client.ping())
+
+    return ping_redis
 
 
 async def test_healthz_is_always_ok() -> None:
