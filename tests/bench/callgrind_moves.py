@@ -87,7 +87,7 @@ def served(tree: Path, moves: int, redis_url: str) -> int:
         return _refs(log.read())
 
 
-async def _play(port: int, moves: int, server: subprocess.Popen[str]) -> None:
+async def _play(port: int, moves: int, server: subprocess.Popen[bytes]) -> None:
     for _ in range(1200):  # callgrind starts the interpreter slowly
         if server.poll() is not None:
             raise SystemExit(f"the server stopped (exit {server.returncode})")
