@@ -25,7 +25,7 @@ from engine.model import GameOver
 from service.sessions.access import Access, identify
 from service.sessions.clock import deadline_text
 from service.sessions.headers import parse_after, parse_event_id
-from service.sessions.log import REVOKING_EVENTS, TABLE_EVENTS, LogEntry, MoveTimedOut
+from service.sessions.log import ENDING_EVENTS, REVOKING_EVENTS, TABLE_EVENTS, LogEntry, MoveTimedOut
 from service.sessions.schemas import LoggedSessionEvent, SessionEvents, StreamClosed, StreamEnd, StreamEvent
 from service.sessions.seats import hash_token
 from service.sessions.store import NOT_LOGGED, Cursor, LoggedEvent, SessionStore, StoreUnavailable
@@ -101,7 +101,7 @@ class EventStreams:
         when the game is over and the reader has had every event (answered 204: stop reconnecting)."""
         cursor = parse_event_id(last_event_id)
         caller = await self.access.caller(session_id, token)
-        finished = caller.record.state.phase == "game_over"
+        finished = caller.record.state.phase == "game_over" or caller.record.settings.ended is not None
         if finished and not await self.store.read_events(session_id, cursor, 0):
             return None
         if self._open.get(hash_token(token), 0) >= MAX_STREAMS_PER_TOKEN:
@@ -183,7 +183,7 @@ class EventStreams:
                     yield b"".join(event_frame(e, seat, turns.get(e.version) if e.to_act == NOT_LOGGED else e.to_act)
                                    for e in batch)
                     cursor = batch[-1].version, batch[-1].seq
-                    finished = finished or isinstance(batch[-1].event, GameOver)
+                    finished = finished or isinstance(batch[-1].event, (GameOver, *ENDING_EVENTS))
             except StoreUnavailable:
                 return  # the client reconnects with Last-Event-ID and loses nothing
 

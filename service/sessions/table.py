@@ -41,6 +41,18 @@ MAX_INVITATION_SECONDS = 7 * 86_400
 DEFAULT_INVITATION_SECONDS = 86_400
 
 OnLeave = Literal["bot", "wait"]
+#: When a game starts: once every seat is taken (``"seated"``: at once when none is open), or when the host says.
+StartWhen = Literal["seated", "host"]
+HowEnded = Literal["called_off", "abandoned"]
+
+
+class Ending(msgspec.Struct, frozen=True, array_like=True):
+    """How a game ended before it was over (:mod:`.life`): called off (no result), or abandoned by the seats
+    ``by``; at ``version``."""
+
+    how: HowEnded
+    by: tuple[int, ...] = ()
+    version: int = 0
 
 
 class Invitation(msgspec.Struct, frozen=True, array_like=True):
@@ -73,6 +85,13 @@ class Table(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     #: Whether the host said, at creation, that the deal may be known (``known_deal``): a game dealt from a
     #: client's seed or deck orders (or restored from a snapshot of one) then opens seats to invited players.
     known_deal: bool = False
+    #: The game's life (:mod:`.life`): when it starts, whether it waits for that, is paused, or ended; the seats
+    #: whose players left it since it started (and whose seats no new player took).
+    start: StartWhen = "seated"
+    waiting: bool = False
+    paused: bool = False
+    ended: Ending | None = None
+    left: tuple[int, ...] = ()
 
     def name(self, seat: int) -> str | None:
         return self.names[seat] if seat < len(self.names) else None

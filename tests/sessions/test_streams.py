@@ -34,7 +34,8 @@ class _Store:
 
 class _Access:
     async def caller(self, session_id: str, token: str) -> Any:
-        return SimpleNamespace(record=SimpleNamespace(state=SimpleNamespace(phase="auction")), seat=0)
+        return SimpleNamespace(record=SimpleNamespace(state=SimpleNamespace(phase="auction"),
+                                                      settings=SimpleNamespace(ended=None)), seat=0)
 
 
 async def _opened(streams: EventStreams) -> Any:
