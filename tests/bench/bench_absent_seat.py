@@ -137,8 +137,8 @@ async def main() -> None:
                 # The first bot move starts the replica's bot workers (seconds): before any timing.
                 warm = await client.post("/v1/sessions", json={**GAME, "first_dealer": 0})
                 assert warm.status_code == 201 and warm.json()["version"] > 1, warm.text
-                print(f"one sleeping seat, one player and two bots who move at once, a clock of {args.move_seconds:g} s; "
-                      f"the time the table waited on the sleeping seat, per hand:")
+                print(f"one sleeping seat, one player and two bots who move at once, a clock of "
+                      f"{args.move_seconds:g} s; the time the table waited on the sleeping seat, per hand:")
                 report("away off (away_after 0, as before)",
                        await run(client, 0, args.sessions, args.hands, args.move_seconds), args.move_seconds)
                 report("away on (away_after 2, the default)",

@@ -50,7 +50,8 @@ async def _play_seat_2(client: httpx.AsyncClient, created: dict[str, Any], moves
                 await asyncio.sleep(0.02)
                 continue
             move = next((m for m in legal if m["type"] == "pass"), legal[0])
-            r = await client.post(url + "/moves", json={"move": move}, headers={**me, "If-Match": f'"{seen["version"]}"'})
+            r = await client.post(url + "/moves", json={"move": move},
+                                  headers={**me, "If-Match": f'"{seen["version"]}"'})
             if r.status_code == 409:
                 continue
             assert r.status_code == 200, r.text

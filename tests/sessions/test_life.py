@@ -35,11 +35,12 @@ async def test_nothing_is_played_before_the_seats_are_taken(fast_client: httpx.A
     anyone sat down. Now the game waits: the clock is stopped, nobody moves, until the last seat is taken."""
     client = fast_client
     created = await create(client, **OPEN_TABLE, first_dealer=0)  # seat 1, a bot, bids first
-    assert created["status"] == "waiting" and created["version"] == 1
-    assert created["clock"]["deadline"] is None and created["clock"]["seat"] is None
+    assert created["version"] == 1  # the bot to act did not bid
+    assert created["clock"]["deadline"] is None and created["clock"]["seat"] is None  # nobody is on the clock
     await asyncio.sleep(0.8)  # four clocks' worth
     seen = await host_view(client, created)
-    assert seen["version"] == 1 and seen["status"] == "waiting", seen
+    assert seen["version"] == 1 and not of_type(await whole_log(client, created), "move_timed_out"), seen
+    assert created["status"] == "waiting" and seen["status"] == "waiting", seen
     assert seen["clock"]["deadline"] is None and [s["kind"] for s in seen["seats"]] == ["open", "bot", "open", "bot"]
     ana = await _join(client, created, 0, "Ana")
     await asyncio.sleep(0.5)
@@ -63,6 +64,17 @@ async def test_nothing_is_played_before_the_seats_are_taken(fast_client: httpx.A
     events, _ = await read_stream(client, url_of(created) + "/events", count=len(log),
                                   headers=bearer(created["host_token"]))
     assert [e.event for e in events] == [e["event"]["type"] for e in log]
+
+
+async def test_the_clock_does_not_run_at_an_empty_table(fast_client: httpx.AsyncClient) -> None:
+    """The issue's own case: every seat open, a clock: on today's main the clock played the whole table."""
+    client = fast_client
+    created = await create(client, open_seats=[0, 1, 2, 3], clock={"move_seconds": 0.2})
+    await asyncio.sleep(1.0)
+    seen = await host_view(client, created)
+    assert seen["version"] == 1 and seen["clock"]["deadline"] is None, seen
+    assert not of_type(await whole_log(client, created), "move_timed_out")
+    assert seen["status"] == "waiting" and [s["kind"] for s in seen["seats"]] == ["open"] * 4
 
 
 async def test_the_host_starts_before_every_seat_is_taken(fast_client: httpx.AsyncClient) -> None:
