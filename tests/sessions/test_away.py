@@ -146,7 +146,7 @@ async def test_away_bounds(fast_client: httpx.AsyncClient) -> None:
     for bad in (-1, 101, 1.5, "2"):
         r = await fast_client.post("/v1/sessions", json={"players": 4, "clock": {"move_seconds": 5,
                                                                                  "away_after": bad}})
-        assert r.status_code == 400, r.text
+        assert_problem(r, 400, "INVALID_CLOCK")
 
 
 def test_the_seat_to_act_away_and_back_keeps_the_bots_move() -> None:
