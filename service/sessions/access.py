@@ -8,6 +8,7 @@ constant time per comparison.
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 from collections.abc import Iterable
 from typing import NamedTuple
@@ -16,7 +17,7 @@ from engine import GameState, player_to_act
 from service.sessions.changes import Changes, Done, Plan, Seen
 from service.sessions.clock import came_back, is_away
 from service.sessions.log import SeatBack
-from service.sessions.problems import forbidden, unauthorized
+from service.sessions.problems import SessionBusy, forbidden, unauthorized
 from service.sessions.seats import NOBODY, hash_token
 from service.sessions.store import Change, Loaded, SessionRecord
 from service.web.problems import Problem
@@ -122,8 +123,10 @@ class Access:
         """Whose ``token`` is, on a fresh read; a seat away is back with it (:func:`come_back`)."""
         loaded = await self.load(session_id)
         caller = identify(loaded.record, loaded, token)
-        if caller.seat is not None and is_away(loaded.record.clock, caller.seat):
-            await come_back(self.changes, session_id, loaded.record, caller.seat, hash_token(token))
+        if caller.seat is not None and is_away(loaded.record.clock, caller.seat) and \
+                loaded.record.settings.ended is None:
+            with contextlib.suppress(SessionBusy):  # the session kept changing: the next request says it again
+                await come_back(self.changes, session_id, loaded.record, caller.seat, hash_token(token))
             loaded = await self.load(session_id)
             caller = identify(loaded.record, loaded, token)
         return caller

@@ -434,7 +434,8 @@ class SessionsController(Controller):
           description="When some seat's player is gone (the seat is open, was left to a bot since the game "
                       "started, or is away), the game ends as abandoned by those seats: `ended.how` `abandoned`, "
                       "`ended.by` the seats. Every reader gets a `game_abandoned` event, then the stream's `end`. "
-                      "409 `VERSION_CONFLICT` when every seat's player is there, or the game is over or ended. "
+                      "409 `VERSION_CONFLICT` when every seat's player is there, the game waits to start (call it "
+                      "off) or is over or ended. "
                       "`ETag`: the version.",
           security=_SECURED,
           responses={200: response_spec(SessionLife, "The game is abandoned.", examples.GAME_ABANDONED),

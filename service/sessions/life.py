@@ -139,6 +139,8 @@ class Life:
                 raise _refused(record, "the game has ended already", "ended")
             if record.state.phase == "game_over":
                 raise _refused(record, "the game is over", "ended")
+            if table.waiting:
+                raise _refused(record, "the game has not started: call it off instead", "not_started")
             by = absent_seats(record)
             if not by:
                 raise _refused(record, "every seat's player is at the table: the game cannot end as abandoned",

@@ -165,6 +165,8 @@ async def test_a_game_that_never_got_its_first_card_is_called_off(fast_client: h
     client = fast_client
     created = await create(client, open_seats=[2])
     url, host = url_of(created), bearer(created["host_token"])
+    problem = assert_problem(await client.post(url + "/abandon", json={}, headers=host), 409, "VERSION_CONFLICT")
+    assert "not started" in problem["detail"]  # a game that waits is called off, not abandoned
     assert_problem(await client.post(url + "/call-off", json={}, headers=bearer(created["seat_tokens"][0])), 403,
                    "FORBIDDEN")
     r = await client.post(url + "/call-off", json={}, headers=bearer(created["table_host_token"]))
