@@ -98,9 +98,9 @@ class Life:
     async def pause(self, session_id: str, token: str) -> SessionLife:
         def pause(record: SessionRecord) -> tuple[Table, bool, TableEvent]:
             table = record.settings
-            if status(table) != "running":
-                raise _refused(record, "only a running game can be paused: this one is "
-                                       f"{status(table)}", "not_running")
+            now = "over" if record.state.phase == "game_over" else status(table)
+            if now != "running":
+                raise _refused(record, f"only a running game can be paused: this one is {now}", "not_running")
             return msgspec.structs.replace(table, paused=True), False, GamePaused(to_act=record.state.to_act)
 
         return await self._run(session_id, token, pause)

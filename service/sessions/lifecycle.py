@@ -5,8 +5,10 @@ ended; its turn clock (:class:`~service.sessions.clock.TurnClock`) which seats a
 
 - :func:`status`: ``waiting``, ``running``, ``paused`` or ``ended``;
 - :func:`autoplayed`: the seats the service plays now: the bot seats and the seats away (at the clock's bot level,
-  with the clock's own per-seat secret, so that an away seat's move is the one the clock would make), none at all
-  unless the game runs: nothing is played before the start, while paused, or after the end;
+  with the clock's own per-seat secret, so that an away seat's move is the one the clock would make) while some
+  player is at the table (else a table of bots and of seats away would play itself out at once: the seats away
+  then wait out the full clock, as before), none at all unless the game runs: nothing is played before the
+  start, while paused, or after the end;
 - :func:`check_playing`: 409 ``VERSION_CONFLICT`` for a move while the game does not run.
 """
 
@@ -49,6 +51,10 @@ def autoplayed(record: SessionRecord) -> Autoplayed:
     bots = record.seats.bots()
     clock = record.clock
     away, once = autoplayed_seats(clock)
+    if away and not any(record.seats.is_player(s) and s not in away for s in range(record.state.options.players)):
+        # Nobody at the table waits for them: a table of bots and of seats away would play itself out at once.
+        # The seats away are on the full clock then, as any absent seat.
+        away = []
     if not away and not once:
         return bots, frozenset()
     assert clock is not None
