@@ -173,3 +173,16 @@ def test_the_seat_to_act_away_and_back_keeps_the_bots_move() -> None:
     assert movers[-1] == 0 or chain[-1][0].phase != "auction"  # stopped at seat 0's next turn (or the auction ended)
     after = after_move(back, chain[0][0], 9, 3_000)
     assert after is not None and after.away == (0, 0, 0, 0) and after.timed_out[0] == 9  # the clock's move
+
+
+async def test_a_table_nobody_sits_at_plays_on_at_the_clocks_pace(fast_client: httpx.AsyncClient) -> None:
+    """One player and three bots: the player away, nobody waits for it, so its turns wait out the full clock (the
+    table does not play itself out at once)."""
+    client = fast_client
+    created = await create(client, bots={"1": "random", "2": "random", "3": "random"}, first_dealer=3,
+                           options={"target": 100_000, "lose_at": -100_000, "misere_enabled": False},
+                           clock={"move_seconds": 0.2, "bot": "random", "away_after": 1})
+    log = await wait_for_event(client, created, "move_timed_out", 3)
+    assert len(of_type(log, "seat_away")) == 1
+    assert of_type(log, "seat_away")[0]["version"] == of_type(log, "move_timed_out")[0]["version"]
+    assert all(clocked for _, clocked in _seat0_turns(log))  # every turn of it the clock's, after its deadline
