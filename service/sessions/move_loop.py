@@ -41,7 +41,7 @@ from service.sessions.changes import Chain, Changes, Done, Plan, Seen
 from service.sessions.clock import TurnClock, check_not_timed_out, clock_view, clocks_after, is_away
 from service.sessions.headers import idempotency_field, parse_if_match
 from service.sessions.lifecycle import check_playing, plays
-from service.sessions.problems import conflict, forbidden
+from service.sessions.problems import busy, conflict, forbidden
 from service.sessions.schemas import OWN_SEAT, MoveApplied
 from service.sessions.seats import NOBODY, hash_token
 from service.sessions.store import Change, IdempotencyRecord, Loaded, SessionRecord
@@ -150,7 +150,10 @@ class MoveLoop:
             # judged as any other (a move meant for a turn the bot made is 409 MOVE_TIMED_OUT without If-Match).
             record = (await self.access.load(session_id)).record
             await come_back(self.changes, session_id, record, away.seat, hash_token(token))
-            return await self.changes.run(session_id, step, idempotency_field=field, seat=move.seat)
+            try:
+                return await self.changes.run(session_id, step, idempotency_field=field, seat=move.seat)
+            except _Away:  # away again already (or the session kept changing): as a session that kept changing
+                raise busy(record.version) from None
 
     async def _seat_of(self, session_id: str, token: str) -> int:
         """The seat a move that names none is for (:func:`seat_for`: the token's, or its ghost's when the ghost
