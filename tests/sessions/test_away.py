@@ -38,15 +38,16 @@ ABSENT = {"bots": {"1": "random", "3": "random"}, "first_dealer": 3,
           "options": {"target": 500, "misere_enabled": False}}
 
 
-async def _play_seat_2(client: httpx.AsyncClient, created: dict[str, Any], moves: int) -> None:
-    """Seat 2 makes ``moves`` moves, each as soon as it is to act (its first legal move, a pass if it may)."""
-    url, me = url_of(created), bearer(created["seat_tokens"][2])
+async def _play_seat_2(client: httpx.AsyncClient, created: dict[str, Any], moves: int, seat: int = 2) -> None:
+    """Seat 2 (or ``seat``) makes ``moves`` moves, each as soon as it is to act (its first legal move, a pass if it
+    may)."""
+    url, me = url_of(created), bearer(created["seat_tokens"][seat])
     made = 0
     async with asyncio.timeout(30):
         while made < moves:
             legal = (await client.get(url + "/legal-moves", headers=me)).json()["legal_moves"]
             seen = await host_view(client, created)
-            if not legal or seen["view"]["to_act"] != 2:
+            if not legal or seen["view"]["to_act"] != seat:
                 await asyncio.sleep(0.02)
                 continue
             move = next((m for m in legal if m["type"] == "pass"), legal[0])
@@ -186,3 +187,24 @@ async def test_a_table_nobody_sits_at_plays_on_at_the_clocks_pace(fast_client: h
     assert len(of_type(log, "seat_away")) == 1
     assert of_type(log, "seat_away")[0]["version"] == of_type(log, "move_timed_out")[0]["version"]
     assert all(clocked for _, clocked in _seat0_turns(log))  # every turn of it the clock's, after its deadline
+
+
+async def test_an_open_seat_away_is_no_longer_away_once_taken(fast_client: httpx.AsyncClient) -> None:
+    """A player leaves; its open seat is on the clock, away after its moves, played at once; the player who takes
+    it is there."""
+    client = fast_client
+    created = await create(client, bots={"0": "random", "3": "random"}, first_dealer=3, on_leave="wait",
+                           options={"target": 100_000, "lose_at": -100_000, "misere_enabled": False},
+                           clock={"move_seconds": MOVE_SECONDS, "bot": "random", "away_after": 1})
+    url, host = url_of(created), bearer(created["host_token"])
+    assert (await client.post(url + "/leave", json={}, headers=bearer(created["seat_tokens"][2]))).status_code == 200
+    async with asyncio.timeout(30):
+        while not (await host_view(client, created))["seats"][2].get("away"):
+            await _play_seat_2(client, created, 1, seat=1)
+    assert (await host_view(client, created))["seats"][2] == {"seat": 2, "kind": "open", "away": True}
+    r = await client.post(url + "/seats/2/invitation", json={}, headers=host)
+    assert r.status_code == 200, r.text
+    r = await client.post(url + "/join", json={"code": r.json()["invitation"]["code"], "name": "Cy"})
+    assert r.status_code == 200, r.text
+    assert (await host_view(client, created))["seats"][2] == {"seat": 2, "kind": "human", "name": "Cy"}
+    assert not of_type(await whole_log(client, created), "seat_back")  # a new player, not the same one back
