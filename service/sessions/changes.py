@@ -30,8 +30,8 @@ from engine import Event, GameState, player_to_act
 from service.referee.operations import MoveCounter
 from service.referee.search import SearchPool
 from service.sessions.bots import MAX_CHAIN, bot_chain
-from service.sessions.clock import ClockSettings, after_move
-from service.sessions.lifecycle import autoplayed, plays
+from service.sessions.clock import ClockSettings, after_move, forfeits
+from service.sessions.lifecycle import autoplayed, forfeited, plays
 from service.sessions.memo import RecentRecords
 from service.sessions.problems import SessionBusy, SessionGone, busy, not_found
 from service.sessions.store import (
@@ -236,7 +236,12 @@ class Changes:
             state, events = moves[0]
             at = self.clock.now_ms() if now_ms is None else now_ms
             clock = after_move(current.clock, state, current.version + 1, at)
-            return Plan(Change(state=state, events=events, clock=clock), made, follow=False)
+            change = Change(state=state, events=events, clock=clock)
+            mover = None if current.clock is None else current.clock.seat
+            if forfeits(clock, mover):  # away so long that the bot keeps the seat
+                assert mover is not None
+                change = forfeited(current, change, mover)
+            return Plan(change, made, follow=False)
 
         def made(committed: SessionRecord) -> SessionRecord:
             nonlocal moves, base, progressed

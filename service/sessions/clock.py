@@ -58,6 +58,7 @@ DEFAULT_MIN_MOVE_SECONDS = 1.0
 #: absent player then costs the others at most two full clocks in all, however many hands it misses.
 DEFAULT_AWAY_AFTER = 2
 MAX_AWAY_AFTER = 100
+MAX_FORFEIT_AFTER = 10_000
 #: :attr:`TurnClock.away` of a seat: its player is there; it is away (the clock's bot moves for it at once); it
 #: came back while the bot was making its move (the player has it from its next turn on).
 PRESENT, AWAY, BACK_NEXT_TURN = 0, 1, 2
@@ -122,6 +123,9 @@ class ClockOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
     #: The clock's moves in a row for a seat after which it is away: the clock's bot then moves for it at once,
     #: without waiting out its time, until its player comes back (any request with its token). 0: never away.
     away_after: Annotated[int, msgspec.Meta(ge=0, le=MAX_AWAY_AFTER)] = DEFAULT_AWAY_AFTER
+    #: The bot's moves for a seat away after which the seat is forfeited: the bot keeps it for good (a bot seat at
+    #: the clock's level; its player's token stops). 0: never.
+    forfeit_after: Annotated[int, msgspec.Meta(ge=0, le=MAX_FORFEIT_AFTER)] = 0
 
 
 class ClockView(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -145,6 +149,8 @@ class ClockView(msgspec.Struct, kw_only=True, omit_defaults=True):
     reserve_max_seconds: float | None = None
     #: The clock's moves in a row after which a seat is away (0: never; absent for a session created before).
     away_after: int | None = None
+    #: The bot's moves for a seat away after which the seat is forfeited to the bot (absent: never).
+    forfeit_after: int | None = None
 
 
 # -------------------------------------------------------------------------------------------- the record
@@ -177,6 +183,8 @@ class TurnClock(msgspec.Struct, frozen=True, array_like=True):
     away_after: int = 0
     missed: tuple[int, ...] = ()
     away: tuple[int, ...] = ()
+    #: The bot's moves for a seat away after which it is forfeited (0: never).
+    forfeit_after: int = 0
 
     def limit(self, phase: str) -> int:
         """A move's time limit in the game's ``phase``."""
@@ -233,7 +241,8 @@ def new_clock(options: ClockOptions | None, state: GameState, settings: ClockSet
                                                                        phases.play)),  # type: ignore[arg-type]
                        increment_ms=round(options.increment_seconds * 1000), reserve_max_ms=round(most * 1000))
     if options.away_after:
-        paused = msgspec.structs.replace(paused, away_after=options.away_after, missed=(0,) * n, away=(0,) * n)
+        paused = msgspec.structs.replace(paused, away_after=options.away_after, missed=(0,) * n, away=(0,) * n,
+                                         forfeit_after=options.forfeit_after)
     return _run_for(paused, state, now_ms)
 
 
@@ -273,6 +282,21 @@ def came_back(clock: TurnClock, seat: int, to_act: bool) -> TurnClock:
     n = len(clock.reserves)
     missed, away = _per_seat(clock.missed, n), _per_seat(clock.away, n)
     missed[seat], away[seat] = 0, BACK_NEXT_TURN if to_act else PRESENT
+    return msgspec.structs.replace(clock, missed=tuple(missed), away=tuple(away))
+
+
+def forfeits(after: TurnClock | None, seat: int | None) -> bool:
+    """Whether ``seat``, away, is forfeited once the bot's move for it made ``after``: it has made
+    ``forfeit_after`` moves for it while away."""
+    return after is not None and seat is not None and after.forfeit_after > 0 and is_away(after, seat) and \
+        after.missed[seat] >= after.away_after + after.forfeit_after
+
+
+def released(clock: TurnClock, seat: int) -> TurnClock:
+    """``clock`` once ``seat`` changed hands: present, no count of the clock's moves."""
+    n = len(clock.reserves)
+    missed, away = _per_seat(clock.missed, n), _per_seat(clock.away, n)
+    missed[seat], away[seat] = 0, PRESENT
     return msgspec.structs.replace(clock, missed=tuple(missed), away=tuple(away))
 
 
@@ -325,6 +349,8 @@ def after_move(clock: TurnClock | None, state: GameState, version: int, now_ms: 
                     away[mover] = AWAY
             elif not botted:
                 missed[mover] = 0
+            elif away[mover] == AWAY:
+                missed[mover] += 1  # counted on past away_after: the bot's moves while away
             if away[mover] == BACK_NEXT_TURN:
                 away[mover], missed[mover] = PRESENT, 0
             kept = msgspec.structs.replace(clock, missed=tuple(missed), away=tuple(away))
@@ -367,7 +393,7 @@ def clock_view(clock: TurnClock | None) -> ClockView | None:
                      turn_seconds=clock.turn_ms / 1000 if clock.turn_ms and clock.seat is not None else None,
                      increment_seconds=clock.increment_ms / 1000 if clock.increment_ms else None,
                      reserve_max_seconds=clock.reserve_max_ms / 1000 if clock.increment_ms else None,
-                     away_after=clock.away_after)
+                     away_after=clock.away_after, forfeit_after=clock.forfeit_after or None)
 
 
 # ------------------------------------------------------------------------------------------ clock moves

@@ -20,12 +20,15 @@ import msgspec
 
 from bots import Level
 from engine import GameState
-from service.sessions.clock import TurnClock, autoplayed_seats, clock_secret, started
-from service.sessions.log import GameStarted
+from service.sessions.clock import TurnClock, autoplayed_seats, clock_secret, released, started
+from service.sessions.log import GameStarted, SeatForfeited
 from service.sessions.problems import conflict
-from service.sessions.seats import Seats
-from service.sessions.store import SessionRecord
-from service.sessions.table import Table
+from service.sessions.seats import BOT_MARK, SLOT, BotSeat, Seats
+from service.sessions.store import Change, SessionRecord
+from service.sessions.table import MAX_REVOKED, Table
+
+#: A bot seat's secret's length (:mod:`.seats`).
+BOT_SECRET = SLOT - len(BOT_MARK) - 1
 
 Status = Literal["waiting", "running", "paused", "ended"]
 
@@ -61,8 +64,35 @@ def autoplayed(record: SessionRecord) -> Autoplayed:
     out = dict(bots)
     for seat in (*away, *once):
         if seat not in out:
-            out[seat] = (clock.bot, clock_secret(record.auth, seat))
+            out[seat] = (clock.bot, away_secret(record.auth, seat))
     return out, frozenset(once)
+
+
+def away_secret(auth: bytes, seat: int) -> bytes:
+    """The seed secret of the bot's moves for ``seat`` while it is away: the clock's (derived from the seat's own
+    secret), as long as a bot seat's, so that a seat forfeited to the bot goes on with the very same moves."""
+    return clock_secret(auth, seat)[:BOT_SECRET]
+
+
+def forfeited(record: SessionRecord, change: Change, seat: int) -> Change:
+    """``change`` (the bot's move for ``seat``, away, that reached the clock's ``forfeit_after``) forfeiting the seat
+    to the clock's bot as well: the seat a bot's for good (its secret the one its moves away used, so the moves
+    go on as decided), its player's token revoked, its name and invitations gone, the seat among those whose
+    players left; ``seat_forfeited`` logged after the move's events."""
+    clock = change.clock
+    assert clock is not None
+    table = record.settings
+    revoked = table.revoked
+    held = record.seats.token_hash(seat)
+    if held is not None:
+        revoked = (*revoked, held)[-MAX_REVOKED:]
+    new = msgspec.structs.replace(
+        table, revoked=revoked, names=table.with_name(seat, None, record.state.options.players),
+        invitations=tuple(i for i in table.invitations if i.seat != seat), left=tuple(sorted({*table.left, seat})))
+    bot = BotSeat(clock.bot, away_secret(record.auth, seat))
+    return msgspec.structs.replace(
+        change, events=[*change.events, SeatForfeited(seat=seat, level=clock.bot, to_act=change.state.to_act)],
+        seats=record.seats.replace(seat, bot), table=new, clock=released(clock, seat))
 
 
 def plays(record: SessionRecord, seat: int | None) -> bool:

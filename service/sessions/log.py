@@ -121,15 +121,26 @@ class SeatBack(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag=
     to_act: int | None
 
 
-#: The changes of a game's life (:mod:`.life`): its start, pauses and end, and its seats away and back.
-LifeEvent = GameStarted | GamePaused | GameResumed | GameCalledOff | GameAbandoned | SeatAway | SeatBack
-LIFE_EVENTS = (GameStarted, GamePaused, GameResumed, GameCalledOff, GameAbandoned, SeatAway, SeatBack)
+class SeatForfeited(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="seat_forfeited"):
+    """``seat`` stayed away past the clock's ``forfeit_after``: the clock's bot keeps it for good (a bot seat at
+    ``level``), and its player's token stopped working."""
+
+    seat: int
+    level: Level
+    to_act: int | None
+
+
+#: The changes of a game's life (:mod:`.life`): its start, pauses and end, and its seats away, back and forfeited.
+LifeEvent = GameStarted | GamePaused | GameResumed | GameCalledOff | GameAbandoned | SeatAway | SeatBack \
+    | SeatForfeited
+LIFE_EVENTS = (GameStarted, GamePaused, GameResumed, GameCalledOff, GameAbandoned, SeatAway, SeatBack,
+               SeatForfeited)
 #: The events that end a game before it is over: the streams end after them, as after ``game_over``.
 ENDING_EVENTS = (GameCalledOff, GameAbandoned)
 
 TableEvent = SeatJoined | SeatLeft | SeatTokenReissued | SeatNamed | SpectatorRevoked | LifeEvent
 TABLE_EVENTS = (SeatJoined, SeatLeft, SeatTokenReissued, SeatNamed, SpectatorRevoked, *LIFE_EVENTS)
 #: The table's events after which a token may have stopped working (its streams check, and end if it did).
-REVOKING_EVENTS = (SeatLeft, SeatTokenReissued, SpectatorRevoked)
+REVOKING_EVENTS = (SeatLeft, SeatTokenReissued, SpectatorRevoked, SeatForfeited)
 #: An entry of a session's event log: the engine's events, the clock's and the table's.
 LogEntry = SessionEvent | TableEvent

@@ -34,7 +34,7 @@ from tests.support import bearer
 
 LIFE = {cls.__struct_config__.tag for cls in LIFE_EVENTS}
 #: What a life event may hold: its type, seats, and the seat to act.
-LIFE_KEYS = {"type", "seat", "to_act", "by"}
+LIFE_KEYS = {"type", "seat", "to_act", "by", "level"}
 
 
 @pytest.fixture

@@ -208,3 +208,29 @@ async def test_an_open_seat_away_is_no_longer_away_once_taken(fast_client: httpx
     assert r.status_code == 200, r.text
     assert (await host_view(client, created))["seats"][2] == {"seat": 2, "kind": "human", "name": "Cy"}
     assert not of_type(await whole_log(client, created), "seat_back")  # a new player, not the same one back
+
+
+async def test_a_seat_away_past_the_limit_is_forfeited(fast_client: httpx.AsyncClient) -> None:
+    """``forfeit_after``: the bot's moves for a seat away after which it keeps the seat for good; the player's
+    token stops (401 ``TOKEN_REVOKED``), and the game goes on with the very moves the bot was making."""
+    client = fast_client
+    created = await create(client, **ABSENT, clock={"move_seconds": MOVE_SECONDS, "bot": "random",
+                                                     "away_after": 1, "forfeit_after": 2})
+    assert created["clock"]["forfeit_after"] == 2
+    url = url_of(created)
+    async with asyncio.timeout(40):
+        while not of_type(await whole_log(client, created), "seat_forfeited"):
+            await _play_seat_2(client, created, 1)
+    log = await whole_log(client, created)
+    (away,), (forfeit,) = of_type(log, "seat_away"), of_type(log, "seat_forfeited")
+    assert forfeit["event"] == {"type": "seat_forfeited", "seat": 0, "level": "random", "to_act": forfeit["to_act"]}
+    botted = [v for v, clocked in _seat0_turns(log) if away["version"] < v <= forfeit["version"]]
+    assert len(botted) == 2 and botted[-1] == forfeit["version"]  # logged with the second of them, after it
+    assert [e["event"]["type"] for e in log if e["version"] == forfeit["version"]][-1] == "seat_forfeited"
+    assert_problem(await client.get(url, headers=bearer(created["seat_tokens"][0])), 401, "TOKEN_REVOKED")
+    seen = await host_view(client, created)
+    assert seen["seats"][0] == {"seat": 0, "kind": "bot", "level": "random"}
+    await _play_seat_2(client, created, 2)  # the bot plays seat 0 on, at once
+    assert len(of_type(await whole_log(client, created), "seat_forfeited")) == 1
+    r = await client.post(url + "/abandon", json={}, headers=bearer(created["host_token"]))
+    assert r.status_code == 200 and r.json()["ended"]["by"] == [0], r.text  # its player left the game
