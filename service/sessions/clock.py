@@ -22,11 +22,12 @@ commits before the clock's does is simply applied: the first commit wins.
 
 A seat the clock moved for ``away_after`` times in a row (2 unless the session says otherwise; 0: never) is
 **away**: the clock's bot then moves for it at once, in the same chain as the bot seats' moves, instead of waiting
-out a full clock each turn, until its player comes back (:mod:`.life`). Those moves count as the clock's (the
-seat's next move must show it knows, as above). An absent player so costs the others ``away_after`` full clocks
-in all, however many hands it misses. With ``forfeit_after``, a seat away for that many of the bot's moves is
-forfeited: the bot keeps it for good (:func:`~service.sessions.lifecycle.forfeited`). A game that waits to start, is paused or ended has its clock stopped
-(:func:`stopped`); it runs again from a full turn when the game starts or resumes (:func:`started`).
+out a full clock each turn, until its player comes back (:mod:`.life`). Those moves count as the clock's (the seat's
+next move must show it knows, as above). An absent player so costs the others ``away_after`` full clocks in all,
+however many hands it misses. With ``forfeit_after``, a seat away for that many of the bot's moves is forfeited: the
+bot keeps it for good (:func:`~service.sessions.lifecycle.forfeited`). A game that waits to start, is paused or
+ended has its clock stopped (:func:`stopped`); it runs again from a full turn when the game starts or resumes
+(:func:`started`).
 
 Deadlines are absolute (milliseconds since the Unix epoch, UTC) and come from :attr:`ClockSettings.now`, so
 tests pass short limits or a clock of their own. Nothing here does I/O: :mod:`.sweeper` plays the moves.

@@ -14,12 +14,12 @@
   may end as abandoned: the ending names those seats (``by``). An ended game plays nothing more; its streams
   end, as at game over.
 
-Each of these is one change (a step of :meth:`~service.sessions.changes.Changes.run`): the table's record and
-the clock change with one compare-and-set, and the change logs its event (``game_started``, ``game_paused``,
+Each of these is one change (a step of :meth:`~service.sessions.changes.Changes.run`): the table's record and the
+clock change with one compare-and-set, and the change logs its event (``game_started``, ``game_paused``,
 ``game_resumed``, ``game_called_off``, ``game_abandoned``), so that two hosts tapping at once on two replicas make
-one change. A seat away and back (:mod:`.clock`, :func:`~service.sessions.access.come_back`) logs ``seat_away``
-and ``seat_back``, and a seat away past the clock's ``forfeit_after`` ``seat_forfeited``. Where the game is, read from a record, is :mod:`.lifecycle`'s.
-"""
+one change. A seat away and back (:mod:`.clock`, :func:`~service.sessions.access.come_back`) logs ``seat_away`` and
+``seat_back``, and a seat away past the clock's ``forfeit_after`` ``seat_forfeited``. Where the game is, read from a
+record, is :mod:`.lifecycle`'s. """
 
 from __future__ import annotations
 
