@@ -1,4 +1,5 @@
-"""Who may do what in a hosted session: reading a session afresh and telling whose a token is.
+"""Who may do what in a hosted session: reading a session afresh and telling whose a token is; and a seat
+away that is back, since any request with its token says so.
 
 Only the tokens' hashes are kept: the host's and the players' in the record's seats (:mod:`.seats`), the
 spectators' and the revoked ones in its table (:mod:`.table`); a token is compared against every hash, in
@@ -7,15 +8,18 @@ constant time per comparison.
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 from collections.abc import Iterable
 from typing import NamedTuple
 
 from engine import GameState, player_to_act
-from service.sessions.changes import Changes
-from service.sessions.problems import forbidden, unauthorized
+from service.sessions.changes import Changes, Done, Plan, Seen
+from service.sessions.clock import came_back, is_away
+from service.sessions.log import SeatBack
+from service.sessions.problems import SessionBusy, forbidden, unauthorized
 from service.sessions.seats import NOBODY, hash_token
-from service.sessions.store import Loaded, SessionRecord
+from service.sessions.store import Change, Loaded, SessionRecord
 from service.web.problems import Problem
 
 
@@ -117,5 +121,34 @@ class Access:
         return await self.changes.read(session_id)
 
     async def caller(self, session_id: str, token: str) -> Caller:
+        """Whose ``token`` is, on a fresh read; a seat away is back with it (:func:`come_back`)."""
         loaded = await self.load(session_id)
-        return identify(loaded.record, loaded, token)
+        caller = identify(loaded.record, loaded, token)
+        if caller.seat is not None and is_away(loaded.record.clock, caller.seat) and \
+                loaded.record.settings.ended is None:
+            with contextlib.suppress(SessionBusy):  # the session kept changing: the next request says it again
+                await come_back(self.changes, session_id, loaded.record, caller.seat, hash_token(token))
+            loaded = await self.load(session_id)
+            caller = identify(loaded.record, loaded, token)
+        return caller
+
+
+async def come_back(changes: Changes, session_id: str, record: SessionRecord, seat: int, digest: bytes) -> None:
+    """``seat``'s player is back (a request with its token, ``digest`` its hash): one change, logged as
+    ``seat_back``, made once however many requests of the seat race for it on however many replicas (each
+    compare-and-set after the first finds the seat back already). It plays from its next turn: if it is to act
+    now, the clock's bot makes this move (played at once, after the change), as it was already doing."""
+
+    async def back(seen: Seen) -> Plan[None] | Done[None]:
+        current = seen.record
+        held = current.seats.token_hash(seat)
+        if held is None or not hmac.compare_digest(held, digest) or not is_away(current.clock, seat) or \
+                current.settings.ended is not None:
+            return Done(None)
+        assert current.clock is not None
+        to_act = player_to_act(current.state) == seat
+        change = Change(state=current.state, events=[SeatBack(seat=seat, to_act=current.state.to_act)],
+                        clock=came_back(current.clock, seat, to_act))
+        return Plan(change, lambda _: None, follow=to_act)
+
+    await changes.run(session_id, back, record)

@@ -47,6 +47,7 @@ from service.sessions.schemas import (
     SessionCreated,
     SessionEvents,
     SessionLegalMoves,
+    SessionLife,
     SessionSnapshot,
     SessionState,
     SessionSuggestRequest,
@@ -114,6 +115,10 @@ def _client(request: Request[Any, Any, Any]) -> str:
     """Who is asking (its configured API key, else its address), for the playout budget of hints."""
     settings = request.app.state.get("settings")
     return client_identity(request.scope, known_api_keys=getattr(settings, "api_keys", ()))
+
+
+def _life(changed: SessionLife) -> Response[SessionLife]:
+    return Response(changed, headers={"ETag": etag(changed.version), **_NO_STORE})
 
 
 def move_headers(outcome: MoveOutcome) -> dict[str, str]:
@@ -438,6 +443,74 @@ class SessionsController(Controller):
         named = await session_service.seating.name(session_id, _token(request), _plain_seat(request, seat),
                                                    data.name)
         return Response(named, headers={"ETag": etag(named.version), **_NO_STORE})
+
+    @post("/{session_id:str}/start", operation_id="startSession", status_code=200, dto=StructDTO[EmptyRequest],
+          return_dto=None, summary="Start a game that waits for its seats (host or table host)",
+          description="A session created with open seats (or with `\"start\": \"host\"`) waits: nothing is "
+                      "played and its turn clock is stopped until every seat is taken (the join that takes the last "
+                      "starts it) or the host starts it here; seats still open are then on the clock like any "
+                      "other. Every reader gets a `game_started` event. 409 `VERSION_CONFLICT` when the game has "
+                      "already started. `ETag`: the version.",
+          security=_SECURED,
+          responses={200: response_spec(SessionLife, "The game runs.", examples.GAME_STARTED),
+                     **problem_responses(*_SEAT_CODES)})
+    async def start(self, request: Request[Any, Any, Any], session_service: Service, session_id: SessionId,
+                    data: EmptyBody) -> Response[SessionLife]:
+        return _life(await session_service.life.start(session_id, _token(request)))
+
+    @post("/{session_id:str}/pause", operation_id="pauseSession", status_code=200, dto=StructDTO[EmptyRequest],
+          return_dto=None, summary="Pause the game (host or table host)",
+          description="Nothing is played while the game is paused, by a seat, a bot or the turn clock (which "
+                      "stops): a move is refused with 409 `VERSION_CONFLICT`. Every reader gets a `game_paused` "
+                      "event. 409 `VERSION_CONFLICT` when the game is not running. `ETag`: the version.",
+          security=_SECURED,
+          responses={200: response_spec(SessionLife, "The game is paused.", examples.GAME_PAUSED),
+                     **problem_responses(*_SEAT_CODES)})
+    async def pause(self, request: Request[Any, Any, Any], session_service: Service, session_id: SessionId,
+                    data: EmptyBody) -> Response[SessionLife]:
+        return _life(await session_service.life.pause(session_id, _token(request)))
+
+    @post("/{session_id:str}/resume", operation_id="resumeSession", status_code=200, dto=StructDTO[EmptyRequest],
+          return_dto=None, summary="Resume a paused game (host or table host)",
+          description="The seat to act gets a full turn, its clock starting now. Every reader gets a "
+                      "`game_resumed` event. 409 `VERSION_CONFLICT` when the game is not paused. `ETag`: the "
+                      "version.",
+          security=_SECURED,
+          responses={200: response_spec(SessionLife, "The game runs again.", examples.GAME_RESUMED),
+                     **problem_responses(*_SEAT_CODES)})
+    async def resume(self, request: Request[Any, Any, Any], session_service: Service, session_id: SessionId,
+                     data: EmptyBody) -> Response[SessionLife]:
+        return _life(await session_service.life.resume(session_id, _token(request)))
+
+    @post("/{session_id:str}/call-off", operation_id="callOffSession", status_code=200,
+          dto=StructDTO[EmptyRequest], return_dto=None,
+          summary="Call off a game that never got its first card (host or table host)",
+          description="Before any card was played (in any hand), the game ends with no result: `status` "
+                      "`ended`, `ended.how` `called_off`. Every reader gets a `game_called_off` event, then the "
+                      "stream's `end`. 409 `VERSION_CONFLICT` once a card was played, or when the game has ended. "
+                      "`ETag`: the version.",
+          security=_SECURED,
+          responses={200: response_spec(SessionLife, "The game is called off.", examples.GAME_CALLED_OFF),
+                     **problem_responses(*_SEAT_CODES)})
+    async def call_off(self, request: Request[Any, Any, Any], session_service: Service, session_id: SessionId,
+                       data: EmptyBody) -> Response[SessionLife]:
+        return _life(await session_service.life.call_off(session_id, _token(request)))
+
+    @post("/{session_id:str}/abandon", operation_id="abandonSession", status_code=200,
+          dto=StructDTO[EmptyRequest], return_dto=None,
+          summary="End a game whose players are gone as abandoned (host or table host)",
+          description="When some seat's player is gone (the seat is open, was left to a bot since the game "
+                      "started, or is away), the game ends as abandoned by those seats: `ended.how` `abandoned`, "
+                      "`ended.by` the seats. Every reader gets a `game_abandoned` event, then the stream's `end`. "
+                      "409 `VERSION_CONFLICT` when every seat's player is there, the game waits to start (call it "
+                      "off) or is over or ended. "
+                      "`ETag`: the version.",
+          security=_SECURED,
+          responses={200: response_spec(SessionLife, "The game is abandoned.", examples.GAME_ABANDONED),
+                     **problem_responses(*_SEAT_CODES)})
+    async def abandon(self, request: Request[Any, Any, Any], session_service: Service, session_id: SessionId,
+                      data: EmptyBody) -> Response[SessionLife]:
+        return _life(await session_service.life.abandon(session_id, _token(request)))
 
     @post("/{session_id:str}/moves", operation_id="applySessionMove", status_code=200,
           dto=StructDTO[MoveRequest],

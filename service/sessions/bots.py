@@ -48,14 +48,17 @@ def bot_move(state: GameState, version: int, level: Level, secret: bytes) -> Mov
     return decide(view(state, seat), state.options, level=level, seed=seed, legal=legal_moves(state, seat)).move
 
 
-def bot_chain(state: GameState, version: int, bots: BotSeats,
-              limit: int = MAX_CHAIN) -> list[tuple[GameState, list[Event]]]:
+def bot_chain(state: GameState, version: int, bots: BotSeats, limit: int = MAX_CHAIN,
+              once: frozenset[int] = frozenset()) -> list[tuple[GameState, list[Event]]]:
     """The states and events of the bot moves that follow ``state`` (at ``version``) until a human seat is to
-    act or the game is over: entry ``i`` is the session at version ``version + 1 + i``."""
+    act or the game is over: entry ``i`` is the session at version ``version + 1 + i``. The seats of ``once`` are
+    played for one move only (a seat whose player came back while its move was the bot's)."""
     out: list[tuple[GameState, list[Event]]] = []
     while (mover := player_to_act(state)) is not None and mover in bots and len(out) < limit:
         level, secret = bots[mover]
         state, events = apply_move(topped_up(state), bot_move(state, version, level, secret))
         version += 1
         out.append((state, events))
+        if mover in once:
+            bots = {seat: bot for seat, bot in bots.items() if seat != mover}
     return out

@@ -31,8 +31,9 @@ import msgspec
 from engine import Event, GameState, player_to_act
 from service.referee.operations import MoveCounter
 from service.referee.search import SearchPool
-from service.sessions.bots import bot_chain
-from service.sessions.clock import ClockSettings, after_move
+from service.sessions.bots import MAX_CHAIN, bot_chain
+from service.sessions.clock import ClockSettings, after_move, forfeits
+from service.sessions.lifecycle import autoplayed, forfeited, plays
 from service.sessions.memo import RecentRecords
 from service.sessions.problems import SessionBusy, SessionGone, busy, not_found
 from service.sessions.store import (
@@ -138,7 +139,7 @@ class Changes:
             self.recent.forget(session_id)
             raise not_found(session_id)
         self.recent.remember(session_id, loaded.record)
-        if loaded.record.seats.is_bot(player_to_act(loaded.record.state)):
+        if plays(loaded.record, player_to_act(loaded.record.state)):
             played = await self.play_bots(session_id, loaded.record)
             if played.version == loaded.record.version:
                 return loaded._replace(record=played)
@@ -188,7 +189,8 @@ class Changes:
                 stored = await self.store.commit(
                     session_id, seen.record, change.state, change.events, change.idempotency, seat=change.mover,
                     clock=change.clock, table=None if change.table is None else change.encoded_table,
-                    auth=None if change.seats is None else change.auth)
+                    auth=None if change.seats is None else change.auth,
+                    ended=(seen.record.settings if change.table is None else change.table).ended is not None)
             except Problem:
                 self.recent.forget(session_id)  # the store's answer was lost: read afresh next time
                 raise
@@ -208,14 +210,17 @@ class Changes:
 
     @staticmethod
     def bots_follow(record: SessionRecord, state: GameState) -> bool:
-        """Whether a bot seat of ``record`` is to act in ``state`` (the seat to act, or a ghost's human)."""
-        return player_to_act(state) in record.seats.bots()
+        """Whether the service plays the seat to act in ``state`` (a bot seat's, or a seat away: the seat to act,
+        or a ghost's human)."""
+        return player_to_act(state) in autoplayed(record)[0]
 
     async def bot_replies(self, record: SessionRecord, state: GameState) -> Chain:
-        """The bot moves that will follow ``state`` (the next version of ``record``), decided off the loop."""
-        if not self.bots_follow(record, state):
+        """The bot moves that will follow ``state`` (the next version of ``record``), decided off the loop: the bot
+        seats' and the seats' away (:func:`~service.sessions.lifecycle.autoplayed`)."""
+        bots, once = autoplayed(record)
+        if player_to_act(state) not in bots:  # the seat to act, or a ghost's human
             return []
-        return await self.search.play(bot_chain, state, record.version + 1, record.seats.bots())
+        return await self.search.play(bot_chain, state, record.version + 1, bots, MAX_CHAIN, once)
 
     async def play_bots(self, session_id: str, record: SessionRecord, chain: Chain | None = None,
                         now_ms: int | None = None) -> SessionRecord:
@@ -223,7 +228,6 @@ class Changes:
         seat is to act; if another replica committed first, carry on from what it committed. The clock counts
         each move of ``chain`` as made at ``now_ms`` (the time the move before them was answered with), the
         others as made now. Answers the last record (the session gone: the last one this replica made)."""
-        bots = record.seats.bots()
         moves, base = chain, record  # the moves decided, and the record the first of them follows
         progressed = True
 
@@ -231,14 +235,20 @@ class Changes:
             nonlocal moves, base, now_ms
             current = seen.record
             if not moves or (current.version, current.tag) != (base.version, base.tag):
+                bots, once = autoplayed(current)  # as the session is now: paused, a seat back, …
                 if player_to_act(current.state) not in bots:
                     return Done(current)
-                moves, base, now_ms = await self.search.play(bot_chain, current.state, current.version, bots), \
-                    current, None
+                moves, base, now_ms = await self.search.play(bot_chain, current.state, current.version, bots,
+                                                             MAX_CHAIN, once), current, None
             state, events = moves[0]
             at = self.clock.now_ms() if now_ms is None else now_ms
             clock = after_move(current.clock, state, current.version + 1, at)
-            return Plan(Change(state=state, events=events, clock=clock), made, follow=False)
+            change = Change(state=state, events=events, clock=clock)
+            mover = None if current.clock is None else current.clock.seat
+            if forfeits(clock, mover):  # away so long that the bot keeps the seat
+                assert mover is not None
+                change = forfeited(current, change, mover)
+            return Plan(change, made, follow=False)
 
         def made(committed: SessionRecord) -> SessionRecord:
             nonlocal moves, base, progressed
@@ -257,7 +267,7 @@ class Changes:
                                 now_ms: int | None = None) -> SessionRecord:
         """:meth:`play_bots` after a change that is already committed: a store failure now must not turn that
         change's answer into an error; the remaining bot moves are played by the next access."""
-        if chain is None and player_to_act(record.state) not in record.seats.bots():
+        if chain is None and not plays(record, player_to_act(record.state)):
             return record
         try:
             return await self.play_bots(session_id, record, chain, now_ms)

@@ -20,6 +20,15 @@ unless it carries ``If-Match`` with a version at or after the clock's move. A mo
 took can so never be applied to a later turn of the same seat (a trick it then leads, say). A move that
 commits before the clock's does is simply applied: the first commit wins.
 
+A seat the clock moved for ``away_after`` times in a row (2 unless the session says otherwise; 0: never) is
+**away**: the clock's bot then moves for it at once, in the same chain as the bot seats' moves, instead of waiting
+out a full clock each turn, until its player comes back (:mod:`.life`). Those moves count as the clock's (the seat's
+next move must show it knows, as above). An absent player so costs the others ``away_after`` full clocks in all,
+however many hands it misses. With ``forfeit_after``, a seat away for that many of the bot's moves is forfeited: the
+bot keeps it for good (:func:`~service.sessions.lifecycle.forfeited`). A game that waits to start, is paused or
+ended has its clock stopped (:func:`stopped`); it runs again from a full turn when the game starts or resumes
+(:func:`started`).
+
 Deadlines are absolute (milliseconds since the Unix epoch, UTC) and come from :attr:`ClockSettings.now`, so
 tests pass short limits or a clock of their own. Nothing here does I/O: :mod:`.sweeper` plays the moves.
 """
@@ -47,6 +56,14 @@ from service.web.problems import Problem
 MAX_MOVE_SECONDS = 86_400
 MAX_RESERVE_SECONDS = 86_400
 DEFAULT_MIN_MOVE_SECONDS = 1.0
+#: A seat is away after this many of the clock's moves in a row for it, unless the session says otherwise: an
+#: absent player then costs the others at most two full clocks in all, however many hands it misses.
+DEFAULT_AWAY_AFTER = 2
+MAX_AWAY_AFTER = 100
+MAX_FORFEIT_AFTER = 10_000
+#: :attr:`TurnClock.away` of a seat: its player is there; it is away (the clock's bot moves for it at once); it
+#: came back while the bot was making its move (the player has it from its next turn on).
+PRESENT, AWAY, BACK_NEXT_TURN = 0, 1, 2
 
 
 @dataclass(frozen=True)
@@ -105,6 +122,12 @@ class ClockOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
     #: The most a reserve may hold once increments are added (default: ``reserve_seconds``, so that increments
     #: only give back what slow moves spent).
     reserve_max_seconds: Annotated[float, msgspec.Meta(ge=0, le=MAX_RESERVE_SECONDS)] | None = None
+    #: The clock's moves in a row for a seat after which it is away: the clock's bot then moves for it at once,
+    #: without waiting out its time, until its player comes back (any request with its token). 0: never away.
+    away_after: Annotated[int, msgspec.Meta(ge=0, le=MAX_AWAY_AFTER)] = DEFAULT_AWAY_AFTER
+    #: The bot's moves for a seat away after which the seat is forfeited: the bot keeps it for good (a bot seat at
+    #: the clock's level; its player's token stops). 0: never.
+    forfeit_after: Annotated[int, msgspec.Meta(ge=0, le=MAX_FORFEIT_AFTER)] = 0
 
 
 class ClockView(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -126,6 +149,10 @@ class ClockView(msgspec.Struct, kw_only=True, omit_defaults=True):
     #: Seconds added to a seat's reserve for each move it makes in time, up to ``reserve_max_seconds``.
     increment_seconds: float | None = None
     reserve_max_seconds: float | None = None
+    #: The clock's moves in a row after which a seat is away (0: never; absent for a session created before).
+    away_after: int | None = None
+    #: The bot's moves for a seat away after which the seat is forfeited to the bot (absent: never).
+    forfeit_after: int | None = None
 
 
 # -------------------------------------------------------------------------------------------- the record
@@ -152,6 +179,14 @@ class TurnClock(msgspec.Struct, frozen=True, array_like=True):
     #: Added to the mover's reserve for each move made before its deadline, up to ``reserve_max_ms``.
     increment_ms: int = 0
     reserve_max_ms: int = 0
+    #: The clock's moves in a row after which a seat is away (0: never), and by seat: the clock's moves in a row
+    #: for it (reset when it moves itself or comes back), and whether it is away (:data:`PRESENT`, :data:`AWAY`,
+    #: :data:`BACK_NEXT_TURN`). Empty: none kept (a clock without away, or from before it).
+    away_after: int = 0
+    missed: tuple[int, ...] = ()
+    away: tuple[int, ...] = ()
+    #: The bot's moves for a seat away after which it is forfeited (0: never).
+    forfeit_after: int = 0
 
     def limit(self, phase: str) -> int:
         """A move's time limit in the game's ``phase``."""
@@ -207,7 +242,72 @@ def new_clock(options: ClockOptions | None, state: GameState, settings: ClockSet
                        phase_ms=tuple(round((s or 0) * 1000) for s in (phases.auction, phases.exchange,
                                                                        phases.play)),  # type: ignore[arg-type]
                        increment_ms=round(options.increment_seconds * 1000), reserve_max_ms=round(most * 1000))
+    if options.away_after:
+        paused = msgspec.structs.replace(paused, away_after=options.away_after, missed=(0,) * n, away=(0,) * n,
+                                         forfeit_after=options.forfeit_after)
     return _run_for(paused, state, now_ms)
+
+
+def stopped(clock: TurnClock | None) -> TurnClock | None:
+    """``clock`` stopped (the game waits to start, is paused or ended): nobody on it, no deadline."""
+    if clock is None:
+        return None
+    return msgspec.structs.replace(clock, seat=None, deadline=None, turn_ms=0)
+
+
+def started(clock: TurnClock | None, state: GameState, now_ms: int) -> TurnClock | None:
+    """``clock`` running again (the game started or resumed): the seat to act's turn starts now, in full."""
+    return None if clock is None else _run_for(clock, state, now_ms)
+
+
+def _per_seat(values: tuple[int, ...], n: int) -> list[int]:
+    return list(values) if len(values) == n else [0] * n
+
+
+def is_away(clock: TurnClock | None, seat: int) -> bool:
+    """Whether ``seat`` is away (its player has not come back yet)."""
+    return clock is not None and seat < len(clock.away) and clock.away[seat] == AWAY
+
+
+def autoplayed_seats(clock: TurnClock | None) -> tuple[list[int], list[int]]:
+    """The seats the clock's bot plays at once: the seats away, and the seats that came back while it was making
+    their move (played once more)."""
+    if clock is None or not any(clock.away):
+        return [], []
+    return ([s for s, a in enumerate(clock.away) if a == AWAY],
+            [s for s, a in enumerate(clock.away) if a == BACK_NEXT_TURN])
+
+
+def came_back(clock: TurnClock, seat: int, to_act: bool) -> TurnClock:
+    """``clock`` once ``seat``'s player came back: present from its next turn (``to_act``: the bot is making its
+    move now, and keeps it), its count of the clock's moves in a row started again."""
+    n = len(clock.reserves)
+    missed, away = _per_seat(clock.missed, n), _per_seat(clock.away, n)
+    missed[seat], away[seat] = 0, BACK_NEXT_TURN if to_act else PRESENT
+    return msgspec.structs.replace(clock, missed=tuple(missed), away=tuple(away))
+
+
+def forfeits(after: TurnClock | None, seat: int | None) -> bool:
+    """Whether ``seat``, away, is forfeited once the bot's move for it made ``after``: it has made
+    ``forfeit_after`` moves for it while away."""
+    return after is not None and seat is not None and after.forfeit_after > 0 and is_away(after, seat) and \
+        after.missed[seat] >= after.away_after + after.forfeit_after
+
+
+def released(clock: TurnClock, seat: int) -> TurnClock:
+    """``clock`` once ``seat`` changed hands: present, no count of the clock's moves."""
+    n = len(clock.reserves)
+    missed, away = _per_seat(clock.missed, n), _per_seat(clock.away, n)
+    missed[seat], away[seat] = 0, PRESENT
+    return msgspec.structs.replace(clock, missed=tuple(missed), away=tuple(away))
+
+
+def newly_away(before: TurnClock | None, after: TurnClock | None) -> list[int]:
+    """The seats away in ``after`` that were not in ``before``."""
+    if after is None or not after.away:
+        return []
+    was = before.away if before is not None and len(before.away) == len(after.away) else (0,) * len(after.away)
+    return [s for s, a in enumerate(after.away) if a == AWAY and was[s] != AWAY]
 
 
 def _run_for(clock: TurnClock, state: GameState, now_ms: int) -> TurnClock:
@@ -240,14 +340,33 @@ def after_move(clock: TurnClock | None, state: GameState, version: int, now_ms: 
         return None
     reserves, flags = list(clock.reserves), list(clock.timed_out)
     mover = clock.seat
+    kept = clock
     if mover is not None:
+        n = len(reserves)
+        missed, away = _per_seat(clock.missed, n), _per_seat(clock.away, n)
+        # A seat away (or back from its next turn) is moved for by the clock's bot at once: its move counts as the
+        # clock's (the seat's next move must show it knows), though no deadline passed.
+        botted = bool(away[mover])
+        clocked = timed_out or botted
         overrun = max(0, now_ms - clock.started - (clock.turn_ms or clock.move_ms))
-        reserves[mover] = 0 if timed_out else max(0, reserves[mover] - overrun)
-        if clock.increment_ms and not timed_out and clock.deadline is not None and now_ms <= clock.deadline:
+        reserves[mover] = 0 if clocked else max(0, reserves[mover] - overrun)
+        if clock.increment_ms and not clocked and clock.deadline is not None and now_ms <= clock.deadline:
             reserves[mover] = max(reserves[mover], min(reserves[mover] + clock.increment_ms,
                                                        clock.reserve_max_ms or clock.reserve_ms))
-        flags[mover] = version if timed_out else 0
-    return _run_for(msgspec.structs.replace(clock, reserves=tuple(reserves), timed_out=tuple(flags)), state,
+        flags[mover] = version if clocked else 0
+        if clock.away_after:
+            if timed_out:
+                missed[mover] += 1
+                if missed[mover] >= clock.away_after and away[mover] == PRESENT:
+                    away[mover] = AWAY
+            elif not botted:
+                missed[mover] = 0
+            elif away[mover] == AWAY:
+                missed[mover] += 1  # counted on past away_after: the bot's moves while away
+            if away[mover] == BACK_NEXT_TURN:
+                away[mover], missed[mover] = PRESENT, 0
+            kept = msgspec.structs.replace(clock, missed=tuple(missed), away=tuple(away))
+    return _run_for(msgspec.structs.replace(kept, reserves=tuple(reserves), timed_out=tuple(flags)), state,
                     now_ms)
 
 
@@ -285,7 +404,8 @@ def clock_view(clock: TurnClock | None) -> ClockView | None:
                      reserves=[r / 1000 for r in clock.reserves], phase_seconds=phases,
                      turn_seconds=clock.turn_ms / 1000 if clock.turn_ms and clock.seat is not None else None,
                      increment_seconds=clock.increment_ms / 1000 if clock.increment_ms else None,
-                     reserve_max_seconds=clock.reserve_max_ms / 1000 if clock.increment_ms else None)
+                     reserve_max_seconds=clock.reserve_max_ms / 1000 if clock.increment_ms else None,
+                     away_after=clock.away_after, forfeit_after=clock.forfeit_after or None)
 
 
 # ------------------------------------------------------------------------------------------ clock moves

@@ -33,8 +33,10 @@ from service.sessions.schemas import (
     SeatTokenIssued,
     SeriesView,
     SessionCreated,
+    SessionEnded,
     SessionEvents,
     SessionLegalMoves,
+    SessionLife,
     SessionSnapshot,
     SessionState,
     SessionValidation,
@@ -152,6 +154,13 @@ NEXT_GAME = ("The second game of a match", _json(NextGame(
 SEAT_LEFT = ("Left, a bot plays on", _json(SeatChanged(session_id=SESSION_ID, version=9, seat=2, now="bot")))
 SEAT_TOKEN_ISSUED = ("Reissued", _json(SeatTokenIssued(session_id=SESSION_ID, version=9, seat=2,
                                                        seat_token=_token("seat 2 again"))))
+GAME_STARTED = ("Started", _json(SessionLife(session_id=SESSION_ID, version=4, status="running")))
+GAME_PAUSED = ("Paused", _json(SessionLife(session_id=SESSION_ID, version=12, status="paused")))
+GAME_RESUMED = ("Resumed", _json(SessionLife(session_id=SESSION_ID, version=13, status="running")))
+GAME_CALLED_OFF = ("Called off", _json(SessionLife(session_id=SESSION_ID, version=3, status="ended",
+                                                   ended=SessionEnded(how="called_off", version=3))))
+GAME_ABANDONED = ("Abandoned", _json(SessionLife(session_id=SESSION_ID, version=40, status="ended",
+                                                 ended=SessionEnded(how="abandoned", by=[2], version=40))))
 SEAT_NAMED = ("Named", _json(SeatNameSet(session_id=SESSION_ID, version=4, seat=1, name="Bo")))
 SEAT_TO_BOT = ("Handed to a bot", _json(SeatChanged(session_id=SESSION_ID, version=9, seat=2, now="bot")))
 SEAT_OPENED = ("Opened", _json(SeatChanged(session_id=SESSION_ID, version=9, seat=2, now="open",

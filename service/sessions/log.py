@@ -3,7 +3,9 @@
 Beside the engine's own events (:data:`engine.Event`), a session logs what only a hosted table has: the turn
 clock's mark before a move it made for a seat (:class:`MoveTimedOut`, :mod:`.clock`), and the changes of who
 holds a seat (:data:`TableEvent`, :mod:`.seating`). Each entry is logged under the version of the change that
-made it (:class:`~service.sessions.store.LoggedEvent`).
+made it (:class:`~service.sessions.store.LoggedEvent`). The changes of a game's life (:mod:`.life`: started,
+paused, resumed, called off, abandoned; a seat away and back) are table events too: they name seats only, never
+a card, and every reader sees them as they are.
 """
 
 from __future__ import annotations
@@ -93,9 +95,78 @@ class NextGameStarted(msgspec.Struct, frozen=True, kw_only=True, tag_field="type
     to_act: int | None = None
 
 
-TableEvent = SeatJoined | SeatLeft | SeatTokenReissued | SeatNamed | SpectatorRevoked | RematchAsked | NextGameStarted
-TABLE_EVENTS = (SeatJoined, SeatLeft, SeatTokenReissued, SeatNamed, SpectatorRevoked, RematchAsked, NextGameStarted)
+class GameStarted(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="game_started"):
+    """The game started: every seat was taken (``by: "seated"``) or the host started it (``"host"``). Nothing
+    is played before it, and a turn clock runs from it on (:mod:`.life`)."""
+
+    by: Literal["seated", "host"]
+    to_act: int | None
+
+
+class GamePaused(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="game_paused"):
+    """The host paused the game: no move is made (by a seat, a bot or the clock) until it is resumed."""
+
+    to_act: int | None
+
+
+class GameResumed(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="game_resumed"):
+    """The host resumed the game: the seat to act has a new turn, its clock starting now."""
+
+    to_act: int | None
+
+
+class GameCalledOff(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="game_called_off"):
+    """The host called the game off before any card was played: it ended with no result."""
+
+    to_act: None = None
+
+
+class GameAbandoned(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="game_abandoned"):
+    """The host ended the game as abandoned: ``by`` are the seats whose players were gone (they left, never came,
+    or were away)."""
+
+    by: list[int]
+    to_act: None = None
+
+
+class SeatAway(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="seat_away"):
+    """The turn clock moved for ``seat`` so many times in a row (the clock's ``away_after``) that it is away: the
+    clock's bot moves for it at once until its player comes back."""
+
+    seat: int
+    to_act: int | None
+
+
+class SeatBack(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="seat_back"):
+    """``seat``'s player came back (a request with its token): it plays from its next turn on (a turn the bot was
+    already making for it when it came back is the bot's)."""
+
+    seat: int
+    to_act: int | None
+
+
+class SeatForfeited(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="seat_forfeited"):
+    """``seat`` stayed away past the clock's ``forfeit_after``: the clock's bot keeps it for good (a bot seat at
+    ``level``), and its player's token stopped working."""
+
+    seat: int
+    level: Level
+    to_act: int | None
+
+
+#: The changes of a game's life (:mod:`.life`): its start, pauses and end, and its seats away, back and forfeited.
+LifeEvent = GameStarted | GamePaused | GameResumed | GameCalledOff | GameAbandoned | SeatAway | SeatBack \
+    | SeatForfeited
+LIFE_EVENTS = (GameStarted, GamePaused, GameResumed, GameCalledOff, GameAbandoned, SeatAway, SeatBack,
+               SeatForfeited)
+#: The events that end a game before it is over: the streams end after them, as after ``game_over``.
+ENDING_EVENTS = (GameCalledOff, GameAbandoned)
+
+TableEvent = SeatJoined | SeatLeft | SeatTokenReissued | SeatNamed | SpectatorRevoked | RematchAsked \
+    | NextGameStarted | LifeEvent
+TABLE_EVENTS = (SeatJoined, SeatLeft, SeatTokenReissued, SeatNamed, SpectatorRevoked, RematchAsked, NextGameStarted,
+                *LIFE_EVENTS)
 #: The table's events after which a token may have stopped working (its streams check, and end if it did).
-REVOKING_EVENTS = (SeatLeft, SeatTokenReissued, SpectatorRevoked)
+REVOKING_EVENTS = (SeatLeft, SeatTokenReissued, SpectatorRevoked, SeatForfeited)
 #: An entry of a session's event log: the engine's events, the clock's and the table's.
 LogEntry = SessionEvent | TableEvent

@@ -155,7 +155,7 @@ class MemoryStore:
     async def commit(self, session_id: str, base: SessionRecord, state: GameState, events: Sequence[LogEntry],
                      idempotency: tuple[str, IdempotencyRecord] | None = None, *,
                      seat: int | None = None, clock: TurnClock | None = None, table: bytes | None = None,
-                     auth: bytes | None = None) -> CommitOutcome:
+                     auth: bytes | None = None, ended: bool = False) -> CommitOutcome:
         s = self._live(session_id)
         if s is None:
             return Gone()
@@ -174,7 +174,7 @@ class MemoryStore:
         s.record = SessionRecord(version, state, s.record.auth if auth is None else auth, new_tag(), clock,
                                  s.record.table if table is None else table,
                                  version if state is not base.state else s.record.game_version)
-        s.append(version, events, clock.deadline if clock is not None else None, state.to_act)
+        s.append(version, events, clock.deadline if clock is not None else None, None if ended else state.to_act)
         if idempotency is not None:
             s.idempotency[idempotency[0]] = idempotency[1]
             while len(s.idempotency) > IDEMPOTENCY_RECORDS_KEPT:

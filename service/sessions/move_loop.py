@@ -34,13 +34,14 @@ from typing import NamedTuple
 
 import msgspec
 
-from engine import Event, GameState, Move, controlled_seats, redact_events, view
+from engine import Event, GameState, Move, controlled_seats, player_to_act, redact_events, view
 from service.referee import operations
-from service.sessions.access import Access, identify, seat_for
+from service.sessions.access import Access, come_back, identify, seat_for
 from service.sessions.changes import Chain, Changes, Done, Plan, Seen
-from service.sessions.clock import TurnClock, check_not_timed_out, clock_view, clocks_after
+from service.sessions.clock import TurnClock, check_not_timed_out, clock_view, clocks_after, is_away
 from service.sessions.headers import idempotency_field, parse_if_match
-from service.sessions.problems import conflict, forbidden
+from service.sessions.lifecycle import check_playing, plays
+from service.sessions.problems import busy, conflict, forbidden
 from service.sessions.schemas import OWN_SEAT, MoveApplied
 from service.sessions.seats import NOBODY, hash_token
 from service.sessions.store import Change, IdempotencyRecord, Loaded, SessionRecord
@@ -51,6 +52,14 @@ _REFUSALS = ("ILLEGAL_MOVE", "MALFORMED_MOVE")
 
 _JSON = msgspec.json.Encoder()
 _MOVE_ENCODER = msgspec.json.Encoder()
+
+
+class _Away(Exception):  # noqa: N818 - not an error: the seat comes back before its move
+    """The moving seat is away: its player's request says it is back."""
+
+    def __init__(self, seat: int) -> None:
+        super().__init__(seat)
+        self.seat = seat
 
 
 class MoveOutcome(NamedTuple):
@@ -111,6 +120,11 @@ class MoveLoop:
                                     "seats", code="WRONG_SEAT", seat=seat, named=move.seat)
                 if seen.replay is not None:
                     return Done(self._replay(seen.replay, fingerprint))
+                if is_away(record.clock, seat):
+                    raise _Away(seat)  # back first (a change of its own), then this move
+                if plays(record, seat) and player_to_act(record.state) == seat:
+                    raise conflict(record.version, "the clock's bot is making this turn's move for the seat, which "
+                                   "came back during it: the seat plays from its next turn", "bot_moving")
                 # Refused: the mover's own legal moves only (another seat's would reveal its hand).
                 state, events = operations.apply(record.state, move, admit=lambda: self._admit(
                     record, seat, expected, raced))
@@ -131,8 +145,18 @@ class MoveLoop:
                         lambda first: self._replay(first, fingerprint), follow=bool(chain), chain=chain,
                         now_ms=now_ms)
 
-        return await self.changes.run(session_id, step, self.changes.recent.get(session_id), fresh=False,
-                                      idempotency_field=field, seat=move.seat)
+        try:
+            return await self.changes.run(session_id, step, self.changes.recent.get(session_id), fresh=False,
+                                          idempotency_field=field, seat=move.seat)
+        except _Away as away:
+            # The seat is back with this request: once that is recorded (the record then is fresh), the move is
+            # judged as any other (a move meant for a turn the bot made is 409 MOVE_TIMED_OUT without If-Match).
+            record = (await self.access.load(session_id)).record
+            await come_back(self.changes, session_id, record, away.seat, hash_token(token))
+            try:
+                return await self.changes.run(session_id, step, idempotency_field=field, seat=move.seat)
+            except _Away:  # away again already (or the session kept changing): as a session that kept changing
+                raise busy(record.version) from None
 
     async def _seat_of(self, session_id: str, token: str) -> int:
         """The seat a move that names none is for (:func:`seat_for`: the token's, or its ghost's when the ghost
@@ -172,10 +196,12 @@ class MoveLoop:
 
     @staticmethod
     def _admit(record: SessionRecord, seat: int, expected: set[int] | None, raced: bool) -> None:
-        """A well-formed move's session conditions, checked before its legality: the clock did not take the
+        """A well-formed move's session conditions, checked before its legality: the game runs (409: it has not
+        started, is paused or ended), the clock did not take the
         seat's turn (409), ``If-Match`` names a version of the game as it is (409: the session's version, or one
         after which only the table changed: a join, a spectator, a token, never a move), the game did not change
         while it was on its way (409: it was sent before the turn it would apply to began)."""
+        check_playing(record)
         check_not_timed_out(record.clock, record.version, seat, expected)
         if expected is not None and record.version not in expected and not any(
                 record.game_since <= version <= record.version for version in expected):

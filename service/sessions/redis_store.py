@@ -548,8 +548,9 @@ class RedisStore:
     async def commit(self, session_id: str, base: SessionRecord, state: GameState, events: Sequence[LogEntry],
                      idempotency: tuple[str, IdempotencyRecord] | None = None, *,
                      seat: int | None = None, clock: TurnClock | None = None, table: bytes | None = None,
-                     auth: bytes | None = None) -> CommitOutcome:
-        outcome = await self._commit_change(session_id, base, state, events, idempotency, seat, clock, table, auth)
+                     auth: bytes | None = None, ended: bool = False) -> CommitOutcome:
+        outcome = await self._commit_change(session_id, base, state, events, idempotency, seat, clock, table, auth,
+                                            ended)
         if self.cluster and isinstance(outcome, Committed):
             # The change stands if this fails: the previous entry brings the sweeper back to the session.
             with contextlib.suppress(StoreUnavailable):
@@ -559,7 +560,7 @@ class RedisStore:
     async def _commit_change(self, session_id: str, base: SessionRecord, state: GameState,
                              events: Sequence[LogEntry], idempotency: tuple[str, IdempotencyRecord] | None,
                              seat: int | None, clock: TurnClock | None, table: bytes | None,
-                             auth: bytes | None) -> CommitOutcome:
+                             auth: bytes | None, ended: bool = False) -> CommitOutcome:
         field, first = ("", b"") if idempotency is None else (
             idempotency[0], IDEMPOTENCY_ENCODER.encode(idempotency[1]))
         tag = new_tag()
@@ -568,7 +569,7 @@ class RedisStore:
                            first, str(IDEMPOTENCY_RECORDS_KEPT), "" if seat is None else str(seat),
                            self.channel(session_id), encode_clock(clock), "" if deadline is None else str(deadline),
                            session_id, b"" if table is None else table, b"" if auth is None else auth,
-                           "" if state.to_act is None else str(state.to_act),
+                           "" if ended or state.to_act is None else str(state.to_act),
                            "1" if state is not base.state else ""]
         args.extend(EVENT_ENCODER.encode(e) for e in events)
         keys = self._change_keys(session_id)

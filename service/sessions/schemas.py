@@ -35,16 +35,21 @@ from service.sessions.table import (
     MAX_INVITATION_SECONDS,
     MAX_SERIES_GAMES,
     MIN_INVITATION_SECONDS,
+    HowEnded,
     OnLeave,
     RematchBy,
+    StartWhen,
 )
 
 InvitationSeconds = Annotated[int, Meta(ge=MIN_INVITATION_SECONDS, le=MAX_INVITATION_SECONDS)]
+#: Where a hosted game is in its life (service/sessions/life.py).
+GameStatus = Literal["waiting", "running", "paused", "ended"]
 
 __all__ = ["CreateSessionRequest", "EmptyRequest", "GameResultView", "NextGame", "RematchRequest", "SeriesOptions",
            "SeriesView", "HandToBotRequest", "InvitationIssued", "InvitationPreview", "JoinRequest",
            "Joined", "MoveApplied", "MoveRequest", "NameRequest", "OWN_SEAT", "SeatChanged", "SeatInfo",
-           "SeatNameSet", "SeatTokenIssued", "SessionCreated", "SessionEvents", "SessionLegalMoves", "SessionMove",
+           "SeatNameSet", "SeatTokenIssued", "SessionCreated", "SessionEnded", "SessionLife",
+           "SessionEvents", "SessionLegalMoves", "SessionMove",
            "SessionSnapshot", "SessionState", "SessionSuggestRequest", "SessionValidation",
            "SpectatorCreated", "StreamClosed", "StreamEnd", "StreamEvent", "UnavailableMove", "engine_move"]
 
@@ -96,6 +101,10 @@ class CreateSessionRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unk
     #: ``INVALID_DECK_ORDER``). Without a seed or deck orders every deal comes from a 256-bit secret that only
     #: the service holds.
     known_deal: bool = False
+    #: When the game starts: ``"seated"`` once every seat is taken (at once when no seat is open), ``"host"`` when
+    #: the host starts it (``POST .../start``, which also starts a ``"seated"`` game before its seats are taken).
+    #: Until then nothing is played and the turn clock is stopped.
+    start: StartWhen = "seated"
     #: Game after game at this table: matches of ``series.games`` games with a running score, and event streams
     #: that stay open across games (none: one game; the host may still start another, ``rematchSession``).
     series: SeriesOptions | None = None
@@ -231,6 +240,9 @@ class SessionCreated(msgspec.Struct, kw_only=True):
     invitations: list[InvitationIssued] = msgspec.field(default_factory=list)
     #: The table's games: the first game of the first match.
     series: SeriesView | None = None
+    #: Where the game is in its life: ``waiting`` (for its seats or its host: nothing is played yet), or
+    #: ``running``.
+    status: GameStatus = "running"
 
 
 class InvitationIssued(msgspec.Struct, kw_only=True):
@@ -357,6 +369,24 @@ class NextGame(msgspec.Struct, kw_only=True):
     series: SeriesView
 
 
+class SessionEnded(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """How a game ended before it was over: ``called_off`` (before any card was played: no result), or
+    ``abandoned`` by the seats ``by`` (their players were gone: open, left, or away); at ``version``."""
+
+    how: HowEnded
+    by: list[int] | None = None
+    version: int
+
+
+class SessionLife(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """A change of the game's life: where it is now, and how it ended, once it did."""
+
+    session_id: str
+    version: int
+    status: GameStatus
+    ended: SessionEnded | None = None
+
+
 class SeatInfo(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Who holds a seat: a player (``human``, with the name it joined under, if any), a ``bot`` (at
     ``level``), or nobody yet (``open``, waiting for its invitation to be redeemed)."""
@@ -365,6 +395,9 @@ class SeatInfo(msgspec.Struct, kw_only=True, omit_defaults=True):
     kind: Literal["human", "bot", "open"]
     name: str | None = None
     level: Level | None = None
+    #: The seat is away: its turn clock ran out so many times in a row that the clock's bot moves for it at once,
+    #: until its player comes back (any request with its token).
+    away: bool = False
 
 
 class SessionState(msgspec.Struct, kw_only=True):
@@ -379,6 +412,10 @@ class SessionState(msgspec.Struct, kw_only=True):
     clock: ClockView | None = None
     #: The table's games: this game's number, its match and the match score (``rematchSession``).
     series: SeriesView | None = None
+    #: Where the game is in its life: ``waiting`` to start, ``running``, ``paused`` by the host, or ``ended``
+    #: before it was over (``ended`` says how).
+    status: GameStatus = "running"
+    ended: SessionEnded | None = None
 
 
 class UnavailableMove(msgspec.Struct, kw_only=True):

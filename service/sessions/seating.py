@@ -33,8 +33,9 @@ from service.referee.deals import is_secretly_dealt
 from service.referee.schemas import resolved
 from service.sessions.access import Access, Caller, host_only, seat_only
 from service.sessions.changes import Changes, Done, Plan, Seen
-from service.sessions.clock import clock_view
+from service.sessions.clock import came_back, clock_view, is_away
 from service.sessions.headers import idempotency_field
+from service.sessions.lifecycle import start_if_seated
 from service.sessions.log import SeatJoined, SeatLeft, SeatNamed, SeatTokenReissued, TableEvent
 from service.sessions.problems import forbidden, unauthorized
 from service.sessions.schemas import (
@@ -68,9 +69,10 @@ def seats_of(record: SessionRecord) -> list[SeatInfo]:
         if isinstance(held, BotSeat):
             out.append(SeatInfo(seat=seat, kind="bot", level=held.level))
         elif isinstance(held, OpenSeat):
-            out.append(SeatInfo(seat=seat, kind="open"))
+            out.append(SeatInfo(seat=seat, kind="open", away=is_away(record.clock, seat)))
         else:
-            out.append(SeatInfo(seat=seat, kind="human", name=record.settings.name(seat)))
+            out.append(SeatInfo(seat=seat, kind="human", name=record.settings.name(seat),
+                                away=is_away(record.clock, seat)))
     return out
 
 
@@ -92,8 +94,8 @@ def _last_player(record: SessionRecord, seat: int) -> bool:
     return all(record.seats.is_bot(other) for other in range(record.state.options.players) if other != seat)
 
 
-def _handed_on(record: SessionRecord, seat: int, holder: Seat, event: TableEvent, answer: Callable[[int], A], *,
-               invitation: Invitation | None = None) -> Plan[A]:
+def _handed_on(record: SessionRecord, seat: int, holder: Seat, event: TableEvent, answer: Callable[[int], A],
+               now_ms: int, *, invitation: Invitation | None = None, left: bool = False) -> Plan[A]:
     """The change that gives ``seat`` to ``holder``: the token of the player who held it stops (it is remembered
     as revoked), and so do its name and its invitations (``invitation`` is the new one, if any)."""
     current = record.settings
@@ -105,16 +107,24 @@ def _handed_on(record: SessionRecord, seat: int, holder: Seat, event: TableEvent
     if invitation is not None:
         invitations = (*invitations, invitation)
     players = record.state.options.players
+    # A player who leaves a game under way is one of those who abandoned it, until someone takes the seat.
+    gone_from = tuple(sorted({*current.left, seat})) if left and not current.waiting else current.left
     new = msgspec.structs.replace(current, revoked=revoked, names=current.with_name(seat, None, players),
-                                  invitations=invitations)
-    return _seated(record, seat, holder, new, event, answer)
+                                  invitations=invitations, left=gone_from)
+    return _seated(record, seat, holder, new, event, answer, now_ms)
 
 
 def _seated(record: SessionRecord, seat: int, holder: Seat, table: Table, event: TableEvent,
-            answer: Callable[[int], A]) -> Plan[A]:
+            answer: Callable[[int], A], now_ms: int) -> Plan[A]:
     """A change of who holds ``seat``, logged as ``event``. The turn clock runs on: a change of who holds a seat
-    is no move. A seat given to a bot may be to act: the bots' turns are played after it."""
-    change = Change(state=record.state, events=[event], seats=record.seats.replace(seat, holder), table=table)
+    is no move; the seat is no longer away (its new holder is there). A game that waited for every seat to be
+    taken starts with the change that takes the last (``game_started`` follows ``event``: :mod:`.life`). A seat
+    given to a bot may be to act: the bots' turns are played after it."""
+    seats = record.seats.replace(seat, holder)
+    clock = came_back(record.clock, seat, False) if record.clock is not None and is_away(record.clock, seat) \
+        else None
+    table, running, started = start_if_seated(record, seats, table, clock or record.clock, now_ms)
+    change = Change(state=record.state, events=[event, *started], seats=seats, table=table, clock=running or clock)
     return Plan(change, lambda made: answer(made.version))
 
 
@@ -254,11 +264,12 @@ class Seating:
                                                joined_at=time.time(), version=current.version + 1)
             invitations = tuple(redeemed if i is found else i for i in table.invitations)
             new = msgspec.structs.replace(table, invitations=invitations,
-                                          names=table.with_name(seat, shown, current.state.options.players))
+                                          names=table.with_name(seat, shown, current.state.options.players),
+                                          left=tuple(s for s in table.left if s != seat))
             return _seated(current, seat, PlayerSeat(hash_token(token)), new,
                            SeatJoined(seat=seat, name=shown, to_act=current.state.to_act),
                            lambda version: (Joined(session_id=session_id, version=version, seat=seat,
-                                                   seat_token=token, name=shown), False))
+                                                   seat_token=token, name=shown), False), self.changes.clock.now_ms())
 
         return await self.changes.run(session_id, redeem, record)
 
@@ -296,9 +307,10 @@ class Seating:
             if held is None or not hmac.compare_digest(hash_token(token), held):
                 raise unauthorized("this token is not valid for this session", "invalid_token")
             table = current.settings
+            now = self.changes.clock.now_ms()
             if table.on_leave == "bot" and not _last_player(current, seat):
-                return self._to_bot(session_id, current, seat, table.leave_level)
-            return self._to_open(session_id, current, seat, invite=False)
+                return self._to_bot(session_id, current, seat, table.leave_level, now, left=True)
+            return self._to_open(session_id, current, seat, invite=False, now_ms=now, left=True)
 
         return await self.changes.run(session_id, vacate, caller.record)
 
@@ -325,7 +337,7 @@ class Seating:
             return _seated(current, seat, PlayerSeat(hash_token(fresh)), new,
                            SeatTokenReissued(seat=seat, to_act=current.state.to_act),
                            lambda version: SeatTokenIssued(session_id=session_id, version=version, seat=seat,
-                                                           seat_token=fresh))
+                                                           seat_token=fresh), self.changes.clock.now_ms())
 
         return await self.changes.run(session_id, reissue, caller.record)
 
@@ -337,7 +349,7 @@ class Seating:
             if _last_player(seen.record, seat):
                 raise Problem("INVALID_BOTS", "bots: at least one seat must be left to a human player",
                               message=("problem.INVALID_BOTS.detail.no_human", {}))
-            return self._to_bot(session_id, seen.record, seat, level)
+            return self._to_bot(session_id, seen.record, seat, level, self.changes.clock.now_ms())
 
         return await self.changes.run(session_id, to_bot, caller.record)
 
@@ -348,22 +360,25 @@ class Seating:
 
         async def to_open(seen: Seen) -> Plan[SeatChanged]:
             check_invitable(seen.record.state, seen.record.settings.known_deal)
-            return self._to_open(session_id, seen.record, seat, invite=True)
+            return self._to_open(session_id, seen.record, seat, invite=True, now_ms=self.changes.clock.now_ms())
 
         return await self.changes.run(session_id, to_open, caller.record)
 
     # -------------------------------------------------------------------------------------------- changes
 
     @staticmethod
-    def _to_bot(session_id: str, current: SessionRecord, seat: int, level: Level) -> Plan[SeatChanged]:
+    def _to_bot(session_id: str, current: SessionRecord, seat: int, level: Level, now_ms: int, *,
+                left: bool = False) -> Plan[SeatChanged]:
         return _handed_on(current, seat, new_bot(level),
                           SeatLeft(seat=seat, now="bot", level=level, to_act=current.state.to_act),
-                          lambda version: SeatChanged(session_id=session_id, version=version, seat=seat, now="bot"))
+                          lambda version: SeatChanged(session_id=session_id, version=version, seat=seat, now="bot"),
+                          now_ms, left=left)
 
     @staticmethod
-    def _to_open(session_id: str, current: SessionRecord, seat: int, invite: bool) -> Plan[SeatChanged]:
+    def _to_open(session_id: str, current: SessionRecord, seat: int, invite: bool, now_ms: int, *,
+                 left: bool = False) -> Plan[SeatChanged]:
         kept, issued = new_invitation(seat, current.settings.invitation_seconds) if invite else (None, None)
         return _handed_on(current, seat, new_open(),
                           SeatLeft(seat=seat, now="open", to_act=current.state.to_act),
                           lambda version: SeatChanged(session_id=session_id, version=version, seat=seat, now="open",
-                                                      invitation=issued), invitation=kept)
+                                                      invitation=issued), now_ms, invitation=kept, left=left)

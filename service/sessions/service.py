@@ -3,8 +3,9 @@
 It knows nothing of Litestar; errors are :class:`~service.web.problems.Problem` s with stable codes. The work is
 done by one module per job: :mod:`.changes` (every change of a session, the bot seats' moves among them),
 :mod:`.headers` (request headers), :mod:`.access` (whose a token is), :mod:`.move_loop` (a seat's move),
-:mod:`.seating` (who sits where), :mod:`.rematch` (the table's next game), :mod:`.spectators`, :mod:`.assist` (a
-seat's hints), :mod:`.streams` (the live events); this module creates sessions and answers the reads.
+:mod:`.seating` (who sits where), :mod:`.life` (start, pause, end), :mod:`.rematch` (the table's next game),
+:mod:`.spectators`, :mod:`.assist` (a seat's hints), :mod:`.streams` (the live events); this module creates sessions
+and answers the reads.
 """
 
 from __future__ import annotations
@@ -22,7 +23,9 @@ from service.referee.snapshots import Sealer
 from service.sessions.access import Access, Caller, full_host_only, viewer
 from service.sessions.assist import SeatAssist
 from service.sessions.changes import Changes, SessionMetrics
-from service.sessions.clock import ClockSettings, clock_view, new_clock
+from service.sessions.clock import ClockSettings, clock_view, new_clock, stopped
+from service.sessions.life import Life, ended_view
+from service.sessions.lifecycle import status
 from service.sessions.memo import RecentRecords
 from service.sessions.move_loop import MoveLoop, MoveOutcome
 from service.sessions.rematch import Rematch, new_series, series_view
@@ -109,6 +112,7 @@ class SessionService:
         self.spectators = Spectators(self.changes, self.access)
         self.seating = Seating(self.changes, self.access)
         self.rematch = Rematch(self.changes, self.access)
+        self.life = Life(self.changes, self.access)
         self.streams = EventStreams(store, self.access, stopping=stopping, heartbeat_seconds=heartbeat_seconds,
                                     track_stream=track_stream)
 
@@ -148,11 +152,16 @@ class SessionService:
                                else PlayerSeat(hash_token(token)) for s, token in enumerate(seat_tokens)]
         auth = Seats(hash_token(host_token), tuple(holders)).encode()
         issued = [new_invitation(seat, req.invitation_seconds) for seat in open_seats]
+        # A table with open seats waits for its players (or its host) before anything is played; one without
+        # starts at once, as sessions always did, unless the host said it starts it.
+        waiting = bool(open_seats) or req.start == "host"
         table = Table(table_host=hash_token(table_host_token), known_deal=req.known_deal, hints=req.hints,
                       invitations=tuple(kept for kept, _ in issued), on_leave=req.on_leave,
-                      leave_level=req.leave_level, invitation_seconds=req.invitation_seconds,
-                      series=new_series(req.series), host_name=host_name)
+                      leave_level=req.leave_level, invitation_seconds=req.invitation_seconds, start=req.start,
+                      waiting=waiting, series=new_series(req.series), host_name=host_name)
         clock = new_clock(req.clock, state, self.clock, self.clock.now_ms())
+        if waiting:
+            clock = stopped(clock)
         record = SessionRecord(1, state, auth, new_tag(), clock, b"" if table == Table() else encode_table(table),
                                game_version=1)
         if not await self.store.has_room():
@@ -173,7 +182,8 @@ class SessionService:
             options=resolved(state.options), rules_version=state.rules_version,
             phase=record.state.phase, to_act=record.state.to_act, expires_in=self.store.idle_seconds,
             bots={str(s): level for s, level in sorted(bots.items())}, clock=clock_view(record.clock),
-            hints=req.hints, invitations=[shown for _, shown in issued], series=series_view(record))
+            hints=req.hints, invitations=[shown for _, shown in issued], series=series_view(record),
+            status=status(table))
 
     def _start(self, req: CreateSessionRequest) -> tuple[GameState, list[Event]]:
         if req.snapshot is not None:
@@ -200,9 +210,11 @@ class SessionService:
     async def get(self, session_id: str, token: str, seat: int | None = None) -> SessionState:
         caller = await self.caller(session_id, token)
         seen = viewer(caller, seat)
-        return SessionState(session_id=session_id, version=caller.record.version, seat=seen,
-                            view=operations.seat_view(caller.record.state, seen), seats=seats_of(caller.record),
-                            clock=clock_view(caller.record.clock), series=series_view(caller.record))
+        record = caller.record
+        return SessionState(session_id=session_id, version=record.version, seat=seen,
+                            view=operations.seat_view(record.state, seen), seats=seats_of(record),
+                            clock=clock_view(record.clock), series=series_view(record), status=status(record.settings),
+                            ended=ended_view(record.settings))
 
     async def snapshot(self, session_id: str, token: str) -> SessionSnapshot:
         caller = await self.caller(session_id, token)

@@ -237,7 +237,7 @@ class SessionStore(Protocol):
     async def commit(self, session_id: str, base: SessionRecord, state: GameState, events: Sequence[LogEntry],
                      idempotency: tuple[str, IdempotencyRecord] | None = None, *,
                      seat: int | None = None, clock: TurnClock | None = None, table: bytes | None = None,
-                     auth: bytes | None = None) -> CommitOutcome:
+                     auth: bytes | None = None, ended: bool = False) -> CommitOutcome:
         """If the session is still at ``base`` (its version and tag): store ``state`` at the next version with a new tag
         (a change of the game when ``state`` is not ``base.state`` itself: the record's ``game_version``; and
         ``clock``, ``table`` and ``auth``, when given, as the record's: each not given stays as it is), append
@@ -245,6 +245,8 @@ class SessionStore(Protocol):
         when the game changed (a change of the game; ``seat``: the moving seat, whose lost race answers it), set the
         session's entry of the deadline index to a given ``clock``'s deadline (or remove it when that clock is
         paused), renew the idle expiry. All or nothing; an idempotency key already used answers its record instead.
+        Each event is logged with the seat to act after the change: ``state``'s, or nobody once the session ``ended``
+        (its game called off or abandoned: :mod:`.life`).
 
         Never answers a failure for a change that was made: a call whose answer was lost is followed up (a fresh
         connection reads whether this very change is in the store, and makes sure that a copy still on its way cannot

@@ -25,7 +25,7 @@ from engine.model import GameOver
 from service.sessions.access import Access, identify
 from service.sessions.clock import deadline_text
 from service.sessions.headers import parse_after, parse_event_id
-from service.sessions.log import REVOKING_EVENTS, TABLE_EVENTS, LogEntry, MoveTimedOut, NextGameStarted
+from service.sessions.log import ENDING_EVENTS, REVOKING_EVENTS, TABLE_EVENTS, LogEntry, MoveTimedOut, NextGameStarted
 from service.sessions.schemas import LoggedSessionEvent, SessionEvents, StreamClosed, StreamEnd, StreamEvent
 from service.sessions.seats import hash_token
 from service.sessions.store import NOT_LOGGED, Cursor, LoggedEvent, SessionStore, StoreUnavailable
@@ -102,8 +102,9 @@ class EventStreams:
         cursor = parse_event_id(last_event_id)
         caller = await self.access.caller(session_id, token)
         # A table created with ``series`` goes on after a game: its streams stay open for the next one.
-        goes_on = caller.record.settings.games.continues
-        finished = caller.record.state.phase == "game_over" and not goes_on
+        settings = caller.record.settings
+        goes_on = settings.games.continues
+        finished = (caller.record.state.phase == "game_over" and not goes_on) or settings.ended is not None
         if finished and not await self.store.read_events(session_id, cursor, 0):
             return None
         if self._open.get(hash_token(token), 0) >= MAX_STREAMS_PER_TOKEN:
@@ -189,7 +190,7 @@ class EventStreams:
                     for e in batch:  # a game over ends the stream, unless the table goes on or a next game began
                         if isinstance(e.event, NextGameStarted):
                             finished = False
-                        elif isinstance(e.event, GameOver) and not goes_on:
+                        elif isinstance(e.event, ENDING_EVENTS) or (isinstance(e.event, GameOver) and not goes_on):
                             finished = True
             except StoreUnavailable:
                 return  # the client reconnects with Last-Event-ID and loses nothing

@@ -13,7 +13,8 @@ record (the truth: the index is only a pointer to it) and, if its deadline has p
 replies. The move is a deterministic function of the committed state, so replicas that race for it (a claim
 that outlived its holder, say) compute the same move and exactly one commit applies: a timed-out move is never
 made twice. A record whose deadline is not due (the entry was stale) or that has no clock any more has its
-entry set right, unless a change set it meanwhile.
+entry set right, unless a change set it meanwhile. The clock's move that makes a seat away (the clock's
+``away_after``-th in a row for it) logs ``seat_away`` after its own events, in the same change: it is made once.
 """
 
 from __future__ import annotations
@@ -24,7 +25,9 @@ import logging
 
 from engine import player_to_act
 from service.sessions.changes import Changes, Done, Plan, Seen
-from service.sessions.clock import after_move, timed_out_move
+from service.sessions.clock import after_move, newly_away, timed_out_move
+from service.sessions.lifecycle import plays
+from service.sessions.log import SeatAway
 from service.sessions.problems import SessionBusy, SessionGone
 from service.sessions.store import Change, SessionRecord, StoreUnavailable
 
@@ -85,7 +88,7 @@ class ClockSweeper:
                 await store.settle_clock(session_id, claimed, None)
                 return
             record = loaded.record
-            if record.seats.is_bot(player_to_act(record.state)):  # bot moves a replica did not get to commit
+            if plays(record, player_to_act(record.state)):  # bot moves a replica did not get to commit
                 record = await self.changes.play_bots(session_id, record)
             try:
                 record = await self._time_out(session_id, record)
@@ -115,6 +118,8 @@ class ClockSweeper:
             state, events = change
             # The next turn starts when the move is committed, not when its decision began.
             after = after_move(clock, state, current.version + 1, self.settings.now_ms(), timed_out=True)
+            # That many of the clock's moves in a row: the seat is away, and its next moves are made at once.
+            away = [SeatAway(seat=seat, to_act=state.to_act) for seat in newly_away(clock, after)]
 
             def made(committed: SessionRecord) -> SessionRecord:
                 self.moves_made += 1
@@ -122,6 +127,6 @@ class ClockSweeper:
                             session_id[:8], committed.version, now - (clock.deadline or now))
                 return committed
 
-            return Plan(Change(state=state, events=events, clock=after), made, follow=False)
+            return Plan(Change(state=state, events=[*events, *away], clock=after), made, follow=False)
 
         return await self.changes.play_bots_quietly(session_id, await self.changes.run(session_id, step, record))

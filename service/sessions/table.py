@@ -48,6 +48,18 @@ OnLeave = Literal["bot", "wait"]
 RematchBy = Literal["host", "seats"]
 #: The most games a match of a series may have.
 MAX_SERIES_GAMES = 25
+#: When a game starts: once every seat is taken (``"seated"``: at once when none is open), or when the host says.
+StartWhen = Literal["seated", "host"]
+HowEnded = Literal["called_off", "abandoned"]
+
+
+class Ending(msgspec.Struct, frozen=True, array_like=True):
+    """How a game ended before it was over (:mod:`.life`): called off (no result), or abandoned by the seats
+    ``by``; at ``version``."""
+
+    how: HowEnded
+    by: tuple[int, ...] = ()
+    version: int = 0
 
 
 class Invitation(msgspec.Struct, frozen=True, array_like=True):
@@ -132,6 +144,13 @@ class Table(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     def games(self) -> Series:
         """The table's games: :attr:`series`, or the defaults of a table at its first game."""
         return self.series or Series()
+    #: The game's life (:mod:`.life`): when it starts, whether it waits for that, is paused, or ended; the seats
+    #: whose players left it since it started (and whose seats no new player took).
+    start: StartWhen = "seated"
+    waiting: bool = False
+    paused: bool = False
+    ended: Ending | None = None
+    left: tuple[int, ...] = ()
 
     def name(self, seat: int) -> str | None:
         return self.names[seat] if seat < len(self.names) else None

@@ -393,11 +393,13 @@ class Session:
         self.host = ""
         self.spectator = ""
         self.table_host = ""
-        #: Versions the table's own changes added before the first move (the viewer's joining, the spectator).
+        #: Versions the table's own changes added before the first move (the viewer's joining, which starts the
+        #: game, or the spectator; the table host's pause and resume), and the events they logged.
         self.table_versions = 0
         #: The viewer's invitation and what its preview showed before the viewer joined.
         self.code = ""
         self.preview: dict[str, Any] | None = None
+        self.table_events = 0
 
     def _auth(self, seat: int | None) -> dict[str, str]:
         return {"Authorization": "Bearer " + (self.host if seat is None else self.tokens[seat])}
@@ -434,7 +436,19 @@ class Session:
                                        headers={"Authorization": "Bearer " + self.table_host})
             assert r.status_code == 201, r.text
             self.spectator = r.json()["spectator_token"]
-        self.table_versions = 1
+        # The game's life: a seat's join that takes the last open seat starts the game (seat_joined, game_started);
+        # the table host pauses it and resumes it. What is answered and logged names no card, whoever reads it.
+        self.table_versions, self.table_events = 1, 2 if self.viewer is not None else 0
+        table_host = {"Authorization": "Bearer " + self.table_host}
+        r = await self.client.post(self.url + "/pause", json={}, headers=table_host)
+        assert r.status_code == 200 and r.json()["status"] == "paused", r.text
+        shown["paused"] = {k: v for k, v in r.json().items() if k != "session_id"}
+        shown["paused view"] = (await self.client.get(self.url, headers=self._auth(self.viewer))).json()
+        r = await self.client.post(self.url + "/resume", json={}, headers=table_host)
+        assert r.status_code == 200 and r.json()["status"] == "running", r.text
+        shown["resumed"] = {k: v for k, v in r.json().items() if k != "session_id"}
+        self.table_versions += 2
+        self.table_events += 2
         return shown
 
     async def look(self) -> list[tuple[str, Any]]:
@@ -537,7 +551,7 @@ async def play_twins(client: httpx.AsyncClient, case: Case, viewer: int | None, 
         added = api.table_versions if isinstance(api, Session) else 0
         for v in range(2, 2 + added):  # the table's changes (joining, a spectator): no card moves
             t.allowed_by_version[v] = t.allowed_by_version[1]
-        t.log_length += 1 if added and viewer is not None else 0  # joining logs seat_joined; a spectator nothing
+        t.log_length += api.table_events if isinstance(api, Session) else 0  # a spectator logs nothing
         twins.append(t)
     a, b = twins
     first_hand = a.state.hand_number

@@ -81,7 +81,7 @@ async def test_seat_reads_its_own_view_and_host_the_public_view(client: httpx.As
         seats = [{"seat": s, "kind": "human"} for s in range(4)]
         assert r.json() == {"session_id": g.id, "version": 1, "seat": seat,
                             "view": jsonable(view(g.mirror.state, seat)), "seats": seats, "clock": None,
-                            "series": FIRST_GAME}
+                            "series": FIRST_GAME, "status": "running", "ended": None}
         r = await client.get(g.url, headers=headers, params={"seat": seat})
         assert r.status_code == 200
     r = await client.get(g.url, headers=g.host)

@@ -131,7 +131,8 @@ async def test_every_view_shows_the_phase_limits_and_the_increment(client: httpx
     assert (await client.get(url, headers=seat0)).json()["clock"]["reserves"][0] == 32
     plain = await client.post("/v1/sessions", json={"players": 4, "seed": 7, "known_deal": True,
                                                     "first_dealer": 3, "clock": {"move_seconds": 60}})
-    assert set(plain.json()["clock"]) == {"move_seconds", "reserve_seconds", "bot", "seat", "deadline", "reserves"}
+    assert set(plain.json()["clock"]) == {"move_seconds", "reserve_seconds", "bot", "seat", "deadline", "reserves",
+                                         "away_after"}
     refused = await client.post("/v1/sessions", json={"players": 4, "clock": {"move_seconds": 5,
                                                                             "phase_seconds": {"play": 0.1}}})
     assert_problem(refused, 400, "INVALID_CLOCK")
