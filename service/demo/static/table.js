@@ -895,9 +895,11 @@ function gameTitle(/** @type {any} */ g) {
   return g.match > 1 ? `Match ${g.match}, game ${g.match_game} of ${g.games}` : `Game ${g.match_game} of ${g.games}`;
 }
 
-/** The match score: games won by each side ("Us 1 – 0 Them, Cleo & Dan"). */
+/** The match score, games won by each side: "Us 1 – 0 Them" for a player of two sides, else "Ana & Bo: 1 · …". */
 function matchScoreText(/** @type {number[]} */ score) {
-  return score.map((n, side) => `${sideName(side)} ${n}`).join(" – ");
+  const mySide = latest ? sideOf(latest.view, /** @type {number} */ (saved?.seat)) : -1;
+  if (score.length === 2 && !saved?.watching && mySide >= 0) return `Us ${score[mySide]} – ${score[1 - mySide]} Them`;
+  return score.map((n, side) => `${sideName(side)}: ${n}`).join(" · ");
 }
 
 // ------------------------------------------------------------------------------------------ 5. the next game
@@ -929,6 +931,7 @@ async function rematch() {
     for (let attempt = 1; ; attempt++) {
       try {
         const answer = await api("POST", `${base()}/rematch`, { token, body: { game } });
+        if (source?.readyState === EventSource.OPEN) connection("live"); // after a retry
         if (answer.started) reopen();
         break;
       } catch (error) {
