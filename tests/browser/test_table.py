@@ -790,6 +790,7 @@ def test_a_match_goes_on_to_its_next_game_for_the_player_and_a_spectator(browser
         button = page.locator("#rematch")
         assert button.is_visible() and button.inner_text() == "Next game (2 of 3)"
         assert watcher.is_hidden("#rematch") and watcher.inner_text("#next-game") == "The host starts the next game."
+        assert screenshot(page, "table-match-over-desktop.png").stat().st_size > 10_000
 
         # The first request's answer is lost on its way back: the page retries it, the same body.
         dropped: list[str] = []
