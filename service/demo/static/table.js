@@ -334,8 +334,8 @@ async function animate(/** @type {any} */ event, /** @type {boolean} */ quick) {
 async function refresh() {
   const state = await api("GET", base(), { token: saved?.seatToken });
   seatsInfo = state.seats ?? [];
-  if (state.series && state.version >= seriesVersion) {
-    series = state.series;
+  if (state.version >= seriesVersion) {
+    series = state.series ?? null; // (none from a service without rematches: then no next game is offered)
     seriesVersion = state.version;
   }
   setLatest(state.version, state.view, state.clock);
