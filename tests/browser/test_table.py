@@ -704,3 +704,260 @@ def test_a_new_game_is_asked_for_before_a_game_in_progress_is_left(page: Page, s
     page.click("#new-game")
     page.wait_for_selector("#setup:not([hidden])")
     assert len(asked) == 2 and page.evaluate("localStorage['fivehundred.table']") is None
+
+
+# ------------------------------------------------------------------------------- the next game: rematch and matches
+
+
+def catch_up(service: LiveService, session_id: str, token: str) -> list[dict[str, Any]]:
+    """Every event of the session's log as ``token`` may see it (``events/catch-up``: a table with ``series``
+    keeps its stream open, so it is not read to an end)."""
+    with httpx.Client(timeout=20) as http:
+        answer = http.get(f"{service.url}/v1/sessions/{session_id}/events/catch-up",
+                          headers={"Authorization": f"Bearer {token}"})
+    assert answer.status_code == 200, answer.text
+    body = answer.json()
+    assert body["complete"] is True
+    return list(body["events"])
+
+
+def session_state(service: LiveService, session_id: str, token: str) -> dict[str, Any]:
+    with httpx.Client(timeout=10) as http:
+        answer = http.get(f"{service.url}/v1/sessions/{session_id}", headers={"Authorization": f"Bearer {token}"})
+    assert answer.status_code == 200, answer.text
+    return dict(answer.json())
+
+
+def watch(browser: Browser, service: LiveService, session_id: str, table_host_token: str,
+          errors: list[str]) -> tuple[Any, Page, str]:
+    """A spectator's page at the table (its token minted with the table host token): its context, page, token."""
+    with httpx.Client(timeout=10) as http:
+        minted = http.post(f"{service.url}/v1/sessions/{session_id}/spectators", json={},
+                           headers={"Authorization": f"Bearer {table_host_token}"})
+    assert minted.status_code in (200, 201), minted.text
+    token = minted.json()["spectator_token"]
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    watcher = context.new_page()
+    watcher.on("pageerror", lambda error: errors.append(str(error)))
+    watcher.goto(f"{service.url}/demo/?step_ms={STEP_MS}&watch={session_id}&token={token}")
+    watcher.wait_for_selector("#table:not([hidden])")
+    return context, watcher, token
+
+
+def no_card_reached(watcher: Page) -> None:
+    """The spectator's log names no card of any hand (the public stream only)."""
+    log = "\n".join(watcher.eval_on_selector_all("#log li", "items => items.map(li => li.textContent)"))
+    assert "received cards" in log and not re.search(r"received \S+[♠♣♦♥]|received Jkr", log), log
+    received = [item["event"] for item in saved(watcher)["events"]]  # every event the page got, across games
+    assert [e["type"] for e in received].count("next_game") == 1
+    assert all(e["cards"] is None for e in received if e["type"] == "cards_received"), "a card reached a spectator"
+
+
+def in_game(page: Page, game: int) -> None:
+    """Wait until the page shows the table's game ``game`` under way (its header says which)."""
+    page.wait_for_selector(f'#match[data-game="{game}"]', timeout=TURN_TIMEOUT_MS)
+    page.wait_for_selector("body[data-turn=you], body[data-turn=others]", timeout=TURN_TIMEOUT_MS)
+
+
+def test_a_match_goes_on_to_its_next_game_for_the_player_and_a_spectator(browser: Browser, page: Page,
+                                                                        service: LiveService) -> None:
+    """A match of 3 games against three bots, made by the form: once the first game is over, the page (the table's
+    host) offers its next game and the spectator's page says that the host starts it. The page's first request
+    for it loses its answer (the network drops it after the service began the game): the page retries with the
+    same ``{game: 1}``, and the table has one next game, not two. Both pages follow into game 2 on their streams,
+    without reloading, with the match score in the header; at a phone's size the next game's hand is in sight."""
+    calls: list[tuple[str, str, str, str]] = []  # method, path, token, body of every session call of the page
+    page.on("request", lambda r: calls.append((
+        r.method, urllib.parse.urlsplit(r.url).path, r.headers.get("authorization", "").removeprefix("Bearer ")
+        or urllib.parse.parse_qs(urllib.parse.urlsplit(r.url).query).get("access_token", [""])[0], r.post_data or ""))
+            if "/v1/sessions/" in r.url else None)
+    deal(page, service, target=10, games="3")
+    kept = saved(page)
+    sid, table_host = kept["sessionId"], kept["tableHostToken"]
+    assert table_host and "hostToken" not in kept
+    errors: list[str] = []
+    context, watcher, spectator = watch(browser, service, sid, table_host, errors)
+    try:
+        assert page.inner_text("#match") == "" or page.get_attribute("#match", "data-game") == "1"
+        play_to_the_end(page)
+        watcher.wait_for_selector("body[data-turn=over]", timeout=TURN_TIMEOUT_MS)
+        first = session_state(service, sid, kept["seatToken"])["series"]
+        assert first["game"] == 1 and first["match_game"] == 1 and sum(first["score"]) >= 1, first
+        # The header: game 1 of 3 and the score with game 1 counted; the side panel lists the finished game.
+        page.wait_for_selector(f'#match[data-score="{"-".join(map(str, first["score"]))}"]')
+        assert page.inner_text("#match").startswith("Game 1 of 3 · Us "), page.inner_text("#match")
+        assert page.locator("#match-games li").count() == 1
+        button = page.locator("#rematch")
+        assert button.is_visible() and button.inner_text() == "Next game (2 of 3)"
+        assert watcher.is_hidden("#rematch") and watcher.inner_text("#next-game") == "The host starts the next game."
+        assert screenshot(page, "table-match-over-desktop.png").stat().st_size > 10_000
+
+        # The first request's answer is lost on its way back: the page retries it, the same body.
+        dropped: list[str] = []
+
+        def lose_answer(route: Any) -> None:
+            if not dropped:
+                response = route.fetch()  # the service takes it up and begins the game
+                dropped.append(response.text())
+                route.abort("connectionreset")
+            else:
+                route.continue_()
+
+        page.route("**/rematch", lose_answer)
+        button.click()
+        for p in (page, watcher):
+            in_game(p, 2)
+        assert dropped and json.loads(dropped[0])["started"] is True
+
+        def rematches() -> list[tuple[str, str, str]]:
+            return [(path, token, body) for _, path, token, body in calls if path.endswith("/rematch")]
+
+        for _ in range(100):  # the retry follows the lost answer after a pause
+            if len(rematches()) >= 2:
+                break
+            page.wait_for_timeout(50)
+        page.wait_for_timeout(300)  # its answer
+        assert page.inner_text("#problem") == "", page.inner_text("#problem")
+        assert page.get_attribute("#connection", "data-state") == "live"  # no "retrying…" left behind
+        rematches = rematches()
+        assert len(rematches) >= 2 and all(json.loads(body) == {"game": 1} for _, _, body in rematches), rematches
+        # The table host token is used for the next game and nothing else; everything else with the seat token.
+        assert all(token == table_host for _, token, _ in rematches)
+        assert all(token == kept["seatToken"] for _, path, token, _ in calls if not path.endswith("/rematch"))
+
+        state = session_state(service, sid, kept["seatToken"])
+        series = state["series"]
+        assert series["game"] == 2 and series["match_game"] == 2 and series["score"] == first["score"], series
+        log = catch_up(service, sid, kept["seatToken"])
+        assert [e["event"]["type"] for e in log].count("next_game") == 1, "the retry began a second game"
+        for p in (page, watcher):
+            header = p.inner_text("#match")
+            assert header.startswith("Game 2 of 3 · "), header
+            assert p.get_attribute("#match", "data-score") == "-".join(map(str, first["score"]))
+            assert p.inner_text("#status") and not p.inner_text("#status").startswith("Game over")
+            assert p.locator("#score-sheet tbody tr").count() == 0  # the new game's sheet is empty
+            assert p.is_hidden("#rematch")
+            lines = p.eval_on_selector_all("#log li", "items => items.map(li => li.textContent)")
+            assert any(line.startswith("Game 2 of 3 begins") for line in lines), lines
+        # Our side (seats 0 and 2) is side 0; the spectator sees the sides by their players' names.
+        assert page.inner_text("#match").endswith(f"Us {first['score'][0]} – {first['score'][1]} Them")
+        assert watcher.inner_text("#match").endswith(f"Seat 0 & Seat 2: {first['score'][0]} · Seat 1 & Seat 3: "
+                                                     f"{first['score'][1]}"), watcher.inner_text("#match")
+        # The page's log is the seat's log, every event once, across both games.
+        ids = log_ids(page)
+        assert ids == [e["id"] for e in log][:len(ids)] and len(ids) > 0
+        no_card_reached(watcher)
+
+        # The next game at a phone's size: the hand in sight (above the bid box in the auction), no sideways scroll.
+        page.set_viewport_size(VIEWPORTS["phone"])
+        wait_turn(page)
+        assert page.evaluate("document.documentElement.scrollWidth") <= VIEWPORTS["phone"]["width"]
+        for card in _box(page, "#hand button"):
+            assert card["left"] >= 0 and card["right"] <= VIEWPORTS["phone"]["width"], card
+        if page.get_attribute("body", "data-phase") == "auction":
+            bidbox = _box(page, "#bidbox")[0]
+            assert all(card["bottom"] <= bidbox["top"] for card in _box(page, "#hand button"))
+        assert screenshot(page, "table-match-phone.png").stat().st_size > 10_000
+    finally:
+        context.close()
+    assert not errors, f"JavaScript errors on the spectator's page: {errors}"
+
+
+def test_play_again_at_a_table_of_one_game_reopens_the_ended_streams(browser: Browser, page: Page,
+                                                                    service: LiveService) -> None:
+    """A single game (no ``series``): its streams end with the game. "Play again" begins the next game, the page
+    opens its stream again from its last event, and the spectator's page, whose stream ended too, finds the new
+    game by itself and follows it."""
+    deal(page, service, target=10)
+    kept = saved(page)
+    errors: list[str] = []
+    context, watcher, _ = watch(browser, service, kept["sessionId"], kept["tableHostToken"], errors)
+    try:
+        assert page.inner_text("#match") == ""  # a single game shows no match
+        play_to_the_end(page)
+        watcher.wait_for_selector("body[data-turn=over]", timeout=TURN_TIMEOUT_MS)
+        page.wait_for_selector("#connection[data-state=ended]", state="attached")  # the stream ended with the game
+        assert page.inner_text("#rematch") == "Play again"
+        page.dblclick("#rematch")  # a double click begins one game
+        for p in (page, watcher):
+            in_game(p, 2)
+            assert p.inner_text("#match") == "Game 2"
+        assert saved(page)["events"][-1]["version"] > kept["events"][-1]["version"]
+        log = catch_up(service, kept["sessionId"], kept["seatToken"])
+        assert [e["event"]["type"] for e in log].count("next_game") == 1
+        ids = log_ids(page)
+        assert ids == [e["id"] for e in log][:len(ids)]
+        no_card_reached(watcher)
+    finally:
+        context.close()
+    assert not errors, f"JavaScript errors on the spectator's page: {errors}"
+
+
+def test_at_a_table_whose_players_start_it_the_next_game_waits_for_every_player(browser: Browser,
+                                                                              service: LiveService) -> None:
+    """Two players joined by invitation (and two bots), a match of 2 games whose next game the players start
+    (``series.start: "seats"``): once the game is over each page offers it; Ana asks first, and the table waits,
+    both pages saying for whom, until Bö asks too; then both pages are in game 2 with the match score."""
+    with httpx.Client(base_url=service.url, timeout=10) as http:
+        # To 10 points, won by whichever side reaches it (defenders too): a game of one hand, the first one bid.
+        options = {"target": 10, "win_requires_contract": False}
+        created = http.post("/v1/sessions", json={"players": 4, "options": options,
+                                                  "bots": {"1": "basic", "3": "basic"}, "open_seats": [0, 2],
+                                                  "series": {"games": 2, "start": "seats"}}).json()
+    sid = created["session_id"]
+    codes = {i["seat"]: i["code"] for i in created["invitations"]}
+    contexts = [browser.new_context(viewport={"width": 1280, "height": 900}) for _ in range(2)]
+    errors: list[str] = []
+    try:
+        ana, bo = (c.new_page() for c in contexts)
+        for p, seat, name in ((ana, 0, "Ana"), (bo, 2, "Bö")):
+            p.on("pageerror", lambda error: errors.append(str(error)))
+            p.goto(f"{service.url}/demo/?step_ms={STEP_MS}&join={sid}&code={codes[seat]}")
+            p.wait_for_selector("#join:not([hidden])")
+            p.fill("#join [name=name]", name)
+            p.click("#join-button")
+            p.wait_for_selector("#table:not([hidden])")
+        players = (ana, bo)
+        moves = 0
+        while any(p.get_attribute("body", "data-turn") != "over" for p in players):
+            acted = False
+            for p in players:
+                if p.get_attribute("body", "data-turn") == "you":
+                    play_one(p)
+                    moves, acted = moves + 1, True
+            if not acted:
+                ana.wait_for_timeout(50)
+            assert moves < MAX_MOVES, "the game did not end"
+        for p in players:
+            p.wait_for_selector("#rematch:visible")
+            assert p.inner_text("#rematch") == "Next game (2 of 2)"
+            assert p.inner_text("#next-game").startswith("The next game begins once every player asks for it")
+
+        ana.click("#rematch")
+        ana.wait_for_selector("#rematch", state="hidden")
+        bo.wait_for_selector("#next-game:has-text('Ana asked for the next game')")
+        assert ana.inner_text("#next-game") == "You asked for the next game; waiting for Bö."
+        assert bo.inner_text("#next-game") == "Ana asked for the next game; waiting for you."
+        ana.wait_for_timeout(1000)  # and nothing begins meanwhile
+        seat_token = saved(ana)["seatToken"]
+        state = session_state(service, sid, seat_token)
+        assert state["view"]["phase"] == "game_over" and state["series"]["game"] == 1
+        assert state["series"]["asked"] == [0] and state["series"]["waiting"] == [2], state["series"]
+        for p in players:
+            assert p.get_attribute("body", "data-turn") == "over"
+
+        bo.click("#rematch")
+        for p in players:
+            in_game(p, 2)
+        series = session_state(service, sid, seat_token)["series"]
+        assert series["game"] == 2 and sum(series["score"]) >= 1, series
+        for p in players:
+            assert p.inner_text("#match").startswith("Game 2 of 2 · Us "), p.inner_text("#match")
+            assert p.get_attribute("#match", "data-score") == "-".join(map(str, series["score"]))
+            assert p.is_hidden("#rematch") and p.is_hidden("#table-life")
+        types = [e["event"]["type"] for e in catch_up(service, sid, seat_token)]
+        assert types.count("rematch_asked") == 1 and types.count("next_game") == 1, types
+    finally:
+        for c in contexts:
+            c.close()
+    assert not errors, f"JavaScript errors on the pages: {errors}"

@@ -7,6 +7,7 @@
  *   2. createSession()  POST /v1/sessions with bot seats; keep the tokens, they are shown once
  *   3. sendMove()       POST /v1/sessions/{id}/moves with If-Match and an Idempotency-Key, retried safely
  *   4. follow()         the seat's event stream (EventSource), resumed with Last-Event-ID after a reload
+ *   5. rematch()        POST /v1/sessions/{id}/rematch with {game}: the table's next game, at the same seats
  *
  * Everything the table shows comes from the seat's own view (GET /v1/sessions/{id} with the seat token), its
  * legal moves and its own event stream: what the service lets that seat know, and nothing else. A join link first
@@ -73,8 +74,11 @@ async function api(method, path, { token, body, ifMatch, idempotencyKey } = {}) 
  * `seatToken` is our seat's token, or a spectator's when `watching` (then `seat` is only where the table is seen
  * from: a spectator sees what the public sees, and acts for nobody).
  * `joined`: the seat was taken by an invitation, at a table someone else hosts.
+ * `tableHostToken`: at a table we created, its table host token, used for one thing only: starting the next game
+ * (it reads nothing but the public view, and this page never reads with it).
  * @typedef {{sessionId: string, seat: number, seatToken: string, players: number, watching?: boolean,
- *            joined?: boolean, preset: string, level: string, lastEventId: string|null, events: Received[]}} Saved
+ *            joined?: boolean, tableHostToken?: string, preset: string, level: string, lastEventId: string|null,
+ *            events: Received[]}} Saved
  */
 /** @type {Saved|null} */
 let saved = null;
@@ -87,6 +91,11 @@ let seatsInfo = [];
 /** @type {any} the turn clock (the session's `clock`, public; null: none), and the version it is of */
 let clockView = null;
 let clockVersion = 0;
+/** @type {any} the table's games (the session's `series`: game, match, match score, who asked for the next game),
+ *  and the version it is of */
+let series = null;
+let seriesVersion = 0;
+let rematching = false; // a request for the next game is on its way
 /** @type {any[]} the seat's legal moves at latest.version (empty when it is not to act) */
 let legal = [];
 let shownVersion = 0; // every event up to this version has been shown (animated)
@@ -129,11 +138,15 @@ async function createSession(form) {
   if (field("first_dealer")) body.first_dealer = Number(field("first_dealer"));
   if (players === 2 && field("two_player_method")) body.options.two_player_method = field("two_player_method");
   if (field("clock")) body.clock = { move_seconds: Number(field("clock")), reserve_seconds: 120, bot: field("level") };
+  // A match of several games: a running score, the next game started by us (the host), streams that stay open.
+  if (Number(field("games")) > 1) body.series = { games: Number(field("games")), start: "host" };
   const created = await api("POST", "/v1/sessions", { body });
-  // The tokens are answered once: we keep only ours, seat 0's (bot seats get null). The host token is not kept:
-  // it exports the sealed snapshot, which opens every hand; a player's table holds nothing but its seat token,
-  // which asks the session itself for reasons and hints about its own seat.
+  // The tokens are answered once: we keep ours, seat 0's (bot seats get null), and the table host token, for the
+  // next game only. The host token is not kept: it exports the sealed snapshot, which opens every hand; a player's
+  // table plays with nothing but its seat token, which asks the session itself for reasons and hints about its
+  // own seat.
   return { sessionId: created.session_id, seat: 0, seatToken: created.seat_tokens[0],
+           tableHostToken: created.table_host_token ?? undefined,
            players, preset: field("preset"), level: field("level"), lastEventId: null, events: [] };
 }
 
@@ -208,14 +221,15 @@ function follow() {
   source = stream;
   // Each frame: {version, to_act, event}, the event redacted for our seat.
   stream.onmessage = (message) => receive(message.lastEventId, JSON.parse(message.data));
-  stream.addEventListener("end", () => { // the game is over and every event was sent
+  stream.addEventListener("end", () => { // the game is over and every event was sent (a table without `series`)
     streamEnded = true;
     stream.close();
     connection("ended");
   });
   stream.onopen = () => connection("live");
   stream.onerror = () => {
-    if (streamEnded || source !== stream || gameOver()) return; // after the end, the service answers 204
+    // After the end, the service answers 204 (a table whose streams end with the game; see nextGameCame()).
+    if (streamEnded || source !== stream || (gameOver() && !series?.continues)) return;
     connection("reconnecting");
     // Reconnect ourselves, from our last event: the browser's own retry would stop at an error answer (a 503),
     // and would reuse the first URL (its Last-Event-ID header, which the service prefers, would still be right).
@@ -224,7 +238,8 @@ function follow() {
   };
 }
 
-const gameOver = () => saved?.events[saved.events.length - 1]?.event.type === "game_over";
+/** Whether the game is over: the last event of the game (a seat asking for the next one is not of it). */
+const gameOver = () => saved?.events.findLast((e) => e.event.type !== "rematch_asked")?.event.type === "game_over";
 
 /** Event ids are `<version>-<index>`; is `a` after `b`? */
 function after(/** @type {string} */ a, /** @type {string|null} */ b) {
@@ -299,6 +314,17 @@ async function animate(/** @type {any} */ event, /** @type {boolean} */ quick) {
     case "hand_scored":
       drawScoreSheet();
       break;
+    case "game_over": // the match score counts it now
+    case "rematch_asked": // who asked for the next game, who is awaited
+      await refresh();
+      break;
+    case "next_game": // the same seats, a new game: a clean table, its own score sheet, the match score
+      trick = [];
+      drawTrick();
+      document.querySelectorAll(".said").forEach((e) => { e.textContent = ""; });
+      drawScoreSheet();
+      await refresh();
+      break;
   }
 }
 
@@ -308,6 +334,10 @@ async function animate(/** @type {any} */ event, /** @type {boolean} */ quick) {
 async function refresh() {
   const state = await api("GET", base(), { token: saved?.seatToken });
   seatsInfo = state.seats ?? [];
+  if (state.version >= seriesVersion) {
+    series = state.series ?? null; // (none from a service without rematches: then no next game is offered)
+    seriesVersion = state.version;
+  }
   setLatest(state.version, state.view, state.clock);
 }
 
@@ -347,6 +377,7 @@ async function draw() {
   const moves = mine ? await api("GET", `${base()}/legal-moves`, { token: saved.seatToken }) : null;
   if (ticket !== drawTicket) return; // a newer draw started meanwhile
   if (moves && moves.version !== version) { await refresh(); return; }
+  if (view.phase === "game_over" && seriesVersion < version) { await refresh(); return; } // the match score
   legal = moves ? moves.legal_moves : [];
   trick = (view.current_trick?.plays ?? []).map((/** @type {any} */ p) => ({ seat: p.seat, card: p.card }));
   document.body.dataset.phase = view.phase;
@@ -365,7 +396,7 @@ async function draw() {
   if (over) {
     status(gameOverText(view));
     $("contract").textContent = gameOverText(view);
-    $("new-game").focus();
+    ($("rematch").hidden ? $("new-game") : $("rematch")).focus();
   }
   else if (mine && view.to_act !== saved.seat) status(`Your turn, for your ghost: play one of its face-up cards.`);
   else if (mine) status(`Your turn: ${rules.names.phases[view.phase] ?? view.phase}.`);
@@ -692,9 +723,15 @@ function drawScores(/** @type {any} */ view) {
   $("scores").textContent = view.sides.map((/** @type {number[]} */ side, /** @type {number} */ i) =>
     `${i === mySide ? "Us" : "Them"} (${side.map(seatName).join(", ")}): ${view.scores[i]}`).join(" · ");
   drawScoreSheet();
+  // A match of several games: each finished game of it, who won and its final scores.
+  const games = series && series.games > 1 ? series.results : [];
+  $("match-games").hidden = !games.length;
+  $("match-games").replaceChildren(...games.map((/** @type {any} */ r) => Object.assign(document.createElement("li"), {
+    textContent: `Game ${r.match_game}: ${r.winners.map(sideName).join(" and ") || "nobody"} won, ${r.scores.join(" to ")}`,
+  })));
 }
 
-/** One row per hand scored, from the `hand_scored` events we received. */
+/** One row per hand scored in this game, from the `hand_scored` events we received since its `next_game`. */
 function drawScoreSheet() {
   if (!latest || !saved) return;
   const sides = latest.view.sides;
@@ -703,7 +740,8 @@ function drawScoreSheet() {
   const body = /** @type {HTMLElement} */ ($("score-sheet").querySelector("tbody"));
   head.innerHTML = `<tr><th scope="col">Hand</th><th scope="col">Contract</th>${sides.map((/** @type {any} */ _s, /** @type {number} */ i) =>
     `<th scope="col">${i === mySide ? "Us" : "Them"}</th>`).join("")}</tr>`;
-  const rows = saved.events.filter((e) => e.event.type === "hand_scored");
+  const rows = saved.events.slice(saved.events.findLastIndex((e) => e.event.type === "next_game") + 1)
+    .filter((e) => e.event.type === "hand_scored");
   body.replaceChildren(...rows.map((item, n) => {
     const e = item.event;
     const tr = document.createElement("tr");
@@ -718,7 +756,9 @@ function drawScoreSheet() {
 function gameOverText(/** @type {any} */ view) {
   const mySide = sideOf(view, /** @type {number} */ (saved?.seat));
   const won = view.result?.winners.includes(mySide);
-  return `Game over: ${won ? "your side wins" : "your side loses"} (${view.scores.join(" to ")}).`;
+  const match = series?.games > 1 && series.match_over && seriesVersion >= (latest?.version ?? 0)
+    ? ` The match is over: ${matchScoreText(series.score)}.` : "";
+  return `Game over: ${won ? "your side wins" : "your side loses"} (${view.scores.join(" to ")}).${match}`;
 }
 
 /** The event log: one line per event received, in order, each with its stream id. */
@@ -742,6 +782,9 @@ function describe(/** @type {any} */ e) {
     case "trick_won": return `${who} won trick ${e.trick_number}`; // trick_number counts from 1
     case "hand_scored": return `Hand scored: ${e.deltas.join(" / ")} → ${e.scores.join(" / ")}`;
     case "game_over": return `Game over (${e.reason})`;
+    case "rematch_asked": return `${who} asked for the next game`
+      + (e.waiting.length ? `; waiting for ${e.waiting.map(seatName).join(", ")}` : "");
+    case "next_game": return `${gameTitle(e)} begins` + (e.games > 1 ? ` (${matchScoreText(e.score)})` : "");
     default: return `${rules?.names.moves[e.type] ?? e.type.replaceAll("_", " ")}${e.seat !== undefined ? ` (${who})` : ""}`;
   }
 }
@@ -796,15 +839,129 @@ const humanTable = () => Boolean(saved?.watching || saved?.joined
 
 /**
  * The table's own life, beside the game: who it waits for (an open seat: its invitation not redeemed yet, or its
- * player gone). This is the place for what the session will say of the table itself (starting once everyone sits,
- * pausing, a player away, abandoning, a rematch): each drawn here from the session's state, its buttons in
+ * player gone), and once the game is over its next game: who may start it, who asked, and the button for whoever
+ * this page may start it as. This is the place for what the session will say of the table itself (starting once
+ * everyone sits, pausing, a player away, abandoning): each drawn here from the session's state, its buttons in
  * `#table-life`.
  */
 function drawTableLife() {
   const open = seatsInfo.filter((s) => s.kind === "open").map((s) => seatName(s.seat));
-  $("table-life").hidden = !open.length;
-  $("table-life").textContent = open.length
+  $("open-seats").textContent = open.length
     ? `Waiting for ${open.length > 1 ? "players" : "a player"}: ${open.join(", ")} ${open.length > 1 ? "are" : "is"} open.` : "";
+  drawMatch();
+  const over = latest?.view.phase === "game_over" && series !== null && seriesVersion >= latest.version;
+  const token = over ? rematchToken() : null;
+  const asked = over && series.start === "seats" && series.asked.includes(saved?.seat) && !saved?.watching;
+  const button = /** @type {HTMLButtonElement} */ ($("rematch"));
+  button.hidden = !token || asked;
+  button.textContent = series?.games > 1 ? (series.match_over ? "New match" : `Next game (${series.match_game + 1} of ${series.games})`)
+    : "Play again";
+  button.dataset.game = String(series?.game ?? "");
+  button.setAttribute("aria-disabled", String(rematching));
+  let text = "";
+  if (over && series.start === "seats") { // by agreement: every seat a player holds asks
+    const names = (/** @type {number[]} */ seats) => seats.map(seatName).join(", ");
+    const awaited = series.waiting.map((/** @type {number} */ s) => (s === saved?.seat && !saved?.watching ? "you" : seatName(s)));
+    text = series.asked.length ? `${names(series.asked)} asked for the next game; ` : "The next game begins once every player asks for it; ";
+    text += awaited.length ? `waiting for ${awaited.join(", ")}.` : "it begins now.";
+  } else if (over && !token) {
+    text = "The host starts the next game.";
+  }
+  $("next-game").textContent = text;
+  $("table-life").hidden = !open.length && !text && button.hidden;
+}
+
+/** The match, in the header: this game's number in it and the match score (a table of single games: which game). */
+function drawMatch() {
+  const element = $("match");
+  const shown = series && latest && (series.games > 1 || series.game > 1);
+  element.textContent = shown ? `${gameTitle(series)}${series.games > 1 ? ` · ${matchScoreText(series.score)}` : ""}` : "";
+  Object.assign(element.dataset, shown ? { game: String(series.game), matchGame: String(series.match_game),
+    games: String(series.games), score: series.score.join("-"), over: String(series.match_over) } : { game: "" });
+}
+
+/** A side as this page names it: "Us" for our own (when we play), else its players' names. */
+function sideName(/** @type {number} */ side) {
+  const view = latest?.view;
+  if (!view) return `Side ${side}`;
+  return side === sideOf(view, /** @type {number} */ (saved?.seat)) && !saved?.watching ? "Us"
+    : view.sides[side].map(seatName).join(" & ");
+}
+
+/** "Game 2 of 3" (a match), "Match 2, game 1 of 3" (a later match), "Game 4" (single games), from a `series` or a
+ *  `next_game` event. */
+function gameTitle(/** @type {any} */ g) {
+  if (g.games === 1) return `Game ${g.game}`;
+  return g.match > 1 ? `Match ${g.match}, game ${g.match_game} of ${g.games}` : `Game ${g.match_game} of ${g.games}`;
+}
+
+/** The match score, games won by each side: "Us 1 – 0 Them" for a player of two sides, else "Ana & Bo: 1 · …". */
+function matchScoreText(/** @type {number[]} */ score) {
+  const mySide = latest ? sideOf(latest.view, /** @type {number} */ (saved?.seat)) : -1;
+  if (score.length === 2 && !saved?.watching && mySide >= 0) return `Us ${score[mySide]} – ${score[1 - mySide]} Them`;
+  return score.map((n, side) => `${sideName(side)}: ${n}`).join(" · ");
+}
+
+// ------------------------------------------------------------------------------------------ 5. the next game
+
+/**
+ * The token this page may start the next game with, or null: at a table whose host starts it ("host"), the table
+ * host token of a table we created; at a table whose players start it by agreement ("seats"), our seat's own token
+ * (our request is our agreement, the last player's begins the game). A spectator starts nothing.
+ */
+function rematchToken() {
+  if (!saved || saved.watching || !series) return null;
+  return series.start === "seats" ? saved.seatToken : saved.tableHostToken ?? null;
+}
+
+/**
+ * Ask for the table's next game: `POST /v1/sessions/{id}/rematch` with `{game}`, the game that is over. Once the
+ * game after it has begun, any request naming it is answered that game, so a double click, a retry after a lost
+ * answer and another player's click at the same moment start one game, never two. The next game then comes on the
+ * stream (`next_game`, then its deal); at a table whose streams ended with the game, we open it again.
+ */
+async function rematch() {
+  const token = rematchToken();
+  if (rematching || !series || !token) return;
+  rematching = true;
+  const game = series.game;
+  problem(null);
+  drawTableLife();
+  try {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const answer = await api("POST", `${base()}/rematch`, { token, body: { game } });
+        if (source?.readyState === EventSource.OPEN) connection("live"); // after a retry
+        if (answer.started) reopen();
+        break;
+      } catch (error) {
+        const retry = !(error instanceof ApiError) || error.status === 503; // no answer, or the store is busy
+        if (!retry || attempt === 5) throw error;
+        connection("retrying");
+        await sleep(400 * attempt);
+      }
+    }
+  } catch (error) {
+    problem(error); // 409 VERSION_CONFLICT: the game is not over here (another tab?); 403: not ours to start
+  } finally {
+    rematching = false;
+  }
+  await refresh(); // who asked, or the new game (the stream shows how it began)
+}
+
+/** Open the stream again after it ended with the game (a table without `series`), from our last event. */
+function reopen() {
+  if (!streamEnded) return;
+  streamEnded = false;
+  follow();
+}
+
+/** At a table whose streams end with the game, nothing tells us that its next game began: look every few seconds
+ *  while the game is over, and follow the stream again once the session moved on. */
+async function nextGameCame() {
+  if (!saved || !streamEnded || !gameOver() || document.hidden) return;
+  const state = await api("GET", base(), { token: saved.seatToken });
+  if (state.version > shownVersion) reopen();
 }
 
 /** The invitation's preview on the join page: whose table, our seat, who sits where (and with whom), the rules
@@ -981,7 +1138,8 @@ async function newGame() {
   saved = null;
   latest = null;
   clockView = null;
-  shownVersion = drawnVersion = clockVersion = 0;
+  series = null;
+  shownVersion = drawnVersion = clockVersion = seriesVersion = 0;
   streamEnded = false;
   queue.length = 0;
   problem(null);
@@ -1031,7 +1189,9 @@ async function arrive() {
 async function start() {
   $("new-game").onclick = () => newGame().catch(problem);
   $("hint").onclick = () => hint().catch(problem);
+  $("rematch").onclick = () => rematch().catch(problem);
   setInterval(drawClock, 250);
+  setInterval(() => nextGameCame().catch(() => {}), 3000);
   document.addEventListener("keydown", (event) => {
     const target = /** @type {HTMLElement} */ (event.target);
     if (event.key === "h" && !(target instanceof HTMLInputElement) && !$("hint").hidden) hint().catch(problem);
