@@ -108,42 +108,11 @@ class MoveLoop:
         fingerprint = b"" if field is None else hashlib.sha256(_MOVE_ENCODER.encode(move)).digest()
 
         async def step(seen: Seen) -> Plan[MoveOutcome] | Done[MoveOutcome]:
-            record = seen.record
-            # Read (or the compare-and-set lost) after the game changed while this request was on its way: it was
-            # sent before the turn it would now apply to began (a double tap, a retry overtaking its first attempt,
-            # a tap that ended a hand and its twin landing in the next).
-            raced = seen.fresh and self._moved_since(seen.changed_ago, arrived, seen.changed_at)
-            try:
-                seat = self._mover(record, token)
-                if move.seat not in controlled_seats(record.state.options, seat):  # itself, or a ghost partner
-                    raise forbidden(f"this token acts for seat {seat} only; the move names seat {move.seat}",
-                                    "seats", code="WRONG_SEAT", seat=seat, named=move.seat)
-                if seen.replay is not None:
-                    return Done(self._replay(seen.replay, fingerprint))
-                if is_away(record.clock, seat):
-                    raise _Away(seat)  # back first (a change of its own), then this move
-                if plays(record, seat) and player_to_act(record.state) == seat:
-                    raise conflict(record.version, "the clock's bot is making this turn's move for the seat, which "
-                                   "came back during it: the seat plays from its next turn", "bot_moving")
-                # Refused: the mover's own legal moves only (another seat's would reveal its hand).
-                state, events = operations.apply(record.state, move, admit=lambda: self._admit(
-                    record, seat, expected, raced))
-            except Problem as exc:
-                if seen.fresh:
-                    self._count_refusal(exc)
-                raise
-            chain = await self.changes.bot_replies(record, state) if self.changes.bots_follow(record, state) else []
-            answered = record.version + 1 + len(chain)
-            now_ms = self.changes.clock.now_ms()
-            clocks = clocks_after(record.clock, [state, *(s for s, _ in chain)] if chain else [state],
-                                  record.version + 1, now_ms)
-            # The answer (and its idempotency record) shows the bot moves that follow, and the clock.
-            body = applied_body(seat, answered, state, events, chain, clocks[-1])
-            keyed = None if field is None else (field, IdempotencyRecord(fingerprint, answered, body))
-            change = Change(state=state, events=events, clock=clocks[0], mover=move.seat, idempotency=keyed)
-            return Plan(change, lambda _: MoveOutcome(body, answered, False),
-                        lambda first: self._replay(first, fingerprint), follow=bool(chain), chain=chain,
-                        now_ms=now_ms)
+            judged = self._judged(seen, token, move, expected, arrived, fingerprint)
+            if isinstance(judged, Done):
+                return judged
+            seat, state, events = judged
+            return await self._planned(seen.record, seat, move.seat, state, events, field, fingerprint)
 
         try:
             return await self.changes.run(session_id, step, self.changes.recent.get(session_id), fresh=False,
@@ -157,6 +126,51 @@ class MoveLoop:
                 return await self.changes.run(session_id, step, idempotency_field=field, seat=move.seat)
             except _Away:  # away again already (or the session kept changing): as a session that kept changing
                 raise busy(record.version) from None
+
+    def _judged(self, seen: Seen, token: str, move: Move, expected: set[int] | None, arrived: float,
+                fingerprint: bytes) -> Done[MoveOutcome] | tuple[int, GameState, list[Event]]:
+        """Whose the move is, and the game after it: the first answer of its ``Idempotency-Key`` given again, or the
+        mover's seat, the new state and its events; a refusal otherwise (counted when decided on a fresh read)."""
+        record = seen.record
+        # Read (or the compare-and-set lost) after the game changed while this request was on its way: it was sent
+        # before the turn it would now apply to began (a double tap, a retry overtaking its first attempt, a tap
+        # that ended a hand and its twin landing in the next).
+        raced = seen.fresh and self._moved_since(seen.changed_ago, arrived, seen.changed_at)
+        try:
+            seat = self._mover(record, token)
+            if move.seat not in controlled_seats(record.state.options, seat):  # itself, or a ghost partner
+                raise forbidden(f"this token acts for seat {seat} only; the move names seat {move.seat}",
+                                "seats", code="WRONG_SEAT", seat=seat, named=move.seat)
+            if seen.replay is not None:
+                return Done(self._replay(seen.replay, fingerprint))
+            if is_away(record.clock, seat):
+                raise _Away(seat)  # back first (a change of its own), then this move
+            if plays(record, seat) and player_to_act(record.state) == seat:
+                raise conflict(record.version, "the clock's bot is making this turn's move for the seat, which "
+                               "came back during it: the seat plays from its next turn", "bot_moving")
+            # Refused: the mover's own legal moves only (another seat's would reveal its hand).
+            state, events = operations.apply(record.state, move, admit=lambda: self._admit(
+                record, seat, expected, raced))
+        except Problem as exc:
+            if seen.fresh:
+                self._count_refusal(exc)
+            raise
+        return seat, state, events
+
+    async def _planned(self, record: SessionRecord, seat: int, mover: int, state: GameState, events: list[Event],
+                       field: str | None, fingerprint: bytes) -> Plan[MoveOutcome]:
+        """The change a move makes: the new state, the bot moves that follow it (decided now: the answer shows
+        them, and the clock after them), and the answer, kept under its ``Idempotency-Key``."""
+        chain = await self.changes.bot_replies(record, state) if self.changes.bots_follow(record, state) else []
+        answered = record.version + 1 + len(chain)
+        now_ms = self.changes.clock.now_ms()
+        clocks = clocks_after(record.clock, [state, *(s for s, _ in chain)] if chain else [state],
+                              record.version + 1, now_ms)
+        body = applied_body(seat, answered, state, events, chain, clocks[-1])
+        keyed = None if field is None else (field, IdempotencyRecord(fingerprint, answered, body))
+        change = Change(state=state, events=events, clock=clocks[0], mover=mover, idempotency=keyed)
+        return Plan(change, lambda _: MoveOutcome(body, answered, False),
+                    lambda first: self._replay(first, fingerprint), follow=bool(chain), chain=chain, now_ms=now_ms)
 
     async def _seat_of(self, session_id: str, token: str) -> int:
         """The seat a move that names none is for (:func:`seat_for`: the token's, or its ghost's when the ghost
