@@ -10,10 +10,14 @@ from __future__ import annotations
 from typing import Any
 
 import httpx
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Page
 
-from tests.browser.test_table import STEP_MS, browser, page, pytestmark, service  # noqa: F401 (fixtures)
+from tests.browser import test_table as table
 from tests.clients.tooling import LiveService
+
+# The fixtures of the table's browser tests (a live service, Chromium, a fresh page), and its mark (slow).
+service, browser, page, pytestmark = table.service, table.browser, table.page, table.pytestmark
+STEP_MS = table.STEP_MS
 
 
 def _table(service: LiveService, **fields: Any) -> dict[str, Any]:
@@ -94,7 +98,8 @@ def test_the_host_pauses_and_resumes_and_the_clock_stands_still_meanwhile(page: 
     _post(service, created, "pause")
     page.wait_for_selector("body[data-life=paused]")
     assert page.inner_text("#life") == "Paused by the host." and page.inner_text("#status") == "Paused by the host."
-    assert page.inner_text("#clock") == "Clock stopped: paused" and page.get_attribute("#clock", "data-stopped") == "true"
+    assert page.inner_text("#clock") == "Clock stopped: paused"
+    assert page.get_attribute("#clock", "data-stopped") == "true"
     assert _left_ms(page) == []  # no time running
     page.wait_for_selector("body[data-turn=others]")  # and nothing to play: no bid is offered
     assert page.locator("#controls [data-legal=true]").count() == 0 and page.is_hidden("#hint")
