@@ -86,8 +86,12 @@ let saved = null;
 let rules = null;
 /** @type {{version: number, view: any, at: number}|null} the newest state known, as the seat sees it */
 let latest = null;
-/** @type {any[]} who holds each seat (`seats` of the session: a player's name, a bot, or open) */
+/** @type {any[]} who holds each seat (`seats` of the session: a player's name, a bot, or open; `away`) */
 let seatsInfo = [];
+/** @type {{status: string, ended: any}} where the game is in its life (the session's `status`: `waiting`,
+ *  `running`, `paused` or `ended`; `ended`: how it ended before it was over) */
+let life = { status: "running", ended: null };
+let tableVersion = 0; // the version `seatsInfo` and `life` are of
 /** @type {any} the turn clock (the session's `clock`, public; null: none), and the version it is of */
 let clockView = null;
 let clockVersion = 0;
@@ -273,7 +277,7 @@ async function pump() {
   while (queue.length) {
     const item = /** @type {Received} */ (queue.shift());
     // Already on the table (drawn from a newer answer while the stream lagged), or far behind: no pauses.
-    if (item.version > drawnVersion) await animate(item.event, queue.length > 24);
+    if (item.version > drawnVersion) await animate(item.event, queue.length > 24, item.version);
     shownVersion = item.version;
   }
   pumping = false;
@@ -281,7 +285,7 @@ async function pump() {
 }
 
 /** One event on the table: a call by a seat, a card to the trick, a trick gathered. */
-async function animate(/** @type {any} */ event, /** @type {boolean} */ quick) {
+async function animate(/** @type {any} */ event, /** @type {boolean} */ quick, /** @type {number} */ version) {
   const theirs = event.seat !== undefined && event.seat !== saved?.seat;
   const pause = (/** @type {number} */ ms) => (quick ? Promise.resolve() : sleep(ms));
   switch (event.type) {
@@ -318,6 +322,31 @@ async function animate(/** @type {any} */ event, /** @type {boolean} */ quick) {
     case "rematch_asked": // who asked for the next game, who is awaited
       await refresh();
       break;
+    case "seat_away": // the clock's bot plays for the seat at once, until its player comes back
+    case "seat_back":
+    case "seat_forfeited": // a bot keeps the seat for good
+      if (version >= tableVersion) {
+        seatsInfo = seatsInfo.map((s) => (s.seat === event.seat ? { ...s, away: event.type === "seat_away" } : s));
+        tableVersion = version;
+        drawTableLife(); // at once: the view is read again below, and drawn once the stream caught up
+      }
+      await refresh();
+      break;
+    case "game_started":
+    case "game_paused":
+    case "game_resumed":
+    case "game_called_off":
+    case "game_abandoned":
+      if (version >= tableVersion) {
+        life = { status: { game_paused: "paused", game_called_off: "ended", game_abandoned: "ended" }[/** @type {string} */ (event.type)] ?? "running",
+                 ended: event.type === "game_called_off" ? { how: "called_off", version }
+                   : event.type === "game_abandoned" ? { how: "abandoned", by: event.by, version } : null };
+        tableVersion = version;
+        drawTableLife();
+        drawClock();
+      }
+      await refresh();
+      break;
     case "next_game": // the same seats, a new game: a clean table, its own score sheet, the match score
       trick = [];
       drawTrick();
@@ -333,7 +362,11 @@ async function animate(/** @type {any} */ event, /** @type {boolean} */ quick) {
 /** GET the seat's view (and the version it is at). */
 async function refresh() {
   const state = await api("GET", base(), { token: saved?.seatToken });
-  seatsInfo = state.seats ?? [];
+  if (state.version >= tableVersion) { // (an answer older than an event already shown changes nothing)
+    seatsInfo = state.seats ?? [];
+    life = { status: state.status ?? "running", ended: state.ended ?? null };
+    tableVersion = state.version;
+  }
   if (state.version >= seriesVersion) {
     series = state.series ?? null; // (none from a service without rematches: then no next game is offered)
     seriesVersion = state.version;
@@ -373,7 +406,7 @@ async function draw() {
   const ticket = ++drawTicket;
   const { version, view } = latest;
   drawnVersion = Math.max(drawnVersion, version);
-  const mine = oursToAct(view);
+  const mine = oursToAct(view) && life.status === "running"; // nothing is played before the start, paused, ended
   const moves = mine ? await api("GET", `${base()}/legal-moves`, { token: saved.seatToken }) : null;
   if (ticket !== drawTicket) return; // a newer draw started meanwhile
   if (moves && moves.version !== version) { await refresh(); return; }
@@ -390,10 +423,13 @@ async function draw() {
   drawClock();
   drawTableLife();
   $("hint").hidden = !mine;
-  const over = view.phase === "game_over";
+  const over = view.phase === "game_over" || life.status === "ended";
   $("new-game").hidden = humanTable() && !over; // never a way out of a table with players, by accident
   document.body.dataset.turn = over ? "over" : mine ? "you" : "others";
-  if (over) {
+  if (life.status !== "running") {
+    status(lifeText());
+    if (over) ($("new-game").hidden ? $("status") : $("new-game")).focus();
+  } else if (over) {
     status(gameOverText(view));
     $("contract").textContent = gameOverText(view);
     ($("rematch").hidden ? $("new-game") : $("rematch")).focus();
@@ -520,9 +556,10 @@ function seatPanel(/** @type {any} */ view, /** @type {number} */ seat, /** @typ
   const last = calls[calls.length - 1];
   const saidText = view.phase === "auction" && last ? (last.bid ? bidText(last.bid, last.sans_kitty) : "Pass") : "";
   const tricks = view.tricks_won?.[seat];
-  li.innerHTML = `<strong class="name"></strong> <span class="tags"></span>
+  li.innerHTML = `<strong class="name"></strong> <span class="away" hidden>away</span> <span class="tags"></span>
     <span class="count"></span> <span class="said" aria-live="off"></span> <span class="time"></span>`;
   /** @type {HTMLElement} */ (li.querySelector(".name")).textContent = seatName(seat) + (seat === saved?.seat ? ` (seat ${seat})` : "");
+  /** @type {HTMLElement} */ (li.querySelector(".away")).setAttribute("aria-label", `${seatName(seat)} is away`);
   const holder = seatsInfo[seat];
   if (holder?.kind === "bot") tags.unshift(`${holder.level} bot`);
   else if (holder?.kind === "open") tags.unshift("open seat");
@@ -785,6 +822,14 @@ function describe(/** @type {any} */ e) {
     case "rematch_asked": return `${who} asked for the next game`
       + (e.waiting.length ? `; waiting for ${e.waiting.map(seatName).join(", ")}` : "");
     case "next_game": return `${gameTitle(e)} begins` + (e.games > 1 ? ` (${matchScoreText(e.score)})` : "");
+    case "game_started": return e.by === "host" ? "The host started the game" : "Every seat is taken: the game starts";
+    case "game_paused": return "The host paused the game";
+    case "game_resumed": return "The host resumed the game";
+    case "game_called_off": return "The host called the game off";
+    case "game_abandoned": return `The game was abandoned by ${e.by.map(seatName).join(", ")}`;
+    case "seat_away": return `${who} is away: the computer plays for them`;
+    case "seat_back": return `${who} is back`;
+    case "seat_forfeited": return `${who} stayed away: a ${e.level} bot keeps the seat`;
     default: return `${rules?.names.moves[e.type] ?? e.type.replaceAll("_", " ")}${e.seat !== undefined ? ` (${who})` : ""}`;
   }
 }
@@ -805,7 +850,7 @@ function clockText(/** @type {number} */ ms) {
 function drawClock() {
   const element = $("clock");
   const clock = clockView;
-  element.hidden = !clock || !latest || latest.view.phase === "game_over";
+  element.hidden = !clock || !latest || latest.view.phase === "game_over" || life.status === "ended";
   document.querySelectorAll("[data-seat] > .time").forEach((e) => { e.textContent = ""; });
   if (!clock || element.hidden) return;
   const reserveOf = (/** @type {number} */ seat) => (clock.reserves?.[seat] ?? 0) * 1000;
@@ -816,9 +861,14 @@ function drawClock() {
       if (time && seat !== clock.seat && seat < (latest?.view.players ?? 0)) time.textContent = `reserve ${clockText(reserveOf(seat))}`;
     }
   }
-  if (clock.seat === null || clock.seat === undefined || !clock.deadline) {
-    element.textContent = "Clock paused";
-    element.dataset.seat = "";
+  // Waiting to start or paused, nobody is on the clock: it stands still (whatever deadline a late answer had).
+  const stopped = life.status === "waiting" || life.status === "paused";
+  if (stopped || clock.seat === null || clock.seat === undefined || !clock.deadline) {
+    element.textContent = life.status === "waiting" ? "The clock starts with the game"
+      : life.status === "paused" ? "Clock stopped: paused" : "Clock paused";
+    Object.assign(element.dataset, { seat: "", mine: "false", low: "false", stopped: "true" });
+    delete element.dataset.leftMs;
+    delete element.dataset.deadline;
     return;
   }
   const left = Date.parse(clock.deadline) - Date.now();
@@ -827,7 +877,7 @@ function drawClock() {
   const mine = clock.seat === saved?.seat && !saved?.watching;
   element.textContent = `${mine ? "Your time" : seatName(clock.seat)}: ${text}`;
   Object.assign(element.dataset, { seat: String(clock.seat), mine: String(mine), leftMs: String(Math.max(0, left)),
-                                   low: String(left < 10_000) });
+                                   low: String(left < 10_000), stopped: "false", deadline: clock.deadline });
   const time = document.querySelector(`#seats > [data-seat="${clock.seat}"] > .time`); // ours: #clock says it
   if (time) time.textContent = `time ${text}`;
 }
@@ -840,14 +890,23 @@ const humanTable = () => Boolean(saved?.watching || saved?.joined
 /**
  * The table's own life, beside the game: who it waits for (an open seat: its invitation not redeemed yet, or its
  * player gone), and once the game is over its next game: who may start it, who asked, and the button for whoever
- * this page may start it as. This is the place for what the session will say of the table itself (starting once
- * everyone sits, pausing, a player away, abandoning): each drawn here from the session's state, its buttons in
- * `#table-life`.
+ * this page may start it as. And the game's life (the session's `status`, `ended` and each seat's `away`, kept
+ * up from the stream's `game_…` and `seat_away`/`seat_back` events): waiting to start, paused by the host, called
+ * off or abandoned, and who is away (also a badge in the seat's panel).
  */
 function drawTableLife() {
   const open = seatsInfo.filter((s) => s.kind === "open").map((s) => seatName(s.seat));
   $("open-seats").textContent = open.length
     ? `Waiting for ${open.length > 1 ? "players" : "a player"}: ${open.join(", ")} ${open.length > 1 ? "are" : "is"} open.` : "";
+  const away = seatsInfo.filter((s) => s.away).map((s) => s.seat);
+  document.querySelectorAll("[data-seat] > .away").forEach((badge) => {
+    /** @type {HTMLElement} */ (badge).hidden = !away.includes(Number(/** @type {HTMLElement} */ (badge.parentElement).dataset.seat));
+  });
+  $("away").textContent = away.length ? `Away: ${away.map(seatName).join(", ")} (the computer plays for ${away.length > 1 ? "them" : "it"} until ${away.length > 1 ? "they come" : "it comes"} back).` : "";
+  $("away").dataset.seats = away.join(" ");
+  $("life").textContent = life.status === "running" ? "" : lifeText();
+  $("table-life").dataset.status = life.status;
+  document.body.dataset.life = life.status;
   drawMatch();
   const over = latest?.view.phase === "game_over" && series !== null && seriesVersion >= latest.version;
   const token = over ? rematchToken() : null;
@@ -868,7 +927,19 @@ function drawTableLife() {
     text = "The host starts the next game.";
   }
   $("next-game").textContent = text;
-  $("table-life").hidden = !open.length && !text && button.hidden;
+  $("table-life").hidden = !open.length && !away.length && life.status === "running" && !text && button.hidden;
+}
+
+/** The game's life in words, when it is not simply running. */
+function lifeText() {
+  switch (life.status) {
+    case "waiting": return seatsInfo.some((s) => s.kind === "open") ? "Waiting for players: the game starts once every seat is taken."
+      : "Waiting for the host to start the game.";
+    case "paused": return "Paused by the host.";
+    case "ended": return life.ended?.how === "abandoned"
+      ? `Abandoned by ${(life.ended.by ?? []).map(seatName).join(", ") || "its players"}.` : "Game called off.";
+    default: return "";
+  }
 }
 
 /** The match, in the header: this game's number in it and the match score (a table of single games: which game). */
@@ -1139,7 +1210,9 @@ async function newGame() {
   latest = null;
   clockView = null;
   series = null;
-  shownVersion = drawnVersion = clockVersion = seriesVersion = 0;
+  seatsInfo = [];
+  life = { status: "running", ended: null };
+  shownVersion = drawnVersion = clockVersion = seriesVersion = tableVersion = 0;
   streamEnded = false;
   queue.length = 0;
   problem(null);
