@@ -34,7 +34,8 @@ Status = Literal["waiting", "running", "paused", "ended"]
 
 #: What the service plays, and the seats of it played for one move only.
 Autoplayed = tuple[dict[int, tuple[Level, bytes]], frozenset[int]]
-_NONE: Autoplayed = ({}, frozenset())
+_NOBODY: frozenset[int] = frozenset()
+_NONE: Autoplayed = ({}, _NOBODY)
 
 
 def status(table: Table) -> Status:
@@ -53,6 +54,8 @@ def autoplayed(record: SessionRecord) -> Autoplayed:
         return _NONE
     bots = record.seats.bots()
     clock = record.clock
+    if clock is None or not any(clock.away):
+        return bots, _NOBODY
     away, once = autoplayed_seats(clock)
     if away and not any(record.seats.is_player(s) and s not in away for s in range(record.state.options.players)):
         # Nobody at the table waits for them: a table of bots and of seats away would play itself out at once.

@@ -145,7 +145,7 @@ class MoveLoop:
                 return Done(self._replay(seen.replay, fingerprint))
             if is_away(record.clock, seat):
                 raise _Away(seat)  # back first (a change of its own), then this move
-            if plays(record, seat) and player_to_act(record.state) == seat:
+            if record.clock is not None and player_to_act(record.state) == seat and plays(record, seat):  # away
                 raise conflict(record.version, "the clock's bot is making this turn's move for the seat, which "
                                "came back during it: the seat plays from its next turn", "bot_moving")
             # Refused: the mover's own legal moves only (another seat's would reveal its hand).

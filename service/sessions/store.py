@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Sequence
-from typing import NamedTuple, Protocol
+from collections.abc import Callable, Sequence
+from typing import Any, Generic, NamedTuple, Protocol, TypeVar, overload
 
 import msgspec
 
@@ -64,7 +64,34 @@ class CommitOutcomeUnknown(StoreUnavailable):
                          "first", headers={"Retry-After": "1"})
 
 
-class SessionRecord(msgspec.Struct, frozen=True):
+K = TypeVar("K")
+
+
+class _Kept(Generic[K]):
+    """A record's field decoded when first read, then kept in the record's ``__dict__`` (a non-data descriptor:
+    the kept value is found before it, with no call; :class:`functools.cached_property` without its lock)."""
+
+    def __init__(self, field: str, decode: Callable[[Any], K]) -> None:
+        self.field, self.decode = field, decode
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, record: None, owner: type) -> _Kept[K]: ...
+
+    @overload
+    def __get__(self, record: object, owner: type) -> K: ...
+
+    def __get__(self, record: object | None, owner: type) -> K | _Kept[K]:
+        if record is None:
+            return self
+        value = self.decode(getattr(record, self.field))
+        record.__dict__[self.name] = value
+        return value
+
+
+class SessionRecord(msgspec.Struct, frozen=True, dict=True):
     """What a session is: its ``version`` (bumped by every change), the state, who holds its seats, its table.
 
     ``auth`` is who holds each seat as the store keeps it (:mod:`.seats`: the host's token hash, then a slot per
@@ -94,15 +121,11 @@ class SessionRecord(msgspec.Struct, frozen=True):
         """The first version at which the game was as it is now."""
         return self.game_version or self.version
 
-    @property
-    def seats(self) -> Seats:
-        """Who holds each seat (decoded once for the same bytes: :meth:`Seats.decode`)."""
-        return Seats.decode(self.auth)
-
-    @property
-    def settings(self) -> Table:
-        """The table's settings, names, invitations and spectators (decoded once for the same bytes)."""
-        return decode_table(self.table)
+    #: Who holds each seat (:meth:`Seats.decode`: decoded once for the same bytes) and the table's settings, names,
+    #: invitations and spectators (:func:`decode_table`), each kept with the record once read: every step of a
+    #: change reads them from it.
+    seats = _Kept[Seats]("auth", Seats.decode)
+    settings = _Kept[Table]("table", decode_table)
 
     def after(self, committed: Committed, change: Change) -> SessionRecord:
         """The record ``change`` made of this one, committed as ``committed``."""
