@@ -118,7 +118,9 @@ class GameResumed(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", t
 class GameCalledOff(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="game_called_off"):
     """The host called the game off before any card was played: it ended with no result."""
 
-    to_act: None = None
+    #: Always ``null``: nobody acts once the game ended (typed as every event's ``to_act``, so that generated clients
+    #: need no type of their own for it).
+    to_act: int | None = None
 
 
 class GameAbandoned(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="game_abandoned"):
@@ -126,7 +128,8 @@ class GameAbandoned(msgspec.Struct, frozen=True, kw_only=True, tag_field="type",
     or were away)."""
 
     by: list[int]
-    to_act: None = None
+    #: Always ``null``, as :class:`GameCalledOff`'s.
+    to_act: int | None = None
 
 
 class SeatAway(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="seat_away"):
