@@ -13,16 +13,15 @@ runs (:func:`bots.analysis.analysis_cost`), so the charge is what it spends, and
 refused at once (429 ``RATE_LIMITED``: a smaller ``budget`` or fewer seats may fit). The same records, seats,
 ``seed`` and ``budget`` give the same answer; without a seed the service draws one and answers it.
 
-:func:`analyse_records` is the whole operation without HTTP: a hosted session's route calls it with the
-session's record and the seats its credential may see (``fair_play`` only for the host, whose record holds
-every card).
+:func:`service.referee.analysis.analyse_records` is the whole operation without HTTP; a hosted session's
+``GET /v1/sessions/{id}/analysis`` (service/sessions/analysis_route.py) calls it too.
 """
 
 from __future__ import annotations
 
 import asyncio
 import secrets
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from typing import Annotated, Any
 
 import msgspec
@@ -31,15 +30,7 @@ from litestar.di import NamedDependency
 from litestar.params import Body
 from msgspec import Meta
 
-from bots.analysis import (
-    ANALYSIS_BUDGET,
-    MAX_ANALYSIS_BUDGET,
-    FairPlay,
-    GameAnalysis,
-    analyse_game,
-    analysis_cost,
-    player_fair_play,
-)
+from bots.analysis import ANALYSIS_BUDGET, MAX_ANALYSIS_BUDGET
 from engine import Bid, GameRecord, Move, Pass, build_record, resolve_options
 from engine.record_text import RecordTextError, record_from_text, record_to_text
 from engine.records import RecordRefused
@@ -47,7 +38,8 @@ from engine.replay import verify_record
 from service.config import Settings
 from service.games.records import MAX_RECORD_BODY_BYTES
 from service.ops.clients import client_identity
-from service.referee.errors import engine_errors, record_problem
+from service.referee.analysis import AnalyseResponse, analyse_all, analyse_records
+from service.referee.errors import record_problem
 from service.referee.moves import syntax_rejection
 from service.referee.operations import check_seat
 from service.referee.schemas import SEED_BITS, SEED_MAX, Seat
@@ -89,61 +81,6 @@ class AnalyseRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_f
         "fair-play statistic is also given over all of them."))] | None = None
     seed: AnalysisSeed | None = None
     budget: AnalysisBudget | None = None
-
-
-class AnalyseResponse(msgspec.Struct, frozen=True, kw_only=True):
-    """The analysis of each game (in the order sent) and, for several, the player's fair-play statistic over all
-    of them; the seed and budget used (answer them to reproduce it) and the playouts spent."""
-
-    seed: int
-    budget: int
-    playouts: int
-    games: list[GameAnalysis]
-    fair_play: FairPlay | None = None
-
-
-def analyse_all(jobs: Sequence[tuple[GameRecord, tuple[int, ...] | None]], seed: int, budget: int,
-                fair_play: bool) -> AnalyseResponse:
-    """The analysis of each ``(record, seats)`` (verified records), in one call a search worker can run (module
-    level, picklable arguments and answer)."""
-    games = [analyse_game(record, seats, seed=seed + i, budget=budget, fair_play=fair_play)
-             for i, (record, seats) in enumerate(jobs)]
-    overall = None
-    if fair_play and len(games) > 1:
-        overall = player_fair_play(games, [g.seats for g in games])
-    return AnalyseResponse(seed=seed, budget=budget, playouts=sum(g.playouts for g in games), games=games,
-                           fair_play=overall)
-
-
-def _cost(jobs: Sequence[tuple[GameRecord, tuple[int, ...] | None]], budget: int, fair_play: bool) -> int:
-    return sum(analysis_cost(record, seats, budget=budget, fair_play=fair_play) for record, seats in jobs)
-
-
-async def analyse_records(search: SearchPool, client: str, jobs: Sequence[tuple[GameRecord, Sequence[int] | None]],
-                          *, seed: int | None = None, budget: int | None = None, fair_play: bool = True,
-                          gone: Callable[[], Awaitable[None]] | None = None) -> AnalyseResponse:
-    """Analyse verified records (each with the seats to analyse, ``None`` for every seat) as a search of
-    ``client``'s: charged its exact cost in playouts (429 ``RATE_LIMITED`` when that does not fit), run in the
-    search pool once admitted (503 ``NOT_READY`` when it is full; cancelled when ``gone`` returns). ``fair_play``
-    reads the true deal: only for a caller who may see every card (a host, a snapshot's holder).
-
-    For a hosted session's ``GET …/analysis`` once the game is over: the session's whole record (the host's),
-    and the seats the credential may see: every seat with ``fair_play=True`` for the host token, the token's
-    seat (and its ghost) with ``fair_play=False`` for a seat token."""
-    spend = ANALYSIS_BUDGET if budget is None else budget
-    chosen = seed if seed is not None else secrets.randbits(SEED_BITS)
-    fixed = [(record, None if seats is None else tuple(sorted(set(seats)))) for record, seats in jobs]
-    cost = await asyncio.to_thread(_cost, fixed, spend, fair_play)
-    limit = search.playouts_per_minute
-    if 0 < limit < cost:  # it would never fit: say so, rather than a Retry-After that cannot help
-        raise Problem("RATE_LIMITED", f"this analysis costs {cost} playouts, more than a client may spend in a "
-                      f"minute ({limit}): ask for a smaller budget, fewer seats or fewer games",
-                      headers={"Retry-After": "60"})
-    async with search.charged(client, cost) as admission, search.placed(admission, client, gone):
-        with engine_errors():
-            answer = await admission.run(analyse_all, fixed, chosen, spend, fair_play)
-        admission.spend(answer.playouts)
-    return answer
 
 
 def _verified(record: GameRecord, sealer: Sealer, where: str) -> GameRecord:

@@ -33,6 +33,7 @@ from litestar.openapi.spec import SecurityScheme
 from service.config import Settings
 from service.referee.search import SearchPool
 from service.referee.snapshots import Sealer
+from service.sessions.analysis_route import SessionAnalysisController
 from service.sessions.api import SECURITY_SCHEMES, SessionsController
 from service.sessions.changes import SessionMetrics
 from service.sessions.clock import ClockSettings
@@ -129,7 +130,7 @@ def build_sessions(settings: Settings, sealer: Sealer, *, shutdown: asyncio.Even
         await store.close()
 
     return SessionsComponent(
-        route_handlers=[SessionsController],
+        route_handlers=[SessionsController, SessionAnalysisController],
         dependencies={"session_service": Provide(provide_session_service, sync_to_thread=False,
                                                  use_cache=True)},
         on_startup=[start], on_shutdown=[stop], readiness_check=ready, service=service, sweeper=sweeper)

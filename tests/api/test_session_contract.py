@@ -229,7 +229,8 @@ def test_a_ghost_partners_contractor_gets_its_own_cards_only(client: Client) -> 
 def _query_parameters(document: dict[str, Any]) -> list[tuple[str, str, str, str]]:
     """(method, path, parameter, a valid value) for every query parameter of every /v1 operation."""
     valid = {"players": "3", "preset": "american", "seat": "0", "reasons": "true", "list_discards": "false",
-             "lang": "hr", "last_event_id": "1-0", "after": "1", "access_token": "x", "api_key": "x"}
+             "lang": "hr", "last_event_id": "1-0", "after": "1", "access_token": "x", "api_key": "x", "seed": "1",
+             "budget": "8"}
     out = []
     for path, item in document["paths"].items():
         for method, op in item.items():
@@ -244,7 +245,7 @@ def test_a_repeated_query_parameter_is_refused_by_name(client: Client, served: d
     session = _session(client)
     cases = _query_parameters(served)
     assert {name for _, _, name, _ in cases} == {"players", "preset", "seat", "reasons", "list_discards", "lang",
-                                                  "last_event_id", "after",
+                                                  "last_event_id", "after", "seed", "budget",
                                                   "access_token", "api_key"}
     for method, path, name, value in cases:
         url = path.replace("{session_id}", session["session_id"]).replace("{seat}", "1")
