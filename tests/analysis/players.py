@@ -76,6 +76,17 @@ def play_records(players: Sequence[Player], *, seed: int, players_count: int = 4
     return records
 
 
+def play_game(players: Sequence[Player], *, seed: int, options: Options, first_dealer: int = 0) -> GameRecord:
+    """One whole game of ``players`` (one per seat) dealt from ``seed``, played to its end: its record."""
+    state, _ = new_game(options, seed=seed, first_dealer=first_dealer)
+    moves: list[Move] = []
+    while state.to_act is not None:
+        move = players[controller(options, state.to_act)](state, seed * 10_007 + len(moves))
+        moves.append(move)
+        state, _ = apply_move(state, move)
+    return build_record(options, seed=seed, first_dealer=first_dealer, moves=moves)
+
+
 def side_players(levels: Sequence[Level | Player], opts: Options) -> list[Player]:
     """One player per seat from one level (or player) per side."""
     out: list[Player] = [level_player("basic")] * opts.players

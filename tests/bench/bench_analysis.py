@@ -21,6 +21,7 @@ A benchmark that prints figures, not a test.
 from __future__ import annotations
 
 import argparse
+import math
 import statistics
 import sys
 import time
@@ -33,7 +34,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from bots import BOTS_BUILD  # noqa: E402
 from bots.analysis import ANALYSIS_BUDGET, FAIR_PLAY_Z, OpenHand, analyse_game, fair_play  # noqa: E402
 from engine import ENGINE_BUILD, Options, sides  # noqa: E402
-from tests.analysis.players import level_player, peeking_player, play_records, side_players  # noqa: E402
+from engine.replay import replay_states  # noqa: E402
+from tests.analysis.players import level_player, peeking_player, play_game, play_records, side_players  # noqa: E402
 
 #: The bots of the fair-play trials.
 FAIR_PLAY_BOTS = ("peek", "peek_one_in_five", "random", "basic", "expert")
@@ -44,12 +46,20 @@ def _quantile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
+def _wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of a share of ``k`` in ``n`` (95% by default)."""
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
 def _skill_pair(args: tuple[int, int, int]) -> list[dict[str, Any]]:
     seed, players, budget = args
     opts = Options(players=players)  # type: ignore[arg-type]
     out = []
     for order in (("expert", "basic"), ("basic", "expert")):
-        record = play_records(side_players(order, opts), seed=seed, hands=10_000, options=opts)[0]
+        record = play_game(side_players(order, opts), seed=seed, options=opts)
         started = time.thread_time()
         analysis = analyse_game(record, seed=seed, budget=budget)
         cpu = time.thread_time() - started
@@ -59,8 +69,16 @@ def _skill_pair(args: tuple[int, int, int]) -> list[dict[str, Any]]:
             if d.weighed:
                 losses[level_of[d.seat]].append(d.loss)
         hands = [(h.result, h.adjusted) for h in analysis.hands if h.result is not None and h.adjusted is not None]
+        # The cards of each scored hand and the scores before it, with its result by side: the two games of a deal
+        # seed deal the same cards to the same seats in each hand they both reach (the duplicate comparison below).
+        before: dict[int, tuple[int, ...]] = {}
+        for state in replay_states(record):
+            before.setdefault(state.hand_number, state.scores)
+        dealt = {h.hand_number: (record.hands[h.hand_number].dealt, record.hands[h.hand_number].kitty,
+                                 before[h.hand_number], h.result)
+                 for h in analysis.hands if h.result is not None and h.adjusted is not None}
         out.append({"cpu": cpu, "hands": len(record.hands), "moves": len(record.moves),
-                    "playouts": analysis.playouts, "losses": losses, "results": hands})
+                    "playouts": analysis.playouts, "losses": losses, "results": hands, "dealt": dealt})
     return out
 
 
@@ -90,11 +108,29 @@ def skill(args: argparse.Namespace) -> None:
                   for i in range(0, len(games), 2)]
         print(f"  basic minus expert, per deal seed: mean {statistics.fmean(paired):.2f}, positive in "
               f"{sum(1 for x in paired if x > 0)} of {len(paired)}")
+        expert_games = [statistics.fmean(g["losses"]["expert"]) for g in games if g["losses"]["expert"]]
+        basic_games = [statistics.fmean(g["losses"]["basic"]) for g in games if g["losses"]["basic"]]
+        below = sum((e < b) + 0.5 * (e == b) for e in expert_games for b in basic_games)
+        print(f"  separation: a game's expert average loss below a game's basic one in "
+              f"{below / (len(expert_games) * len(basic_games)):.2f} of the pairs of games (1.00: no overlap)")
         raw = [r for g in games for result, _ in g["results"] for r in result]
         adjusted = [a for g in games for _, adj in g["results"] for a in adj]
         if len(raw) > 1:
             print(f"  per hand and side ({len(raw)}): raw result sd {statistics.stdev(raw):.1f}, luck-adjusted sd "
                   f"{statistics.stdev(adjusted):.1f}, ratio {statistics.stdev(raw) / statistics.stdev(adjusted):.2f}")
+        # Duplicate: a hand both games of a deal seed reached with the same cards in the same seats and the same
+        # scores. Any luck that is a function of the cards (and the scores, the dealer) is the same at both tables,
+        # so the luck-adjusted results of such a pair differ exactly as the raw ones do; the least spread it can
+        # leave is that of half their difference about the pair's mean (the luck then being the pair's mean).
+        pairs = [(a[3], b[3]) for i in range(0, len(games), 2)
+                 for h, a in games[i]["dealt"].items() if (b := games[i + 1]["dealt"].get(h)) and a[:3] == b[:3]]
+        same = [x for a, b in pairs for x in a + b]
+        half = [(x - y) / 2 for a, b in pairs for x, y in zip(a, b, strict=True)]
+        if len(half) > 1:
+            floor = math.sqrt(sum(d * d for d in half) / len(half))
+            print(f"  duplicate hands (the same cards and scores at both tables: {len(pairs)} pairs): raw sd "
+                  f"{statistics.stdev(same):.1f}, the least sd any luck of the cards alone can leave {floor:.1f}, "
+                  f"so at most a ratio of {statistics.stdev(same) / floor:.2f}")
 
 
 def _player(name: str) -> Any:
@@ -134,7 +170,9 @@ def fairplay(args: argparse.Namespace) -> None:
         labelled = sum(1 for f in finals if f.label == "review")
         print(f"\n{name}: {len(trials)} trials of {args.hands} hands (seat 0; the others basic), budget "
               f"{args.budget}, threshold z >= {FAIR_PLAY_Z}; {time.time() - started:.0f} s wall")
-        print(f"  labelled review: {labelled} of {len(trials)}; informative decisions per trial median "
+        low, high = _wilson(labelled, len(trials))
+        print(f"  labelled review: {labelled} of {len(trials)} (95% interval {low:.3f} to {high:.3f}); informative "
+              f"decisions per trial median "
               f"{statistics.median(f.decisions for f in finals)}; z mean {statistics.fmean(zs):.2f}, sd "
               f"{statistics.stdev(zs) if len(zs) > 1 else 0.0:.2f}, max {max(zs):.2f}")
         power = ", ".join(f"{h} hands {sum(1 for t in trials if t['checkpoints'][h].label == 'review')}"
