@@ -116,8 +116,12 @@ def skill(args: argparse.Namespace) -> None:
         raw = [r for g in games for result, _ in g["results"] for r in result]
         adjusted = [a for g in games for _, adj in g["results"] for a in adj]
         if len(raw) > 1:
+            luck = [r - a for r, a in zip(raw, adjusted, strict=True)]
+            slope = statistics.covariance(raw, luck) / statistics.variance(luck) if statistics.variance(luck) else 0.0
             print(f"  per hand and side ({len(raw)}): raw result sd {statistics.stdev(raw):.1f}, luck-adjusted sd "
-                  f"{statistics.stdev(adjusted):.1f}, ratio {statistics.stdev(raw) / statistics.stdev(adjusted):.2f}")
+                  f"{statistics.stdev(adjusted):.1f}, ratio {statistics.stdev(raw) / statistics.stdev(adjusted):.2f}; "
+                  f"correlation of the result with the luck {statistics.correlation(raw, luck):.2f}, calibration "
+                  f"slope of the result on the luck {slope:.2f} (1: the luck's weight fits)")
         # Duplicate: a hand both games of a deal seed reached with the same cards in the same seats and the same
         # scores. Any luck that is a function of the cards (and the scores, the dealer) is the same at both tables,
         # so the luck-adjusted results of such a pair differ exactly as the raw ones do; the least spread it can
@@ -178,7 +182,11 @@ def fairplay(args: argparse.Namespace) -> None:
         power = ", ".join(f"{h} hands {sum(1 for t in trials if t['checkpoints'][h].label == 'review')}"
                           for h in sorted(trials[0]["checkpoints"]))
         print(f"  labelled by: {power} (of {len(trials)})")
-        print(f"  z after {args.hands} hands, each trial: {', '.join(f'{z:.2f}' for z in sorted(zs))}")
+        ordered = sorted(zs)
+        shown = ordered if len(ordered) <= 30 else [_quantile(ordered, q) for q in (0.0, 0.01, 0.05, 0.25, 0.5, 0.75,
+                                                                                     0.95, 0.99)] + [ordered[-1]]
+        which = "each trial" if len(ordered) <= 30 else "min, 1%, 5%, 25%, median, 75%, 95%, 99%, max"
+        print(f"  z after {args.hands} hands, {which}: {', '.join(f'{z:.2f}' for z in shown)}")
 
 
 def main() -> None:
