@@ -21,6 +21,7 @@ for the seats); a session restored from a snapshot has no record to analyse (409
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
 
 import msgspec
@@ -67,7 +68,7 @@ class SessionAnalysisResponse(msgspec.Struct, frozen=True, kw_only=True):
 
 async def session_analysis(service: SessionService, search: SearchPool, client: str, session_id: str, token: str,
                            *, seed: int | None = None, budget: int | None = None,
-                           gone: Any = None) -> SessionAnalysisResponse:
+                           gone: Callable[[], Awaitable[None]] | None = None) -> SessionAnalysisResponse:
     """The analysis of the session's game for ``token`` (the module docstring), charged to ``client``."""
     caller = await service.caller(session_id, token)
     no_spectator(caller)  # an analysis, as a record, is the host's or a seat's
@@ -79,7 +80,7 @@ async def session_analysis(service: SessionService, search: SearchPool, client: 
     log = [e for e in await read_log(service, session_id, since) if since <= e.version <= version]
     record = host_record(state, log, since)
     whole = caller.seat is None  # the host or the table host: both read the whole record of a finished game
-    seats = None if whole else [caller.seat]
+    seats = None if caller.seat is None else [caller.seat]
     answer = await analyse_records(search, client, [(record, seats)], seed=seed, budget=budget, fair_play=whole,
                                    luck=whole, gone=gone)
     return SessionAnalysisResponse(session_id=session_id, version=version, seat=caller.seat, seed=answer.seed,
