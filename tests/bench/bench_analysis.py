@@ -32,7 +32,14 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bots import BOTS_BUILD  # noqa: E402
-from bots.analysis import ANALYSIS_BUDGET, FAIR_PLAY_Z, OpenHand, analyse_game, fair_play  # noqa: E402
+from bots.analysis import (  # noqa: E402
+    ANALYSIS_BUDGET,
+    FAIR_PLAY_MIN_DECISIONS,
+    FAIR_PLAY_Z,
+    OpenHand,
+    analyse_game,
+    fair_play,
+)
 from engine import ENGINE_BUILD, Options, sides  # noqa: E402
 from engine.replay import replay_states  # noqa: E402
 from tests.analysis.players import level_player, peeking_player, play_game, play_records, side_players  # noqa: E402
@@ -179,6 +186,9 @@ def fairplay(args: argparse.Namespace) -> None:
               f"decisions per trial median "
               f"{statistics.median(f.decisions for f in finals)}; z mean {statistics.fmean(zs):.2f}, sd "
               f"{statistics.stdev(zs) if len(zs) > 1 else 0.0:.2f}, max {max(zs):.2f}")
+        enough = [f.z for f in finals if f.z is not None and f.decisions >= FAIR_PLAY_MIN_DECISIONS]
+        at = ", ".join(f"z >= {z}: {sum(1 for x in enough if x >= z)}" for z in (3.0, 3.5, 4.0, 4.5))
+        print(f"  labelled after {args.hands} hands at other thresholds (the same fewest decisions): {at}")
         power = ", ".join(f"{h} hands {sum(1 for t in trials if t['checkpoints'][h].label == 'review')}"
                           for h in sorted(trials[0]["checkpoints"]))
         print(f"  labelled by: {power} (of {len(trials)})")
