@@ -91,8 +91,9 @@ LUCK_REDEALS = 8
 LUCK_WEIGHT = 0.6
 #: The fair-play statistic's threshold (one-sided standard scores), and the fewest informative decisions it
 #: needs before it labels anything. Above 3 because the honest bots' statistic spreads wider than a standard
-#: normal (the sampled deals' model of what a seat knows is approximate): its standard deviation was 1.2 to 1.3
-#: over 50 hands of ``random`` and ``basic`` seats (tests/bench/bench_analysis.py; docs/ANALYSIS.md).
+#: normal (the sampled deals' model of what a seat knows is approximate): its standard deviation was 1.2 to 1.5
+#: over 50 hands of ``random``, ``basic`` and ``expert`` seats, and 1 of 300 ``basic`` trials reached it
+#: (tests/bench/bench_analysis.py; docs/BENCHMARKS.md, "After the game").
 FAIR_PLAY_Z = 3.5
 FAIR_PLAY_MIN_DECISIONS = 10
 #: What the statistic answers.
