@@ -509,7 +509,7 @@ def player_fair_play(analyses: Iterable[GameAnalysis], seats: Sequence[Iterable[
 
 
 __all__ = ["ANALYSIS_BUDGET", "CLEAR_ERROR_POINTS", "CLEAR_ERROR_SE", "FAIR_PLAY_MIN_DECISIONS", "FAIR_PLAY_Z",
-           "LUCK_REDEALS", "LUCK_WEIGHT", "MAX_ANALYSIS_BUDGET", "MIN_DEALS", "DecisionAnalysis", "FairPlay", "GameAnalysis",
-           "HandLuck", "MoveValue", "OpenHand", "SeatSummary", "analyse_decision", "analyse_game", "analysis_cost",
-           "deal_luck", "decision_cost", "decision_moves", "decision_seed", "fair_play", "open_hand",
+           "LUCK_REDEALS", "LUCK_WEIGHT", "MAX_ANALYSIS_BUDGET", "MIN_DEALS", "DecisionAnalysis", "FairPlay",
+           "GameAnalysis", "HandLuck", "MoveValue", "OpenHand", "SeatSummary", "analyse_decision", "analyse_game",
+           "analysis_cost", "deal_luck", "decision_cost", "decision_moves", "decision_seed", "fair_play", "open_hand",
            "player_fair_play", "weigh_decision"]
