@@ -86,8 +86,8 @@ LUCK_REDEALS = 8
 #: foresees the players' result only in part (the correlation was 0.4 to 0.6 in games of ``expert`` against
 #: ``basic``), so its whole advantage, taken as the luck, overstates it: the luck-adjusted result then spreads
 #: wider than the raw one. The least-squares slope of the result on that advantage was 0.57 (four players) and
-#: 0.71 (three) on held-out games (tests/bench/bench_analysis.py prints it, with the luck so calibrated, as its
-#: ``calibration slope``: 1 when the weight fits).
+#: 0.71 (three) in a first set of games; tests/bench/bench_analysis.py prints the slope on the luck so weighed as
+#: its ``calibration slope`` (1 when the weight fits; docs/BENCHMARKS.md has the figures, 0.52 to 1.01).
 LUCK_WEIGHT = 0.6
 #: The fair-play statistic's threshold (one-sided standard scores), and the fewest informative decisions it
 #: needs before it labels anything. Above 3 because the honest bots' statistic spreads wider than a standard
