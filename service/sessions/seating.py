@@ -37,7 +37,7 @@ from service.sessions.clock import came_back, clock_view, is_away
 from service.sessions.headers import idempotency_field
 from service.sessions.lifecycle import start_if_seated
 from service.sessions.log import SeatJoined, SeatLeft, SeatNamed, SeatTokenReissued, TableEvent
-from service.sessions.problems import forbidden, unauthorized
+from service.sessions.problems import DEAL_NOT_SECRET, forbidden, unauthorized
 from service.sessions.schemas import (
     InvitationIssued,
     InvitationPreview,
@@ -176,7 +176,7 @@ def check_invitable(state: GameState, known_deal: bool) -> None:
     if known_deal or is_secretly_dealt(state):
         return
     raise forbidden("this session deals from a seed or deck orders a client gave: a seat is opened to an invited "
-                    "player only in a session created with \"known_deal\": true", "known_deal")
+                    "player only in a session created with \"known_deal\": true", "known_deal", kind=DEAL_NOT_SECRET)
 
 
 def _invitation(table: Table, digest: bytes) -> Invitation:
