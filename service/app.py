@@ -51,6 +51,7 @@ from service.referee.playouts import MemoryPlayoutBudget, PlayoutBudget, RedisPl
 from service.referee.search import SearchPool
 from service.referee.snapshots import Sealer
 from service.sessions import SessionsComponent, build_sessions
+from service.sessions.guards import token_before_body
 from service.sessions.records import SessionRecordController
 from service.sessions.redis_store import is_cluster_url, redis_client
 from service.web.exception_handlers import exception_handlers
@@ -219,9 +220,12 @@ def create_app(settings: Settings | None = None, *, session_key_prefix: str = SE
         state=State({**state, "sessions": sessions, "shutdown": shutdown}),
     )
     # The fast lane passes only through route middleware that lets its requests pass untouched: the query check
-    # (the lane takes no query string) and the session-creation bounds (another path).
+    # (the lane takes no query string) and the session-creation bounds (another path); and through the guard
+    # that checks a session's token before a body that does not decode (the lane answers only bodies that
+    # decode, and hands the others on to the route, whose fast route makes the guard's check: fast_first).
     wrap_in_envelope(app, metrics=metrics, shutdown=shutdown, max_body_bytes=settings.max_body_bytes,
-                     passing={FastRoute, QueryParameterMiddleware, SessionCreationLimitMiddleware})
+                     passing={FastRoute, QueryParameterMiddleware, SessionCreationLimitMiddleware,
+                              token_before_body})
     if settings.keys_generated:
         logger.warning(GENERATED_KEY_WARNING)
     return app
