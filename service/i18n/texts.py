@@ -151,7 +151,9 @@ def rejection_text(language: str, reason: str, detail: str, params: Mapping[str,
 #: Problems whose English detail stays the service's own: a request that does not decode, in the decoder's exact
 #: words (``Expected `int` <= 6 - at `$.players```).
 EXACT_ENGLISH_KEYS = frozenset({"problem.detail.invalid_field", "problem.detail.invalid_parameter",
-                                "problem.MALFORMED_REQUEST.detail"})
+                                "problem.MALFORMED_REQUEST.detail",
+                                # which of the webhook rules the URL breaks, in the policy's own words
+                                "problem.MALFORMED_REQUEST.detail.webhook_url"})
 
 
 def problem_texts(language: str, code: str, title: str, detail: str,

@@ -57,11 +57,15 @@ from service.sessions.schemas import (
     SessionSuggestRequest,
     SessionValidation,
     SpectatorCreated,
+    WebhookCreated,
+    WebhookList,
+    WebhookRequest,
     engine_move,
 )
 from service.sessions.seating import may_hand_to_bot, may_invite, may_leave, may_name, may_reissue
 from service.sessions.service import SessionService
 from service.sessions.spectators import may_mint_spectators
+from service.sessions.webhooks import may_register_webhooks
 from service.web.fastpath import FastAnswer, fast_route
 from service.web.openapi import SNAPSHOT_CODES, problem_responses, response_spec
 from service.web.problems import Problem
@@ -157,6 +161,11 @@ RematchBody = Annotated[RematchRequest, Body(examples=[
     Example(summary="The game after the table's game 1", value={"game": 1}),
     Example(summary="The game after the current one", value={})])]
 NameBody = Annotated[NameRequest, Body(examples=[Example(summary="Name", value={"name": "Ana"})])]
+WebhookBody = Annotated[WebhookRequest, Body(examples=[
+    Example(summary="Every event", value={"url": "https://hooks.example.com/five-hundred"}),
+    Example(summary="Turns and the game's end only",
+            value={"url": "https://hooks.example.com/five-hundred", "events": ["hand_dealt", "trick_won",
+                                                                               "clock_low", "game_over"]})])]
 BotBody = Annotated[HandToBotRequest, Body(examples=[Example(summary="An expert bot", value={"level": "expert"})])]
 SeatPath = Annotated[int, PathParameter(name="seat", ge=0, le=5, description="A seat of the session's game.")]
 ReasonsQuery = Annotated[bool, QueryParameter(
@@ -313,6 +322,53 @@ class SessionsController(Controller):
     async def revoke_spectator(self, request: Request[Any, Any, Any], session_service: Service,
                                session_id: SessionId, spectator_id: FromPath[str]) -> Response[None]:
         version = await session_service.spectators.revoke(session_id, _token(request), spectator_id)
+        return Response(None, status_code=204, headers={"ETag": etag(version), **_NO_STORE})
+
+    @post("/{session_id:str}/webhooks", operation_id="registerWebhook", status_code=201,
+          opt={MAY_ASK: may_register_webhooks}, dto=StructDTO[WebhookRequest], return_dto=None,
+          summary="Register a webhook: the session's events POSTed to a URL, signed",
+          description="The host's or the table host's token: the public's events; a seat's token: that seat's "
+                      "own (its cards, as its stream shows them; the webhook stops when the seat changes hands). "
+                      "Every event logged after it (or only the `events` types named) is POSTed to `url` as it "
+                      "happens, one message each, in order, signed as Standard Webhooks sign (`webhook-id`, "
+                      "`webhook-timestamp`, `webhook-signature`: HMAC-SHA256 with the answer's `secret`, shown "
+                      "this once), at least once, each message's `webhook-id` the same on every retry "
+                      "(docs/API.md, \"Webhooks\"). The URL must be https, on a host the operator allows "
+                      "(`WEBHOOK_HOSTS`), and not resolve to a private, loopback or link-local address (400 "
+                      "`MALFORMED_REQUEST` naming `url`); 403 `FORBIDDEN` when the operator allows none, or the "
+                      "session holds 8 already. `ETag`: the session's version, which counts this change.",
+          security=_SECURED,
+          responses={201: response_spec(WebhookCreated, "The webhook, and its secret.", examples.WEBHOOK_CREATED),
+                     **problem_responses(*_SEAT_CODES)})
+    async def register_webhook(self, request: Request[Any, Any, Any], session_service: Service,
+                               session_id: SessionId, data: WebhookBody) -> Response[WebhookCreated]:
+        created = await session_service.webhooks.add(session_id, _token(request), data)
+        return Response(created, status_code=201, headers={"ETag": etag(created.version), **_NO_STORE})
+
+    @get("/{session_id:str}/webhooks", operation_id="listWebhooks", summary="The caller's webhooks",
+         description="The host's or the table host's token: the public's webhooks; a seat's token: its own. "
+                     "Each with where its deliveries are (`delivered`: the last event's id; `attempts` and "
+                     "`failing_since` while its receiver fails), never its secret.",
+         security=_SECURED,
+         responses={200: response_spec(WebhookList, "The webhooks.", examples.WEBHOOK_LIST),
+                    **problem_responses(*_SESSION_CODES, "TOKEN_REVOKED")})
+    async def list_webhooks(self, request: Request[Any, Any, Any], session_service: Service,
+                            session_id: SessionId) -> Response[WebhookList]:
+        listed = await session_service.webhooks.listed(session_id, _token(request))
+        return Response(listed, headers={"ETag": etag(listed.version), **_NO_STORE})
+
+    @delete("/{session_id:str}/webhooks/{webhook_id:str}", operation_id="removeWebhook", status_code=204,
+            summary="Remove a webhook",
+            description="One of the caller's webhooks (as `listWebhooks` lists them) stops at once. 404 "
+                        "`NOT_FOUND` for none of the caller's by that id. `ETag`: the session's version, which "
+                        "counts this change.",
+            security=_SECURED,
+            responses={204: ResponseSpec(data_container=None, description="Removed."),
+                       **problem_responses("MALFORMED_REQUEST", "UNAUTHORIZED", "FORBIDDEN", "SESSION_NOT_FOUND",
+                                           "NOT_FOUND", "TOKEN_REVOKED", "STORE_UNAVAILABLE")})
+    async def remove_webhook(self, request: Request[Any, Any, Any], session_service: Service,
+                             session_id: SessionId, webhook_id: FromPath[str]) -> Response[None]:
+        version = await session_service.webhooks.remove(session_id, _token(request), webhook_id)
         return Response(None, status_code=204, headers={"ETag": etag(version), **_NO_STORE})
 
     @get("/{session_id:str}/invitation", operation_id="previewInvitation",

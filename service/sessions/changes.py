@@ -126,6 +126,8 @@ class Changes:
         self.clock = clock or ClockSettings()
         #: Where bot and clock moves are decided (the search pool's bot lane, which hints never hold up).
         self.search = search or SearchPool()
+        #: Told of each session whose webhooks have new events to deliver (this replica's deliverer wakes).
+        self.on_hooks: Callable[[str], None] | None = None
 
     async def read(self, session_id: str, idempotency_field: str | None = None, *,
                    seat: int | None = None) -> Loaded:
@@ -196,6 +198,8 @@ class Changes:
                 raise
             outcome = self._settle(session_id, seen.record, change, stored)
             if isinstance(outcome, SessionRecord):
+                if change.events and outcome.settings.webhooks:
+                    await self._hooks_due(session_id)
                 if planned.follow:
                     await self.play_bots_quietly(session_id, outcome, planned.chain, planned.now_ms)
                 return planned.answer(outcome)
@@ -205,6 +209,17 @@ class Changes:
             seen = Seen(outcome.current, True, None, outcome.changed_ago, outcome.changed_at)
         assert seen is not None
         raise busy(seen.record.version)
+
+    async def _hooks_due(self, session_id: str) -> None:
+        """The session's webhooks have new events: its entry of the webhook index is due now (a change that
+        stands even if this fails: the entry a running game keeps brings the deliverer back, see
+        :mod:`.deliverer`), and this replica's deliverer wakes."""
+        try:
+            await self.store.mark_hooks(session_id, self.clock.now_ms())
+        except StoreUnavailable:
+            logger.warning("webhooks of session %s left to the backstop: the store failed", session_id[:8])
+        if self.on_hooks is not None:
+            self.on_hooks(session_id)
 
     # ------------------------------------------------------------------------------------------- bot seats
 

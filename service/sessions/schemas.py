@@ -531,3 +531,84 @@ class StreamEnd(msgspec.Struct, kw_only=True):
 
     version: int
     to_act: None = None
+
+
+# ------------------------------------------------------------------------------------------------ webhooks
+
+
+class WebhookRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Register a webhook: the URL the session's events are POSTed to (https, on a host the operator allows), and
+    the event types to send (none given: every event)."""
+
+    url: Annotated[str, Meta(min_length=1, max_length=2048)]
+    events: Annotated[list[Annotated[str, Meta(min_length=1, max_length=40)]], Meta(max_length=64)] | None = None
+
+
+class WebhookCreated(msgspec.Struct, kw_only=True):
+    """A new webhook, and its signing secret: shown this once (the service signs with it; a receiver verifies
+    with it, as Standard Webhooks verify)."""
+
+    session_id: str
+    version: int
+    webhook_id: str
+    url: str
+    #: Whose events: ``null``, the public's; a seat, that seat's own.
+    seat: int | None
+    #: The event types sent (empty: every event).
+    events: list[str]
+    secret: str
+
+
+class WebhookInfo(msgspec.Struct, kw_only=True):
+    """A webhook and where its deliveries are (never its secret)."""
+
+    webhook_id: str
+    url: str
+    seat: int | None
+    events: list[str]
+    #: The version it was registered at: the events logged after it are sent.
+    since: int
+    #: The last event delivered (or passed over, not of its ``events``): its id; ``null`` for none yet.
+    delivered: str | None
+    #: Failed attempts at the next event in a row, and since when (RFC 3339; ``null``: not failing).
+    attempts: int
+    failing_since: str | None
+
+
+class WebhookList(msgspec.Struct, kw_only=True):
+    session_id: str
+    version: int
+    webhooks: list[WebhookInfo]
+
+
+class ClockLow(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="clock_low"):
+    """Not an event of the log: the notice that ``seat``, to act, has little time left (its ``deadline``), sent
+    once per turn by a webhook (``WEBHOOK_CLOCK_LOW_SECONDS`` before the deadline)."""
+
+    seat: int
+    deadline: str
+
+
+class WebhookData(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """One event as the webhook's credential may see it (as the event stream and the catch-up give it: its
+    ``id``, ``version``, the seat to act after it and that seat's ``deadline``); or the clock's notice (``id``:
+    ``<version>-low``)."""
+
+    session_id: str
+    webhook_id: str
+    id: str
+    version: int
+    to_act: int | None
+    event: LogEntry | ClockLow
+    deadline: str | None = None
+
+
+class WebhookMessage(msgspec.Struct, kw_only=True):
+    """The body of a webhook's POST: ``type`` is ``session.`` and the event's type (``session.clock_low`` for the
+    notice that the seat to act has little time left). Headers: ``webhook-id`` (``<webhook id>_<event id>``,
+    the same on every retry), ``webhook-timestamp``, ``webhook-signature`` (Standard Webhooks, HMAC-SHA256)."""
+
+    type: str
+    #: When this delivery was signed (RFC 3339, UTC).
+    timestamp: str
+    data: WebhookData

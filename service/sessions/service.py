@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator
 
 from bots import Level
 from engine import Event, GameState, Move
+from service.ops.egress import EgressPolicy
 from service.referee import operations
 from service.referee.deals import is_secretly_dealt
 from service.referee.schemas import overrides_dict, resolved
@@ -44,6 +45,7 @@ from service.sessions.spectators import Spectators
 from service.sessions.store import SessionRecord, SessionStore, StoreUnavailable, new_tag
 from service.sessions.streams import EventStreams, StreamTracker
 from service.sessions.table import Table, check_name, encode_table
+from service.sessions.webhooks import Webhooks
 from service.web.problems import Problem
 
 __all__ = ["MoveOutcome", "SessionService", "StreamTracker"]
@@ -112,7 +114,8 @@ class SessionService:
     def __init__(self, store: SessionStore, sealer: Sealer, *, stopping: asyncio.Event,
                  heartbeat_seconds: float = 15.0, remembered_sessions: int = 0,
                  metrics: SessionMetrics | None = None, track_stream: StreamTracker | None = None,
-                 clock: ClockSettings | None = None, search: SearchPool | None = None) -> None:
+                 clock: ClockSettings | None = None, search: SearchPool | None = None,
+                 egress: EgressPolicy | None = None) -> None:
         self.sealer = sealer
         self.stopping = stopping
         self.metrics = metrics
@@ -127,6 +130,9 @@ class SessionService:
         self.seating = Seating(self.changes, self.access)
         self.rematch = Rematch(self.changes, self.access)
         self.life = Life(self.changes, self.access)
+        #: Webhooks (:mod:`.webhooks`): registered here, delivered by the replica's deliverer (:mod:`.deliverer`),
+        #: which the changes of a session with webhooks wake (``changes.on_hooks``).
+        self.webhooks = Webhooks(self.changes, self.access, egress or EgressPolicy())
         self.streams = EventStreams(store, self.access, stopping=stopping, heartbeat_seconds=heartbeat_seconds,
                                     track_stream=track_stream)
 
