@@ -20,6 +20,7 @@ racing to play the same bot move compute the same move and exactly one commit ap
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 import time
@@ -128,6 +129,7 @@ class Changes:
         self.search = search or SearchPool()
         #: Told of each session whose webhooks have new events to deliver (this replica's deliverer wakes).
         self.on_hooks: Callable[[str], None] | None = None
+        self._marking: set[asyncio.Future[None]] = set()  # the marks under way (a reference keeps each alive)
 
     async def read(self, session_id: str, idempotency_field: str | None = None, *,
                    seat: int | None = None) -> Loaded:
@@ -199,7 +201,7 @@ class Changes:
             outcome = self._settle(session_id, seen.record, change, stored)
             if isinstance(outcome, SessionRecord):
                 if change.events and outcome.settings.webhooks:
-                    await self._hooks_due(session_id)
+                    self._hooks_due(session_id)
                 if planned.follow:
                     await self.play_bots_quietly(session_id, outcome, planned.chain, planned.now_ms)
                 return planned.answer(outcome)
@@ -210,10 +212,16 @@ class Changes:
         assert seen is not None
         raise busy(seen.record.version)
 
-    async def _hooks_due(self, session_id: str) -> None:
-        """The session's webhooks have new events: its entry of the webhook index is due now (a change that
-        stands even if this fails: the entry a running game keeps brings the deliverer back, see
-        :mod:`.deliverer`), and this replica's deliverer wakes."""
+    def _hooks_due(self, session_id: str) -> None:
+        """The session's webhooks have new events: its entry of the webhook index is made due now, then this
+        replica's deliverer wakes; in a task of its own, so that the change's answer does not wait for it (a
+        change that stands even if this fails: the entry a running game keeps brings the deliverer back, see
+        :mod:`.deliverer`)."""
+        task = asyncio.ensure_future(self._mark_hooks(session_id))
+        self._marking.add(task)
+        task.add_done_callback(self._marking.discard)
+
+    async def _mark_hooks(self, session_id: str) -> None:
         try:
             await self.store.mark_hooks(session_id, self.clock.now_ms())
         except StoreUnavailable:

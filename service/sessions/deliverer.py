@@ -13,8 +13,8 @@ failed to mark is still found.
 
 A delivery is one signed POST per event (Standard Webhooks: ``webhook-id``, ``webhook-timestamp``,
 ``webhook-signature``, HMAC-SHA256 with the webhook's secret), answered by any 2xx within ``timeout_seconds``;
-anything else (another status, a timeout, a refused address) is retried with a doubling backoff up to
-``max_backoff_seconds``, the later events waiting behind it (in order). A webhook that has failed for
+anything else (another status, a redirect, a timeout, an address the policy refuses) is retried with a doubling
+backoff up to ``max_backoff_seconds``, the later events waiting behind it (in order). A webhook that has failed for
 ``retry_seconds`` is disabled: removed from the session, with a ``webhook_disabled`` event in the log and the
 ``webhooks_disabled_total`` metric, and the events it never got are counted there. Deliveries never hold up a
 move: they run here, off the requests' path, at most ``concurrency`` sessions at a time per replica.
@@ -31,18 +31,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-import httpx
 import msgspec
 from standardwebhooks import Webhook as Signer
 
 from engine import player_to_act
-from service.ops.egress import EgressPolicy
+from service.ops.egress import EgressPolicy, Poster, PostFailed
 from service.sessions.changes import Changes, Done, Plan, Seen
 from service.sessions.clock import deadline_text
 from service.sessions.log import LogEntry, WebhookDisabled
 from service.sessions.problems import SessionBusy, SessionGone
 from service.sessions.schemas import ClockLow, WebhookData, WebhookMessage
-from service.sessions.store import Change, LoggedEvent, SessionRecord, StoreUnavailable
+from service.sessions.store import EVENTS_PER_READ, Change, LoggedEvent, SessionRecord, StoreUnavailable
 from service.sessions.streams import shown
 from service.sessions.table import Webhook
 from service.sessions.webhooks import AFTER_VERSION, STATE_DECODER, STATE_ENCODER, HookState
@@ -85,6 +84,8 @@ class WebhookSettings:
     clock_low_seconds: float = 10.0
     #: The largest message sent (an event is far smaller).
     max_payload_bytes: int = 65_536
+    #: How long a pass waits once a change woke it, for the changes that follow at once (the bots').
+    linger_seconds: float = 0.01
 
 
 class WebhookDeliverer:
@@ -99,7 +100,9 @@ class WebhookDeliverer:
         self.now_ms = now_ms or changes.clock.now_ms
         self._wakeup = asyncio.Event()
         self._slots = asyncio.Semaphore(self.settings.concurrency)
-        self._client: httpx.AsyncClient | None = None
+        #: The replica's one HTTP client for webhooks: kept-alive connections, each to the address the policy
+        #: checked.
+        self.poster = Poster(policy, timeout=self.settings.timeout_seconds)
         #: Deliveries this replica made (for tests and logs).
         self.delivered = 0
         self.running = False
@@ -108,19 +111,8 @@ class WebhookDeliverer:
         """Something is due now (a change of a session with webhooks, made on this replica)."""
         self._wakeup.set()
 
-    def client(self) -> httpx.AsyncClient:
-        if self._client is None:
-            timeout = self.settings.timeout_seconds
-            self._client = httpx.AsyncClient(
-                timeout=httpx.Timeout(timeout, connect=min(timeout, 3.0)), follow_redirects=False, trust_env=False,
-                limits=httpx.Limits(max_connections=max(8, self.settings.concurrency * 2),
-                                    max_keepalive_connections=self.settings.concurrency))
-        return self._client
-
     async def close(self) -> None:
-        if self._client is not None:
-            await self._client.aclose()
-            self._client = None
+        await self.poster.close()
 
     async def run(self, stopping: asyncio.Event) -> None:
         """Deliver until ``stopping`` is set; a store outage only delays the next pass."""
@@ -140,6 +132,10 @@ class WebhookDeliverer:
                     await asyncio.wait(waits, timeout=delay, return_when=asyncio.FIRST_COMPLETED)
                 for w in waits:
                     w.cancel()
+                if self._wakeup.is_set() and not stopping.is_set():
+                    # A change woke it: the bot moves that follow a move come within milliseconds, and one pass
+                    # then delivers them all (a pass costs a few store round trips whatever it sends).
+                    await asyncio.sleep(self.settings.linger_seconds)
         finally:
             self.running = False
             await self.close()
@@ -184,22 +180,29 @@ class WebhookDeliverer:
         states = {h.id: STATE_DECODER.decode(raw[h.id]) if h.id in raw else HookState((h.since, AFTER_VERSION))
                   for h in hooks}
         next_due: list[int] = []
+        kept: dict[str, bytes] = {}
+        out_of_time = False
         for hook in hooks:
             if hook.seat is not None and record.seats.token_hash(hook.seat) != hook.holder:
                 await self._disable(session_id, hook, "seat_changed_hands", 0)
                 continue
             state = states[hook.id]
             done = await self._deliver_hook(session_id, record, hook, state, deadline)
+            if done is None:
+                continue  # disabled: its state is gone with it
+            kept[hook.id] = STATE_ENCODER.encode(state)
             if done is False:
-                return self.now_ms()  # out of time in this claim: due again at once
+                out_of_time = True
+                break
             if state.next_at:
                 next_due.append(state.next_at)
             low = self._low_at(record, state)
             if low is not None:
                 next_due.append(low)
-        await store.save_hook_states(session_id, {h.id: STATE_ENCODER.encode(states[h.id]) for h in hooks
-                                                  if h.id in states})
+        await store.save_hook_states(session_id, kept)  # what was sent stays sent, whatever comes next
         now = self.now_ms()
+        if out_of_time:
+            return now  # the claim's time is up: due again at once, from where this pass got to
         if record.state.phase != "game_over" and record.settings.ended is None:
             next_due.append(now + round(self.settings.backstop_seconds * 1000))
         return min(next_due) if next_due else None
@@ -214,8 +217,6 @@ class WebhookDeliverer:
         sent = 0
         while sent < EVENTS_PER_PASS:
             batch = await self.changes.store.read_events(session_id, state.cursor, 0)
-            if not batch:
-                break
             for e in batch:
                 if e.version > record.version:
                     # Logged after the record this pass checked (who holds the seat, which webhooks there are):
@@ -233,6 +234,8 @@ class WebhookDeliverer:
                     return await self._failed(session_id, hook, state)
                 state.cursor, state.attempts, state.failing_since, state.next_at = (e.version, e.seq), 0, 0, 0
                 sent += 1
+            if len(batch) < EVENTS_PER_READ:
+                break  # the end of the log when it was read
         low = self._low_at(record, state)
         if low is not None and low <= now and (not hook.events or "clock_low" in hook.events):
             clock = record.clock
@@ -308,21 +311,16 @@ class WebhookDeliverer:
         if len(body) > self.settings.max_payload_bytes:
             logger.warning("webhook %s: event %s is over the payload bound, passed over", hook.id, event_id)
             return True
-        refused = await self.policy.resolved_refusal(hook.url)
-        if refused is not None:
-            logger.info("webhook %s of session %s not sent: %s", hook.id, session_id[:8], refused)
-            self._count(False)
-            return False
         message_id = f"{hook.id}_{event_id}"
         moment = datetime.datetime.now(tz=datetime.UTC)
         headers = {"content-type": "application/json", "user-agent": _USER_AGENT, "webhook-id": message_id,
                    "webhook-timestamp": str(int(moment.timestamp())),
                    "webhook-signature": Signer(hook.secret).sign(message_id, moment, body)}
         try:
-            async with self.client().stream("POST", hook.url, content=body, headers=headers) as response:
-                ok = 200 <= response.status_code < 300
-        except (httpx.HTTPError, OSError) as exc:
-            logger.info("webhook %s of session %s failed: %s", hook.id, session_id[:8], type(exc).__name__)
+            status, _ = await self.poster.post(hook.url, body, headers)
+            ok = 200 <= status < 300
+        except PostFailed as exc:
+            logger.info("webhook %s of session %s failed: %s", hook.id, session_id[:8], exc)
             ok = False
         self._count(ok)
         if ok:

@@ -83,7 +83,10 @@ async def _check_delivered(clients: list[httpx.AsyncClient], hooks: Receiver, ga
                            timeout: float = 120) -> int:
     """Every game over, and every event of each delivered to its webhook, in order; answers the messages."""
     for created in games:
-        await wait_for(clients, created, lambda body: body["view"]["phase"] == "game_over", timeout=timeout)
+        try:
+            await wait_for(clients, created, lambda body: body["view"]["phase"] == "game_over", timeout=timeout)
+        except TimeoutError:
+            raise AssertionError(f"session {created['session_id']} did not end") from None
     expected: dict[str, list[dict[str, Any]]] = {}
     for created in games:
         url = f"/v1/sessions/{created['session_id']}"
@@ -99,7 +102,11 @@ async def _check_delivered(clients: list[httpx.AsyncClient], hooks: Receiver, ga
             seen.setdefault(m.id, m.body["data"])
         return list(seen.values())
 
-    await hooks.wait_for(lambda: all(len(firsts(h)) >= len(e) for h, e in expected.items()), timeout=timeout)
+    try:
+        await hooks.wait_for(lambda: all(len(firsts(h)) >= len(e) for h, e in expected.items()), timeout=timeout)
+    except TimeoutError:
+        short = {h: (len(firsts(h)), len(e)) for h, e in expected.items() if len(firsts(h)) < len(e)}
+        raise AssertionError(f"webhooks short of their events (got, logged): {short}") from None
     assert not hooks.rejected
     for hook, events in expected.items():
         got = [{k: d[k] for k in ("id", "version", "event", "to_act", "deadline") if k in d} for d in firsts(hook)]
