@@ -39,6 +39,7 @@ from service.sessions.changes import SessionMetrics
 from service.sessions.clock import ClockSettings
 from service.sessions.deliverer import WebhookDeliverer, WebhookMetrics, WebhookSettings
 from service.sessions.memory import MemoryStore
+from service.sessions.outside_bots import OutsideBots
 from service.sessions.redis_store import RedisStore
 from service.sessions.service import SessionService
 from service.sessions.store import SessionStore, StoreUnavailable
@@ -112,6 +113,7 @@ def build_sessions(settings: Settings, sealer: Sealer, *, shutdown: asyncio.Even
         claim_seconds=settings.webhook_claim_seconds, clock_low_seconds=settings.webhook_clock_low_seconds),
         metrics=metrics if isinstance(metrics, WebhookMetrics) else None)
     service.changes.on_hooks = service.webhooks.wake = deliverer.wake
+    deliverer.turns = OutsideBots(service.moves, clock.now_ms)
     sweeping: list[asyncio.Task[None]] = []
 
     def provide_session_service() -> SessionService:

@@ -40,7 +40,7 @@ from service.sessions.changes import Changes, Done, Plan, Seen
 from service.sessions.clock import deadline_text
 from service.sessions.log import LogEntry, WebhookDisabled
 from service.sessions.problems import SessionBusy, SessionGone
-from service.sessions.schemas import ClockLow, WebhookData, WebhookMessage
+from service.sessions.schemas import BotTurnMessage, ClockLow, WebhookData, WebhookMessage
 from service.sessions.store import EVENTS_PER_READ, Change, LoggedEvent, SessionRecord, StoreUnavailable
 from service.sessions.streams import shown
 from service.sessions.table import Webhook
@@ -55,6 +55,19 @@ CLAIM_BATCH = 16
 EVENTS_PER_PASS = 200
 _ENCODER = msgspec.json.Encoder()
 _USER_AGENT = f"five-hundred-referee/{__version__} (webhooks)"
+
+
+class BotTurns(Protocol):
+    """What the deliverer asks of the sessions' service for an outside bot's seat."""
+
+    def turn(self, session_id: str, webhook_id: str, record: SessionRecord, seat: int) -> BotTurnMessage:
+        """The ``session.turn`` message of ``seat``'s turn in ``record``."""
+        ...
+
+    async def answer(self, session_id: str, token: str, version: int, answer: bytes) -> str | None:
+        """Make the move in a bot's ``answer`` with the seat's ``token``, at ``version`` only; ``None`` when it
+        was made, else the refusal's code and detail."""
+        ...
 
 
 @runtime_checkable
@@ -103,6 +116,9 @@ class WebhookDeliverer:
         #: The replica's one HTTP client for webhooks: kept-alive connections, each to the address the policy
         #: checked.
         self.poster = Poster(policy, timeout=self.settings.timeout_seconds)
+        #: The outside bots' turns: their messages, and their answers made into moves (the sessions' service
+        #: sets it, :class:`BotTurns`).
+        self.turns: BotTurns | None = None
         #: Deliveries this replica made (for tests and logs).
         self.delivered = 0
         self.running = False
@@ -181,27 +197,32 @@ class WebhookDeliverer:
                   for h in hooks}
         next_due: list[int] = []
         kept: dict[str, bytes] = {}
-        out_of_time = False
-        for hook in hooks:
+
+        async def one(hook: Webhook) -> bool | None:
+            """One webhook's deliveries (each webhook in order, the session's webhooks side by side)."""
             if hook.seat is not None and record.seats.token_hash(hook.seat) != hook.holder:
                 await self._disable(session_id, hook, "seat_changed_hands", 0)
-                continue
+                return None
             state = states[hook.id]
-            done = await self._deliver_hook(session_id, record, hook, state, deadline)
+            done: bool | None
+            if hook.bot:
+                done = await self._ask_bot(session_id, record, hook, state)
+            else:
+                done = await self._deliver_hook(session_id, record, hook, state, deadline)
             if done is None:
-                continue  # disabled: its state is gone with it
+                return None  # disabled: its state is gone with it
             kept[hook.id] = STATE_ENCODER.encode(state)
-            if done is False:
-                out_of_time = True
-                break
             if state.next_at:
                 next_due.append(state.next_at)
-            low = self._low_at(record, state)
+            low = None if hook.bot else self._low_at(record, state)
             if low is not None:
                 next_due.append(low)
+            return done
+
+        done = await asyncio.gather(*(one(hook) for hook in hooks))
         await store.save_hook_states(session_id, kept)  # what was sent stays sent, whatever comes next
         now = self.now_ms()
-        if out_of_time:
+        if False in done:
             return now  # the claim's time is up: due again at once, from where this pass got to
         if record.state.phase != "game_over" and record.settings.ended is None:
             next_due.append(now + round(self.settings.backstop_seconds * 1000))
@@ -245,6 +266,44 @@ class WebhookDeliverer:
                                     clock.deadline):
                 return await self._failed(session_id, hook, state)
             state.low_version = record.version
+        return True
+
+    async def _ask_bot(self, session_id: str, record: SessionRecord, hook: Webhook, state: HookState) -> bool:
+        """An outside bot's seat to act in ``record`` (and not asked yet): ask its URL for the move, and make the
+        move it answers, for that very version (``If-Match``). A bot that does not answer, answers late or
+        wrongly changes nothing: the turn clock moves for its seat, as for a player's."""
+        seat = hook.seat
+        table = record.settings
+        if seat is None or state.asked_version >= record.version or player_to_act(record.state) != seat \
+                or table.paused or table.waiting or table.ended is not None or self.turns is None:
+            return True
+        state.asked_version, state.asked = record.version, state.asked + 1
+        message = self.turns.turn(session_id, hook.id, record, seat)
+        body = _ENCODER.encode(message)
+        message_id = f"{hook.id}_{message.data.id}"
+        moment = datetime.datetime.now(tz=datetime.UTC)
+        headers = {"content-type": "application/json", "user-agent": _USER_AGENT, "webhook-id": message_id,
+                   "webhook-timestamp": str(int(moment.timestamp())),
+                   "webhook-signature": Signer(hook.secret).sign(message_id, moment, body)}
+        try:
+            status, answer = await self.poster.post(hook.url, body, headers)
+        except PostFailed as exc:
+            logger.info("outside bot %s of session %s: no answer (%s)", hook.id, session_id[:8], exc)
+            state.unanswered += 1
+            return True
+        if not 200 <= status < 300:
+            state.unanswered += 1
+            return True
+        if status == 202 or not answer.strip():
+            return True  # it posts the move itself, with the seat's token
+        refusal = await self.turns.answer(session_id, hook.token, record.version, answer)
+        if refusal is None:
+            state.moved += 1
+        elif refusal.startswith(("VERSION_CONFLICT", "MOVE_TIMED_OUT")):
+            state.unanswered += 1  # too late: the clock (or the bot's own post) moved first
+        else:
+            state.refused += 1
+            state.last_refusal = refusal[:200]
         return True
 
     def _low_at(self, record: SessionRecord, state: HookState) -> int | None:

@@ -542,6 +542,10 @@ class WebhookRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_f
 
     url: Annotated[str, Meta(min_length=1, max_length=2048)]
     events: Annotated[list[Annotated[str, Meta(min_length=1, max_length=40)]], Meta(max_length=64)] | None = None
+    #: A seat's token only, at a table with a turn clock: the URL is an outside bot that plays the seat. At
+    #: each of the seat's turns it is POSTed ``session.turn`` (the seat's view, its legal moves, the deadline)
+    #: and the move in its answer (``{"move": …}``) is made for the seat; no event is sent to it.
+    bot: bool | None = None
 
 
 class WebhookCreated(msgspec.Struct, kw_only=True):
@@ -559,7 +563,19 @@ class WebhookCreated(msgspec.Struct, kw_only=True):
     secret: str
 
 
-class WebhookInfo(msgspec.Struct, kw_only=True):
+class BotStats(msgspec.Struct, kw_only=True):
+    """How an outside bot's seat is going: turns it was asked, moves of its answers made, answers refused (not
+    a legal move, or not a move), turns it did not answer in time (the clock moved for it)."""
+
+    asked: int
+    moved: int
+    refused: int
+    unanswered: int
+    #: The last refusal's code and detail (``null``: none).
+    last_refusal: str | None = None
+
+
+class WebhookInfo(msgspec.Struct, kw_only=True, omit_defaults=True):
     """A webhook and where its deliveries are (never its secret)."""
 
     webhook_id: str
@@ -573,6 +589,8 @@ class WebhookInfo(msgspec.Struct, kw_only=True):
     #: Failed attempts at the next event in a row, and since when (RFC 3339; ``null``: not failing).
     attempts: int
     failing_since: str | None
+    #: An outside bot's webhook: how its seat is going.
+    bot: BotStats | None = None
 
 
 class WebhookList(msgspec.Struct, kw_only=True):
@@ -601,6 +619,37 @@ class WebhookData(msgspec.Struct, kw_only=True, omit_defaults=True):
     to_act: int | None
     event: LogEntry | ClockLow
     deadline: str | None = None
+
+
+class BotTurn(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """What an outside bot is asked at its seat's turn: the seat's view (as ``getSession`` answers its token),
+    its legal moves (at the exchange, ``discard_choice`` alone), and when the turn clock moves for it. Answer
+    ``{"move": {…}}`` (the ``seat`` may be left out), or 202 and post the move with the seat's token."""
+
+    session_id: str
+    webhook_id: str
+    #: ``<version>-turn``: the same on every retry of the ask.
+    id: str
+    version: int
+    seat: int
+    deadline: str | None
+    state: SessionState
+    legal_moves: list[Move]
+    discard_choice: DiscardChoice | None = None
+
+
+class BotTurnMessage(msgspec.Struct, kw_only=True):
+    """The body of an outside bot's ``session.turn`` POST (signed as every webhook's)."""
+
+    type: str
+    timestamp: str
+    data: BotTurn
+
+
+class BotAnswer(msgspec.Struct, kw_only=True):
+    """An outside bot's answer to ``session.turn``: the move to make (other members are not read)."""
+
+    move: SessionMove
 
 
 class WebhookMessage(msgspec.Struct, kw_only=True):

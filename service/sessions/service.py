@@ -108,6 +108,14 @@ def _check_deal_secret(req: CreateSessionRequest, state: GameState, humans: int,
                   kind=DEAL_NOT_SECRET)
 
 
+def state_of(session_id: str, record: SessionRecord, seat: int | None) -> SessionState:
+    """The session as ``seat`` sees it (``None``: the public), as ``getSession`` answers it."""
+    return SessionState(session_id=session_id, version=record.version, seat=seat,
+                        view=operations.seat_view(record.state, seat), seats=seats_of(record),
+                        clock=clock_view(record.clock), series=series_view(record), status=status(record.settings),
+                        ended=ended_view(record.settings))
+
+
 class SessionService:
     """The sessions' behaviour over a :class:`SessionStore`."""
 
@@ -227,12 +235,7 @@ class SessionService:
 
     async def get(self, session_id: str, token: str, seat: int | None = None) -> SessionState:
         caller = await self.caller(session_id, token)
-        seen = viewer(caller, seat)
-        record = caller.record
-        return SessionState(session_id=session_id, version=record.version, seat=seen,
-                            view=operations.seat_view(record.state, seen), seats=seats_of(record),
-                            clock=clock_view(record.clock), series=series_view(record), status=status(record.settings),
-                            ended=ended_view(record.settings))
+        return state_of(session_id, caller.record, viewer(caller, seat))
 
     async def snapshot(self, session_id: str, token: str) -> SessionSnapshot:
         caller = await self.caller(session_id, token)

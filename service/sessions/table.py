@@ -130,6 +130,11 @@ class Webhook(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     events: tuple[str, ...] = ()
     #: The version it was registered at: the events logged after it are sent.
     since: int = 0
+    #: An outside bot's seat (a seat's webhook registered with ``bot``): the URL is asked for the seat's move
+    #: at each of its turns (``session.turn``), and the move in its answer is made with ``token``, the seat's
+    #: own (kept for that, as the secret is).
+    bot: bool = False
+    token: str = ""
 
 
 class Table(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):

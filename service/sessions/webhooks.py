@@ -32,7 +32,7 @@ from service.sessions.access import Access, Caller, no_spectator
 from service.sessions.changes import Changes, Plan, Seen
 from service.sessions.log import LogEntry
 from service.sessions.problems import forbidden
-from service.sessions.schemas import WebhookCreated, WebhookInfo, WebhookList, WebhookRequest
+from service.sessions.schemas import BotStats, WebhookCreated, WebhookInfo, WebhookList, WebhookRequest
 from service.sessions.seats import hash_token
 from service.sessions.store import Change
 from service.sessions.table import Webhook
@@ -65,6 +65,13 @@ class HookState(msgspec.Struct, array_like=True):
     next_at: int = 0
     #: The version whose turn's ``clock_low`` notice was sent.
     low_version: int = 0
+    #: An outside bot's: the version whose turn it was last asked, and how its turns went (:class:`BotStats`).
+    asked_version: int = 0
+    asked: int = 0
+    moved: int = 0
+    refused: int = 0
+    unanswered: int = 0
+    last_refusal: str | None = None
 
 
 STATE_ENCODER = msgspec.msgpack.Encoder()
@@ -96,10 +103,15 @@ def info(hook: Webhook, state: HookState | None) -> WebhookInfo:
     from service.sessions.clock import deadline_text
 
     delivered = None if state is None or state.cursor[1] == AFTER_VERSION else f"{state.cursor[0]}-{state.cursor[1]}"
+    bot = None
+    if hook.bot:
+        s = state or HookState((0, 0))
+        bot = BotStats(asked=s.asked, moved=s.moved, refused=s.refused, unanswered=s.unanswered,
+                       last_refusal=s.last_refusal)
     return WebhookInfo(webhook_id=hook.id, url=hook.url, seat=hook.seat, events=list(hook.events), since=hook.since,
-                       delivered=delivered, attempts=0 if state is None else state.attempts,
+                       delivered=None if hook.bot else delivered, attempts=0 if state is None else state.attempts,
                        failing_since=None if state is None or not state.failing_since
-                       else deadline_text(state.failing_since))
+                       else deadline_text(state.failing_since), bot=bot)
 
 
 class Webhooks:
@@ -132,11 +144,21 @@ class Webhooks:
                           field="events", message=("problem.MALFORMED_REQUEST.detail.webhook_events",
                                                    {"type": unknown[0][:40]}))
         digest = hash_token(token)
+        if req.bot:
+            if caller.seat is None:
+                raise forbidden("an outside bot plays a seat: register it with that seat's token", "bot_seat_only")
+            if caller.record.clock is None:
+                raise forbidden("an outside bot sits only at a table with a turn clock, which moves for the seat "
+                                "when the bot does not", "bot_needs_clock")
         hook = Webhook(id="wh_" + secrets.token_urlsafe(12), url=req.url, secret=new_secret(), seat=caller.seat,
-                       holder=digest if caller.seat is not None else b"", events=tuple(sorted(set(req.events or ()))))
+                       holder=digest if caller.seat is not None else b"", events=tuple(sorted(set(req.events or ()))),
+                       bot=bool(req.bot), token=token if req.bot else "")
 
         async def add(seen: Seen) -> Plan[WebhookCreated]:
             table = seen.record.settings
+            if hook.bot:  # one outside bot per seat: a new one replaces the last
+                table = msgspec.structs.replace(table, webhooks=tuple(
+                    h for h in table.webhooks if not (h.bot and h.seat == hook.seat)))
             if len(table.webhooks) >= MAX_WEBHOOKS:
                 raise forbidden(f"this session already holds {MAX_WEBHOOKS} webhooks, the most it holds",
                                 "webhooks_full", max=MAX_WEBHOOKS)

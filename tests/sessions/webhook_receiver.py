@@ -106,3 +106,75 @@ async def receiver() -> AsyncIterator[Receiver]:
     async with serve_in_process(app) as url:
         r.url = url + "/hooks"
         yield r
+
+
+@dataclass
+class Bot:
+    """An outside bot served by the test: verifies each ``session.turn`` with the Standard Webhooks library and
+    answers by ``play``: ``"first"`` its first legal move (at the exchange, the first cards of the choice),
+    ``"illegal"`` a move that is never legal (a card the pack does not have),
+    ``"garbage"`` no move at all, ``"late"`` the first legal move after ``delay`` seconds, ``"silent"`` a 500."""
+
+    play: str = "first"
+    delay: float = 0.0
+    url: str = ""
+    secret: str = ""
+    turns: list[dict[str, Any]] = field(default_factory=list)
+    rejected: list[str] = field(default_factory=list)
+
+    def move(self, turn: dict[str, Any]) -> Any:
+        if self.play == "illegal":
+            return {"type": "play", "card": "NOPE"}  # no such card: never legal, whatever the phase
+        legal = turn["legal_moves"]
+        if not legal and turn.get("discard_choice"):
+            choice = turn["discard_choice"]
+            return {"type": "discard", "cards": choice["cards"][:choice["count"]]}
+        return legal[0]
+
+    async def app(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "lifespan":
+            while True:
+                message = await receive()
+                if message["type"] == "lifespan.startup":
+                    await send({"type": "lifespan.startup.complete"})
+                elif message["type"] == "lifespan.shutdown":
+                    await send({"type": "lifespan.shutdown.complete"})
+                    return
+        body = b""
+        while True:
+            message = await receive()
+            body += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+        status, answer = 200, b""
+        try:
+            turn = Verifier(self.secret).verify(body, headers)["data"]
+        except Exception as exc:
+            self.rejected.append(repr(exc))
+            status = 400
+        else:
+            self.turns.append(turn)
+            if self.play == "silent":
+                status = 500
+            elif self.play == "garbage":
+                answer = b'{"thinking": true}'
+            else:
+                if self.play == "late":
+                    await asyncio.sleep(self.delay)
+                answer = json.dumps({"move": self.move(turn)}).encode()
+        await send({"type": "http.response.start", "status": status,
+                    "headers": [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(answer))]})
+        await send({"type": "http.response.body", "body": answer})
+
+
+@asynccontextmanager
+async def outside_bot(play: str = "first", delay: float = 0.0) -> AsyncIterator[Bot]:
+    bot = Bot(play, delay)
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        await bot.app(scope, receive, send)
+
+    async with serve_in_process(app) as url:
+        bot.url = url + "/bot"
+        yield bot
