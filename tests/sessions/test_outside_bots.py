@@ -16,7 +16,7 @@ import pytest
 from tests.redis_server import RedisServer
 from tests.support import assert_problem, bearer
 
-from .conftest import Service, running_service
+from .conftest import running_service
 from .webhook_receiver import Bot, outside_bot
 
 HOOKS = {"webhook_hosts": ("127.0.0.1",), "webhook_allow_http": True, "webhook_allow_private": True,
