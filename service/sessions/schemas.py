@@ -546,6 +546,9 @@ class WebhookRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_f
     #: each of the seat's turns it is POSTed ``session.turn`` (the seat's view, its legal moves, the deadline)
     #: and the move in its answer (``{"move": …}``) is made for the seat; no event is sent to it.
     bot: bool | None = None
+    #: The signing secret to use (``whsec_`` and the base64 of 24 to 64 random bytes), so that one receiver (a
+    #: bot at many tables) verifies every table's messages with one key; none: the service draws one.
+    secret: Annotated[str, Meta(min_length=38, max_length=100)] | None = None
 
 
 class WebhookCreated(msgspec.Struct, kw_only=True):

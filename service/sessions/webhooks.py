@@ -85,6 +85,21 @@ def new_secret() -> str:
     return "whsec_" + base64.b64encode(secrets.token_bytes(32)).decode()
 
 
+def _secret(given: str | None) -> str:
+    """The signing secret a registration asked for (checked), or a new one."""
+    if given is None:
+        return new_secret()
+    try:
+        key = base64.b64decode(given.removeprefix("whsec_"), validate=True) if given.startswith("whsec_") else b""
+    except ValueError:
+        key = b""
+    if not 24 <= len(key) <= 64:
+        raise Problem("MALFORMED_REQUEST", "secret: a signing secret is whsec_ and the base64 of 24 to 64 random "
+                                           "bytes", field="secret",
+                      message=("problem.MALFORMED_REQUEST.detail.webhook_secret", {}))
+    return given
+
+
 def may_register_webhooks(caller: Caller, path_seat: int | None = None) -> None:
     """Who may register, list and remove webhooks: the host and the table host (the public's events), a seat
     (its own); never a spectator."""
@@ -150,7 +165,7 @@ class Webhooks:
             if caller.record.clock is None:
                 raise forbidden("an outside bot sits only at a table with a turn clock, which moves for the seat "
                                 "when the bot does not", "bot_needs_clock")
-        hook = Webhook(id="wh_" + secrets.token_urlsafe(12), url=req.url, secret=new_secret(), seat=caller.seat,
+        hook = Webhook(id="wh_" + secrets.token_urlsafe(12), url=req.url, secret=_secret(req.secret), seat=caller.seat,
                        holder=digest if caller.seat is not None else b"", events=tuple(sorted(set(req.events or ()))),
                        bot=bool(req.bot), token=token if req.bot else "")
 
