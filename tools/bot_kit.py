@@ -56,7 +56,8 @@ def _settings(bot_url: str, move_seconds: float) -> Settings:
         private = not ipaddress.ip_address(host).is_global
     except ValueError:
         private = host == "localhost"
-    return Settings(log_level="WARNING", snapshot_keys=(os.urandom(32),), webhook_hosts=(host,), webhook_allow_http=bot_url.startswith("http:"),
+    return Settings(log_level="WARNING", snapshot_keys=(os.urandom(32),), webhook_hosts=(host,),
+                    webhook_allow_http=bot_url.startswith("http:"),
                     webhook_allow_private=private, webhook_timeout_seconds=max(0.5, move_seconds),
                     webhook_poll_seconds=0.05, clock_min_move_seconds=min(1.0, move_seconds),
                     clock_poll_seconds=0.05)
