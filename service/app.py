@@ -41,8 +41,8 @@ from service.ops.logging import json_logging_config
 from service.ops.metrics import ServiceMetrics, metrics_route_handler
 from service.ops.ratelimit import (
     MemoryRateLimitBackend,
-    RateLimitBackend,
     QuotaReportMiddleware,
+    RateLimitBackend,
     RateLimitMiddleware,
     RedisRateLimitBackend,
     SessionCreationLimitMiddleware,

@@ -149,8 +149,10 @@ class QuotaReport:
     >>> report = QuotaReport(clock=lambda: 100.0)
     >>> report.add("default", quota=600, window_seconds=60, remaining=598, reset_after=40.2)
     >>> report.add("playouts", quota=20000, window_seconds=60, remaining=0, reset_after=7.5, retry_after=8)
-    >>> [(name.decode(), value.decode()) for name, value in report.headers()]
-    [('ratelimit-policy', '"default";q=600;w=60, "playouts";q=20000;w=60'), ('ratelimit', '"default";r=598;t=41, "playouts";r=0;t=8')]
+    >>> for name, value in report.headers():
+    ...     print(name.decode(), value.decode())
+    ratelimit-policy "default";q=600;w=60, "playouts";q=20000;w=60
+    ratelimit "default";r=598;t=41, "playouts";r=0;t=8
     """
 
     __slots__ = ("_clock", "readings")
@@ -203,7 +205,7 @@ async def _served_with_report(app: ASGIApp, scope: Scope, receive: Receive, send
         if message["type"] == "http.response.start":
             fields = report.headers()
             if fields:
-                message = {**message, "headers": [*message.get("headers", ()), *fields]}  # type: ignore[typeddict-item]
+                message = {**message, "headers": [*message.get("headers", ()), *fields]}
         await send(message)
 
     token = _current_report.set(report)

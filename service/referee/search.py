@@ -90,8 +90,8 @@ from service.ops.ratelimit import PLAYOUT_POLICY, report_quota
 from service.referee.playouts import BudgetDecision, PlayoutBudget
 from service.web.problems import Problem
 
-__all__ = ["SEARCH_OPERATIONS", "Admission", "SearchCancelled", "SearchCollector", "SearchLane", "SearchPool", "busy_problem",
-           "until_disconnected"]
+__all__ = ["SEARCH_OPERATIONS", "Admission", "SearchCancelled", "SearchCollector", "SearchLane", "SearchPool",
+           "busy_problem", "until_disconnected"]
 
 logger = logging.getLogger("fivehundred.ops.search")
 

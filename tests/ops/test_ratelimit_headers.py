@@ -81,7 +81,7 @@ async def test_the_request_policy_counts_down_to_the_429_and_its_retry_after(sto
         assert policy == {"default": {"q": 4, "w": 60}}, answer.headers
         assert limit["default"]["r"] == left, answer.headers
         resets.append(limit["default"]["t"])
-    assert 1 <= resets[-1] and resets == sorted(resets, reverse=True) and resets[0] <= 60  # one window, running out
+    assert resets[-1] >= 1 and resets == sorted(resets, reverse=True) and resets[0] <= 60  # one window, running out
     for refused in answers[4:]:
         assert_problem(refused, 429, "RATE_LIMITED")
         assert fields(refused)[1]["default"]["t"] == int(refused.headers["retry-after"])
