@@ -129,18 +129,22 @@ class RateLimitDecision:
         return whole_seconds(self.reset_after)
 
 
-class _Reading:
-    """One policy's state for a request: its quota and window, what is left, and when the window ends."""
+#: A policy's name as the fields quote it, and its ``RateLimit-Policy`` item, by (name, quota, window): the same
+#: few for every request.
+_POLICY_ITEMS: dict[tuple[str, int, int], tuple[bytes, bytes]] = {}
+#: A reading: the policy's name (quoted, as in the fields), its ``RateLimit-Policy`` item, what is left, when the
+#: window ends (the report's clock), and the ``t`` a refusal pinned (its ``Retry-After``) or 0.
+_Reading = tuple[bytes, bytes, int, float, int]
 
-    __slots__ = ("deadline", "left", "name", "pinned", "quota", "window")
 
-    def __init__(self, name: str, quota: int, window: int, left: int, deadline: float, pinned: int | None) -> None:
-        self.name = name
-        self.quota = quota
-        self.window = window
-        self.left = left
-        self.deadline = deadline
-        self.pinned = pinned
+def _policy_item(name: str, quota: int, window: int) -> tuple[bytes, bytes]:
+    item = _POLICY_ITEMS.get((name, quota, window))
+    if item is None:
+        if len(_POLICY_ITEMS) > 64:  # a few policies live at once; a configuration that keeps changing: start over
+            _POLICY_ITEMS.clear()
+        quoted = b'"%s"' % name.encode()
+        item = _POLICY_ITEMS[name, quota, window] = (quoted, b"%s;q=%d;w=%d" % (quoted, quota, window))
+    return item
 
 
 class QuotaReport:
@@ -166,24 +170,28 @@ class QuotaReport:
         """The state of policy ``name`` now (a later reading of one policy replaces its earlier one): ``remaining``
         of ``quota`` units in a window of ``window_seconds``, which ends in ``reset_after`` seconds; ``retry_after``:
         the ``Retry-After`` of a refusal, which its ``t`` then says exactly."""
-        reading = _Reading(name, quota, max(1, round(window_seconds)), max(0, remaining),
-                           self._clock() + reset_after, retry_after)
+        quoted, policy = _policy_item(name, quota, max(1, round(window_seconds)))
+        reading = (quoted, policy, max(0, remaining), self._clock() + reset_after, retry_after or 0)
         readings = self.readings
         for i, other in enumerate(readings):
-            if other.name == name:
+            if other[0] == quoted:
                 readings[i] = reading
                 return
         readings.append(reading)
 
     def headers(self) -> list[tuple[bytes, bytes]]:
         """``RateLimit-Policy`` and ``RateLimit``, ``t`` counted to now; none without a reading."""
-        if not self.readings:
+        readings = self.readings
+        if not readings:
             return []
         now = self._clock()
-        policies = ", ".join(f'"{r.name}";q={r.quota};w={r.window}' for r in self.readings)
-        limits = ", ".join(f'"{r.name}";r={r.left};t={r.pinned or whole_seconds(r.deadline - now)}'
-                           for r in self.readings)
-        return [(b"ratelimit-policy", policies.encode()), (b"ratelimit", limits.encode())]
+        if len(readings) == 1:
+            quoted, policy, left, deadline, pinned = readings[0]
+            return [(b"ratelimit-policy", policy),
+                    (b"ratelimit", b"%s;r=%d;t=%d" % (quoted, left, pinned or whole_seconds(deadline - now)))]
+        return [(b"ratelimit-policy", b", ".join(r[1] for r in readings)),
+                (b"ratelimit", b", ".join(b"%s;r=%d;t=%d" % (quoted, left, pinned or whole_seconds(deadline - now))
+                                          for quoted, _, left, deadline, pinned in readings))]
 
 
 _current_report: contextvars.ContextVar[QuotaReport | None] = contextvars.ContextVar("quota_report", default=None)
