@@ -21,6 +21,7 @@ from litestar.testing import AsyncTestClient
 from engine import Options
 from service.app import create_app
 from service.config import Settings
+from service.ops.fastlane import FastLane
 from service.referee.playouts import BudgetDecision, PlayoutBudget
 from tests.analysis.players import level_player, play_records
 from tests.support import KEY, assert_problem, bearer
@@ -183,6 +184,20 @@ async def test_the_playout_policy_counts_down_by_what_each_search_spent(store: s
     # One playout more than is left: refused, spending nothing; what is left and the Retry-After in its fields.
     assert_problem(over, 429, "RATE_LIMITED")
     assert fields(over)[1]["playouts"] == {"r": left, "t": int(over.headers["retry-after"])}
+
+
+async def test_the_playout_report_keeps_the_fast_lane_and_leaves_its_answers_alone() -> None:
+    """With the request limit off, the searches' report lets every other request through untouched: the fast
+    routes keep their lane, and their answers (and every other operation's) carry no fields."""
+    app = app_with(None, search_playouts_per_minute=20000)
+    assert isinstance(app.asgi_handler, FastLane)
+    async with AsyncTestClient(app) as client:
+        game = (await client.post("/v1/games", json={"players": 4, "seed": 5})).json()
+        moves = (await client.post("/v1/games/legal-moves", json={"snapshot": game["snapshot"]})).json()
+        applied = await client.post("/v1/games/apply", json={"snapshot": game["snapshot"],
+                                                             "move": moves["legal_moves"][0]})
+    assert applied.status_code == 200, applied.text
+    assert "ratelimit" not in applied.headers and "ratelimit-policy" not in applied.headers
 
 
 async def test_both_policies_in_one_field_on_a_search() -> None:
