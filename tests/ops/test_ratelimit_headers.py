@@ -8,6 +8,7 @@ charged to neither."""
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import uuid
 from collections.abc import Iterator
@@ -24,7 +25,7 @@ from service.config import Settings
 from service.ops.fastlane import FastLane
 from service.referee.playouts import BudgetDecision, PlayoutBudget
 from tests.analysis.players import level_player, play_records
-from tests.support import KEY, assert_problem, bearer
+from tests.support import KEY, ROOT, assert_problem, bearer
 
 from .conftest import RedisServer
 
@@ -32,6 +33,10 @@ from .conftest import RedisServer
 pytestmark = pytest.mark.usefixtures("restore_logging")
 
 _ITEM = re.compile(r'^"(?P<name>[a-z]+)";(?P<params>.*)$')
+#: The fields' patterns as the committed contract declares them.
+_DECLARED = {name.lower(): spec["schema"]["pattern"] for name, spec in
+             json.loads((ROOT / "openapi/openapi.json").read_text())["components"]["headers"].items()
+             if name.startswith("RateLimit")}
 
 
 def items(value: str | None) -> dict[str, dict[str, int]]:
@@ -48,6 +53,11 @@ def items(value: str | None) -> dict[str, dict[str, int]]:
 
 
 def fields(response: Any) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, int]]]:
+    """The answer's RateLimit-Policy and RateLimit, each checked against the contract's pattern."""
+    assert set(_DECLARED) == {"ratelimit-policy", "ratelimit"}
+    for name, pattern in _DECLARED.items():
+        value = response.headers.get(name)
+        assert value is None or re.search(pattern, value), (name, value, pattern)
     return items(response.headers.get("ratelimit-policy")), items(response.headers.get("ratelimit"))
 
 
