@@ -108,6 +108,9 @@ async def run(redis: RedisServer, name: str, games: int, hang: float | None) -> 
             for seed in range(games):
                 await play(client, hooks if hang is not None else None, seed, None if hang else delays, moves)
             cpu = cpu_seconds(proc.process.pid) - before
+            if hang:
+                hooks.hang = 0.0
+                await asyncio.sleep(hang + 0.5)  # the deliveries held by the receiver end before it stops
             return {"name": name, "delays": delays, "moves": moves, "cpu": cpu, "delivered": len(hooks.taken())}
     finally:
         proc.stop()
