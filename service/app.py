@@ -41,6 +41,7 @@ from service.ops.logging import json_logging_config
 from service.ops.metrics import ServiceMetrics, metrics_route_handler
 from service.ops.ratelimit import (
     MemoryRateLimitBackend,
+    QuotaReportMiddleware,
     RateLimitBackend,
     RateLimitMiddleware,
     RedisRateLimitBackend,
@@ -48,9 +49,10 @@ from service.ops.ratelimit import (
 )
 from service.ops.shutdown import ShutdownCoordinator
 from service.referee.playouts import MemoryPlayoutBudget, PlayoutBudget, RedisPlayoutBudget
-from service.referee.search import SearchPool
+from service.referee.search import SEARCH_OPERATIONS, SearchPool
 from service.referee.snapshots import Sealer
 from service.sessions import SessionsComponent, build_sessions
+from service.sessions.guards import token_before_body
 from service.sessions.records import SessionRecordController
 from service.sessions.redis_store import is_cluster_url, redis_client
 from service.web.exception_handlers import exception_handlers
@@ -146,7 +148,7 @@ def _route_middleware(settings: Settings, metrics: ServiceMetrics, key_prefix: s
         if limiter_client is not None:
             on_shutdown.append(limiter_client.aclose)
         # Before the key check, so that guessing keys is itself limited (by address).
-        if settings.rate_limit_per_minute > 0:
+        if settings.rate_limit_per_minute > 0:  # it also writes the playout budget's RateLimit fields
             middleware.append(DefineMiddleware(RateLimitMiddleware, backend=backend,
                                                limit=settings.rate_limit_per_minute, window_seconds=60,
                                                known_api_keys=settings.api_keys))
@@ -155,6 +157,10 @@ def _route_middleware(settings: Settings, metrics: ServiceMetrics, key_prefix: s
                                                per_client=settings.session_create_per_minute,
                                                total=settings.session_create_total_per_minute,
                                                known_api_keys=settings.api_keys))
+    if settings.rate_limit_per_minute <= 0 and settings.search_playouts_per_minute > 0:
+        # The playout budget's RateLimit fields on the searches' answers (with the request limit on, its middleware
+        # writes them): outermost, so that a 401 or a 400 of a search carries them too.
+        middleware.insert(0, DefineMiddleware(QuotaReportMiddleware, operations=SEARCH_OPERATIONS))
     if settings.api_keys:
         middleware.append(DefineMiddleware(ApiKeyMiddleware, api_keys=settings.api_keys))
     middleware.append(QueryParameterMiddleware)  # a repeated or null query parameter: 400, before any handler
@@ -219,9 +225,13 @@ def create_app(settings: Settings | None = None, *, session_key_prefix: str = SE
         state=State({**state, "sessions": sessions, "shutdown": shutdown}),
     )
     # The fast lane passes only through route middleware that lets its requests pass untouched: the query check
-    # (the lane takes no query string) and the session-creation bounds (another path).
+    # (the lane takes no query string), the session-creation bounds (another path) and the playout budget's
+    # report (the searches only, none of them a fast route); and through the guard that checks a session's token
+    # before a body that does not decode (the lane answers only bodies that decode, and hands the others on to
+    # the route, whose fast route makes the guard's check: fast_first).
     wrap_in_envelope(app, metrics=metrics, shutdown=shutdown, max_body_bytes=settings.max_body_bytes,
-                     passing={FastRoute, QueryParameterMiddleware, SessionCreationLimitMiddleware})
+                     passing={FastRoute, QueryParameterMiddleware, SessionCreationLimitMiddleware,
+                              QuotaReportMiddleware, token_before_body})
     if settings.keys_generated:
         logger.warning(GENERATED_KEY_WARNING)
     return app

@@ -83,6 +83,17 @@ class Settings:
     search_playouts_per_minute: int = 0
     #: The longest a search refusal to a client that did not wait out its last ``Retry-After`` is held.
     search_refusal_hold_seconds: float = 0.0
+    #: Webhooks (service/sessions/webhooks.py, service/ops/egress.py): the hosts they may go to (none: off),
+    #: whether plain http and private addresses are allowed, and how they are delivered.
+    webhook_hosts: tuple[str, ...] = ()
+    webhook_allow_http: bool = False
+    webhook_allow_private: bool = False
+    webhook_timeout_seconds: float = 5.0
+    webhook_retry_seconds: float = 3600.0
+    webhook_concurrency: int = 16
+    webhook_poll_seconds: float = 0.5
+    webhook_claim_seconds: float = 30.0
+    webhook_clock_low_seconds: float = 10.0
     extra: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -217,7 +228,29 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         search_playouts_per_minute=_playouts(env),
         search_refusal_hold_seconds=_seconds(env, "SEARCH_REFUSAL_HOLD_SECONDS",
                                              DEFAULT_SEARCH_REFUSAL_HOLD_SECONDS, 0, 60),
+        webhook_hosts=_hosts(env),
+        webhook_allow_http=_flag(env, "WEBHOOK_ALLOW_HTTP", False),
+        webhook_allow_private=_flag(env, "WEBHOOK_ALLOW_PRIVATE", False),
+        webhook_timeout_seconds=_seconds(env, "WEBHOOK_TIMEOUT_SECONDS", 5.0, 0.1, 60),
+        webhook_retry_seconds=_seconds(env, "WEBHOOK_RETRY_SECONDS", 3600.0, 1, 7 * 86_400),
+        webhook_concurrency=_int(env, "WEBHOOK_CONCURRENCY", 16, 1, 1024),
+        webhook_poll_seconds=_seconds(env, "WEBHOOK_POLL_SECONDS", 0.5, 0.01, 60),
+        webhook_claim_seconds=_seconds(env, "WEBHOOK_CLAIM_SECONDS", 30.0, 0.5, 3600),
+        webhook_clock_low_seconds=_seconds(env, "WEBHOOK_CLOCK_LOW_SECONDS", 10.0, 0, 3600),
     )
+
+
+def _hosts(env: Mapping[str, str]) -> tuple[str, ...]:
+    """``WEBHOOK_HOSTS``: host names, ``*.`` and a domain, or ``*`` (any host), comma-separated."""
+    out: list[str] = []
+    for raw in _list(env, "WEBHOOK_HOSTS"):
+        host = raw.lower().rstrip(".")
+        name = host[2:] if host.startswith("*.") else host
+        if host != "*" and (not name or any(c in name for c in "/:@*? ")):
+            raise ConfigError(f"WEBHOOK_HOSTS entry {raw!r} is not a host: use hooks.example.com, *.example.com "
+                              "or *")
+        out.append(host)
+    return tuple(out)
 
 
 def _playouts(env: Mapping[str, str]) -> int:

@@ -151,20 +151,23 @@ def rejection_text(language: str, reason: str, detail: str, params: Mapping[str,
 #: Problems whose English detail stays the service's own: a request that does not decode, in the decoder's exact
 #: words (``Expected `int` <= 6 - at `$.players```).
 EXACT_ENGLISH_KEYS = frozenset({"problem.detail.invalid_field", "problem.detail.invalid_parameter",
-                                "problem.MALFORMED_REQUEST.detail"})
+                                "problem.MALFORMED_REQUEST.detail",
+                                # which of the webhook rules the URL breaks, in the policy's own words
+                                "problem.MALFORMED_REQUEST.detail.webhook_url"})
 
 
 def problem_texts(language: str, code: str, title: str, detail: str,
-                 message: tuple[str, Mapping[str, Any]] | None) -> tuple[str, str]:
+                 message: tuple[str, Mapping[str, Any]] | None, kind: str | None = None) -> tuple[str, str]:
     """``(title, detail)`` of a problem in ``language``.
 
     Every language, English included, gets the code's title from its catalogue, and the detail from the
     problem's own message (``message``: a key and its parameters) when it has one. Without one, English keeps
     the problem's own detail, and so it does for a body that does not decode (:data:`EXACT_ENGLISH_KEYS`: the
     decoder's own words name the field and what was expected more exactly); other languages get the code's
-    general explanation. A code without texts keeps the English ones.
+    general explanation. A code without texts keeps the English ones. A problem of its own ``kind`` within the
+    code has its own title (``problem.type.<kind>.title``).
     """
-    title_key = f"problem.{code}.title"
+    title_key = f"problem.{code}.title" if kind is None else f"problem.type.{kind}.title"
     localized_title = text(language, title_key) if has_text(title_key) else title
     if message is not None and has_text(message[0]):
         key, params = message

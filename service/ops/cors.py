@@ -5,7 +5,7 @@ Wired in :func:`service.app.create_app` (service/app.py): ``CORS_ORIGINS`` empty
 >>> build_cors_config([]) is None
 True
 >>> sorted(build_cors_config(["https://play.example"]).expose_headers)
-['ETag', 'Idempotent-Replayed', 'Location', 'Retry-After', 'X-Request-ID']
+['ETag', 'Idempotent-Replayed', 'Location', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'X-Request-ID']
 """
 
 from __future__ import annotations
@@ -30,8 +30,10 @@ DEFAULT_CORS_HEADERS: tuple[str, ...] = (
     "X-API-Key",
     "X-Request-ID",
 )
-#: Response headers a browser client may read (``Idempotent-Replayed: true`` marks a replayed session move).
-EXPOSED_HEADERS: tuple[str, ...] = ("ETag", "X-Request-ID", "Retry-After", "Location", "Idempotent-Replayed")
+#: Response headers a browser client may read (``Idempotent-Replayed: true`` marks a replayed session move; the
+#: RateLimit fields, a client's budgets: service/ops/ratelimit.py).
+EXPOSED_HEADERS: tuple[str, ...] = ("ETag", "X-Request-ID", "Retry-After", "Location", "Idempotent-Replayed",
+                                    "RateLimit", "RateLimit-Policy")
 
 
 def build_cors_config(

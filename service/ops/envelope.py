@@ -51,7 +51,7 @@ def outer_layers(metrics: ServiceMetrics, shutdown: ShutdownCoordinator) -> list
 
 
 def wrap_in_envelope(app: Litestar, *, metrics: ServiceMetrics, shutdown: ShutdownCoordinator,
-                     max_body_bytes: int, passing: Collection[type[Any]]) -> Litestar:
+                     max_body_bytes: int, passing: Collection[Any]) -> Litestar:
     """Wrap ``app``'s handler in the envelope, and the envelope in the fast lane if any fast route may take it
     (``passing``: the route middleware known to let the lane's requests through, see
     :func:`~service.ops.fastlane.lane_routes`; ``max_body_bytes``: the app's body limit). Returns ``app``."""

@@ -124,10 +124,10 @@ class LaneRoutes:
         return None
 
 
-def lane_routes(app: Litestar, passing: Collection[type[Any]]) -> LaneRoutes:
+def lane_routes(app: Litestar, passing: Collection[Any]) -> LaneRoutes:
     """The app's fast routes the lane may answer: ``POST`` routes with no guards and no middleware but their
-    fast route and ``passing`` (middleware classes that let the lane's requests through untouched: the caller
-    vouches for them), whose path parameters (if any) are strings."""
+    fast route and ``passing`` (middleware classes, and guards, that let the lane's requests through untouched:
+    the caller vouches for them), whose path parameters (if any) are strings."""
     fixed: dict[str, LaneRoute] = {}
     parametrized: list[LaneRoute] = []
     taken: dict[int, set[str]] = {}  # the fixed segments of every route, by place
@@ -141,7 +141,7 @@ def lane_routes(app: Litestar, passing: Collection[type[Any]]) -> LaneRoutes:
         if not isinstance(route, HTTPRoute) or any(p.type is not str for p in route.path_parameters.values()):
             continue
         for handler in route.route_handlers:
-            if "POST" not in handler.http_methods or handler.resolve_guards():
+            if "POST" not in handler.http_methods or any(g not in passing for g in handler.resolve_guards()):
                 continue
             fast: DefineMiddleware | None = None
             others = []

@@ -127,6 +127,20 @@ class ServiceMetrics:
             registry=self.registry,
         )
 
+        self.webhook_deliveries_total = Counter(
+            "webhook_deliveries_total",
+            "Webhook deliveries, by outcome (delivered: answered 2xx; failed: anything else, retried).",
+            ("outcome",),
+            namespace=ns,
+            registry=self.registry,
+        )
+        self.webhooks_disabled_total = Counter(
+            "webhooks_disabled_total",
+            "Webhooks disabled after failing for longer than WEBHOOK_RETRY_SECONDS.",
+            namespace=ns,
+            registry=self.registry,
+        )
+
     # -- helpers the service calls --------------------------------------------------------------------
 
     def move_applied(self, count: int = 1) -> None:
@@ -144,6 +158,15 @@ class ServiceMetrics:
     def session_expired(self, count: int = 1) -> None:
         """Count ``count`` sessions that expired."""
         self.sessions_expired_total.inc(count)
+
+    def webhook_delivered(self) -> None:
+        self.webhook_deliveries_total.labels(outcome="delivered").inc()
+
+    def webhook_failed(self) -> None:
+        self.webhook_deliveries_total.labels(outcome="failed").inc()
+
+    def webhook_disabled(self) -> None:
+        self.webhooks_disabled_total.inc()
 
     def redis_error(self, operation: str) -> None:
         """Count one failed Redis call; ``operation`` is a short fixed name such as ``session_load``."""

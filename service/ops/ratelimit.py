@@ -39,20 +39,37 @@ Wiring (``RATE_LIMIT_PER_MINUTE=0`` means off; :class:`RateLimitMiddleware` pass
 
 Put it in Litestar's ``middleware=[...]`` (not :func:`service.ops.asgi.wrap_asgi_handler`) so that Litestar's
 CORS layer adds its headers to the 429 and a browser can read ``Retry-After``.
+
+**Every client sees its budget before it is refused.** Each answer of a limited request carries the IETF
+RateLimit fields (draft-ietf-httpapi-ratelimit-headers-11, structured fields): ``RateLimit-Policy`` names each
+policy with its quota and window, ``RateLimit`` what is left of it and the seconds until its window ends::
+
+    RateLimit-Policy: "default";q=600;w=60, "playouts";q=20000;w=60
+    RateLimit: "default";r=598;t=41, "playouts";r=19490;t=37
+
+A request's readings are gathered in a :class:`QuotaReport` while it is served: the request limit's from the
+count that let it through (the backend's one call: no other round trip), and any other limit's through
+:func:`report_quota` (the search pool's playout budget does, from its charge and from what it gives back), and
+written on the answer as it starts, whatever its status. The limit's own 429 says ``r=0`` and a ``t`` equal to its
+``Retry-After``. A reading the limiter could not take (Redis down: the request is let through) is left out, so
+when a limit fails open its policy is not shown; a limit that is off (``limit <= 0``) is never shown.
+:class:`QuotaReportMiddleware` gathers the readings of some operations only (the searches) when the request limit
+is off.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import math
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from litestar.enums import ScopeType
-from litestar.types import ASGIApp, Receive, Scope, Send
+from litestar.types import ASGIApp, Message, Receive, Scope, Send
 from redis.asyncio import Redis, RedisCluster
 from redis.exceptions import RedisError
 
@@ -63,15 +80,35 @@ from service.web.problems import make_problem, send_problem
 from .clients import API_KEY_HEADER, OPERATIONAL_PATHS, client_identity
 
 __all__ = [
+    "PLAYOUT_POLICY",
+    "REQUEST_POLICY",
     "MemoryRateLimitBackend",
+    "QuotaReport",
+    "QuotaReportMiddleware",
     "RateLimitBackend",
     "RateLimitDecision",
     "RateLimitMiddleware",
     "RedisRateLimitBackend",
     "SessionCreationLimitMiddleware",
+    "report_quota",
+    "whole_seconds",
 ]
 
 logger = logging.getLogger("fivehundred.ops.ratelimit")
+
+
+#: The request limit's policy in the RateLimit fields; the search pool's playout budget is :data:`PLAYOUT_POLICY`.
+REQUEST_POLICY = "default"
+PLAYOUT_POLICY = "playouts"
+
+
+def whole_seconds(seconds: float) -> int:
+    """Seconds as ``Retry-After`` and a RateLimit ``t`` give them: whole, rounded up, never below 1.
+
+    >>> whole_seconds(40.2), whole_seconds(0.0), whole_seconds(60)
+    (41, 1, 60)
+    """
+    return max(1, math.ceil(seconds))
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,11 +120,107 @@ class RateLimitDecision:
     """Requests counted in the current window, this one included (0 when the limiter failed open)."""
     reset_after: float
     """Seconds until the current window ends."""
+    measured: bool = True
+    """False when the limiter failed open: nothing was counted, and there is nothing to report."""
 
     @property
     def retry_after(self) -> int:
         """``Retry-After`` in whole seconds, never below 1."""
-        return max(1, math.ceil(self.reset_after))
+        return whole_seconds(self.reset_after)
+
+
+#: A policy's name as the fields quote it, and its ``RateLimit-Policy`` item, by (name, quota, window): the same
+#: few for every request.
+_POLICY_ITEMS: dict[tuple[str, int, int], tuple[bytes, bytes]] = {}
+#: A reading: the policy's name (quoted, as in the fields), its ``RateLimit-Policy`` item, what is left, when the
+#: window ends (the report's clock), and the ``t`` a refusal pinned (its ``Retry-After``) or 0.
+_Reading = tuple[bytes, bytes, int, float, int]
+
+
+def _policy_item(name: str, quota: int, window: int) -> tuple[bytes, bytes]:
+    item = _POLICY_ITEMS.get((name, quota, window))
+    if item is None:
+        if len(_POLICY_ITEMS) > 64:  # a few policies live at once; a configuration that keeps changing: start over
+            _POLICY_ITEMS.clear()
+        quoted = b'"%s"' % name.encode()
+        item = _POLICY_ITEMS[name, quota, window] = (quoted, b"%s;q=%d;w=%d" % (quoted, quota, window))
+    return item
+
+
+class QuotaReport:
+    """The quota readings of one request, written on its answer as the RateLimit fields (see the module).
+
+    >>> report = QuotaReport(clock=lambda: 100.0)
+    >>> report.add("default", quota=600, window_seconds=60, remaining=598, reset_after=40.2)
+    >>> report.add("playouts", quota=20000, window_seconds=60, remaining=0, reset_after=7.5, retry_after=8)
+    >>> for name, value in report.headers():
+    ...     print(name.decode(), value.decode())
+    ratelimit-policy "default";q=600;w=60, "playouts";q=20000;w=60
+    ratelimit "default";r=598;t=41, "playouts";r=0;t=8
+    """
+
+    __slots__ = ("_clock", "readings")
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.readings: list[_Reading] = []
+        self._clock = clock
+
+    def add(self, name: str, *, quota: int, window_seconds: float, remaining: int, reset_after: float,
+            retry_after: int | None = None) -> None:
+        """The state of policy ``name`` now (a later reading of one policy replaces its earlier one): ``remaining``
+        of ``quota`` units in a window of ``window_seconds``, which ends in ``reset_after`` seconds; ``retry_after``:
+        the ``Retry-After`` of a refusal, which its ``t`` then says exactly."""
+        quoted, policy = _policy_item(name, quota, max(1, round(window_seconds)))
+        reading = (quoted, policy, max(0, remaining), self._clock() + reset_after, retry_after or 0)
+        readings = self.readings
+        for i, other in enumerate(readings):
+            if other[0] == quoted:
+                readings[i] = reading
+                return
+        readings.append(reading)
+
+    def headers(self) -> list[tuple[bytes, bytes]]:
+        """``RateLimit-Policy`` and ``RateLimit``, ``t`` counted to now; none without a reading."""
+        readings = self.readings
+        if not readings:
+            return []
+        now = self._clock()
+        if len(readings) == 1:
+            quoted, policy, left, deadline, pinned = readings[0]
+            return [(b"ratelimit-policy", policy),
+                    (b"ratelimit", b"%s;r=%d;t=%d" % (quoted, left, pinned or whole_seconds(deadline - now)))]
+        return [(b"ratelimit-policy", b", ".join(r[1] for r in readings)),
+                (b"ratelimit", b", ".join(b"%s;r=%d;t=%d" % (quoted, left, pinned or whole_seconds(deadline - now))
+                                          for quoted, _, left, deadline, pinned in readings))]
+
+
+_current_report: contextvars.ContextVar[QuotaReport | None] = contextvars.ContextVar("quota_report", default=None)
+
+
+def report_quota(name: str, *, quota: int, window_seconds: float, remaining: int, reset_after: float,
+                 retry_after: int | None = None) -> None:
+    """Add a reading to the report of the request being served (:meth:`QuotaReport.add`), if one is gathered."""
+    report = _current_report.get()
+    if report is not None:
+        report.add(name, quota=quota, window_seconds=window_seconds, remaining=remaining, reset_after=reset_after,
+                   retry_after=retry_after)
+
+
+async def _served_with_report(app: ASGIApp, scope: Scope, receive: Receive, send: Send, report: QuotaReport) -> None:
+    """``app`` serving the request with ``report`` gathered, its fields written on the answer as it starts."""
+
+    async def send_with_fields(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            fields = report.headers()
+            if fields:
+                message = {**message, "headers": [*message.get("headers", ()), *fields]}
+        await send(message)
+
+    token = _current_report.set(report)
+    try:
+        await app(scope, receive, send_with_fields)
+    finally:
+        _current_report.reset(token)
 
 
 class RateLimitBackend(Protocol):
@@ -197,12 +330,13 @@ class RedisRateLimitBackend:
             )
             if self._on_error is not None:
                 self._on_error(self.operation)
-            return RateLimitDecision(allowed=True, count=0, reset_after=0.0)
+            return RateLimitDecision(allowed=True, count=0, reset_after=0.0, measured=False)
         return RateLimitDecision(allowed=count <= limit, count=count, reset_after=ttl_ms / 1000)
 
 
 class RateLimitMiddleware:
-    """ASGI middleware applying a :class:`RateLimitBackend` to every HTTP request but the exempt paths.
+    """ASGI middleware applying a :class:`RateLimitBackend` to every HTTP request but the exempt paths, and
+    writing the RateLimit fields on each answer it lets through or refuses (the module).
 
     ``limit <= 0`` disables limiting. ``known_api_keys``: when given, only those keys identify a client (an
     unknown ``X-API-Key`` counts against the caller's address; with an empty collection every client is
@@ -234,16 +368,21 @@ class RateLimitMiddleware:
             await self.app(scope, receive, send)
             return
         key = client_identity(scope, api_key_header=self.api_key_header, known_api_keys=self.known_api_keys)
+        report = QuotaReport()
         try:
             decision = await self.backend.hit(key, self.limit, self.window_seconds)
         except Exception:  # a limiter bug must not take the API down: fail open, loudly
             logger.exception("rate limiter failed, failing open")
-            await self.app(scope, receive, send)
+            await _served_with_report(self.app, scope, receive, send, report)
             return
-        if decision.allowed:
-            await self.app(scope, receive, send)
+        retry_after = None if decision.allowed else decision.retry_after
+        if decision.measured:
+            report.add(REQUEST_POLICY, quota=self.limit, window_seconds=self.window_seconds,
+                       remaining=self.limit - decision.count, reset_after=decision.reset_after,
+                       retry_after=retry_after)
+        if retry_after is None:
+            await _served_with_report(self.app, scope, receive, send, report)
             return
-        retry_after = decision.retry_after
         problem = make_problem(
             slug="rate-limited",
             title="Too many requests",
@@ -255,7 +394,24 @@ class RateLimitMiddleware:
             language=request_language(scope), instance=scope["path"],
             params={"count": retry_after},
         )
-        await send_problem(send, problem, headers=[(b"retry-after", str(retry_after).encode())])
+        await send_problem(send, problem, headers=[(b"retry-after", str(retry_after).encode()), *report.headers()])
+
+
+class QuotaReportMiddleware:
+    """Gathers the quota readings of the requests to ``operations`` (operation ids: the searches, which the playout
+    budget reports to) and writes them on their answers (the module), for an app whose request limit is off (with
+    it on, :class:`RateLimitMiddleware` gathers every limited request's). Every other request passes through
+    untouched, in one call and no frame of its own."""
+
+    def __init__(self, app: ASGIApp, *, operations: Collection[str]) -> None:
+        self.app = app
+        self.operations = frozenset(operations)
+
+    def __call__(self, scope: Scope, receive: Receive, send: Send) -> Awaitable[None]:
+        handler = scope.get("route_handler")
+        if getattr(handler, "operation_id", None) in self.operations:
+            return _served_with_report(self.app, scope, receive, send, QuotaReport())
+        return self.app(scope, receive, send)
 
 
 class SessionCreationLimitMiddleware:

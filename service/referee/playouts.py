@@ -7,7 +7,9 @@ API key, else its address: :mod:`service.ops.clients`) may spend ``limit`` playo
 ``window_seconds``; a request whose playouts do not fit in what is left of the window is refused (429
 ``RATE_LIMITED`` with ``Retry-After``, the seconds until the window ends) and spends nothing, so a client
 asking for less still fits. A request is charged its whole budget before it is searched (what it may cost), and
-given back what it did not use afterwards.
+given back what it did not use afterwards. Both the charge and the refund answer the window's state after them
+(what is spent, when the window ends), read by the same atomic operation that changed it, which the search pool
+reports in the answer's RateLimit fields (:func:`service.ops.ratelimit.report_quota`).
 
 Two backends, like the request limit's:
 
@@ -55,6 +57,8 @@ class BudgetDecision:
     """Playouts counted in the current window (this charge included when allowed)."""
     reset_after: float
     """Seconds until the current window ends."""
+    measured: bool = True
+    """False when the budget failed open: nothing was charged, and there is nothing to report."""
 
     @property
     def retry_after(self) -> int:
@@ -63,11 +67,13 @@ class BudgetDecision:
 
 
 class PlayoutBudget(Protocol):
-    """Charges ``amount`` playouts to ``key`` if they fit in ``limit`` per ``window_seconds``; gives some back."""
+    """Charges ``amount`` playouts to ``key`` if they fit in ``limit`` per ``window_seconds``; gives some back,
+    answering what is then spent in the window (``None`` when that is not known: no window, or the budget
+    failed)."""
 
     async def charge(self, key: str, amount: int, limit: int, window_seconds: float) -> BudgetDecision: ...
 
-    async def refund(self, key: str, amount: int) -> None: ...
+    async def refund(self, key: str, amount: int) -> BudgetDecision | None: ...
 
 
 class MemoryPlayoutBudget:
@@ -98,10 +104,16 @@ class MemoryPlayoutBudget:
         self._windows[key] = (started, spent + amount)
         return BudgetDecision(allowed=True, spent=spent + amount, reset_after=reset_after)
 
-    async def refund(self, key: str, amount: int) -> None:
+    async def refund(self, key: str, amount: int) -> BudgetDecision | None:
         entry = self._windows.get(key)
-        if entry is not None and amount > 0:
-            self._windows[key] = (entry[0], max(0, entry[1] - amount))
+        now = self._clock()
+        if entry is None or now - entry[0] >= self._window_seconds:  # the next charge opens a new window
+            return None
+        started, spent = entry
+        if amount > 0:
+            spent = max(0, spent - amount)
+            self._windows[key] = (started, spent)
+        return BudgetDecision(allowed=True, spent=spent, reset_after=started + self._window_seconds - now)
 
     def _prune(self, now: float) -> None:
         windows = self._windows
@@ -129,12 +141,14 @@ end
 return {1, spent, ttl}
 """
 
-# Give back what a search did not use, never below zero, only while the window lasts.
+# Give back what a search did not use, never below zero, only while the window lasts. Answers {spent, ttl_ms}
+# after it (ttl_ms negative when the window has ended: nothing to give back).
 _REFUND_LUA = """
 local spent = tonumber(redis.call('GET', KEYS[1]) or '0')
-if spent <= 0 then return 0 end
-local back = math.min(spent, tonumber(ARGV[1]))
-return redis.call('DECRBY', KEYS[1], back)
+if spent > 0 then
+  spent = redis.call('DECRBY', KEYS[1], math.min(spent, tonumber(ARGV[1])))
+end
+return {spent, redis.call('PTTL', KEYS[1])}
 """
 
 
@@ -170,14 +184,19 @@ class RedisPlayoutBudget:
             allowed, spent, ttl_ms = int(result[0]), int(result[1]), int(result[2])
         except (RedisError, OSError, TimeoutError, ValueError, TypeError, IndexError) as exc:
             self._failed(exc)
-            return BudgetDecision(allowed=True, spent=0, reset_after=0.0)
+            return BudgetDecision(allowed=True, spent=0, reset_after=0.0, measured=False)
         return BudgetDecision(allowed=bool(allowed), spent=spent, reset_after=ttl_ms / 1000)
 
-    async def refund(self, key: str, amount: int) -> None:
+    async def refund(self, key: str, amount: int) -> BudgetDecision | None:
         if amount <= 0:
-            return
+            return None
         try:
             async with asyncio.timeout(self._timeout):
-                await self._refund(keys=[f"{self._prefix}:{key}"], args=[amount])
+                result = await self._refund(keys=[f"{self._prefix}:{key}"], args=[amount])
+            spent, ttl_ms = int(result[0]), int(result[1])
         except (RedisError, OSError, TimeoutError, ValueError, TypeError, IndexError) as exc:
             self._failed(exc)
+            return None
+        if ttl_ms < 0:  # the window ended meanwhile: the next charge opens a new one
+            return None
+        return BudgetDecision(allowed=True, spent=spent, reset_after=ttl_ms / 1000)

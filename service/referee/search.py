@@ -11,7 +11,9 @@ in three ways:
   the searches ahead, per slot), at once unless it is held (below). Nothing was searched or charged.
 * **A playout budget per client** (``SEARCH_PLAYOUTS_PER_MINUTE``, :mod:`service.referee.playouts`): a search is
   charged its whole budget before it runs and given back what it did not spend; one that does not fit is
-  answered 429 ``RATE_LIMITED`` with ``Retry-After``.
+  answered 429 ``RATE_LIMITED`` with ``Retry-After``. What the client has left after the charge, the refund or
+  the refusal is reported in the answer's RateLimit fields as the ``playouts`` policy
+  (:func:`service.ops.ratelimit.report_quota`).
 * **Worker processes** (``SEARCH_WORKERS``): the searches run in a pool of processes of their own, at a lower
   CPU priority (``SEARCH_WORKER_NICE``), so the serving process keeps its event loop and its share of the CPU
   for every other request. With ``0`` they run in threads of the serving process (the GIL is then shared with
@@ -84,11 +86,12 @@ from typing import Any, NoReturn, TypeVar
 from prometheus_client import Histogram
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
-from service.referee.playouts import PlayoutBudget
+from service.ops.ratelimit import PLAYOUT_POLICY, report_quota
+from service.referee.playouts import BudgetDecision, PlayoutBudget
 from service.web.problems import Problem
 
-__all__ = ["Admission", "SearchCancelled", "SearchCollector", "SearchLane", "SearchPool", "busy_problem",
-           "until_disconnected"]
+__all__ = ["SEARCH_OPERATIONS", "Admission", "SearchCancelled", "SearchCollector", "SearchLane", "SearchPool",
+           "busy_problem", "until_disconnected"]
 
 logger = logging.getLogger("fivehundred.ops.search")
 
@@ -111,6 +114,8 @@ CANCEL_SIGNAL = signal.SIGUSR1
 #: Refusal reasons and cancellation stages, as the metrics label them.
 REFUSAL_REASONS = ("busy", "budget", "worker")
 CANCEL_STAGES = ("queued", "running")
+#: The operations whose searches are charged to the playout budget: their answers report it (RateLimit fields).
+SEARCH_OPERATIONS = frozenset({"suggestMove", "suggestSessionMove", "analyseRecords"})
 #: Buckets (seconds) of the wait and search-time histograms.
 SECONDS_BUCKETS = (0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
 
@@ -537,6 +542,9 @@ class SearchPool:
     def _over_budget(self, playouts: int, spent: int, reset_after: float) -> Callable[[float], Problem]:
         def problem(held: float) -> Problem:
             retry = max(1, math.ceil(reset_after - held))
+            report_quota(PLAYOUT_POLICY, quota=self.playouts_per_minute, window_seconds=self.window_seconds,
+                         remaining=self.playouts_per_minute - spent, reset_after=reset_after - held,
+                         retry_after=retry)
             return Problem("RATE_LIMITED", f"this client may spend {self.playouts_per_minute} playouts per "
                                            f"{self.window_seconds:g} s and has {spent} spent in this window; "
                                            f"this search asks for {playouts}. Retry after {retry} s, or ask for "
@@ -571,13 +579,23 @@ class SearchPool:
             if not decision.allowed:
                 await self._refuse(client, "budget", self._over_budget(playouts, decision.spent,
                                                                         decision.reset_after))
+            self._report(decision)
             charged = playouts
         admission = Admission(self, charged)
         try:
             yield admission
         finally:
             if charged > admission.spent:
-                await self.budget.refund(client, charged - admission.spent)  # type: ignore[union-attr]
+                after = await self.budget.refund(client, charged - admission.spent)  # type: ignore[union-attr]
+                if after is not None:
+                    self._report(after)
+
+    def _report(self, decision: BudgetDecision) -> None:
+        """The client's playouts after a charge or a refund, for the answer's RateLimit fields (none when the budget
+        failed open)."""
+        if decision.measured:
+            report_quota(PLAYOUT_POLICY, quota=self.playouts_per_minute, window_seconds=self.window_seconds,
+                         remaining=self.playouts_per_minute - decision.spent, reset_after=decision.reset_after)
 
     @contextlib.asynccontextmanager
     async def placed(self, admission: Admission, client: str,

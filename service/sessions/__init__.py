@@ -31,13 +31,16 @@ from litestar.di import Provide
 from litestar.openapi.spec import SecurityScheme
 
 from service.config import Settings
+from service.ops.egress import EgressPolicy
 from service.referee.search import SearchPool
 from service.referee.snapshots import Sealer
 from service.sessions.analysis_route import SessionAnalysisController
 from service.sessions.api import SECURITY_SCHEMES, SessionsController
 from service.sessions.changes import SessionMetrics
 from service.sessions.clock import ClockSettings
+from service.sessions.deliverer import WebhookDeliverer, WebhookMetrics, WebhookSettings
 from service.sessions.memory import MemoryStore
+from service.sessions.outside_bots import OutsideBots
 from service.sessions.redis_store import RedisStore
 from service.sessions.service import SessionService
 from service.sessions.store import SessionStore, StoreUnavailable
@@ -70,6 +73,8 @@ class SessionsComponent:
     service: SessionService | None = None
     #: This replica's clock sweeper (:mod:`.sweeper`), run from startup to shutdown.
     sweeper: ClockSweeper | None = None
+    #: This replica's webhook deliverer (:mod:`.deliverer`), run from startup to shutdown.
+    deliverer: WebhookDeliverer | None = None
 
 
 def build_sessions(settings: Settings, sealer: Sealer, *, shutdown: asyncio.Event | None = None,
@@ -97,10 +102,19 @@ def build_sessions(settings: Settings, sealer: Sealer, *, shutdown: asyncio.Even
     stopping = shutdown if shutdown is not None else asyncio.Event()
     clock = ClockSettings(min_move_seconds=settings.clock_min_move_seconds,
                           poll_seconds=settings.clock_poll_seconds, claim_seconds=settings.clock_claim_seconds)
+    egress = EgressPolicy(hosts=settings.webhook_hosts, allow_http=settings.webhook_allow_http,
+                          allow_private=settings.webhook_allow_private)
     service = SessionService(store, sealer, stopping=stopping, heartbeat_seconds=heartbeat_seconds,
                              remembered_sessions=remembered, metrics=metrics, track_stream=track_stream,
-                             clock=clock, search=search)
+                             clock=clock, search=search, egress=egress)
     sweeper = ClockSweeper(service.changes)
+    deliverer = WebhookDeliverer(service.changes, egress, WebhookSettings(
+        timeout_seconds=settings.webhook_timeout_seconds, retry_seconds=settings.webhook_retry_seconds,
+        concurrency=settings.webhook_concurrency, poll_seconds=settings.webhook_poll_seconds,
+        claim_seconds=settings.webhook_claim_seconds, clock_low_seconds=settings.webhook_clock_low_seconds),
+        metrics=metrics if isinstance(metrics, WebhookMetrics) else None)
+    service.changes.on_hooks = service.webhooks.wake = deliverer.wake
+    deliverer.turns = OutsideBots(service.moves, clock.now_ms)
     sweeping: list[asyncio.Task[None]] = []
 
     def provide_session_service() -> SessionService:
@@ -119,6 +133,8 @@ def build_sessions(settings: Settings, sealer: Sealer, *, shutdown: asyncio.Even
             logger.warning("session store unreachable at startup; sessions answer 503 until it is back")
         # Each replica's clock sweeper: makes the moves of seats whose turn clock ran out (until shutdown).
         sweeping.append(asyncio.create_task(sweeper.run(stopping), name="clock-sweeper"))
+        # And its webhook deliverer: POSTs the sessions' events to their webhooks (until shutdown).
+        sweeping.append(asyncio.create_task(deliverer.run(stopping), name="webhook-deliverer"))
 
     async def stop() -> None:
         stopping.set()
@@ -133,4 +149,5 @@ def build_sessions(settings: Settings, sealer: Sealer, *, shutdown: asyncio.Even
         route_handlers=[SessionsController, SessionAnalysisController],
         dependencies={"session_service": Provide(provide_session_service, sync_to_thread=False,
                                                  use_cache=True)},
-        on_startup=[start], on_shutdown=[stop], readiness_check=ready, service=service, sweeper=sweeper)
+        on_startup=[start], on_shutdown=[stop], readiness_check=ready, service=service, sweeper=sweeper,
+        deliverer=deliverer)

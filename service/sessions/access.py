@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import hmac
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
 from engine import GameState, player_to_act
@@ -36,6 +36,13 @@ class Caller(NamedTuple):
     @property
     def record(self) -> SessionRecord:
         return self.loaded.record
+
+
+#: Who may make a request, stated once per operation: it raises 403 (:func:`seat_only`, :func:`host_only` …)
+#: for a caller that may not, given the seat the request's path names (``None`` for none). The operation calls it
+#: on a fresh read, and :func:`service.sessions.guards.token_before_body` calls it before a body that does not
+#: decode is refused.
+MayAsk = Callable[["Caller", int | None], object]
 
 
 def seat_for(state: GameState, own: int) -> int:

@@ -26,9 +26,13 @@ from service.ops.clients import client_identity
 from service.referee.search import until_disconnected
 from service.referee.suggestions import SuggestResponse
 from service.sessions import examples
+from service.sessions.assist import may_ask_hints, may_validate
+from service.sessions.guards import MAY_ASK, fast_first, token_before_body
 from service.sessions.headers import bearer_token
-from service.sessions.move_loop import MoveOutcome
+from service.sessions.life import may_run_the_game
+from service.sessions.move_loop import MoveOutcome, may_move
 from service.sessions.problems import etag
+from service.sessions.rematch import may_ask_next_game
 from service.sessions.schemas import (
     CreateSessionRequest,
     EmptyRequest,
@@ -53,9 +57,15 @@ from service.sessions.schemas import (
     SessionSuggestRequest,
     SessionValidation,
     SpectatorCreated,
+    WebhookCreated,
+    WebhookList,
+    WebhookRequest,
     engine_move,
 )
+from service.sessions.seating import may_hand_to_bot, may_invite, may_leave, may_name, may_reissue
 from service.sessions.service import SessionService
+from service.sessions.spectators import may_mint_spectators
+from service.sessions.webhooks import may_register_webhooks
 from service.web.fastpath import FastAnswer, fast_route
 from service.web.openapi import SNAPSHOT_CODES, problem_responses, response_spec
 from service.web.problems import Problem
@@ -77,7 +87,7 @@ _NO_STORE = {"Cache-Control": "no-store"}
 
 #: The problem codes of each operation (each documented with an example; see service/web/openapi.py).
 _SESSION_CODES = ("MALFORMED_REQUEST", "UNAUTHORIZED", "FORBIDDEN", "SESSION_NOT_FOUND", "STORE_UNAVAILABLE")
-_CREATE_CODES = ("MALFORMED_REQUEST", "INVALID_OPTIONS", "INVALID_SEED", "INVALID_DECK_ORDER",
+_CREATE_CODES = ("MALFORMED_REQUEST", "FORBIDDEN", "INVALID_OPTIONS", "INVALID_SEED", "INVALID_DECK_ORDER",
                  "INVALID_FIRST_DEALER", "INVALID_BOTS", "INVALID_CLOCK", *SNAPSHOT_CODES,
                  "BODY_TOO_LARGE",
                  "UNSUPPORTED_MEDIA_TYPE", "STORE_UNAVAILABLE")
@@ -151,6 +161,11 @@ RematchBody = Annotated[RematchRequest, Body(examples=[
     Example(summary="The game after the table's game 1", value={"game": 1}),
     Example(summary="The game after the current one", value={})])]
 NameBody = Annotated[NameRequest, Body(examples=[Example(summary="Name", value={"name": "Ana"})])]
+WebhookBody = Annotated[WebhookRequest, Body(examples=[
+    Example(summary="Every event", value={"url": "https://hooks.example.com/five-hundred"}),
+    Example(summary="Turns and the game's end only",
+            value={"url": "https://hooks.example.com/five-hundred", "events": ["hand_dealt", "trick_won",
+                                                                               "clock_low", "game_over"]})])]
 BotBody = Annotated[HandToBotRequest, Body(examples=[Example(summary="An expert bot", value={"level": "expert"})])]
 SeatPath = Annotated[int, PathParameter(name="seat", ge=0, le=5, description="A seat of the session's game.")]
 ReasonsQuery = Annotated[bool, QueryParameter(
@@ -194,6 +209,8 @@ class SessionsController(Controller):
 
     path = PATH
     tags = ["sessions"]
+    #: A token before a body (:mod:`.guards`): on the operations that say who may make them (``MAY_ASK``).
+    guards = [token_before_body]
 
     @post("/", operation_id="createSession", status_code=201, dto=StructDTO[CreateSessionRequest], return_dto=None,
           summary="Create a hosted session",
@@ -240,7 +257,8 @@ class SessionsController(Controller):
                                                          request_language(request.scope), list_discards)
         return Response(moves, headers={"ETag": etag(moves.version), **_NO_STORE})
 
-    @post("/{session_id:str}/validate", operation_id="validateSessionMove", status_code=200,
+    @post("/{session_id:str}/validate", operation_id="validateSessionMove",
+          opt={MAY_ASK: may_validate}, status_code=200,
           dto=StructDTO[MoveRequest],
           return_dto=None, summary="Check a move of the caller's seat without applying it",
           description="Seat tokens only; the move's `seat` may be left out (the token fixes it). `legal`, or "
@@ -257,7 +275,7 @@ class SessionsController(Controller):
                                                         request_language(request.scope))
         return Response(checked, headers={"ETag": etag(checked.version), **_NO_STORE})
 
-    @post("/{session_id:str}/suggest", operation_id="suggestSessionMove", status_code=200,
+    @post("/{session_id:str}/suggest", operation_id="suggestSessionMove", opt={MAY_ASK: may_ask_hints}, status_code=200,
           dto=StructDTO[SessionSuggestRequest], return_dto=None, summary="A hint for the caller's seat",
           description="Seat tokens only: the move a computer player (`level`, `budget`, `seed` as for "
                       "`suggestMove`) chooses for the caller's seat, deciding from that seat's view alone. "
@@ -276,7 +294,8 @@ class SessionsController(Controller):
                                                              lambda: until_disconnected(request.receive))
         return Response(hint, headers={"ETag": etag(version), **_NO_STORE})
 
-    @post("/{session_id:str}/spectators", operation_id="createSpectatorToken", status_code=201,
+    @post("/{session_id:str}/spectators", operation_id="createSpectatorToken",
+          opt={MAY_ASK: may_mint_spectators}, status_code=201,
           dto=StructDTO[EmptyRequest], return_dto=None, summary="Mint a spectator token (host only)",
           description="A read-only token: the public view (`getSession`) and the public event stream "
                       "(`streamSessionEvents`), nothing else (no snapshot, no record, no legal moves, no moves). "
@@ -303,6 +322,53 @@ class SessionsController(Controller):
     async def revoke_spectator(self, request: Request[Any, Any, Any], session_service: Service,
                                session_id: SessionId, spectator_id: FromPath[str]) -> Response[None]:
         version = await session_service.spectators.revoke(session_id, _token(request), spectator_id)
+        return Response(None, status_code=204, headers={"ETag": etag(version), **_NO_STORE})
+
+    @post("/{session_id:str}/webhooks", operation_id="registerWebhook", status_code=201,
+          opt={MAY_ASK: may_register_webhooks}, dto=StructDTO[WebhookRequest], return_dto=None,
+          summary="Register a webhook: the session's events POSTed to a URL, signed",
+          description="The host's or the table host's token: the public's events; a seat's token: that seat's "
+                      "own (its cards, as its stream shows them; the webhook stops when the seat changes hands). "
+                      "Every event logged after it (or only the `events` types named) is POSTed to `url` as it "
+                      "happens, one message each, in order, signed as Standard Webhooks sign (`webhook-id`, "
+                      "`webhook-timestamp`, `webhook-signature`: HMAC-SHA256 with the answer's `secret`, shown "
+                      "this once), at least once, each message's `webhook-id` the same on every retry "
+                      "(docs/API.md, \"Webhooks\"). The URL must be https, on a host the operator allows "
+                      "(`WEBHOOK_HOSTS`), and not resolve to a private, loopback or link-local address (400 "
+                      "`MALFORMED_REQUEST` naming `url`); 403 `FORBIDDEN` when the operator allows none, or the "
+                      "session holds 8 already. `ETag`: the session's version, which counts this change.",
+          security=_SECURED,
+          responses={201: response_spec(WebhookCreated, "The webhook, and its secret.", examples.WEBHOOK_CREATED),
+                     **problem_responses(*_SEAT_CODES)})
+    async def register_webhook(self, request: Request[Any, Any, Any], session_service: Service,
+                               session_id: SessionId, data: WebhookBody) -> Response[WebhookCreated]:
+        created = await session_service.webhooks.add(session_id, _token(request), data)
+        return Response(created, status_code=201, headers={"ETag": etag(created.version), **_NO_STORE})
+
+    @get("/{session_id:str}/webhooks", operation_id="listWebhooks", summary="The caller's webhooks",
+         description="The host's or the table host's token: the public's webhooks; a seat's token: its own. "
+                     "Each with where its deliveries are (`delivered`: the last event's id; `attempts` and "
+                     "`failing_since` while its receiver fails), never its secret.",
+         security=_SECURED,
+         responses={200: response_spec(WebhookList, "The webhooks.", examples.WEBHOOK_LIST),
+                    **problem_responses(*_SESSION_CODES, "TOKEN_REVOKED")})
+    async def list_webhooks(self, request: Request[Any, Any, Any], session_service: Service,
+                            session_id: SessionId) -> Response[WebhookList]:
+        listed = await session_service.webhooks.listed(session_id, _token(request))
+        return Response(listed, headers={"ETag": etag(listed.version), **_NO_STORE})
+
+    @delete("/{session_id:str}/webhooks/{webhook_id:str}", operation_id="removeWebhook", status_code=204,
+            summary="Remove a webhook",
+            description="One of the caller's webhooks (as `listWebhooks` lists them) stops at once. 404 "
+                        "`NOT_FOUND` for none of the caller's by that id. `ETag`: the session's version, which "
+                        "counts this change.",
+            security=_SECURED,
+            responses={204: ResponseSpec(data_container=None, description="Removed."),
+                       **problem_responses("MALFORMED_REQUEST", "UNAUTHORIZED", "FORBIDDEN", "SESSION_NOT_FOUND",
+                                           "NOT_FOUND", "TOKEN_REVOKED", "STORE_UNAVAILABLE")})
+    async def remove_webhook(self, request: Request[Any, Any, Any], session_service: Service,
+                             session_id: SessionId, webhook_id: FromPath[str]) -> Response[None]:
+        version = await session_service.webhooks.remove(session_id, _token(request), webhook_id)
         return Response(None, status_code=204, headers={"ETag": etag(version), **_NO_STORE})
 
     @get("/{session_id:str}/invitation", operation_id="previewInvitation",
@@ -348,7 +414,7 @@ class SessionsController(Controller):
             headers["Idempotent-Replayed"] = "true"
         return Response(joined, headers=headers)
 
-    @post("/{session_id:str}/rematch", operation_id="rematchSession", status_code=200,
+    @post("/{session_id:str}/rematch", operation_id="rematchSession", opt={MAY_ASK: may_ask_next_game}, status_code=200,
           dto=StructDTO[RematchRequest], return_dto=None, summary="Begin the table's next game",
           description="Once the table's game is over: the next game at the same table, in the same session. The "
                       "same seats, players (their tokens keep working), names and bots, the same options and kind of "
@@ -373,7 +439,8 @@ class SessionsController(Controller):
         answer = await session_service.rematch.request(session_id, _token(request), data.game)
         return Response(answer, headers={"ETag": etag(answer.version), **_NO_STORE})
 
-    @post("/{session_id:str}/leave", operation_id="leaveSession", status_code=200, dto=StructDTO[EmptyRequest],
+    @post("/{session_id:str}/leave", operation_id="leaveSession",
+          opt={MAY_ASK: may_leave}, status_code=200, dto=StructDTO[EmptyRequest],
           return_dto=None, summary="Leave the caller's seat",
           description="Seat tokens only. The seat goes to a bot or opens for another player, as the session was "
                       "created (`on_leave`); the token stops working at once (401 `TOKEN_REVOKED`) and its "
@@ -386,7 +453,8 @@ class SessionsController(Controller):
         changed = await session_service.seating.leave(session_id, _token(request))
         return Response(changed, headers={"ETag": etag(changed.version), **_NO_STORE})
 
-    @post("/{session_id:str}/seats/{seat:int}/token", operation_id="reissueSeatToken", status_code=200,
+    @post("/{session_id:str}/seats/{seat:int}/token", operation_id="reissueSeatToken",
+          opt={MAY_ASK: may_reissue}, status_code=200,
           dto=StructDTO[EmptyRequest], return_dto=None, summary="Reissue a seat's token (host only)",
           description="For a player who lost their token: a new token for the seat; the old one stops working "
                       "at once (401 `TOKEN_REVOKED`) and the event streams opened with it end. 409 "
@@ -399,7 +467,8 @@ class SessionsController(Controller):
         issued = await session_service.seating.reissue(session_id, _token(request), _plain_seat(request, seat))
         return Response(issued, headers={"ETag": etag(issued.version), **_NO_STORE})
 
-    @post("/{session_id:str}/seats/{seat:int}/bot", operation_id="handSeatToBot", status_code=200,
+    @post("/{session_id:str}/seats/{seat:int}/bot", operation_id="handSeatToBot",
+          opt={MAY_ASK: may_hand_to_bot}, status_code=200,
           dto=StructDTO[HandToBotRequest], return_dto=None, summary="Hand a seat to a bot (host only)",
           description="The service's bot (`level`) plays the seat from now on; its player's token stops working "
                       "and any invitation to it is void. At least one seat stays a player's (400 "
@@ -413,7 +482,8 @@ class SessionsController(Controller):
                                                             data.level)
         return Response(changed, headers={"ETag": etag(changed.version), **_NO_STORE})
 
-    @post("/{session_id:str}/seats/{seat:int}/invitation", operation_id="inviteToSeat", status_code=200,
+    @post("/{session_id:str}/seats/{seat:int}/invitation", operation_id="inviteToSeat",
+          opt={MAY_ASK: may_invite}, status_code=200,
           dto=StructDTO[EmptyRequest], return_dto=None, summary="Open a seat with a new invitation (host only)",
           description="Whoever held the seat is out (a player's token stops working, a bot stops playing it), "
                       "earlier invitations to it are void, and a new invitation is answered (`invitation`). 403 "
@@ -428,7 +498,7 @@ class SessionsController(Controller):
         changed = await session_service.seating.invite(session_id, _token(request), _plain_seat(request, seat))
         return Response(changed, headers={"ETag": etag(changed.version), **_NO_STORE})
 
-    @post("/{session_id:str}/seats/{seat:int}/name", operation_id="nameSeat", status_code=200,
+    @post("/{session_id:str}/seats/{seat:int}/name", operation_id="nameSeat", opt={MAY_ASK: may_name}, status_code=200,
           dto=StructDTO[NameRequest], return_dto=None, summary="Name a seat's player (host, table host or the seat)",
           description="The display name of the player who holds `seat` (a seat created with a token has none "
                       "until named): set by the host or table host token, or by the seat's own token. The name "
@@ -444,7 +514,8 @@ class SessionsController(Controller):
                                                    data.name)
         return Response(named, headers={"ETag": etag(named.version), **_NO_STORE})
 
-    @post("/{session_id:str}/start", operation_id="startSession", status_code=200, dto=StructDTO[EmptyRequest],
+    @post("/{session_id:str}/start", operation_id="startSession",
+          opt={MAY_ASK: may_run_the_game}, status_code=200, dto=StructDTO[EmptyRequest],
           return_dto=None, summary="Start a game that waits for its seats (host or table host)",
           description="A session created with open seats (or with `\"start\": \"host\"`) waits: nothing is "
                       "played and its turn clock is stopped until every seat is taken (the join that takes the last "
@@ -458,7 +529,8 @@ class SessionsController(Controller):
                     data: EmptyBody) -> Response[SessionLife]:
         return _life(await session_service.life.start(session_id, _token(request)))
 
-    @post("/{session_id:str}/pause", operation_id="pauseSession", status_code=200, dto=StructDTO[EmptyRequest],
+    @post("/{session_id:str}/pause", operation_id="pauseSession",
+          opt={MAY_ASK: may_run_the_game}, status_code=200, dto=StructDTO[EmptyRequest],
           return_dto=None, summary="Pause the game (host or table host)",
           description="Nothing is played while the game is paused, by a seat, a bot or the turn clock (which "
                       "stops): a move is refused with 409 `VERSION_CONFLICT`. Every reader gets a `game_paused` "
@@ -470,7 +542,8 @@ class SessionsController(Controller):
                     data: EmptyBody) -> Response[SessionLife]:
         return _life(await session_service.life.pause(session_id, _token(request)))
 
-    @post("/{session_id:str}/resume", operation_id="resumeSession", status_code=200, dto=StructDTO[EmptyRequest],
+    @post("/{session_id:str}/resume", operation_id="resumeSession",
+          opt={MAY_ASK: may_run_the_game}, status_code=200, dto=StructDTO[EmptyRequest],
           return_dto=None, summary="Resume a paused game (host or table host)",
           description="The seat to act gets a full turn, its clock starting now. Every reader gets a "
                       "`game_resumed` event. 409 `VERSION_CONFLICT` when the game is not paused. `ETag`: the "
@@ -482,7 +555,7 @@ class SessionsController(Controller):
                      data: EmptyBody) -> Response[SessionLife]:
         return _life(await session_service.life.resume(session_id, _token(request)))
 
-    @post("/{session_id:str}/call-off", operation_id="callOffSession", status_code=200,
+    @post("/{session_id:str}/call-off", operation_id="callOffSession", opt={MAY_ASK: may_run_the_game}, status_code=200,
           dto=StructDTO[EmptyRequest], return_dto=None,
           summary="Call off a game that never got its first card (host or table host)",
           description="Before any card was played (in any hand), the game ends with no result: `status` "
@@ -496,7 +569,7 @@ class SessionsController(Controller):
                        data: EmptyBody) -> Response[SessionLife]:
         return _life(await session_service.life.call_off(session_id, _token(request)))
 
-    @post("/{session_id:str}/abandon", operation_id="abandonSession", status_code=200,
+    @post("/{session_id:str}/abandon", operation_id="abandonSession", opt={MAY_ASK: may_run_the_game}, status_code=200,
           dto=StructDTO[EmptyRequest], return_dto=None,
           summary="End a game whose players are gone as abandoned (host or table host)",
           description="When some seat's player is gone (the seat is open, was left to a bot since the game "
@@ -512,10 +585,10 @@ class SessionsController(Controller):
                       data: EmptyBody) -> Response[SessionLife]:
         return _life(await session_service.life.abandon(session_id, _token(request)))
 
-    @post("/{session_id:str}/moves", operation_id="applySessionMove", status_code=200,
+    @post("/{session_id:str}/moves", operation_id="applySessionMove", opt={MAY_ASK: may_move}, status_code=200,
           dto=StructDTO[MoveRequest],
           return_dto=None,
-          middleware=[fast_route(MoveRequest, _fast_move)],
+          middleware=[fast_route(MoveRequest, _fast_move, fast_first(may_move))],
           summary="Make a move for the caller's seat",
           description="The move's `seat` may be left out: the token fixes it (its seat, or in the ghost-partners "
                       "game its ghost's while the ghost is to act; if given, it must be one of these, "

@@ -21,7 +21,7 @@ from service.i18n import rejection_text
 from service.referee import operations
 from service.referee.search import SearchPool
 from service.referee.suggestions import SuggestResponse, searched
-from service.sessions.access import Access, seat_for, seat_only
+from service.sessions.access import Access, Caller, seat_for, seat_only
 from service.sessions.clock import clock_view
 from service.sessions.schemas import (
     OWN_SEAT,
@@ -59,6 +59,17 @@ def unavailable_moves(state: GameState, seat: int, language: str) -> list[Unavai
     return out
 
 
+
+def may_validate(caller: Caller, path_seat: int | None = None) -> int:
+    """Who may validate moves (a seat's token: 403 for the host's, the table host's and a spectator's): its
+    seat."""
+    return seat_only(caller, "validate moves", "host_validate")
+
+
+def may_ask_hints(caller: Caller, path_seat: int | None = None) -> int:
+    """Who may ask for hints (a seat's token): its seat."""
+    return seat_only(caller, "ask for hints", "host_hints")
+
 class SeatAssist:
     """The seat-scoped operations of a session."""
 
@@ -72,7 +83,7 @@ class SeatAssist:
         ``reason`` and ``detail`` and the seat's own legal moves, at the exchange in their compact form alone (the
         apply endpoint's checks and listing)."""
         caller = await self.access.caller(session_id, token)
-        own = seat_only(caller, "validate moves", "host_validate")
+        own = may_validate(caller)
         if move.seat == OWN_SEAT:
             move = msgspec.structs.replace(move, seat=seat_for(caller.record.state, own))
         elif move.seat not in controlled_seats(caller.record.state.options, own):  # itself, or its ghost
@@ -113,7 +124,7 @@ class SeatAssist:
         the search pool's, charged to ``client`` and cancelled when ``gone`` returns (the client went away:
         :func:`service.referee.suggestions.searched`)."""
         caller = await self.access.caller(session_id, token)
-        own = seat_only(caller, "ask for hints", "host_hints")
+        own = may_ask_hints(caller)
         if not caller.record.settings.hints:
             raise Problem("HINTS_OFF", "the host turned hints off for this session")
         state = caller.record.state

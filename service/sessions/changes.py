@@ -20,6 +20,7 @@ racing to play the same bot move compute the same move and exactly one commit ap
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 import time
@@ -126,6 +127,9 @@ class Changes:
         self.clock = clock or ClockSettings()
         #: Where bot and clock moves are decided (the search pool's bot lane, which hints never hold up).
         self.search = search or SearchPool()
+        #: Told of each session whose webhooks have new events to deliver (this replica's deliverer wakes).
+        self.on_hooks: Callable[[str], None] | None = None
+        self._marking: set[asyncio.Future[None]] = set()  # the marks under way (a reference keeps each alive)
 
     async def read(self, session_id: str, idempotency_field: str | None = None, *,
                    seat: int | None = None) -> Loaded:
@@ -196,6 +200,8 @@ class Changes:
                 raise
             outcome = self._settle(session_id, seen.record, change, stored)
             if isinstance(outcome, SessionRecord):
+                if change.events and outcome.settings.webhooks:
+                    self._hooks_due(session_id)
                 if planned.follow:
                     await self.play_bots_quietly(session_id, outcome, planned.chain, planned.now_ms)
                 return planned.answer(outcome)
@@ -205,6 +211,23 @@ class Changes:
             seen = Seen(outcome.current, True, None, outcome.changed_ago, outcome.changed_at)
         assert seen is not None
         raise busy(seen.record.version)
+
+    def _hooks_due(self, session_id: str) -> None:
+        """The session's webhooks have new events: its entry of the webhook index is made due now, then this
+        replica's deliverer wakes; in a task of its own, so that the change's answer does not wait for it (a
+        change that stands even if this fails: the entry a running game keeps brings the deliverer back, see
+        :mod:`.deliverer`)."""
+        task = asyncio.ensure_future(self._mark_hooks(session_id))
+        self._marking.add(task)
+        task.add_done_callback(self._marking.discard)
+
+    async def _mark_hooks(self, session_id: str) -> None:
+        try:
+            await self.store.mark_hooks(session_id, self.clock.now_ms())
+        except StoreUnavailable:
+            logger.warning("webhooks of session %s left to the backstop: the store failed", session_id[:8])
+        if self.on_hooks is not None:
+            self.on_hooks(session_id)
 
     # ------------------------------------------------------------------------------------------- bot seats
 

@@ -41,6 +41,9 @@ from service.sessions.schemas import (
     SessionState,
     SessionValidation,
     SpectatorCreated,
+    WebhookCreated,
+    WebhookInfo,
+    WebhookList,
 )
 from service.sessions.store import LoggedEvent
 from service.sessions.streams import event_frame, shown
@@ -145,6 +148,12 @@ def _suggestion() -> Any:
 SESSION_SUGGESTION = ("Basic hint", _suggestion())
 SPECTATOR_CREATED = ("Minted", _json(SpectatorCreated(session_id=SESSION_ID, spectator_token=_token("spectator"),
                                                       spectators=1, max_spectators=MAX_SPECTATORS)))
+WEBHOOK_CREATED = ("Registered for the public's events", _json(WebhookCreated(
+    session_id=SESSION_ID, version=4, webhook_id="wh_Q2hvb3NlIGEgY2Fy", url="https://hooks.example.com/five-hundred",
+    seat=None, events=[], secret="whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw7qMhY3yBOvU=")))
+WEBHOOK_LIST = ("One webhook, delivered to", _json(WebhookList(session_id=SESSION_ID, version=12, webhooks=[
+    WebhookInfo(webhook_id="wh_Q2hvb3NlIGEgY2Fy", url="https://hooks.example.com/five-hundred", seat=None,
+                events=[], since=4, delivered="12-0", attempts=0, failing_since=None)])))
 JOINED = ("Joined", _json(Joined(session_id=SESSION_ID, version=3, seat=2, seat_token=_token("seat 2"), name="Ana")))
 NEXT_GAME = ("The second game of a match", _json(NextGame(
     session_id=SESSION_ID, version=58, started=True, series=SeriesView(

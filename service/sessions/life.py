@@ -39,7 +39,7 @@ from service.sessions.table import Ending, Table
 from service.web.problems import Problem
 
 if TYPE_CHECKING:
-    from service.sessions.access import Access
+    from service.sessions.access import Access, Caller
 
 
 def ended_view(table: Table) -> SessionEnded | None:
@@ -55,6 +55,13 @@ def _refused(record: SessionRecord, what: str, case: str) -> Problem:
     return conflict(version, f"{what} (the session is at version {version})", case)
 
 
+
+def may_run_the_game(caller: Caller, path_seat: int | None = None) -> None:
+    """Who may start, pause, resume, call off or abandon the game: the host or the table host."""
+    from service.sessions.access import host_only
+
+    host_only(caller, "start, pause, resume, call off or abandon the game", "host_only_game")
+
 class Life:
     """Starting, pausing, resuming, calling off and abandoning a session's game (the host or the table host)."""
 
@@ -66,10 +73,8 @@ class Life:
                    change: Callable[[SessionRecord], tuple[Table, bool, TableEvent]]) -> SessionLife:
         """One change of the game's life by the host: ``change`` gives the new table, whether the clock runs after
         it, and its event (or refuses, on the record as it is)."""
-        from service.sessions.access import host_only
-
         caller = await self.access.caller(session_id, token)
-        host_only(caller, "start, pause, resume, call off or abandon the game", "host_only_game")
+        may_run_the_game(caller)
 
         async def step(seen: Seen) -> Plan[SessionLife]:
             current = seen.record

@@ -157,6 +157,16 @@ class SeatForfeited(msgspec.Struct, frozen=True, kw_only=True, tag_field="type",
     to_act: int | None
 
 
+class WebhookDisabled(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="webhook_disabled"):
+    """The webhook ``webhook_id`` stopped: its receiver failed every delivery for longer than the service retries
+    (``undelivered``: the events it never got), or the seat that registered it changed hands (``reason``)."""
+
+    webhook_id: str
+    reason: Literal["failing", "seat_changed_hands"]
+    undelivered: int = 0
+    to_act: int | None
+
+
 #: The changes of a game's life (:mod:`.life`): its start, pauses and end, and its seats away, back and forfeited.
 LifeEvent = GameStarted | GamePaused | GameResumed | GameCalledOff | GameAbandoned | SeatAway | SeatBack \
     | SeatForfeited
@@ -166,9 +176,9 @@ LIFE_EVENTS = (GameStarted, GamePaused, GameResumed, GameCalledOff, GameAbandone
 ENDING_EVENTS = (GameCalledOff, GameAbandoned)
 
 TableEvent = SeatJoined | SeatLeft | SeatTokenReissued | SeatNamed | SpectatorRevoked | RematchAsked \
-    | NextGameStarted | LifeEvent
+    | NextGameStarted | LifeEvent | WebhookDisabled
 TABLE_EVENTS = (SeatJoined, SeatLeft, SeatTokenReissued, SeatNamed, SpectatorRevoked, RematchAsked, NextGameStarted,
-                *LIFE_EVENTS)
+                *LIFE_EVENTS, WebhookDisabled)
 #: The table's events after which a token may have stopped working (its streams check, and end if it did).
 REVOKING_EVENTS = (SeatLeft, SeatTokenReissued, SpectatorRevoked, SeatForfeited)
 #: An entry of a session's event log: the engine's events, the clock's and the table's.

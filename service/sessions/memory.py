@@ -73,6 +73,9 @@ class MemoryStore:
         self._on_expired = on_expired
         #: Sessions deleted lately, and when (their streams say ``deleted``, not ``expired``).
         self._deleted: dict[str, float] = {}
+        #: The webhook index (session id -> when its webhooks are next due, or a claim) and the deliveries' state.
+        self._hooks: dict[str, int] = {}
+        self._hook_states: dict[str, dict[str, bytes]] = {}
 
     @staticmethod
     def _now() -> float:
@@ -87,6 +90,7 @@ class MemoryStore:
         return s
 
     def _drop(self, session_id: str) -> None:
+        self._hook_states.pop(session_id, None)
         s = self._sessions.pop(session_id, None)
         if s is not None:
             asyncio.ensure_future(self._notify(s))  # wake its readers so their streams end
@@ -142,6 +146,36 @@ class MemoryStore:
             del self._deadlines[session_id]
         else:
             self._deadlines[session_id] = deadline_ms
+
+    async def mark_hooks(self, session_id: str, at_ms: int) -> None:
+        held = self._hooks.get(session_id)
+        if held is None or at_ms < held:
+            self._hooks[session_id] = at_ms
+
+    async def claim_hooks(self, now_ms: int, until_ms: int, limit: int) -> tuple[list[tuple[str, int]], int | None]:
+        due = sorted((ms, sid) for sid, ms in self._hooks.items() if ms <= now_ms)[:limit]
+        for _, sid in due:
+            self._hooks[sid] = until_ms
+        return [(sid, until_ms) for _, sid in due], min(self._hooks.values(), default=None)
+
+    async def settle_hooks(self, session_id: str, claimed_ms: int, next_ms: int | None) -> None:
+        if self._hooks.get(session_id) != claimed_ms:
+            return
+        if next_ms is None:
+            del self._hooks[session_id]
+        else:
+            self._hooks[session_id] = next_ms
+
+    async def hook_states(self, session_id: str) -> dict[str, bytes]:
+        return dict(self._hook_states.get(session_id, {})) if self._live(session_id) is not None else {}
+
+    async def save_hook_states(self, session_id: str, states: dict[str, bytes], dropped: Sequence[str] = ()) -> None:
+        if self._live(session_id) is None:
+            return
+        held = self._hook_states.setdefault(session_id, {})
+        held.update(states)
+        for hook_id in dropped:
+            held.pop(hook_id, None)
 
     async def load(self, session_id: str, idempotency_field: str | None = None, *,
                    seat: int | None = None) -> Loaded | None:
@@ -236,3 +270,5 @@ class MemoryStore:
     async def close(self) -> None:
         self._sessions.clear()
         self._deadlines.clear()
+        self._hooks.clear()
+        self._hook_states.clear()

@@ -36,7 +36,7 @@ import msgspec
 
 from engine import Event, GameState, Move, controlled_seats, player_to_act, redact_events, view
 from service.referee import operations
-from service.sessions.access import Access, come_back, identify, seat_for
+from service.sessions.access import Access, Caller, come_back, identify, seat_for
 from service.sessions.changes import Chain, Changes, Done, Plan, Seen
 from service.sessions.clock import TurnClock, check_not_timed_out, clock_view, clocks_after, is_away
 from service.sessions.headers import idempotency_field, parse_if_match
@@ -53,6 +53,15 @@ _REFUSALS = ("ILLEGAL_MOVE", "MALFORMED_MOVE")
 _JSON = msgspec.json.Encoder()
 _MOVE_ENCODER = msgspec.json.Encoder()
 
+
+
+def may_move(caller: Caller, path_seat: int | None = None) -> int:
+    """Who may make moves (a seat's token: 403 for the host's, the table host's and a spectator's): its seat."""
+    if caller.spectator:
+        raise forbidden("a spectator token reads the public view and the public event stream only", "spectator")
+    if caller.seat is None:
+        raise forbidden("the host token cannot make moves; use the seat's token", "host_moves")
+    return caller.seat
 
 class _Away(Exception):  # noqa: N818 - not an error: the seat comes back before its move
     """The moving seat is away: its player's request says it is back."""
@@ -188,13 +197,7 @@ class MoveLoop:
     @staticmethod
     def _mover(record: SessionRecord, token: str) -> int:
         """The seat ``token`` moves for: 403 for the host's and a spectator's, 401 for no token of the session."""
-        caller = identify(record, Loaded(record, None), token)
-        if caller.spectator:
-            raise forbidden("a spectator token reads the public view and the public event stream only",
-                            "spectator")
-        if caller.seat is None:
-            raise forbidden("the host token cannot make moves; use the seat's token", "host_moves")
-        return caller.seat
+        return may_move(identify(record, Loaded(record, None), token))
 
     @staticmethod
     def _moved_since(changed_ago: float | None, arrived: float, changed_at: float | None = None) -> bool:

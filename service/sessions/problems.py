@@ -21,9 +21,17 @@ def unauthorized(detail: str, case: str | None = None) -> Problem:
                    message=(f"problem.UNAUTHORIZED.detail.{case}", {}) if case else None)
 
 
-def forbidden(detail: str, case: str, *, code: str = "FORBIDDEN", **params: Any) -> Problem:
-    """403; ``case`` and ``params`` word the detail in the other languages (``problem.<code>.detail.<case>``)."""
-    return Problem(code, detail, message=(f"problem.{code}.detail.{case}", params))
+#: The problem type (RFC 9457 ``type``: ``…/problems/deal-not-secret``) of every refusal of a table whose deals a
+#: client knows (a seed, deck orders, or a snapshot of a game dealt from them): its code stays the field's own
+#: (``INVALID_SEED``, ``INVALID_DECK_ORDER``, ``FORBIDDEN``), as ``/v1``'s enumeration of codes is frozen.
+DEAL_NOT_SECRET = "deal-not-secret"
+
+
+def forbidden(detail: str, case: str, *, code: str = "FORBIDDEN", kind: str | None = None,
+              **params: Any) -> Problem:
+    """403; ``case`` and ``params`` word the detail in the other languages (``problem.<code>.detail.<case>``);
+    ``kind``: a problem type of its own (:class:`~service.web.problems.Problem`)."""
+    return Problem(code, detail, message=(f"problem.{code}.detail.{case}", params), kind=kind)
 
 
 class SessionGone(Problem):

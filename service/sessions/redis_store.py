@@ -470,6 +470,15 @@ class RedisStore:
         """The deadline index: every session with a running clock, scored by its deadline (or a claim)."""
         return f"{self.prefix}clocks"
 
+    def hook_index(self) -> str:
+        """The webhook index: every session whose webhooks have something to deliver, or may have (a backstop),
+        scored by when (or by a claim)."""
+        return f"{self.prefix}hooks"
+
+    def hook_states_key(self, session_id: str) -> str:
+        """The delivery state of the session's webhooks (a hash: webhook id to its msgpack state)."""
+        return f"{self.prefix}s:{{{session_id}}}:hooks"
+
     def _change_keys(self, session_id: str) -> list[str]:
         """The keys of a change: the session's, and (one Redis only: in a cluster it is in another slot) the
         deadline index."""
@@ -803,6 +812,42 @@ class RedisStore:
         async with _guard("session_clock", self._on_error, self.command_timeout):
             await self._evalsha(self._settle, [self.clock_index()],
                                 [session_id, str(claimed_ms), "" if deadline_ms is None else str(deadline_ms)])
+
+    async def mark_hooks(self, session_id: str, at_ms: int) -> None:
+        async with _guard("session_hooks", self._on_error, self.command_timeout):
+            await self._call(b"ZADD", self.hook_index(), b"LT", str(at_ms), session_id)
+
+    async def claim_hooks(self, now_ms: int, until_ms: int, limit: int) -> tuple[list[tuple[str, int]], int | None]:
+        """As :meth:`claim_due` (the same scripts, on the webhook index)."""
+        reply: Any
+        async with _guard("session_hooks", self._on_error, self.command_timeout):
+            first = await self._call(b"ZRANGE", self.hook_index(), b"0", b"0", b"WITHSCORES")
+            if not first or int(float(first[1])) > now_ms:
+                return [], int(float(first[1])) if first else None
+            reply = await self._evalsha(self._claim, [self.hook_index()], [str(now_ms), str(until_ms), str(limit)])
+        ids = [m.decode() if isinstance(m, bytes) else str(m) for m in reply[0]]
+        earliest = int(float(reply[1])) if reply[1] else None
+        return [(sid, until_ms) for sid in ids], earliest
+
+    async def settle_hooks(self, session_id: str, claimed_ms: int, next_ms: int | None) -> None:
+        async with _guard("session_hooks", self._on_error, self.command_timeout):
+            await self._evalsha(self._settle, [self.hook_index()],
+                                [session_id, str(claimed_ms), "" if next_ms is None else str(next_ms)])
+
+    async def hook_states(self, session_id: str) -> dict[str, bytes]:
+        reply: Any
+        async with _guard("session_hooks", self._on_error, self.command_timeout):
+            reply = await self.client.hgetall(self.hook_states_key(session_id))
+        return {(k.decode() if isinstance(k, bytes) else str(k)): v for k, v in reply.items()}
+
+    async def save_hook_states(self, session_id: str, states: dict[str, bytes], dropped: Sequence[str] = ()) -> None:
+        key = self.hook_states_key(session_id)
+        async with _guard("session_hooks", self._on_error, self.command_timeout):
+            if dropped:
+                await self.client.hdel(key, *dropped)
+            if states:
+                await self.client.hset(key, mapping=states)
+                await self.client.pexpire(key, int(self._ttl_ms))
 
     async def has_room(self) -> bool:
         """``used_memory`` below ``max_fill`` percent of ``maxmemory`` (``INFO memory``, asked at most once a

@@ -27,7 +27,7 @@ import msgspec
 from engine import GameState, new_game
 from service.referee.deals import draw_secret, secret_setup
 from service.referee.errors import engine_errors
-from service.sessions.access import Access, identify, no_spectator
+from service.sessions.access import Access, Caller, identify, no_spectator
 from service.sessions.changes import Changes, Done, Plan, Seen
 from service.sessions.clock import restarted
 from service.sessions.log import NextGameStarted, RematchAsked
@@ -111,6 +111,13 @@ def next_game(record: SessionRecord, now_ms: int) -> Change:
     return Change(state=state, events=[started, *events], clock=restarted(record.clock, state, now_ms), table=table)
 
 
+
+def may_ask_next_game(caller: Caller, path_seat: int | None = None) -> None:
+    """Who may ask for the next game: the host, the table host, and the seats at a table whose seats start it."""
+    no_spectator(caller)
+    if caller.seat is not None and caller.record.settings.games.start != "seats":
+        raise forbidden("at this table the host starts the next game: a seat's token cannot", "host_rematch")
+
 class Rematch:
     """Begins a table's next game (:func:`next_game`), or counts a seat's agreement to it."""
 
@@ -123,9 +130,7 @@ class Rematch:
         now, or already begun (answered as it is), or, at a table whose seats start it, the seat's agreement
         counted while others' is awaited. 409 ``VERSION_CONFLICT`` while that game goes on."""
         caller = await self.access.caller(session_id, token)
-        no_spectator(caller)
-        if caller.seat is not None and caller.record.settings.games.start != "seats":
-            raise forbidden("at this table the host starts the next game: a seat's token cannot", "host_rematch")
+        may_ask_next_game(caller)
 
         def answer(record: SessionRecord, started: bool) -> NextGame:
             return NextGame(session_id=session_id, version=record.version, started=started,

@@ -531,3 +531,136 @@ class StreamEnd(msgspec.Struct, kw_only=True):
 
     version: int
     to_act: None = None
+
+
+# ------------------------------------------------------------------------------------------------ webhooks
+
+
+class WebhookRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Register a webhook: the URL the session's events are POSTed to (https, on a host the operator allows), and
+    the event types to send (none given: every event)."""
+
+    url: Annotated[str, Meta(min_length=1, max_length=2048)]
+    events: Annotated[list[Annotated[str, Meta(min_length=1, max_length=40)]], Meta(max_length=64)] | None = None
+    #: A seat's token only, at a table with a turn clock: the URL is an outside bot that plays the seat. At
+    #: each of the seat's turns it is POSTed ``session.turn`` (the seat's view, its legal moves, the deadline)
+    #: and the move in its answer (``{"move": …}``) is made for the seat; no event is sent to it.
+    bot: bool | None = None
+    #: The signing secret to use (``whsec_`` and the base64 of 24 to 64 random bytes), so that one receiver (a
+    #: bot at many tables) verifies every table's messages with one key; none: the service draws one.
+    secret: Annotated[str, Meta(min_length=38, max_length=100)] | None = None
+
+
+class WebhookCreated(msgspec.Struct, kw_only=True):
+    """A new webhook, and its signing secret: shown this once (the service signs with it; a receiver verifies
+    with it, as Standard Webhooks verify)."""
+
+    session_id: str
+    version: int
+    webhook_id: str
+    url: str
+    #: Whose events: ``null``, the public's; a seat, that seat's own.
+    seat: int | None
+    #: The event types sent (empty: every event).
+    events: list[str]
+    secret: str
+
+
+class BotStats(msgspec.Struct, kw_only=True):
+    """How an outside bot's seat is going: turns it was asked, moves of its answers made, answers refused (not
+    a legal move, or not a move), turns it did not answer in time (the clock moved for it)."""
+
+    asked: int
+    moved: int
+    refused: int
+    unanswered: int
+    #: The last refusal's code and detail (``null``: none).
+    last_refusal: str | None = None
+
+
+class WebhookInfo(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """A webhook and where its deliveries are (never its secret)."""
+
+    webhook_id: str
+    url: str
+    seat: int | None
+    events: list[str]
+    #: The version it was registered at: the events logged after it are sent.
+    since: int
+    #: The last event delivered (or passed over, not of its ``events``): its id; ``null`` for none yet.
+    delivered: str | None
+    #: Failed attempts at the next event in a row, and since when (RFC 3339; ``null``: not failing).
+    attempts: int
+    failing_since: str | None
+    #: An outside bot's webhook: how its seat is going.
+    bot: BotStats | None = None
+
+
+class WebhookList(msgspec.Struct, kw_only=True):
+    session_id: str
+    version: int
+    webhooks: list[WebhookInfo]
+
+
+class ClockLow(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="clock_low"):
+    """Not an event of the log: the notice that ``seat``, to act, has little time left (its ``deadline``), sent
+    once per turn by a webhook (``WEBHOOK_CLOCK_LOW_SECONDS`` before the deadline)."""
+
+    seat: int
+    deadline: str
+
+
+class WebhookData(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """One event as the webhook's credential may see it (as the event stream and the catch-up give it: its
+    ``id``, ``version``, the seat to act after it and that seat's ``deadline``); or the clock's notice (``id``:
+    ``<version>-low``)."""
+
+    session_id: str
+    webhook_id: str
+    id: str
+    version: int
+    to_act: int | None
+    event: LogEntry | ClockLow
+    deadline: str | None = None
+
+
+class BotTurn(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """What an outside bot is asked at its seat's turn: the seat's view (as ``getSession`` answers its token),
+    its legal moves (at the exchange, ``discard_choice`` alone), and when the turn clock moves for it. Answer
+    ``{"move": {…}}`` (the ``seat`` may be left out), or 202 and post the move with the seat's token."""
+
+    session_id: str
+    webhook_id: str
+    #: ``<version>-turn``: the same on every retry of the ask.
+    id: str
+    version: int
+    seat: int
+    deadline: str | None
+    state: SessionState
+    legal_moves: list[Move]
+    discard_choice: DiscardChoice | None = None
+
+
+class BotTurnMessage(msgspec.Struct, kw_only=True):
+    """The body of an outside bot's ``session.turn`` POST (signed as every webhook's)."""
+
+    type: str
+    timestamp: str
+    data: BotTurn
+
+
+class BotAnswer(msgspec.Struct, kw_only=True):
+    """An outside bot's answer to ``session.turn``: the move to make (other members are not read)."""
+
+    move: SessionMove
+
+
+class WebhookMessage(msgspec.Struct, kw_only=True):
+    """The body of a webhook's POST: ``type`` is ``session.`` and the event's type (``session.clock_low`` for the
+    notice that the seat to act has little time left). Headers: ``webhook-id`` (``<webhook id>_<event id>``,
+    the same on every retry), ``webhook-timestamp``, ``webhook-signature`` (Standard Webhooks, HMAC-SHA256)."""
+
+    type: str
+    #: When this delivery was signed (RFC 3339, UTC).
+    timestamp: str
+    data: WebhookData

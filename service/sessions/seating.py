@@ -31,13 +31,13 @@ from engine import GameState
 from service.referee import operations
 from service.referee.deals import is_secretly_dealt
 from service.referee.schemas import resolved
-from service.sessions.access import Access, Caller, host_only, seat_only
+from service.sessions.access import Access, Caller, MayAsk, host_only, seat_only
 from service.sessions.changes import Changes, Done, Plan, Seen
 from service.sessions.clock import came_back, clock_view, is_away
 from service.sessions.headers import idempotency_field
 from service.sessions.lifecycle import start_if_seated
 from service.sessions.log import SeatJoined, SeatLeft, SeatNamed, SeatTokenReissued, TableEvent
-from service.sessions.problems import forbidden, unauthorized
+from service.sessions.problems import DEAL_NOT_SECRET, forbidden, unauthorized
 from service.sessions.schemas import (
     InvitationIssued,
     InvitationPreview,
@@ -170,13 +170,38 @@ def _rejoined(session_id: str, record: SessionRecord, invitation: Invitation, co
     raise Problem("INVITATION_REDEEMED", "this invitation was already redeemed: ask the host for a new one")
 
 
+def may_name(caller: Caller, path_seat: int | None) -> None:
+    """Who may name the player of ``path_seat``: the host, the table host, or that seat's own token."""
+    if caller.seat is None or caller.seat != path_seat:
+        host_only(caller, "name another seat's player", "host_only_seats")
+
+
+def may_leave(caller: Caller, path_seat: int | None = None) -> int:
+    """Who may leave a seat (a seat's token): its seat."""
+    return seat_only(caller, "leave a seat", "host_leave")
+
+
+def _seat_tool(what: str) -> MayAsk:
+    """Who may use one of the host's seat tools (the host or the table host)."""
+
+    def may(caller: Caller, path_seat: int | None = None) -> None:
+        host_only(caller, what, "host_only_seats")
+
+    return may
+
+
+may_reissue = _seat_tool("reissue a seat's token")
+may_hand_to_bot = _seat_tool("hand a seat to a bot")
+may_invite = _seat_tool("invite a player")
+
+
 def check_invitable(state: GameState, known_deal: bool) -> None:
     """403 ``FORBIDDEN`` for opening a seat to an invited player in a game whose deals a client knows (a
     seed or deck orders it gave, or a snapshot's game not dealt in secret), unless the host said ``known_deal``."""
     if known_deal or is_secretly_dealt(state):
         return
     raise forbidden("this session deals from a seed or deck orders a client gave: a seat is opened to an invited "
-                    "player only in a session created with \"known_deal\": true", "known_deal")
+                    "player only in a session created with \"known_deal\": true", "known_deal", kind=DEAL_NOT_SECRET)
 
 
 def _invitation(table: Table, digest: bytes) -> Invitation:
@@ -279,8 +304,7 @@ class Seating:
         another seat's."""
         shown = check_name(name)
         caller = await self.access.caller(session_id, token)
-        if caller.seat != seat:
-            host_only(caller, "name another seat's player", "host_only_seats")
+        may_name(caller, seat)
         _check_seat(caller.record, seat)
 
         async def named(seen: Seen) -> Plan[SeatNameSet]:
@@ -299,7 +323,7 @@ class Seating:
     async def leave(self, session_id: str, token: str) -> SeatChanged:
         """The caller's seat goes to a bot or opens, as the session says (``on_leave``); its token stops."""
         caller = await self.access.caller(session_id, token)
-        seat = seat_only(caller, "leave a seat", "host_leave")
+        seat = may_leave(caller)
 
         async def vacate(seen: Seen) -> Plan[SeatChanged]:
             current = seen.record
@@ -316,15 +340,15 @@ class Seating:
 
     # --------------------------------------------------------------------------------------------- host
 
-    async def _host(self, session_id: str, token: str, seat: int, what: str, case: str) -> Caller:
+    async def _host(self, session_id: str, token: str, seat: int, may: MayAsk) -> Caller:
         caller = await self.access.caller(session_id, token)
-        host_only(caller, what, case)
+        may(caller, seat)
         _check_seat(caller.record, seat)
         return caller
 
     async def reissue(self, session_id: str, token: str, seat: int) -> SeatTokenIssued:
         """A new token for the player of ``seat`` (host only): the old one stops working at once."""
-        caller = await self._host(session_id, token, seat, "reissue a seat's token", "host_only_seats")
+        caller = await self._host(session_id, token, seat, may_reissue)
         fresh = secrets.token_urlsafe(32)
 
         async def reissue(seen: Seen) -> Plan[SeatTokenIssued]:
@@ -343,7 +367,7 @@ class Seating:
 
     async def hand_to_bot(self, session_id: str, token: str, seat: int, level: Level) -> SeatChanged:
         """``seat`` becomes a bot's (host only); its player's token stops working."""
-        caller = await self._host(session_id, token, seat, "hand a seat to a bot", "host_only_seats")
+        caller = await self._host(session_id, token, seat, may_hand_to_bot)
 
         async def to_bot(seen: Seen) -> Plan[SeatChanged]:
             if _last_player(seen.record, seat):
@@ -356,7 +380,7 @@ class Seating:
     async def invite(self, session_id: str, token: str, seat: int) -> SeatChanged:
         """Open ``seat`` for someone else (host only), with a new invitation; whoever held it is out (its token
         stops working; a bot stops playing it) and any earlier invitation to it is void."""
-        caller = await self._host(session_id, token, seat, "invite a player", "host_only_seats")
+        caller = await self._host(session_id, token, seat, may_invite)
 
         async def to_open(seen: Seen) -> Plan[SeatChanged]:
             check_invitable(seen.record.state, seen.record.settings.known_deal)

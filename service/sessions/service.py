@@ -16,7 +16,9 @@ from collections.abc import AsyncIterator
 
 from bots import Level
 from engine import Event, GameState, Move
+from service.ops.egress import EgressPolicy
 from service.referee import operations
+from service.referee.deals import is_secretly_dealt
 from service.referee.schemas import overrides_dict, resolved
 from service.referee.search import SearchPool
 from service.referee.snapshots import Sealer
@@ -28,6 +30,7 @@ from service.sessions.life import Life, ended_view
 from service.sessions.lifecycle import status
 from service.sessions.memo import RecentRecords
 from service.sessions.move_loop import MoveLoop, MoveOutcome
+from service.sessions.problems import DEAL_NOT_SECRET, forbidden
 from service.sessions.rematch import Rematch, new_series, series_view
 from service.sessions.schemas import (
     CreateSessionRequest,
@@ -36,12 +39,13 @@ from service.sessions.schemas import (
     SessionSnapshot,
     SessionState,
 )
-from service.sessions.seating import Seating, check_invitable, new_invitation, seats_of
+from service.sessions.seating import Seating, new_invitation, seats_of
 from service.sessions.seats import PlayerSeat, Seat, Seats, hash_token, new_bot, new_open
 from service.sessions.spectators import Spectators
 from service.sessions.store import SessionRecord, SessionStore, StoreUnavailable, new_tag
 from service.sessions.streams import EventStreams, StreamTracker
 from service.sessions.table import Table, check_name, encode_table
+from service.sessions.webhooks import Webhooks
 from service.web.problems import Problem
 
 __all__ = ["MoveOutcome", "SessionService", "StreamTracker"]
@@ -79,17 +83,37 @@ def _open_seats(seats: list[int] | None, players: int, bots: dict[int, Level]) -
     return out
 
 
-def _check_deal_secret(req: CreateSessionRequest, humans: int, open_seats: list[int]) -> None:
-    """400 ``INVALID_SEED`` (``INVALID_DECK_ORDER`` for deck orders) for a table of more than one player (or of an
-    invited one) dealt from a client's seed or deck orders, unless the host said ``known_deal``: whoever knows
-    them (through the stateless ``/v1/records/verify``, or the engine's documented shuffle) knows every hand and
-    kitty. (The field's own code: ``/v1`` is frozen, and its problem codes are an enumeration of the contract.)"""
-    if (req.seed is None and not req.deck_orders) or req.known_deal or (humans <= 1 and not open_seats):
+def _check_deal_secret(req: CreateSessionRequest, state: GameState, humans: int, open_seats: list[int]) -> None:
+    """A table of more than one player (or of an invited one) whose deals a client knows is refused unless the
+    host said ``known_deal``: 400 ``INVALID_SEED`` (``INVALID_DECK_ORDER``) for one dealt from a client's seed
+    (deck orders), 403 ``FORBIDDEN`` for one restored from a snapshot of such a game. Whoever knows the seed or
+    the deck orders (through the stateless ``/v1/records/verify``, or the engine's documented shuffle) knows
+    every hand and kitty. (Each field's own code: ``/v1`` is frozen, and its problem codes are an enumeration
+    of the contract.)"""
+    if req.known_deal or (humans <= 1 and not open_seats):
+        return
+    if req.snapshot is not None:
+        if not is_secretly_dealt(state):
+            raise forbidden("snapshot: this game was dealt from a seed or deck orders a client gave, which show every "
+                            "hand to whoever knows them: a session restored from it is played by more than one "
+                            "player, or by an invited one, only when created with \"known_deal\": true",
+                            "known_deal_snapshot", kind=DEAL_NOT_SECRET)
+        return
+    if req.seed is None and not req.deck_orders:
         return
     field, code = ("seed", "INVALID_SEED") if req.seed is not None else ("deck_orders", "INVALID_DECK_ORDER")
     raise Problem(code, f"{field}: a session with invited seats or more than one player is dealt from a secret: "
                         "a seed or deck orders would show every hand to whoever knows them; leave them out, or send "
-                        "\"known_deal\": true", message=(f"problem.{code}.detail.known_deal", {}))
+                        "\"known_deal\": true", message=(f"problem.{code}.detail.known_deal", {}),
+                  kind=DEAL_NOT_SECRET)
+
+
+def state_of(session_id: str, record: SessionRecord, seat: int | None) -> SessionState:
+    """The session as ``seat`` sees it (``None``: the public), as ``getSession`` answers it."""
+    return SessionState(session_id=session_id, version=record.version, seat=seat,
+                        view=operations.seat_view(record.state, seat), seats=seats_of(record),
+                        clock=clock_view(record.clock), series=series_view(record), status=status(record.settings),
+                        ended=ended_view(record.settings))
 
 
 class SessionService:
@@ -98,7 +122,8 @@ class SessionService:
     def __init__(self, store: SessionStore, sealer: Sealer, *, stopping: asyncio.Event,
                  heartbeat_seconds: float = 15.0, remembered_sessions: int = 0,
                  metrics: SessionMetrics | None = None, track_stream: StreamTracker | None = None,
-                 clock: ClockSettings | None = None, search: SearchPool | None = None) -> None:
+                 clock: ClockSettings | None = None, search: SearchPool | None = None,
+                 egress: EgressPolicy | None = None) -> None:
         self.sealer = sealer
         self.stopping = stopping
         self.metrics = metrics
@@ -113,6 +138,9 @@ class SessionService:
         self.seating = Seating(self.changes, self.access)
         self.rematch = Rematch(self.changes, self.access)
         self.life = Life(self.changes, self.access)
+        #: Webhooks (:mod:`.webhooks`): registered here, delivered by the replica's deliverer (:mod:`.deliverer`),
+        #: which the changes of a session with webhooks wake (``changes.on_hooks``).
+        self.webhooks = Webhooks(self.changes, self.access, egress or EgressPolicy())
         self.streams = EventStreams(store, self.access, stopping=stopping, heartbeat_seconds=heartbeat_seconds,
                                     track_stream=track_stream)
 
@@ -142,9 +170,7 @@ class SessionService:
         n = state.options.players
         bots = _bot_levels(req.bots, n)
         open_seats = _open_seats(req.open_seats, n, bots)
-        _check_deal_secret(req, n - len(bots), open_seats)
-        if open_seats and req.snapshot is not None:
-            check_invitable(state, req.known_deal)
+        _check_deal_secret(req, state, n - len(bots), open_seats)
         host_name = None if req.host_name is None else check_name(req.host_name)
         host_token, table_host_token = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
         seat_tokens = [None if s in bots or s in open_seats else secrets.token_urlsafe(32) for s in range(n)]
@@ -209,12 +235,7 @@ class SessionService:
 
     async def get(self, session_id: str, token: str, seat: int | None = None) -> SessionState:
         caller = await self.caller(session_id, token)
-        seen = viewer(caller, seat)
-        record = caller.record
-        return SessionState(session_id=session_id, version=record.version, seat=seen,
-                            view=operations.seat_view(record.state, seen), seats=seats_of(record),
-                            clock=clock_view(record.clock), series=series_view(record), status=status(record.settings),
-                            ended=ended_view(record.settings))
+        return state_of(session_id, caller.record, viewer(caller, seat))
 
     async def snapshot(self, session_id: str, token: str) -> SessionSnapshot:
         caller = await self.caller(session_id, token)

@@ -16,7 +16,7 @@ import secrets
 
 import msgspec
 
-from service.sessions.access import Access, host_only
+from service.sessions.access import Access, Caller, host_only
 from service.sessions.changes import Changes, Plan, Seen
 from service.sessions.log import SpectatorRevoked
 from service.sessions.schemas import SpectatorCreated
@@ -32,6 +32,11 @@ def spectator_id(token_hash: bytes) -> str:
     return base64.urlsafe_b64encode(token_hash[:9]).decode()
 
 
+
+def may_mint_spectators(caller: Caller, path_seat: int | None = None) -> None:
+    """Who may mint spectator tokens: the host or the table host."""
+    host_only(caller, "mint spectator tokens", "host_only_spectators")
+
 class Spectators:
     """Mints and revokes spectator tokens."""
 
@@ -42,7 +47,7 @@ class Spectators:
     async def mint(self, session_id: str, token: str) -> tuple[int, SpectatorCreated]:
         """A new spectator token (host or table host) and the version that records it."""
         caller = await self.access.caller(session_id, token)
-        host_only(caller, "mint spectator tokens", "host_only_spectators")
+        may_mint_spectators(caller)
         spectator = secrets.token_urlsafe(32)
 
         async def add(seen: Seen) -> Plan[tuple[int, SpectatorCreated]]:

@@ -304,6 +304,28 @@ class SessionStore(Protocol):
         to ``deadline_ms`` (``None``: remove it)."""
         ...
 
+    async def mark_hooks(self, session_id: str, at_ms: int) -> None:
+        """Webhooks (:mod:`.webhooks`): the session's entry of the webhook index is due at ``at_ms`` at the latest
+        (an entry due sooner stays as it is)."""
+        ...
+
+    async def claim_hooks(self, now_ms: int, until_ms: int, limit: int) -> tuple[list[tuple[str, int]], int | None]:
+        """As :meth:`claim_due`, over the webhook index."""
+        ...
+
+    async def settle_hooks(self, session_id: str, claimed_ms: int, next_ms: int | None) -> None:
+        """As :meth:`settle_clock`, over the webhook index (``None``: no entry)."""
+        ...
+
+    async def hook_states(self, session_id: str) -> dict[str, bytes]:
+        """The delivery state of each of the session's webhooks, by webhook id (kept beside the session, with its
+        idle expiry; never in its record, so that a delivery makes no version)."""
+        ...
+
+    async def save_hook_states(self, session_id: str, states: dict[str, bytes], dropped: Sequence[str] = ()) -> None:
+        """Keep ``states`` (by webhook id) and forget those of ``dropped``."""
+        ...
+
     async def has_room(self) -> bool:
         """Whether a new session may be stored: ``False`` once the store is nearly full (by its own bound), so
         that creation is refused before writes fail."""

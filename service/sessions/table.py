@@ -114,6 +114,29 @@ class Series(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     votes: tuple[int, ...] = ()
 
 
+class Webhook(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """A URL the service POSTs the session's events to, signed (:mod:`.webhooks`)."""
+
+    #: ``wh_`` and 16 base64url characters: names it in the answers, the deliveries' ids and their payloads.
+    id: str
+    url: str
+    #: The signing secret (``whsec_`` and base64: the Standard Webhooks form), shown once, when registered.
+    secret: str
+    #: Whose events: ``None``, the public's (registered by the host or the table host); a seat, that seat's own
+    #: (registered with its token, whose SHA-256 ``holder`` is: it stops when the seat changes hands).
+    seat: int | None = None
+    holder: bytes = b""
+    #: The event types sent (empty: all).
+    events: tuple[str, ...] = ()
+    #: The version it was registered at: the events logged after it are sent.
+    since: int = 0
+    #: An outside bot's seat (a seat's webhook registered with ``bot``): the URL is asked for the seat's move
+    #: at each of its turns (``session.turn``), and the move in its answer is made with ``token``, the seat's
+    #: own (kept for that, as the secret is).
+    bot: bool = False
+    token: str = ""
+
+
 class Table(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     """A session's own settings, seats' names and invitations, and spectators."""
 
@@ -151,6 +174,8 @@ class Table(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     paused: bool = False
     ended: Ending | None = None
     left: tuple[int, ...] = ()
+    #: The session's webhooks (:mod:`.webhooks`), oldest first.
+    webhooks: tuple[Webhook, ...] = ()
 
     def name(self, seat: int) -> str | None:
         return self.names[seat] if seat < len(self.names) else None

@@ -25,19 +25,24 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any
 
+from litestar.exceptions import ClientException
 from litestar.middleware import DefineMiddleware
 from litestar.types import ASGIApp, HTTPResponseBodyEvent, HTTPResponseStartEvent, Receive, ReceiveMessage, Scope, Send
 
 from service.web.media import is_json_media_type
 from service.web.struct_dto import decode_request
 
-__all__ = ["FAILURE_SCOPE_KEY", "FastAnswer", "FastRoute", "answer_headers", "fast_route", "read_body", "replay"]
+__all__ = ["FAILURE_SCOPE_KEY", "FastAnswer", "FastRoute", "First", "answer_headers", "fast_route", "read_body",
+           "replay"]
 
 #: A fast route's answer: the JSON body and the response's other headers.
 FastAnswer = tuple[bytes, list[tuple[bytes, bytes]]]
 #: ``answer(scope, headers, data)``: the route's operation, given the request's headers (each name's first
 #: value, decoded as latin-1, by lower-case name) and its decoded body.
 Answer = Callable[[Scope, Mapping[bytes, str], Any], Awaitable[FastAnswer]]
+#: ``first(scope)``: what the route checks before it refuses a body that does not decode (raising its own
+#: refusal instead), as the route's guards would (:mod:`service.sessions.guards`).
+First = Callable[[Scope], Awaitable[None]]
 
 _JSON = b"application/json"
 #: Scope key of the exception a layer outside (the fast lane, service/ops/fastlane.py) met answering the request
@@ -48,15 +53,18 @@ FAILURE_SCOPE_KEY = "fivehundred.fast_failure"
 class FastRoute:
     """ASGI route middleware; build it with :func:`fast_route`."""
 
-    def __init__(self, app: ASGIApp, *, request_type: type[Any], answer: Answer) -> None:
+    def __init__(self, app: ASGIApp, *, request_type: type[Any], answer: Answer, first: First | None = None) -> None:
         self.app = app
         self.request_type = request_type
         self.answer = answer
+        self.first = first
         self._limit: int | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         failure = scope.pop(FAILURE_SCOPE_KEY, None)  # type: ignore[misc]
         if failure is not None:
+            if self.first is not None and isinstance(failure, ClientException):  # a body that did not decode
+                await self.first(scope)
             raise failure
         limit = self._limit
         if limit is None:  # the app's settings, read once (the app is not built yet when this is)
@@ -74,7 +82,12 @@ class FastRoute:
         if more:  # longer than it said: the handler answers 413
             await self.app(scope, replay(body, more, receive), send)
             return
-        data = decode_request(self.request_type, body)
+        try:
+            data = decode_request(self.request_type, body)
+        except ClientException:
+            if self.first is not None:
+                await self.first(scope)
+            raise
         payload, extra = await self.answer(scope, headers, data)
         start: HTTPResponseStartEvent = {"type": "http.response.start", "status": 200,
                                          "headers": answer_headers(payload, extra)}
@@ -88,9 +101,9 @@ def answer_headers(payload: bytes, extra: Iterable[tuple[bytes, bytes]]) -> list
     return [(b"content-type", _JSON), (b"content-length", str(len(payload)).encode()), *extra]
 
 
-def fast_route(request_type: type[Any], answer: Answer) -> DefineMiddleware:
-    """The route middleware answering ``request_type`` bodies with ``answer``."""
-    return DefineMiddleware(FastRoute, request_type=request_type, answer=answer)
+def fast_route(request_type: type[Any], answer: Answer, first: First | None = None) -> DefineMiddleware:
+    """The route middleware answering ``request_type`` bodies with ``answer`` (``first``: see :data:`First`)."""
+    return DefineMiddleware(FastRoute, request_type=request_type, answer=answer, first=first)
 
 
 def replay(body: bytes, more: bool, receive: Receive) -> Receive:

@@ -374,6 +374,11 @@ def _add_discriminators(node: Any, schemas: dict[str, Any]) -> None:
             _add_discriminators(value, schemas)
 
 
+#: The RateLimit fields' values (service/ops/ratelimit.py): one item per policy, in one field line.
+_POLICY = r'"(default|playouts)";q=[0-9]{1,15};w=[0-9]{1,9}'
+_POLICIES = rf"^{_POLICY}(, {_POLICY})?$"
+_LIMIT = r'"(default|playouts)";r=[0-9]{1,15};t=[0-9]{1,9}'
+_LIMITS = rf"^{_LIMIT}(, {_LIMIT})?$"
 #: Response headers the service sends, declared once in ``components.headers``.
 RESPONSE_HEADERS: dict[str, dict[str, Any]] = {
     "X-Request-ID": {"description": "The request's id (the client's own X-Request-ID if it sent a sane one); it is "
@@ -388,6 +393,20 @@ RESPONSE_HEADERS: dict[str, dict[str, Any]] = {
                             "schema": {"type": "string", "enum": ["true"]}},
     "Retry-After": {"description": "Seconds to wait before retrying.",
                     "schema": {"type": "integer", "minimum": 1}},
+    "RateLimit-Policy": {
+        "description": "The client's quota policies (draft-ietf-httpapi-ratelimit-headers-11): `\"default\"`, "
+                       "requests per window, when a request limit is configured (RATE_LIMIT_PER_MINUTE), on every "
+                       "answer of the operation; and on the searches (`suggestMove`, `suggestSessionMove`, "
+                       "`analyseRecords`) `\"playouts\"`, the playouts per window an `expert` search draws on "
+                       "(SEARCH_PLAYOUTS_PER_MINUTE), when the answer's search was charged or refused for it. "
+                       "E.g. `\"default\";q=600;w=60, \"playouts\";q=20000;w=60`: quota `q` in window `w` "
+                       "(seconds). Absent for a limit that is off, or whose store did not answer.",
+        "schema": {"type": "string", "pattern": _POLICIES}},
+    "RateLimit": {
+        "description": "What the client has left of each policy of RateLimit-Policy: `r`, the quota remaining, "
+                       "and `t`, the seconds until its window ends and the quota is whole again (on a 429, the "
+                       "refused policy's `t` is its Retry-After). E.g. `\"default\";r=598;t=41`.",
+        "schema": {"type": "string", "pattern": _LIMITS}},
     "Allow": {"description": "The methods this path allows.", "schema": {"type": "string"}},
     "WWW-Authenticate": {"description": "The credentials expected: `Bearer` (a session token) or "
                                         "`APIKey header=\"X-API-Key\"`.", "schema": {"type": "string"}},
@@ -395,7 +414,8 @@ RESPONSE_HEADERS: dict[str, dict[str, Any]] = {
 _HEADER_REF = "#/components/headers/"
 
 #: Headers per (operationId, status); every response of every operation also carries X-Request-ID, every 429
-#: and 503 Retry-After, every 405 Allow and every 401 WWW-Authenticate.
+#: and 503 Retry-After, every 405 Allow and every 401 WWW-Authenticate, and every response of a ``/v1`` operation
+#: (all rate limited) the RateLimit fields.
 OPERATION_HEADERS: dict[tuple[str, str], tuple[str, ...]] = {
     ("createSession", "201"): ("ETag", "Location"),
     ("getSession", "200"): ("ETag",),
@@ -406,6 +426,7 @@ OPERATION_HEADERS: dict[tuple[str, str], tuple[str, ...]] = {
 }
 _STATUS_HEADERS = {"401": ("WWW-Authenticate",), "405": ("Allow",), "429": ("Retry-After",),
                    "503": ("Retry-After",)}
+_RATE_LIMITED_HEADERS = ("RateLimit-Policy", "RateLimit")
 
 #: Credentials. API keys are required only when the service is configured with API_KEYS: every ``/v1``
 #: operation lists "with an API key" and "without" as alternatives. Browsers' EventSource cannot send headers,
@@ -444,7 +465,8 @@ def _declare_headers_and_security(document: dict[str, Any]) -> None:
             op["security"] = _security(path, op)
             for status, response in op["responses"].items():
                 names = ("X-Request-ID", *_STATUS_HEADERS.get(status, ()),
-                         *OPERATION_HEADERS.get((op.get("operationId", ""), status), ()))
+                         *OPERATION_HEADERS.get((op.get("operationId", ""), status), ()),
+                         *(_RATE_LIMITED_HEADERS if path.startswith("/v1/") else ()))
                 headers = response.setdefault("headers", {})
                 for name in names:
                     headers[name] = {"$ref": _HEADER_REF + name}

@@ -72,7 +72,7 @@ class Problem(Exception):
 
     def __init__(self, code: str, detail: str, *, status: int | None = None, title: str | None = None,
                  headers: dict[str, str] | None = None, message: tuple[str, dict[str, Any]] | None = None,
-                 **extra: Any) -> None:
+                 kind: str | None = None, **extra: Any) -> None:
         super().__init__(detail)
         self.code = ProblemCode(code)
         #: The code's own status (:mod:`service.web.codes`), unless a client error Litestar raised keeps its own.
@@ -82,13 +82,17 @@ class Problem(Exception):
         self.message = message
         self.title = title or code.replace("_", " ").capitalize()
         self.headers = headers or {}
+        #: A problem type of its own within ``code`` (RFC 9457's ``type``, ``…/problems/<kind>``, with its own
+        #: title ``problem.type.<kind>.title``): for a refusal that deserves its own name where the frozen
+        #: enumeration of codes cannot grow. ``None``: the code's own type.
+        self.kind = kind
         self.extra = extra
 
     def body(self, instance: str | None = None, language: str = "en") -> ProblemDetails:
-        title, detail = problem_texts(language, self.code, self.title, self.detail, self.message)
-        return ProblemDetails(type=PROBLEM_BASE + self.code.lower().replace("_", "-"), title=title,
-                              status=self.status, code=self.code, detail=detail, instance=instance,
-                              **self.extra)
+        title, detail = problem_texts(language, self.code, self.title, self.detail, self.message, self.kind)
+        slug = self.code.lower().replace("_", "-") if self.kind is None else self.kind
+        return ProblemDetails(type=PROBLEM_BASE + slug, title=title, status=self.status, code=self.code,
+                              detail=detail, instance=instance, **self.extra)
 
 
 # ----------------------------------------------------------------------------------- answered without a route

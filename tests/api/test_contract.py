@@ -251,7 +251,8 @@ def _sessions(client: Client) -> list[Session]:
         _play(client, finished, rng, 400)
         assert finished.finished
         sessions.append(finished)
-    sessions += [_create(client, {"snapshot": sealer.seal(state)}) for state in FINISHED_STATES[:2]]
+    sessions += [_create(client, {"snapshot": sealer.seal(state), "known_deal": True})
+                 for state in FINISHED_STATES[:2]]
     assert sum(s.finished for s in sessions) >= 3
     return sessions
 

@@ -65,7 +65,8 @@ def test_every_operation_is_named_documented_and_exemplified(served: dict[str, A
         "getSessionRecord", "validateSessionMove", "suggestSessionMove", "createSpectatorToken", "joinSession",
         "leaveSession", "reissueSeatToken", "handSeatToBot", "inviteToSeat", "catchUpSessionEvents", "nameSeat",
         "revokeSpectatorToken", "analyseRecords", "rematchSession", "previewInvitation", "startSession", "pauseSession",
-        "resumeSession", "callOffSession", "abandonSession", "getSessionAnalysis"}
+        "resumeSession", "callOffSession", "abandonSession", "getSessionAnalysis", "registerWebhook", "listWebhooks",
+        "removeWebhook"}
     assert all(re.fullmatch(r"[a-z]+(?:[A-Z][a-z]+)*", op["operationId"]) for _, _, op in ops)  # camelCase
     problem_schemas = set()
     for path, method, op in ops:

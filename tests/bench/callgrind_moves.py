@@ -1,6 +1,7 @@
 """Instructions per session move, counted by callgrind, for several trees side by side (a script, not a test).
 
     .venv/bin/python tests/bench/callgrind_moves.py TREE [TREE ...] [--served-moves 40,240] [--games 1,6]
+                                                    [--rate-limit N] [--served-only]
 
 On a machine shared with other work, CPU time per request moves by several per cent from run to run; the count
 of instructions a move executes does not. For each tree (a checkout, or a ``git archive`` of a commit with its own
@@ -16,6 +17,10 @@ of instructions a move executes does not. For each tree (a checkout, or a ``git 
   moves. The client runs outside callgrind; the server's background work (the clock sweeper, the log follower)
   runs on the wall clock, which callgrind slows, so this figure moves by a few per cent between runs: run it
   twice.
+
+``--rate-limit N`` serves with ``RATE_LIMIT_PER_MINUTE=N`` (in Redis, as deployed; a limit the moves never reach):
+what the request limit costs a move, its RateLimit fields included. ``--served-only`` leaves out the in-process
+count (the served one is what the HTTP layers change).
 
 ``PYTHONHASHSEED=0`` and seeded games make both counts repeatable. Prints each tree's figures and each one's ratio
 to the first tree's. Current figures: docs/BENCHMARKS.md.
@@ -67,11 +72,11 @@ def in_process(tree: Path, games: int, redis_url: str) -> tuple[int, int]:
     return _refs(done.stderr), int(done.stdout.split()[0])
 
 
-def served(tree: Path, moves: int, redis_url: str) -> int:
+def served(tree: Path, moves: int, redis_url: str, rate_limit: int = 0) -> int:
     """Instructions of a server on the tree's code that answered ``moves`` session moves (and its start)."""
     port = free_port()
     env = _env(tree, REDIS_URL=redis_url, SESSION_CREATE_PER_MINUTE="0", SESSION_CREATE_TOTAL_PER_MINUTE="0",
-               LOG_LEVEL="WARNING", RATE_LIMIT_PER_MINUTE="0", API_KEYS="",
+               LOG_LEVEL="WARNING", RATE_LIMIT_PER_MINUTE=str(rate_limit), API_KEYS="",
                SNAPSHOT_KEYS="AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")
     command = [*_valgrind(), sys.executable, "-m", "uvicorn", "--factory", "service.app:create_app", "--host",
                "127.0.0.1", "--port", str(port), "--workers", "1", "--no-access-log", "--log-level", "warning",
@@ -110,6 +115,8 @@ def main() -> None:
     parser.add_argument("trees", nargs="+", type=Path)
     parser.add_argument("--games", default="1,6", help="in process: games of the two runs (A,B)")
     parser.add_argument("--served-moves", default="40,240", help="served: moves of the two runs (A,B)")
+    parser.add_argument("--rate-limit", type=int, default=0, help="served: RATE_LIMIT_PER_MINUTE (0: off)")
+    parser.add_argument("--served-only", action="store_true", help="leave out the in-process count")
     args = parser.parse_args()
     if shutil.which("valgrind") is None:
         raise SystemExit("valgrind is not installed (apt-get install valgrind)")
@@ -120,11 +127,15 @@ def main() -> None:
     figures: list[tuple[Path, float, float]] = []
     try:
         for tree in (t.resolve() for t in args.trees):
-            (low, low_n), (high, high_n) = in_process(tree, low_games, url), in_process(tree, high_games, url)
-            per_move = (high - low) / (high_n - low_n)
-            per_served = (served(tree, high_moves, url) - served(tree, low_moves, url)) / (high_moves - low_moves)
+            if args.served_only:
+                per_move, moved = float("nan"), 0
+            else:
+                (low, low_n), (high, high_n) = in_process(tree, low_games, url), in_process(tree, high_games, url)
+                per_move, moved = (high - low) / (high_n - low_n), high_n - low_n
+            per_served = (served(tree, high_moves, url, args.rate_limit)
+                          - served(tree, low_moves, url, args.rate_limit)) / (high_moves - low_moves)
             figures.append((tree, per_move, per_served))
-            print(f"{tree}: in process {per_move:,.0f} instructions per move ({high_n - low_n} moves); served "
+            print(f"{tree}: in process {per_move:,.0f} instructions per move ({moved} moves); served "
                   f"{per_served:,.0f} per move ({high_moves - low_moves} moves)", flush=True)
     finally:
         redis.terminate()

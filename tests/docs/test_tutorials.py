@@ -113,10 +113,55 @@ def excerpts(markdown: Path, lang: str) -> list[str]:
 
 
 @pytest.mark.parametrize(("page", "program", "lang"), [("python-bot.md", "python_bot.py", "python"),
-                                                       ("browser.md", "browser.html", "js")])
+                                                       ("browser.md", "browser.html", "js"),
+                                                       ("outside-bot.md", "outside_bot.py", "python")])
 def test_the_tutorials_quote_the_code_that_runs(page: str, program: str, lang: str) -> None:
     code = {line.strip() for line in (TUTORIALS / program).read_text().splitlines()}
     quoted = excerpts(TUTORIALS / page, lang)
     assert len(quoted) >= 10, quoted
     missing = [line for line in quoted if line not in code]
     assert not missing, f"docs/tutorials/{page} quotes lines {program} does not have: {missing}"
+
+
+@pytest.mark.slow
+def test_the_bot_kit_finds_the_tutorial_bot_ready() -> None:
+    """docs/tutorials/outside-bot.md's commands: the tutorial's bot, started as the page starts it, and the kit
+    run against it, which plays its deals in duplicate and reports it ready."""
+    import base64
+    import socket
+
+    secret = "whsec_" + base64.b64encode(os.urandom(32)).decode()
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    bot = subprocess.Popen([sys.executable, str(TUTORIALS / "outside_bot.py"), "--port", str(port),
+                            "--secret", secret], stdout=subprocess.PIPE, text=True)
+    try:
+        assert bot.stdout is not None and "outside bot on" in bot.stdout.readline()
+        run = subprocess.run([sys.executable, str(TUTORIALS.parents[1] / "tools" / "bot_kit.py"),
+                              "--bot-url", f"http://127.0.0.1:{port}/", "--secret", secret, "--deals", "2",
+                              "--target", "100", "--move-seconds", "1"],
+                             capture_output=True, text=True, timeout=300)
+    finally:
+        bot.terminate()
+        bot.wait(timeout=10)
+    assert run.returncode == 0, run.stdout + run.stderr
+    report = run.stdout
+    assert "legality:    0 of" in report and "deadlines:   0 of" in report and "READY" in report.splitlines()[-1]
+    assert "the same move" in report and report.count("duplicate:   deal") == 2
+    asked = int(report.split("legality:    0 of ")[1].split()[0])
+    assert asked >= 10  # the bot played its seat's turns itself
+    # And a bot that is not ready is told so: a wrong secret, so the bot refuses every turn (401).
+    bot = subprocess.Popen([sys.executable, str(TUTORIALS / "outside_bot.py"), "--port", str(port),
+                            "--secret", "whsec_" + base64.b64encode(os.urandom(32)).decode()],
+                           stdout=subprocess.PIPE, text=True)
+    try:
+        assert bot.stdout is not None and "outside bot on" in bot.stdout.readline()
+        run = subprocess.run([sys.executable, str(TUTORIALS.parents[1] / "tools" / "bot_kit.py"),
+                              "--bot-url", f"http://127.0.0.1:{port}/", "--secret", secret, "--deals", "1",
+                              "--target", "50", "--move-seconds", "0.3"],
+                             capture_output=True, text=True, timeout=300)
+    finally:
+        bot.terminate()
+        bot.wait(timeout=10)
+    assert run.returncode == 1 and "NOT READY" in run.stdout, run.stdout + run.stderr

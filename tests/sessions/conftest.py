@@ -79,17 +79,19 @@ async def serve_in_process(app: Any) -> AsyncIterator[str]:
         await asyncio.wait_for(task, 10)
 
 
-def settings_for(redis: RedisServer | None, idle_seconds: int = 3600) -> Settings:
+def settings_for(redis: RedisServer | None, idle_seconds: int = 3600, **overrides: Any) -> Settings:
+    """The test service's settings (``overrides``: other :class:`Settings` fields)."""
     return Settings(redis_url=redis.url if redis is not None else None, snapshot_keys=(SNAPSHOT_KEY,),
-                    session_idle_seconds=idle_seconds)
+                    session_idle_seconds=idle_seconds, **overrides)
 
 
 @asynccontextmanager
 async def running_service(kind: str, redis: RedisServer | None, *, idle_seconds: int = 3600,
-                          heartbeat_seconds: float = 1.0, prefix: str | None = None) -> AsyncIterator[Service]:
+                          heartbeat_seconds: float = 1.0, prefix: str | None = None,
+                          **overrides: Any) -> AsyncIterator[Service]:
     prefix = prefix or f"t{uuid.uuid4().hex[:10]}:"
     backing = redis if kind in REDIS_FIXTURES else None
-    app = create_app(settings_for(backing, idle_seconds), session_key_prefix=prefix,
+    app = create_app(settings_for(backing, idle_seconds, **overrides), session_key_prefix=prefix,
                      event_heartbeat_seconds=heartbeat_seconds)
     async with serve_in_process(app) as url:
         yield Service(url, kind, prefix, backing, app)

@@ -295,7 +295,8 @@ async def test_export_snapshot_and_create_from_it(client: httpx.AsyncClient) -> 
     exported = r.json()
     assert exported["version"] == 4 and exported["session_id"] == g.id
     assert SEALER.open(exported["snapshot"]) == g.mirror.state
-    r = await client.post("/v1/sessions", json={"snapshot": exported["snapshot"]})
+    # a game dealt from the test's seed: several players again only with known_deal, as when it was created
+    r = await client.post("/v1/sessions", json={"snapshot": exported["snapshot"], "known_deal": True})
     assert r.status_code == 201, r.text
     restored = Game(client, r.json(), g.mirror)
     assert restored.id != g.id and restored.created["version"] == 1
@@ -407,7 +408,7 @@ async def _expire_and_recreate(svc: Service) -> None:
         assert_problem(r, 404, "SESSION_NOT_FOUND")
         if svc.redis is not None:  # nothing of the session is left behind in Redis
             assert svc.redis.sync_client().keys(f"{svc.prefix}*{g.id}*") == []
-        r = await client.post("/v1/sessions", json={"snapshot": kept["snapshot"]})
+        r = await client.post("/v1/sessions", json={"snapshot": kept["snapshot"], "known_deal": True})
         assert r.status_code == 201
         again = Game(client, r.json(), g.mirror)
         await again.play(2)

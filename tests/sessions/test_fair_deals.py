@@ -32,6 +32,8 @@ from .conftest import Service
 #: The README's seeded hand: seat 0's cards of seed 42, dealer 3.
 README_HAND = ["QS", "10S", "6C", "KD", "7D", "6D", "4D", "10H", "7H", "5H"]
 THREE_BOTS = {"1": "basic", "2": "basic", "3": "basic"}
+#: The problem type of every refusal of a table whose deals a client knows (within the field's own code).
+DEAL_NOT_SECRET_TYPE = "https://fivehundred.dev/problems/deal-not-secret"
 
 
 def bearer(token: str) -> dict[str, str]:
@@ -117,7 +119,9 @@ async def test_a_client_seed_still_deals_the_readme_hand(client: httpx.AsyncClie
 async def test_a_table_of_several_players_deals_from_a_clients_seed_only_when_the_host_says_so(
         client: httpx.AsyncClient, body: dict[str, Any]) -> None:
     code = "INVALID_SEED" if "seed" in body else "INVALID_DECK_ORDER"  # the field's own code (v1 is frozen)
-    assert_problem(await client.post("/v1/sessions", json=body), 400, code)
+    refused = await client.post("/v1/sessions", json=body)
+    assert_problem(refused, 400, code)
+    assert refused.json()["type"] == DEAL_NOT_SECRET_TYPE and refused.json()["title"] == "Deal not secret"
     assert (await client.post("/v1/sessions", json={**body, "known_deal": True})).status_code == 201
     unseeded = {k: v for k, v in body.items() if k not in ("seed", "deck_orders")}
     assert (await client.post("/v1/sessions", json=unseeded)).status_code == 201
@@ -154,5 +158,34 @@ async def test_a_seat_of_a_game_dealt_from_a_clients_seed_opens_to_a_stranger_on
         opened = await client.post(url + "/seats/1/invitation", json={}, headers=host)
         if status == 403:
             assert_problem(opened, 403, "FORBIDDEN")
+            assert opened.json()["type"] == DEAL_NOT_SECRET_TYPE
         else:
             assert opened.status_code == 200, opened.text
+
+
+async def test_a_snapshot_of_a_game_dealt_from_a_clients_seed_seats_several_players_only_when_the_host_says_so(
+        client: httpx.AsyncClient) -> None:
+    seeded = (await client.post("/v1/games", json={"players": 4, "seed": 7})).json()["snapshot"]
+    secret = (await client.post("/v1/games", json={"players": 4})).json()["snapshot"]
+    for snapshot, extra, status in ((seeded, {}, 403), (seeded, {"bots": {"1": "basic"}}, 403),
+                                    (seeded, {"bots": THREE_BOTS, "open_seats": [0]}, 403),
+                                    (seeded, {"known_deal": True}, 201), (seeded, {"bots": THREE_BOTS}, 201),
+                                    (secret, {}, 201), (secret, {"bots": THREE_BOTS, "open_seats": [0]}, 201)):
+        r = await client.post("/v1/sessions", json={"snapshot": snapshot, **extra})
+        if status == 403:
+            assert_problem(r, 403, "FORBIDDEN")
+            assert "known_deal" in r.json()["detail"] and r.json()["type"] == DEAL_NOT_SECRET_TYPE
+        else:
+            assert r.status_code == 201, (extra, r.text)
+
+
+@pytest.mark.parametrize(("language", "title"), [("en", "Deal not secret"), ("fil", "Hindi lihim ang bigay"),
+                                                 ("su", "Bagian kartu teu rusiah"),
+                                                 ("sq", "Ndarja nuk është e fshehtë"),
+                                                 ("th", "การแจกไพ่ไม่เป็นความลับ"), ("hr", "Dijeljenje nije tajno")])
+async def test_the_refusal_of_a_known_deal_has_its_own_problem_type_in_every_language(
+        client: httpx.AsyncClient, language: str, title: str) -> None:
+    r = await client.post("/v1/sessions", json={"players": 4, "seed": 7}, headers={"accept-language": language})
+    assert_problem(r, 400, "INVALID_SEED")
+    assert r.json()["type"] == DEAL_NOT_SECRET_TYPE and r.json()["title"] == title
+    assert r.headers["content-language"] == language
