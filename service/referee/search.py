@@ -115,7 +115,7 @@ CANCEL_SIGNAL = signal.SIGUSR1
 REFUSAL_REASONS = ("busy", "budget", "worker")
 CANCEL_STAGES = ("queued", "running")
 #: The operations whose searches are charged to the playout budget: their answers report it (RateLimit fields).
-SEARCH_OPERATIONS = frozenset({"suggestMove", "suggestSessionMove", "analyseRecords"})
+SEARCH_OPERATIONS = frozenset({"suggestMove", "suggestSessionMove", "analyseRecords", "getSessionAnalysis"})
 #: Buckets (seconds) of the wait and search-time histograms.
 SECONDS_BUCKETS = (0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
 
