@@ -280,13 +280,8 @@ class WebhookDeliverer:
         state.asked_version, state.asked = record.version, state.asked + 1
         message = self.turns.turn(session_id, hook.id, record, seat)
         body = _ENCODER.encode(message)
-        message_id = f"{hook.id}_{message.data.id}"
-        moment = datetime.datetime.now(tz=datetime.UTC)
-        headers = {"content-type": "application/json", "user-agent": _USER_AGENT, "webhook-id": message_id,
-                   "webhook-timestamp": str(int(moment.timestamp())),
-                   "webhook-signature": Signer(hook.secret).sign(message_id, moment, body)}
         try:
-            status, answer = await self.poster.post(hook.url, body, headers)
+            status, answer = await self.poster.post(hook.url, body, _signed(hook, message.data.id, body))
         except PostFailed as exc:
             logger.info("outside bot %s of session %s: no answer (%s)", hook.id, session_id[:8], exc)
             state.unanswered += 1
@@ -370,13 +365,8 @@ class WebhookDeliverer:
         if len(body) > self.settings.max_payload_bytes:
             logger.warning("webhook %s: event %s is over the payload bound, passed over", hook.id, event_id)
             return True
-        message_id = f"{hook.id}_{event_id}"
-        moment = datetime.datetime.now(tz=datetime.UTC)
-        headers = {"content-type": "application/json", "user-agent": _USER_AGENT, "webhook-id": message_id,
-                   "webhook-timestamp": str(int(moment.timestamp())),
-                   "webhook-signature": Signer(hook.secret).sign(message_id, moment, body)}
         try:
-            status, _ = await self.poster.post(hook.url, body, headers)
+            status, _ = await self.poster.post(hook.url, body, _signed(hook, event_id, body))
             ok = 200 <= status < 300
         except PostFailed as exc:
             logger.info("webhook %s of session %s failed: %s", hook.id, session_id[:8], exc)
@@ -392,6 +382,16 @@ class WebhookDeliverer:
                 self.metrics.webhook_delivered()
             else:
                 self.metrics.webhook_failed()
+
+
+def _signed(hook: Webhook, event_id: str, body: bytes) -> dict[str, str]:
+    """The headers of one message to ``hook``: its ``webhook-id`` (``<webhook id>_<event id>``, the same on every
+    retry), the time, and the Standard Webhooks signature of the three under the webhook's secret."""
+    message_id = f"{hook.id}_{event_id}"
+    moment = datetime.datetime.now(tz=datetime.UTC)
+    return {"content-type": "application/json", "user-agent": _USER_AGENT, "webhook-id": message_id,
+            "webhook-timestamp": str(int(moment.timestamp())),
+            "webhook-signature": Signer(hook.secret).sign(message_id, moment, body)}
 
 
 def _tag(event: Any) -> str:
