@@ -17,6 +17,26 @@ from standardwebhooks import Webhook as Verifier
 from tests.sessions.conftest import serve_in_process
 
 
+async def _request(scope: dict[str, Any], receive: Any, send: Any) -> tuple[dict[str, str], bytes] | None:
+    """An ASGI request's headers (by lower-case name) and whole body; ``None`` for the server's lifespan, which
+    this answers itself."""
+    if scope["type"] == "lifespan":
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                await send({"type": "lifespan.shutdown.complete"})
+                return None
+    body = b""
+    while True:
+        message = await receive()
+        body += message.get("body", b"")
+        if not message.get("more_body"):
+            break
+    return {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}, body
+
+
 @dataclass
 class Received:
     """One message as it arrived: its headers, its verified body, when (``time.monotonic()``), the status
@@ -60,21 +80,10 @@ class Receiver:
                 await asyncio.sleep(0.02)
 
     async def app(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] == "lifespan":
-            while True:
-                message = await receive()
-                if message["type"] == "lifespan.startup":
-                    await send({"type": "lifespan.startup.complete"})
-                elif message["type"] == "lifespan.shutdown":
-                    await send({"type": "lifespan.shutdown.complete"})
-                    return
-        body = b""
-        while True:
-            message = await receive()
-            body += message.get("body", b"")
-            if not message.get("more_body"):
-                break
-        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+        request = await _request(scope, receive, send)
+        if request is None:
+            return
+        headers, body = request
         at = time.monotonic()
         status = 204
         try:
@@ -132,21 +141,10 @@ class Bot:
         return legal[0]
 
     async def app(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] == "lifespan":
-            while True:
-                message = await receive()
-                if message["type"] == "lifespan.startup":
-                    await send({"type": "lifespan.startup.complete"})
-                elif message["type"] == "lifespan.shutdown":
-                    await send({"type": "lifespan.shutdown.complete"})
-                    return
-        body = b""
-        while True:
-            message = await receive()
-            body += message.get("body", b"")
-            if not message.get("more_body"):
-                break
-        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+        request = await _request(scope, receive, send)
+        if request is None:
+            return
+        headers, body = request
         status, answer = 200, b""
         try:
             turn = Verifier(self.secret).verify(body, headers)["data"]
