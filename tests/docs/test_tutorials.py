@@ -12,9 +12,11 @@ And the code each tutorial quotes is the code that runs: every line of its excer
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import re
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -123,28 +125,34 @@ def test_the_tutorials_quote_the_code_that_runs(page: str, program: str, lang: s
     assert not missing, f"docs/tutorials/{page} quotes lines {program} does not have: {missing}"
 
 
-@pytest.mark.slow
-def test_the_bot_kit_finds_the_tutorial_bot_ready() -> None:
-    """docs/tutorials/outside-bot.md's commands: the tutorial's bot, started as the page starts it, and the kit
-    run against it, which plays its deals in duplicate and reports it ready."""
-    import base64
-    import socket
+def _new_secret() -> str:
+    return "whsec_" + base64.b64encode(os.urandom(32)).decode()
 
-    secret = "whsec_" + base64.b64encode(os.urandom(32)).decode()
+
+def _kit_against_tutorial_bot(bot_secret: str, kit_secret: str, *kit_args: str) -> subprocess.CompletedProcess[str]:
+    """The tutorial's bot started as its page starts it (with ``bot_secret``), and the kit run against it (with
+    ``kit_secret`` and ``kit_args``)."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     bot = subprocess.Popen([sys.executable, str(TUTORIALS / "outside_bot.py"), "--port", str(port),
-                            "--secret", secret], stdout=subprocess.PIPE, text=True)
+                            "--secret", bot_secret], stdout=subprocess.PIPE, text=True)
     try:
         assert bot.stdout is not None and "outside bot on" in bot.stdout.readline()
-        run = subprocess.run([sys.executable, str(TUTORIALS.parents[1] / "tools" / "bot_kit.py"),
-                              "--bot-url", f"http://127.0.0.1:{port}/", "--secret", secret, "--deals", "2",
-                              "--target", "100", "--move-seconds", "1"],
-                             capture_output=True, text=True, timeout=300)
+        return subprocess.run([sys.executable, str(TUTORIALS.parents[1] / "tools" / "bot_kit.py"),
+                               "--bot-url", f"http://127.0.0.1:{port}/", "--secret", kit_secret, *kit_args],
+                              capture_output=True, text=True, timeout=300)
     finally:
         bot.terminate()
         bot.wait(timeout=10)
+
+
+@pytest.mark.slow
+def test_the_bot_kit_finds_the_tutorial_bot_ready() -> None:
+    """docs/tutorials/outside-bot.md's commands: the tutorial's bot, started as the page starts it, and the kit
+    run against it, which plays its deals in duplicate and reports it ready."""
+    secret = _new_secret()
+    run = _kit_against_tutorial_bot(secret, secret, "--deals", "2", "--target", "100", "--move-seconds", "1")
     assert run.returncode == 0, run.stdout + run.stderr
     report = run.stdout
     assert "legality:    0 of" in report and "deadlines:   0 of" in report and "READY" in report.splitlines()[-1]
@@ -152,16 +160,5 @@ def test_the_bot_kit_finds_the_tutorial_bot_ready() -> None:
     asked = int(report.split("legality:    0 of ")[1].split()[0])
     assert asked >= 10  # the bot played its seat's turns itself
     # And a bot that is not ready is told so: a wrong secret, so the bot refuses every turn (401).
-    bot = subprocess.Popen([sys.executable, str(TUTORIALS / "outside_bot.py"), "--port", str(port),
-                            "--secret", "whsec_" + base64.b64encode(os.urandom(32)).decode()],
-                           stdout=subprocess.PIPE, text=True)
-    try:
-        assert bot.stdout is not None and "outside bot on" in bot.stdout.readline()
-        run = subprocess.run([sys.executable, str(TUTORIALS.parents[1] / "tools" / "bot_kit.py"),
-                              "--bot-url", f"http://127.0.0.1:{port}/", "--secret", secret, "--deals", "1",
-                              "--target", "50", "--move-seconds", "0.3"],
-                             capture_output=True, text=True, timeout=300)
-    finally:
-        bot.terminate()
-        bot.wait(timeout=10)
+    run = _kit_against_tutorial_bot(_new_secret(), secret, "--deals", "1", "--target", "50", "--move-seconds", "0.3")
     assert run.returncode == 1 and "NOT READY" in run.stdout, run.stdout + run.stderr
