@@ -8,7 +8,7 @@ import asyncio
 import contextlib
 import datetime
 import json
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,6 +41,18 @@ def replicas(redis: RedisServer, count: int = 3, prefix: str = "clock:",
     finally:
         for p in procs:
             p.stop()
+
+
+@contextlib.asynccontextmanager
+async def live_clients(procs: list[ServiceProcess]) -> AsyncIterator[list[httpx.AsyncClient]]:
+    """A client of each replica still running (a test may have killed one)."""
+    live = [p for p in procs if p.process is not None and p.process.poll() is None]
+    out = [httpx.AsyncClient(base_url=p.url, timeout=10) for p in live]
+    try:
+        yield out
+    finally:
+        for c in out:
+            await c.aclose()
 
 
 async def create(client: httpx.AsyncClient, move_seconds: float, seed: int = 1) -> dict[str, Any]:

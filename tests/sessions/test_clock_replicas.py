@@ -15,7 +15,15 @@ import pytest
 from tests.redis_server import RedisServer
 from tests.support import bearer
 
-from .clock_replicas import check_each_turn_timed_out_once, clock_moves, create, replicas, wait_for, whole_log
+from .clock_replicas import (
+    check_each_turn_timed_out_once,
+    clock_moves,
+    create,
+    live_clients,
+    replicas,
+    wait_for,
+    whole_log,
+)
 from .conftest import ServiceProcess
 
 pytestmark = pytest.mark.slow
@@ -37,13 +45,8 @@ def three(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[RedisServe
 
 @pytest.fixture
 async def clients(three: tuple[RedisServer, list[ServiceProcess]]) -> AsyncIterator[list[httpx.AsyncClient]]:
-    live = [p for p in three[1] if p.process is not None and p.process.poll() is None]
-    out = [httpx.AsyncClient(base_url=p.url, timeout=10) for p in live]
-    try:
+    async with live_clients(three[1]) as out:
         yield out
-    finally:
-        for c in out:
-            await c.aclose()
 
 
 def _over(body: dict[str, Any]) -> bool:

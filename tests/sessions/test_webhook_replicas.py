@@ -19,7 +19,7 @@ import pytest
 from tests.redis_server import RedisServer
 from tests.support import bearer
 
-from .clock_replicas import ABSENT_PLAYER, replicas, wait_for
+from .clock_replicas import ABSENT_PLAYER, live_clients, replicas, wait_for
 from .conftest import ServiceProcess
 from .webhook_receiver import Receiver, receiver
 
@@ -45,13 +45,8 @@ def three(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[RedisServe
 
 @pytest.fixture
 async def clients(three: tuple[RedisServer, list[ServiceProcess]]) -> AsyncIterator[list[httpx.AsyncClient]]:
-    live = [p for p in three[1] if p.process is not None and p.process.poll() is None]
-    out = [httpx.AsyncClient(base_url=p.url, timeout=10) for p in live]
-    try:
+    async with live_clients(three[1]) as out:
         yield out
-    finally:
-        for c in out:
-            await c.aclose()
 
 
 @pytest.fixture
