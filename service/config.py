@@ -52,6 +52,9 @@ class ConfigError(ValueError):
 @dataclass(frozen=True)
 class Settings:
     redis_url: str | None = None
+    #: On a Redis Cluster, publish changes with ``SPUBLISH`` and follow them per shard (Redis 7); off: ``PUBLISH``
+    #: (every node carries every message), for a Redis 6.2 cluster.
+    redis_sharded_pubsub: bool = True
     snapshot_keys: tuple[bytes, ...] = ()
     api_keys: tuple[str, ...] = ()
     rate_limit_per_minute: int = 0
@@ -229,6 +232,7 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         search_refusal_hold_seconds=_seconds(env, "SEARCH_REFUSAL_HOLD_SECONDS",
                                              DEFAULT_SEARCH_REFUSAL_HOLD_SECONDS, 0, 60),
         webhook_hosts=_hosts(env),
+        redis_sharded_pubsub=_flag(env, "REDIS_SHARDED_PUBSUB", True),
         webhook_allow_http=_flag(env, "WEBHOOK_ALLOW_HTTP", False),
         webhook_allow_private=_flag(env, "WEBHOOK_ALLOW_PRIVATE", False),
         webhook_timeout_seconds=_seconds(env, "WEBHOOK_TIMEOUT_SECONDS", 5.0, 0.1, 60),

@@ -84,6 +84,11 @@ def cluster_reread_slots(client: RedisCluster) -> None:
     client._initialize = True
 
 
+async def cluster_refresh_slots(client: RedisCluster) -> None:
+    """Read the cluster's nodes and slots again now (a slot moved, or a node failed)."""
+    await client.nodes_manager.initialize()
+
+
 def slot_primary(client: RedisCluster, key: str) -> ClusterNode | None:
     """The primary that owns ``key``'s slot, as the client last read the slots (``None``: unknown)."""
     nodes = client.nodes_manager.slots_cache.get(client.keyslot(key)) or []
@@ -100,6 +105,6 @@ def release_node_connection(node: ClusterNode, conn: Connection) -> None:
     node.release(conn)
 
 
-__all__ = ["CLUSTER_ATTRIBUTES", "CONNECTION_METHODS", "cluster_reread_slots", "cluster_slots_stale", "connect",
+__all__ = ["CLUSTER_ATTRIBUTES", "CONNECTION_METHODS", "cluster_refresh_slots", "cluster_reread_slots", "cluster_slots_stale", "connect",
            "holds_unread_data", "new_connection", "node_connection", "pack_commands", "read_reply",
            "release_node_connection", "send", "slot_primary"]

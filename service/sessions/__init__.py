@@ -93,7 +93,8 @@ def build_sessions(settings: Settings, sealer: Sealer, *, shutdown: asyncio.Even
     if settings.redis_url:
         store = RedisStore(settings.redis_url, settings.session_idle_seconds, prefix=key_prefix,
                            max_wait=heartbeat_seconds, on_error=metrics.redis_error if metrics else None,
-                           max_fill=settings.session_store_max_fill)
+                           max_fill=settings.session_store_max_fill,
+                           sharded_pubsub=settings.redis_sharded_pubsub)
         remembered = REMEMBERED_SESSIONS
     else:
         store = MemoryStore(settings.session_idle_seconds,

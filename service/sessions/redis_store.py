@@ -221,6 +221,9 @@ for i = 1, 4 do redis.call('PEXPIRE', KEYS[i], ARGV[3]) end
 redis.call('PUBLISH', ARGV[10], nv)
 return {1, nv}
 """
+#: :data:`COMMIT_LUA` on a cluster with sharded pub/sub: the change channel carries the session's hash tag, so
+#: ``SPUBLISH`` keeps the message inside the shard that owns the session's slot (a ``PUBLISH`` goes to every node).
+SHARDED_COMMIT_LUA = COMMIT_LUA.replace("redis.call('PUBLISH', ARGV[10], nv)", "redis.call('SPUBLISH', ARGV[10], nv)")
 
 #: Whether a commit whose answer was lost was applied, asked on a fresh connection. KEYS: hash, log, idem.
 #: ARGV: the commit's expected version, expected tag, new tag, a fresh tag, and its idempotency field ('' for
@@ -421,13 +424,30 @@ async def _guard(operation: str, on_error: Callable[[str], None] | None,
         raise StoreUnavailable() from exc
 
 
+class _ClusterShards:
+    """Where the follower finds a session's sharded change channel: the primary of the channel's slot (the
+    session's own, by its hash tag), as the cluster client last read the slots."""
+
+    def __init__(self, client: RedisCluster) -> None:
+        self._client = client
+
+    def route(self, channel: str) -> str | None:
+        node = redis_compat.slot_primary(self._client, channel)
+        return None if node is None else f"{node.host}:{node.port}"
+
+    async def refresh(self) -> None:
+        async with asyncio.timeout(CONNECT_TIMEOUT + COMMAND_TIMEOUT):
+            await redis_compat.cluster_refresh_slots(self._client)
+
+
 class RedisStore:
     """A :class:`~service.sessions.store.SessionStore` on Redis."""
 
     def __init__(self, url: str, idle_seconds: int, *, prefix: str = "fh:", max_wait: float = 30.0,
                  on_error: Callable[[str], None] | None = None, command_timeout: float = COMMAND_TIMEOUT,
                  resolve_timeout: float = RESOLVE_TIMEOUT, max_fill: int = 0,
-                 wait_replicas: int = CLUSTER_WAIT_REPLICAS, wait_ms: int = CLUSTER_WAIT_MS) -> None:
+                 wait_replicas: int = CLUSTER_WAIT_REPLICAS, wait_ms: int = CLUSTER_WAIT_MS,
+                 sharded_pubsub: bool = True) -> None:
         self.idle_seconds = idle_seconds
         #: In a cluster, a change is acknowledged once this many replicas have it (or every replica of its
         #: slot, if fewer), waiting up to ``wait_ms`` (:meth:`_replicated`).
@@ -454,13 +474,16 @@ class RedisStore:
         self._max_wait = max_wait
         self._create = self.client.register_script(CREATE_LUA)
         self._load = self.client.register_script(LOAD_LUA)
-        self._commit = self.client.register_script(COMMIT_LUA)
+        #: Changes published with ``SPUBLISH`` and followed per shard (a cluster, unless turned off).
+        self.sharded = self.cluster and sharded_pubsub
+        self._commit = self.client.register_script(SHARDED_COMMIT_LUA if self.sharded else COMMIT_LUA)
         self._resolve = self.client.register_script(RESOLVE_LUA)
         self._claim = self.client.register_script(CLAIM_LUA)
         self._settle = self.client.register_script(SETTLE_LUA)
         self._next_node = 0
         # Live streams wait on the replica's one follower of the session logs, not on a connection each.
-        self.follower = LogFollower(self._subscriber, self._read_now, self.channel)
+        self.follower = LogFollower(self._subscriber, self._read_now, self.channel,
+                                    shards=_ClusterShards(self.client) if self.sharded else None)
 
     def keys(self, session_id: str) -> tuple[str, str, str, str]:
         base = f"{self.prefix}s:{{{session_id}}}"
@@ -499,19 +522,24 @@ class RedisStore:
         """The pub/sub channel on which every change of the session publishes its new version."""
         return f"{self.prefix}ev:{{{session_id}}}"
 
-    async def _subscriber(self) -> Connection:
-        """A new connection for the follower: to the Redis, or to a node of the cluster (each time the next
+    async def _subscriber(self, node: str) -> Connection:
+        """A new connection for the follower: to the Redis; to ``node`` (``host:port``) of the cluster, the
+        primary of the shards it follows; or, with plain pub/sub, to any node of the cluster (each time the next
         one: a publish reaches every node, and a node that failed is passed over on the next try)."""
-        conn = self._cluster_node_connection() if self.cluster else self._fresh()
+        conn = self._cluster_node_connection(node) if self.cluster else self._fresh()
         async with asyncio.timeout(CONNECT_TIMEOUT + self.command_timeout):
             await redis_compat.connect(conn)
         return conn
 
-    def _cluster_node_connection(self) -> Connection:
+    def _cluster_node_connection(self, node: str = "") -> Connection:
         nodes, options = cluster_nodes(self._url)
-        known = [(n.host, n.port) for n in self.client.get_nodes()] or nodes
-        host, port = known[self._next_node % len(known)]
-        self._next_node += 1
+        if node:
+            host, _, port_text = node.rpartition(":")
+            port = int(port_text)
+        else:
+            known = [(n.host, n.port) for n in self.client.get_nodes()] or nodes
+            host, port = known[self._next_node % len(known)]
+            self._next_node += 1
         kind = SSLConnection if options.pop("ssl", False) else Connection
         return kind(host=host, port=port, socket_timeout=None, socket_connect_timeout=CONNECT_TIMEOUT,
                     retry=Retry(NoBackoff(), 0), protocol=2, **options)
