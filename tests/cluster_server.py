@@ -165,6 +165,44 @@ class RedisClusterServer:
             assert node is not None
             return int(node.port)
 
+    def move_slot(self, key: str, to_port: int) -> None:
+        """Move ``key``'s slot, with its keys, to the primary on ``to_port``, as ``redis-cli --cluster reshard``
+        does (importing, migrating, ``MIGRATE``, then every primary told the new owner)."""
+        with self.client() as c:
+            slot = c.keyslot(key)
+        source = self.primary_of(key)
+        with self.node(source) as src, self.node(to_port) as dst:
+            source_id = src.execute_command("CLUSTER", "MYID")
+            target_id = dst.execute_command("CLUSTER", "MYID")
+            dst.execute_command("CLUSTER", "SETSLOT", slot, "IMPORTING", source_id)
+            src.execute_command("CLUSTER", "SETSLOT", slot, "MIGRATING", target_id)
+            while keys := src.execute_command("CLUSTER", "GETKEYSINSLOT", slot, 100):
+                src.execute_command("MIGRATE", "127.0.0.1", to_port, "", 0, 5000, "KEYS", *keys)
+        for port in self.primaries():
+            with self.node(port) as r:
+                r.execute_command("CLUSTER", "SETSLOT", slot, "NODE", target_id)
+
+    def bus_messages(self) -> dict[int, tuple[int, int]]:
+        """Each live node's pub/sub messages received over the cluster bus so far: (``PUBLISH``'s, sharded)."""
+        out = {}
+        for port in self.live_ports():
+            with self.node(port) as r:
+                info = r.execute_command("CLUSTER", "INFO")
+            text = info.decode() if isinstance(info, bytes) else str(info)
+            fields = dict(line.split(":", 1) for line in text.split() if ":" in line)
+            out[port] = (int(fields.get("cluster_stats_messages_publish_received", 0)),
+                         int(fields.get("cluster_stats_messages_publishshard_received", 0)))
+        return out
+
+    def replica_of(self, primary: int) -> int | None:
+        """The port of a live replica of the primary on ``primary``."""
+        for port in self.live_ports():
+            with self.node(port) as r:
+                role = r.execute_command("ROLE")
+                if role[0] in (b"slave", "slave") and int(role[2]) == primary:
+                    return port
+        return None
+
     def client(self) -> RedisCluster:
         live = self.live_ports()
         return _WholeCluster(startup_nodes=[ClusterNode("127.0.0.1", p) for p in live], socket_timeout=2,

@@ -105,6 +105,6 @@ def release_node_connection(node: ClusterNode, conn: Connection) -> None:
     node.release(conn)
 
 
-__all__ = ["CLUSTER_ATTRIBUTES", "CONNECTION_METHODS", "cluster_refresh_slots", "cluster_reread_slots", "cluster_slots_stale", "connect",
-           "holds_unread_data", "new_connection", "node_connection", "pack_commands", "read_reply",
-           "release_node_connection", "send", "slot_primary"]
+__all__ = ["CLUSTER_ATTRIBUTES", "CONNECTION_METHODS", "cluster_refresh_slots", "cluster_reread_slots",
+           "cluster_slots_stale", "connect", "holds_unread_data", "new_connection", "node_connection",
+           "pack_commands", "read_reply", "release_node_connection", "send", "slot_primary"]

@@ -13,6 +13,7 @@ from redis.asyncio.cluster import ClusterNode
 from redis.exceptions import ResponseError
 
 from service.ops import redis_compat
+from tests.cluster_server import RedisClusterServer
 from tests.redis_server import RedisServer
 
 REDIS_PY = version("redis")
@@ -49,6 +50,16 @@ def test_a_cluster_client_has_the_attributes_used() -> None:
     client._initialize = False
     redis_compat.cluster_reread_slots(client)
     assert redis_compat.cluster_slots_stale(client)
+
+
+async def test_the_slots_read_again_name_each_slots_primary(redis_cluster: RedisClusterServer) -> None:
+    client = redis_cluster.async_client()
+    try:
+        await redis_compat.cluster_refresh_slots(client)
+        primary = redis_compat.slot_primary(client, "fh:ev:{x}")
+        assert primary is not None and int(primary.port) == redis_cluster.primary_of("fh:s:{x}")
+    finally:
+        await client.aclose()
 
 
 async def test_raw_commands_on_a_connection_of_the_clients_settings(redis_server: RedisServer) -> None:
