@@ -198,6 +198,7 @@ def create_app(settings: Settings | None = None, *, session_key_prefix: str = SE
     sealer = Sealer(keys, cache_size=SNAPSHOT_CACHE_SIZE)
     metrics = ServiceMetrics()
     shutdown = ShutdownCoordinator(grace_seconds=settings.shutdown_grace_seconds)
+    metrics.count_streams(lambda: shutdown.open_streams)
     search, budget_client = _search_pool(settings, metrics, session_key_prefix)
     sessions = build_sessions(settings, sealer, shutdown=shutdown.shutting_down, key_prefix=session_key_prefix,
                               heartbeat_seconds=event_heartbeat_seconds, metrics=metrics,

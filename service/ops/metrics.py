@@ -7,6 +7,7 @@ Metric names (also listed in ``deploy/SCALING.md``):
   or ``unmatched`` for paths no route knows, so unknown paths cannot explode the label set.
 * ``http_request_duration_seconds{method,route}``: latency histogram (event streams are left out: their
   duration is the client's connection time, not the service's latency).
+* ``event_streams_open``: event streams open on the replica now (read at each scrape).
 * ``moves_applied_total``, ``moves_refused_total{reason}``, ``sessions_created_total``,
   ``sessions_expired_total``, ``redis_errors_total{operation}``: counted by the service through the helpers
   of :class:`ServiceMetrics`.
@@ -23,7 +24,7 @@ from __future__ import annotations
 import re
 import time
 from bisect import bisect_left
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from litestar import get
@@ -32,7 +33,7 @@ from litestar.handlers import HTTPRouteHandler
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import Example
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
-from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4
 from prometheus_client.metrics_core import Metric
 from prometheus_client.registry import Collector
@@ -140,8 +141,19 @@ class ServiceMetrics:
             namespace=ns,
             registry=self.registry,
         )
+        self.event_streams_open = Gauge(
+            "event_streams_open",
+            "Event streams open on this replica (what fills a replica before its CPU does: the autoscaler's "
+            "metric beside CPU, deploy/SCALING.md).",
+            namespace=ns,
+            registry=self.registry,
+        )
 
     # -- helpers the service calls --------------------------------------------------------------------
+
+    def count_streams(self, open_streams: Callable[[], int]) -> None:
+        """Read ``event_streams_open`` from ``open_streams`` at each scrape."""
+        self.event_streams_open.set_function(open_streams)
 
     def move_applied(self, count: int = 1) -> None:
         """Count ``count`` applied moves."""

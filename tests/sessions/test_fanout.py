@@ -12,6 +12,7 @@ from collections.abc import Callable
 import httpx
 
 from service.sessions.fanout import LogFollower
+from tests.ops.test_health_metrics import sample
 
 from .conftest import RedisServer, Service, running_service
 from .play import Game, SseEvent, sse_events
@@ -100,3 +101,28 @@ async def test_a_follower_whose_connection_is_killed_reconnects_and_loses_nothin
         assert [e.triple() for e in got] == g.mirror.seen_by(0)
         assert len(got) > total
         assert follower.connections >= 2  # it did reconnect
+
+
+async def test_the_open_streams_are_a_metric_for_the_autoscaler() -> None:
+    """``event_streams_open`` (what the autoscaler reads beside CPU, deploy/k8s/hpa.yaml) counts the replica's
+    streams as they open and close."""
+    async with running_service("memory", None) as svc, httpx.AsyncClient(base_url=svc.url, timeout=30) as client:
+        async def open_streams() -> float | None:
+            return sample((await client.get("/metrics")).text, "event_streams_open")
+
+        assert await open_streams() == 0
+        g = await Game.create(client)
+        tasks, opened = [], []
+        for seat in range(3):
+            ev = asyncio.Event()
+            opened.append(ev)
+            tasks.append(asyncio.create_task(_follow(client, g, seat, [], ev)))
+        await asyncio.wait_for(asyncio.gather(*(e.wait() for e in opened)), 30)
+        assert await open_streams() == 3
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        deadline = asyncio.get_running_loop().time() + 20
+        while await open_streams() != 0:
+            assert asyncio.get_running_loop().time() < deadline, "the closed streams were still counted"
+            await asyncio.sleep(0.1)
