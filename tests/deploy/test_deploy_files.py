@@ -395,3 +395,36 @@ def test_only_the_front_proxy_is_trusted_with_forwarded_addresses() -> None:
         ipaddress.ip_network(entry.strip())  # addresses or networks, each valid
     image = exec_form(next(args for instruction, args in dockerfile_instructions() if instruction == "CMD"))
     assert "--proxy-headers" in image and not any("forwarded-allow-ips" in arg for arg in image)
+
+
+def test_the_autoscaler_scales_on_cpu_streams_and_waiting_searches_the_service_exports() -> None:
+    hpa = only("HorizontalPodAutoscaler", "fivehundred-api")
+    metrics = hpa["spec"]["metrics"]
+    assert {"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization",
+                                                                     "averageUtilization": 70}}} in metrics
+    pods = {m["pods"]["metric"]["name"]: m["pods"]["target"] for m in metrics if m["type"] == "Pods"}
+    assert set(pods) == {"event_streams_open", "search_queue_depth"}
+    assert all(target["type"] == "AverageValue" and float(target["averageValue"]) > 0 for target in pods.values())
+    # Each is a metric the service exports, and the adapter's rules serve each of them per pod.
+    source = "\n".join(p.read_text() for p in (DEPLOY.parent / "service").rglob("*.py"))
+    adapter = yaml.safe_load(only("ConfigMap", "adapter-config")["data"]["config.yaml"])
+    served = {rule["name"]["as"]: rule for rule in adapter["rules"]}
+    for name in pods:
+        assert f'"{name}"' in source, name
+        assert served[name]["seriesQuery"].startswith(name + "{")
+        assert served[name]["resources"]["overrides"]["pod"] == {"resource": "pod"}
+
+
+def test_the_redis_cluster_example_has_three_primaries_with_a_replica_each() -> None:
+    statefulset = only("StatefulSet", "fivehundred-redis-cluster")
+    assert statefulset["spec"]["replicas"] == 6
+    command = " ".join(statefulset["spec"]["template"]["spec"]["containers"][0]["command"])
+    for setting in ("--cluster-enabled yes", "--cluster-node-timeout", "--maxmemory-policy noeviction",
+                    "--cluster-announce-hostname", "--appendonly yes"):
+        assert setting in command, setting
+    job = " ".join(only("Job", "fivehundred-redis-cluster-create")["spec"]["template"]["spec"]["containers"][0]
+                   ["command"])
+    assert "--cluster-replicas 1" in job and "for i in 0 1 2 3 4 5" in job
+    service = only("Service", "fivehundred-redis-cluster")
+    assert {p["port"] for p in service["spec"]["ports"]} == {6379, 16379}
+    assert only("ConfigMap", "fivehundred-config")["data"]["REDIS_SHARDED_PUBSUB"] == "true"
