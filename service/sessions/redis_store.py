@@ -286,6 +286,11 @@ RESOLVE_TIMEOUT = 1.0
 #: Short commands in flight at once per replica, each on a connection of its own (more queue for a slot): a
 #: burst of thousands of streams opening at once costs this many connections, not thousands.
 HOT_CONNECTIONS = 32
+#: Commands in flight at once per replica on a cluster (more queue for a place): below the cluster client's
+#: connections per node (:data:`CLUSTER_NODE_CONNECTIONS`), which it refuses to exceed rather than wait for one,
+#: so that a burst (hundreds of streams opening at once) queues instead of failing.
+CLUSTER_IN_FLIGHT = 64
+CLUSTER_NODE_CONNECTIONS = 100
 #: In a Redis Cluster, a change is acknowledged once this many replicas confirm it (``WAIT``), for at most
 #: this many milliseconds; then it is answered as of unknown outcome (see :meth:`RedisStore._replicated`).
 CLUSTER_WAIT_REPLICAS = 1
@@ -337,6 +342,7 @@ def redis_client(url: str, *, connect_timeout: float = CONNECT_TIMEOUT) -> Redis
     if is_cluster_url(url):
         nodes, options = cluster_nodes(url)
         return RedisCluster(startup_nodes=[ClusterNode(host, port) for host, port in nodes],
+                            max_connections=CLUSTER_NODE_CONNECTIONS,
                             socket_timeout=None, socket_connect_timeout=connect_timeout,
                             retry=Retry(NoBackoff(), 0), protocol=2, decode_responses=False, **options)
     return Redis.from_url(url, socket_timeout=None, socket_connect_timeout=connect_timeout,
@@ -466,6 +472,7 @@ class RedisStore:
         self.client: Any
         if self.cluster:
             self.client = redis_client(url)
+            self._in_flight = asyncio.Semaphore(CLUSTER_IN_FLIGHT)
         else:
             single = _client(url)
             self.client = single
@@ -715,6 +722,11 @@ class RedisStore:
         again if a failover lost it). So a primary left without a replica in sync (its replica was promoted
         after it failed, and it is not back yet) takes no moves until one is; ``wait_replicas=0`` trades that
         for the risk of losing acknowledged moves in a failover."""
+        async with self._in_flight:
+            return await self._replicated_now(script, keys, args, sent)
+
+    async def _replicated_now(self, script: AsyncScript, keys: Sequence[str], args: Sequence[Any],
+                              sent: list[bool] | None) -> Any:
         client = self.client
         use_eval = False
         for _ in range(3):
@@ -768,7 +780,8 @@ class RedisStore:
         if sent is not None:
             sent[0] = True
         name = parts[0].decode() if isinstance(parts[0], bytes) else parts[0]  # the cluster routes by str names
-        return await self.client.execute_command(name, *parts[1:])
+        async with self._in_flight:
+            return await self.client.execute_command(name, *parts[1:])
 
     async def _evalsha(self, script: AsyncScript, keys: Sequence[str], args: Sequence[Any],
                        sent: list[bool] | None = None) -> Any:

@@ -136,6 +136,7 @@ class System:
         self.replicas: list[subprocess.Popen[bytes]] = []
         self.balancer: subprocess.Popen[bytes] | None = None
         self.port = 0
+        self.ports: list[int] = []
         self.key = base64.urlsafe_b64encode(Sealer.generate_key()).rstrip(b"=").decode()
 
     def start(self, sharded: bool, streams: int) -> None:
@@ -152,6 +153,7 @@ class System:
                    "--no-access-log", "--log-level", "warning"]
             self.replicas.append(subprocess.Popen(cmd, cwd=ROOT, env=env))
             ports.append(port)
+        self.ports = ports
         for proc, port in zip(self.replicas, ports, strict=True):
             wait_ready(proc, http_answers(port, "/readyz"), seconds=60, what="a replica")
         self.port = free_port()
@@ -168,6 +170,16 @@ class System:
             except subprocess.TimeoutExpired:
                 proc.kill()
         self.replicas, self.balancer = [], None
+
+    def redis_errors(self) -> dict[str, float]:
+        """The replicas' ``redis_errors_total`` so far, by operation (summed)."""
+        out: dict[str, float] = {}
+        for port in self.ports:
+            for line in httpx.get(f"http://{HOST}:{port}/metrics", timeout=10).text.splitlines():
+                if line.startswith("redis_errors_total{"):
+                    operation = line.split('"')[1]
+                    out[operation] = out.get(operation, 0) + float(line.rsplit(" ", 1)[1])
+        return out
 
     def usage(self) -> tuple[float, int, float]:
         """(replicas' CPU seconds, replicas' resident bytes, balancer's CPU seconds)."""
@@ -567,6 +579,9 @@ async def run_mode(system: System, args: argparse.Namespace, sharded: bool, rate
                       f"connected again; {len(inside)} moves sent inside it (p99 "
                       f"{pct(inside, 0.99) * 1000:.0f} ms); the p99 above is outside it", flush=True)
             print(f"{'':>18} load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}", flush=True)
+            errors = system.redis_errors()
+            if errors:
+                print(f"{'':>18} the replicas' redis_errors_total: {errors}", flush=True)
         stop.set()
         await asyncio.gather(*players)
         await asyncio.sleep(3)

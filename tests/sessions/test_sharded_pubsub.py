@@ -243,3 +243,22 @@ async def test_a_stream_follows_its_session_through_a_failover(own_cluster: Redi
             for s in streams:
                 s.check()
             assert follower.moved >= 1
+
+
+
+async def test_a_burst_beyond_the_cluster_clients_connections_queues_instead_of_failing(
+        redis_cluster: RedisClusterServer) -> None:
+    """Hundreds of streams opening at once read their session's log at once: more commands for one node than
+    the cluster client has connections to it (100), which it refuses rather than waits for. They queue for a
+    place: every read answers, none fails."""
+    prefix = f"bu{uuid.uuid4().hex[:6]}:"
+    async with running_service("cluster", redis_cluster, prefix=prefix) as svc, \
+            httpx.AsyncClient(base_url=svc.url, timeout=60) as client:
+        game = await Game.create(client)
+        store = svc.app.state.sessions.service.store
+        reads = await asyncio.gather(*(store.read_events(game.id, (0, 0), 0) for _ in range(400)),
+                                     return_exceptions=True)
+        assert all(isinstance(r, list) and len(r) == len(game.mirror.log) for r in reads), \
+            {type(r).__name__ for r in reads}
+        text = (await client.get("/metrics")).text
+        assert "redis_errors_total{" not in text, [line for line in text.splitlines() if "redis_errors" in line]
