@@ -187,6 +187,11 @@ class System:
         return (sum(cpu_seconds(p.pid) for p in self.replicas), sum(rss_bytes(p.pid) for p in self.replicas),
                 cpu_seconds(self.balancer.pid))
 
+    def redis_cpu(self) -> dict[int, float]:
+        """Each live Redis node's CPU seconds so far (by port; a node started again counts from 0)."""
+        return {port: cpu_seconds(proc.pid) for port, proc in self.cluster.processes.items()
+                if proc.poll() is None}
+
     def redis_counts(self) -> dict[int, tuple[int, int]]:
         """Each live node's (commands processed, pub/sub messages delivered to it over the bus)."""
         out = {}
@@ -520,11 +525,13 @@ async def run_mode(system: System, args: argparse.Namespace, sharded: bool, rate
               f"{players_count} players, {streams_count} streams open", flush=True)
         print("moves/s: the players' moves acknowledged (and the bot's and the clock's); CPU: the replicas' cores "
               "(serving processes and workers; per 1,000 players); RSS: the replicas' resident memory; Redis: "
-              "commands per second, all nodes (per 1,000 players); bus: pub/sub messages the cluster bus delivered "
+              "commands per second, all nodes (per 1,000 players), and their CPU (cores, all nodes); bus: pub/sub "
+              "messages the cluster bus delivered "
               "per move (all nodes); delivery: from a player's move sent (answered) to its first event on the "
               "last of its table's four streams", flush=True)
         print(f"{'phase':>18} {'moves/s':>13} {'hints':>5} {'CPU cores':>9} {'/1k pl':>6} {'RSS MiB':>7} "
-              f"{'bal CPU':>7} {'Redis cmd/s':>11} {'/1k pl':>7} {'bus/move':>8} {'sent p50':>8} {'p99':>7} "
+              f"{'bal CPU':>7} {'Redis cmd/s':>11} {'/1k pl':>7} {'Redis CPU':>9} {'bus/move':>8} "
+              f"{'sent p50':>8} {'p99':>7} "
               f"{'answer p50':>10} {'p99':>7} {'missing':>7}  refused", flush=True)
         phases = [Phase(f"rate {r:g}", r) for r in rates]
         if failover_rate is not None:
@@ -543,6 +550,7 @@ async def run_mode(system: System, args: argparse.Namespace, sharded: bool, rate
             acked_before = sum(len(t.acked) for t in tables)
             cpu0, _, bal0 = system.usage()
             counts0 = system.redis_counts()
+            redis_cpu0 = system.redis_cpu()
             phase.started = time.perf_counter()
             killer = None
             if phase.kill_at is None and phase.name.startswith("failover"):
@@ -553,6 +561,9 @@ async def run_mode(system: System, args: argparse.Namespace, sharded: bool, rate
                 await killer
             cpu1, rss, bal1 = system.usage()
             commands_n, bus_n = counted(counts0, system.redis_counts())
+            redis_cpu1 = system.redis_cpu()
+            redis_cores = sum(c - redis_cpu0.get(p, 0.0) if c >= redis_cpu0.get(p, 0.0) else c
+                              for p, c in redis_cpu1.items()) / (time.perf_counter() - phase.started)
             seconds = phase.ended - phase.started
             moves = sum(max(s.version for s in t.streams) for t in tables) - versions_before
             human = sum(len(t.acked) for t in tables) - acked_before
@@ -567,7 +578,7 @@ async def run_mode(system: System, args: argparse.Namespace, sharded: bool, rate
             commands = commands_n / seconds
             print(f"{phase.name:>18} {human / seconds:>5.1f} ({(moves - human) / seconds:>4.1f}) {phase.hints:>5} "
                   f"{cores:>9.2f} {cores * per_k:>6.2f} {rss / 2**20:>7.0f} {(bal1 - bal0) / seconds:>7.2f} "
-                  f"{commands:>11.0f} {commands * per_k:>7.0f} {bus_n / max(1, moves):>8.2f} "
+                  f"{commands:>11.0f} {commands * per_k:>7.0f} {redis_cores:>9.3f} {bus_n / max(1, moves):>8.2f} "
                   f"{pct(lat, 0.5) * 1000:>8.1f} {pct(lat, 0.99) * 1000:>7.1f} "
                   f"{pct(lat_answer, 0.5) * 1000:>10.1f} {pct(lat_answer, 0.99) * 1000:>7.1f} {missing:>7}  "
                   f"{phase.refused or '-'}", flush=True)
@@ -578,6 +589,15 @@ async def run_mode(system: System, args: argparse.Namespace, sharded: bool, rate
                       f"them ({(phase.window_end or phase.ended) - phase.kill_at:.1f} s) and their streams "
                       f"connected again; {len(inside)} moves sent inside it (p99 "
                       f"{pct(inside, 0.99) * 1000:.0f} ms); the p99 above is outside it", flush=True)
+                print(f"{'':>18} by when the move was sent, seconds from the kill: moves, p99 ms "
+                      "(tables of the killed primary / the others)", flush=True)
+                for lo in range(-4, int(phase.ended - phase.kill_at), 2):
+                    cells = []
+                    for mine in (True, False):
+                        group = [t for t in tables if (t.sid in phase.affected) == mine]
+                        got, _ = delivery(group, phase.kill_at + lo, phase.kill_at + lo + 2)
+                        cells.append(f"{len(got):>3} {pct(got, 0.99) * 1000:>7.0f}")
+                    print(f"{'':>18} {lo:>+4} s: {cells[0]} / {cells[1]}", flush=True)
             print(f"{'':>18} load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}", flush=True)
             errors = system.redis_errors()
             if errors:
