@@ -17,8 +17,8 @@ What it starts (all on this machine, torn down after):
 Then three players per table play: each waits, on its own stream, until its seat is to act, takes a turn from a
 global pace of human moves (``--rates``, moves per second), asks for a hint first in a share of its turns
 (``--hints``, ``basic``), reads its legal moves, and sends one with ``If-Match`` and an ``Idempotency-Key``,
-retried with the same key through 503s and broken connections until answered. A stream that ends reconnects
-with ``Last-Event-ID``. Phases, each ``--seconds`` long, one after the other on the same tables:
+retried with the same key through 503s (after their ``Retry-After``) and broken connections until answered. A
+stream that ends reconnects with ``Last-Event-ID`` after the ``retry`` the server sent, as ``EventSource`` does. Phases, each ``--seconds`` long, one after the other on the same tables:
 
 1. sharded pub/sub (the default), at each rate of ``--rates``: the machine's limit is where the p99 outgrows
    the pace;
@@ -34,8 +34,9 @@ processes and their workers, in cores) and memory (resident), the balancer's CPU
 (all nodes), and the pub/sub messages the cluster bus delivered per move (each node's count, summed); then the
 p50 and p99 from a move's answer to its arrival on every stream of its table (the last of the four; before the
 answer counts as 0), and the moves applied by the players, the bot and the clock. After the failover phase: the
-failover window, from the kill to the first move acknowledged again on a table of the failed primary, and the
-same percentiles for the moves sent outside it. At the end of each pub/sub mode, checked against each session's
+failover window, from the kill until moves were acknowledged again on the tables of the failed primary and
+their streams were connected again, the percentiles for the moves sent outside it, and the course of the
+delivery's p99 in steps of 2 s around the kill. At the end of each pub/sub mode, checked against each session's
 log read back whole (``events/catch-up`` with each stream's token): events lost and repeated on every stream,
 and acknowledged moves missing from the logs (lost) or applied without an acknowledgement (doubled, or in
 flight when the run stopped: there are none, every move is answered before the check).
@@ -281,13 +282,15 @@ class Pace:
 
 
 async def read_stream(port: int, stream: Stream, running: asyncio.Event) -> None:
-    """The stream, reconnecting with ``Last-Event-ID`` while the run goes on."""
+    """The stream, reconnecting with ``Last-Event-ID`` while the run goes on, after the ``retry`` the server
+    sends (as ``EventSource`` does; 1 s before the first)."""
     slot = stream.seat if stream.seat is not None else BOT_SEAT
+    retry = 1.0
     while not running.is_set() and not stream.ended:
         try:
             reader, writer = await asyncio.open_connection(HOST, port, limit=2**20)
         except OSError:
-            await asyncio.sleep(0.2)
+            await asyncio.sleep(retry)
             continue
         try:
             last = f"Last-Event-ID: {stream.ids[-1]}\r\n" if stream.ids else ""
@@ -300,7 +303,7 @@ async def read_stream(port: int, stream: Stream, running: asyncio.Event) -> None
                 stream.ended = True
                 return
             if status != 200:
-                await asyncio.sleep(0.2)
+                await asyncio.sleep(retry)
                 continue
             stream.connections += 1
             stream.connected_at = time.perf_counter()
@@ -313,6 +316,8 @@ async def read_stream(port: int, stream: Stream, running: asyncio.Event) -> None
                 line = line.rstrip(b"\r\n")
                 if line.startswith(b"id: "):
                     event_id = line[4:].decode()
+                elif line.startswith(b"retry: "):
+                    retry = int(line[7:]) / 1000
                 elif line.startswith(b"data: "):
                     data = line[6:]
                 elif line.startswith(b"event: "):
@@ -334,7 +339,7 @@ async def read_stream(port: int, stream: Stream, running: asyncio.Event) -> None
             pass
         finally:
             writer.close()
-        await asyncio.sleep(0.05)
+        await asyncio.sleep(retry)
 
 
 def choose(moves: list[dict[str, Any]], rng: random.Random) -> dict[str, Any]:
@@ -372,7 +377,7 @@ async def player(client: httpx.AsyncClient, table: Table, seat: int, phase_of: l
             continue
         if r.status_code != 200:
             phase.refused[r.status_code] = phase.refused.get(r.status_code, 0) + 1
-            await asyncio.sleep(0.2)
+            await asyncio.sleep(float(r.headers.get("retry-after", "1")))
             continue
         listed = r.json()
         version = int(listed["version"])
@@ -389,8 +394,8 @@ async def player(client: httpx.AsyncClient, table: Table, seat: int, phase_of: l
             except httpx.HTTPError:
                 await asyncio.sleep(0.1)
                 continue
-            if r.status_code == 503:
-                await asyncio.sleep(0.1)
+            if r.status_code == 503:  # nothing applied, or not known: again after Retry-After, with the same key
+                await asyncio.sleep(float(r.headers.get("retry-after", "1")))
                 continue
             break
         answered = time.perf_counter()
@@ -456,9 +461,9 @@ def delivery(tables: list[Table], start: float, end: float, skip: tuple[float, f
 
 async def catch_up(client: httpx.AsyncClient, sid: str, token: str) -> list[dict[str, Any]]:
     events: list[dict[str, Any]] = []
-    after = None
+    after: str | None = None
     while True:
-        params = {"after": after} if after else {}
+        params: dict[str, str] = {"after": after} if after else {}
         for _ in range(50):
             try:
                 r = await client.get(f"/v1/sessions/{sid}/events/catch-up", params=params,
@@ -614,22 +619,30 @@ async def run_mode(system: System, args: argparse.Namespace, sharded: bool, rate
               flush=True)
 
 
-async def failover(system: System, tables: list[Table], phase: Phase, after: float) -> None:
-    await asyncio.sleep(after)
-    cluster = system.cluster
+def holders_of(cluster: RedisClusterServer, tables: list[Table]) -> dict[int, list[str]]:
+    """The tables of each primary (by its port)."""
     holders: dict[int, list[str]] = {}
-    for t in tables:
-        holders.setdefault(cluster.primary_of(f"{PREFIX}s:{{{t.sid}}}"), []).append(t.sid)
+    with cluster.client() as client:
+        for t in tables:
+            node = client.get_node_from_key(f"{PREFIX}s:{{{t.sid}}}")
+            holders.setdefault(int(node.port), []).append(t.sid)
+    return holders
+
+
+async def failover(system: System, tables: list[Table], phase: Phase, after: float) -> None:
+    cluster = system.cluster
+    holders = await asyncio.to_thread(holders_of, cluster, tables)  # off the loop: the players go on meanwhile
+    await asyncio.sleep(after)
     victim = max(holders, key=lambda p: len(holders[p]))
-    replica = cluster.replica_of(victim)
+    replica = await asyncio.to_thread(cluster.replica_of, victim)
     phase.affected = set(holders[victim])
     phase.kill_at = time.perf_counter()
-    cluster.kill(victim)
+    await asyncio.to_thread(cluster.kill, victim)
     while await asyncio.to_thread(cluster.primary_of, f"{PREFIX}s:{{{holders[victim][0]}}}") != replica:
         await asyncio.sleep(0.2)
     promoted = time.perf_counter() - phase.kill_at
     await asyncio.sleep(3)
-    cluster.restart(victim)
+    await asyncio.to_thread(cluster.restart, victim)
     await asyncio.to_thread(cluster.wait_ok)
     print(f"{'':>18} failover: primary {victim} killed, replica {replica} promoted after {promoted:.1f} s; "
           f"the killed node back as its replica {time.perf_counter() - phase.kill_at:.1f} s after the kill",
