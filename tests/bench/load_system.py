@@ -34,8 +34,8 @@ processes and their workers, in cores) and memory (resident), the balancer's CPU
 (all nodes), and the pub/sub messages the cluster bus delivered per move (each node's count, summed); then the
 p50 and p99 from a move's answer to its arrival on every stream of its table (the last of the four; before the
 answer counts as 0), and the moves applied by the players, the bot and the clock. After the failover phase: the
-failover window, from the kill until moves were acknowledged again on the tables of the failed primary and
-their streams were connected again, the percentiles for the moves sent outside it, and the course of the
+failover window, from the kill until moves were acknowledged again on the tables of the failed primary, their
+streams were connected again and the cluster was whole (the killed node back as a replica), the percentiles for the moves sent outside it, and the course of the
 delivery's p99 in steps of 2 s around the kill. At the end of each pub/sub mode, checked against each session's
 log read back whole (``events/catch-up`` with each stream's token): events lost and repeated on every stream,
 and acknowledged moves missing from the logs (lost) or applied without an acknowledgement (doubled, or in
@@ -261,6 +261,8 @@ class Phase:
     ended: float = 0.0
     kill_at: float | None = None
     window_end: float | None = None
+    #: When the killed node was back, as the promoted primary's replica, and the cluster whole again.
+    whole_at: float | None = None
     affected: set[str] = field(default_factory=set)
     hints: int = 0
     refused: dict[int, int] = field(default_factory=dict)
@@ -417,8 +419,12 @@ async def create_tables(client: httpx.AsyncClient, count: int) -> list[Table]:
 
     async def one() -> None:
         async with sem:
-            r = await client.post("/v1/sessions", json={"players": 4, "clock": {"move_seconds": 60,
-                                                                               "bot": "basic"}})
+            for _ in range(30):  # a 503 (a cluster still settling after a failover): again after Retry-After
+                r = await client.post("/v1/sessions", json={"players": 4, "clock": {"move_seconds": 60,
+                                                                                   "bot": "basic"}})
+                if r.status_code != 503:
+                    break
+                await asyncio.sleep(float(r.headers.get("retry-after", "1")))
             assert r.status_code == 201, r.text
             created = r.json()
             table = Table(created["session_id"], created["host_token"], created["seat_tokens"])
@@ -573,9 +579,9 @@ async def run_mode(system: System, args: argparse.Namespace, sharded: bool, rate
             moves = sum(max(s.version for s in t.streams) for t in tables) - versions_before
             human = sum(len(t.acked) for t in tables) - acked_before
             window_end = None
-            if phase.kill_at is not None:  # until moves are acknowledged and the streams connected again
+            if phase.kill_at is not None:  # until moves are acknowledged, the streams connected, the cluster whole
                 reconnected = [s.connected_at for t in tables if t.sid in phase.affected for s in t.streams]
-                window_end = max([phase.window_end or phase.ended, *reconnected])
+                window_end = max([phase.window_end or phase.ended, phase.whole_at or phase.ended, *reconnected])
             skip = (phase.kill_at, window_end) if phase.kill_at is not None and window_end else None
             lat, missing = delivery(tables, phase.started, phase.ended - 2, skip)
             lat_answer, _ = delivery(tables, phase.started, phase.ended - 2, skip, from_answer=True)
@@ -591,8 +597,8 @@ async def run_mode(system: System, args: argparse.Namespace, sharded: bool, rate
                 inside, _ = delivery(tables, phase.kill_at, window_end)
                 print(f"{'':>18} failover: {len(phase.affected)} tables on the killed primary; window "
                       f"{window_end - phase.kill_at:.1f} s, from the kill until moves were acknowledged again on "
-                      f"them ({(phase.window_end or phase.ended) - phase.kill_at:.1f} s) and their streams "
-                      f"connected again; {len(inside)} moves sent inside it (p99 "
+                      f"them ({(phase.window_end or phase.ended) - phase.kill_at:.1f} s), their streams "
+                      f"connected again and the cluster whole; {len(inside)} moves sent inside it (p99 "
                       f"{pct(inside, 0.99) * 1000:.0f} ms); the p99 above is outside it", flush=True)
                 print(f"{'':>18} by when the move was sent, seconds from the kill: moves, p99 ms "
                       "(tables of the killed primary / the others)", flush=True)
@@ -644,6 +650,7 @@ async def failover(system: System, tables: list[Table], phase: Phase, after: flo
     await asyncio.sleep(3)
     await asyncio.to_thread(cluster.restart, victim)
     await asyncio.to_thread(cluster.wait_ok)
+    phase.whole_at = time.perf_counter()
     print(f"{'':>18} failover: primary {victim} killed, replica {replica} promoted after {promoted:.1f} s; "
           f"the killed node back as its replica {time.perf_counter() - phase.kill_at:.1f} s after the kill",
           flush=True)
