@@ -18,7 +18,8 @@ Then three players per table play: each waits, on its own stream, until its seat
 global pace of human moves (``--rates``, moves per second), asks for a hint first in a share of its turns
 (``--hints``, ``basic``), reads its legal moves, and sends one with ``If-Match`` and an ``Idempotency-Key``,
 retried with the same key through 503s (after their ``Retry-After``) and broken connections until answered. A
-stream that ends reconnects with ``Last-Event-ID`` after the ``retry`` the server sent, as ``EventSource`` does. Phases, each ``--seconds`` long, one after the other on the same tables:
+stream that ends reconnects with ``Last-Event-ID`` after the ``retry`` the server sent, as ``EventSource``
+does. Phases, each ``--seconds`` long, one after the other on the same tables:
 
 1. sharded pub/sub (the default), at each rate of ``--rates``: the machine's limit is where the p99 outgrows
    the pace;
@@ -29,17 +30,18 @@ stream that ends reconnects with ``Last-Event-ID`` after the ``retry`` the serve
 3. plain pub/sub (``REDIS_SHARDED_PUBSUB=false``, replicas started again with it) at ``--plain-rate``, for the
    messages the cluster bus carries per move, side by side with phase 1.
 
-For each phase it prints, per 1,000 concurrent players (three per table): the replicas' CPU (the serving
-processes and their workers, in cores) and memory (resident), the balancer's CPU, Redis commands per second
-(all nodes), and the pub/sub messages the cluster bus delivered per move (each node's count, summed); then the
-p50 and p99 from a move's answer to its arrival on every stream of its table (the last of the four; before the
-answer counts as 0), and the moves applied by the players, the bot and the clock. After the failover phase: the
-failover window, from the kill until moves were acknowledged again on the tables of the failed primary, their
-streams were connected again and the cluster was whole (the killed node back as a replica), the percentiles for the moves sent outside it, and the course of the
-delivery's p99 in steps of 2 s around the kill. At the end of each pub/sub mode, checked against each session's
-log read back whole (``events/catch-up`` with each stream's token): events lost and repeated on every stream,
-and acknowledged moves missing from the logs (lost) or applied without an acknowledgement (doubled, or in
-flight when the run stopped: there are none, every move is answered before the check).
+For each phase it prints: the moves per second; the replicas' CPU (the serving processes and their workers, in
+cores; also per 1,000 concurrent players, three per table) and memory (resident); the balancer's CPU; Redis
+commands per second (all nodes; also per 1,000 players) and the nodes' CPU; the pub/sub messages the cluster
+bus delivered per move (every node's count, summed); the p50 and p99 from a player's move sent (and from its
+answer, 0 when the stream was first) to its first event on the last of its table's four streams. After the
+failover phase: the failover window, from the kill until moves were acknowledged again on the tables of the
+failed primary, their streams were connected again and the cluster was whole (the killed node back as a
+replica); the percentiles above leave out the moves sent inside it; and the p99 in steps of 2 s around the
+kill. At the end of each pub/sub mode, checked against each session's log read back whole
+(``events/catch-up`` with each stream's token): events lost and repeated on every stream, and acknowledged
+moves missing from the logs (lost) or applied without an acknowledgement (doubled, or in flight when the run
+stopped: there are none, every move is answered before the check).
 """
 
 from __future__ import annotations
