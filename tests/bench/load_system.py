@@ -208,15 +208,18 @@ class System:
         return out
 
 
-def counted(before: dict[int, tuple[int, int]], after: dict[int, tuple[int, int]]) -> tuple[int, int]:
-    """Commands and bus messages between two readings, summed over the nodes (a node started again in between
-    counts from 0)."""
+def counted(before: dict[int, tuple[int, int]],
+            after: dict[int, tuple[int, int]]) -> tuple[int, int, dict[int, int]]:
+    """Commands and bus messages between two readings, summed over the nodes, and each node's bus messages (a
+    node started again in between counts from 0)."""
     commands = bus = 0
+    by_node = {}
     for port, (c1, b1) in after.items():
         c0, b0 = before.get(port, (0, 0))
         commands += c1 - c0 if c1 >= c0 else c1
-        bus += b1 - b0 if b1 >= b0 else b1
-    return commands, bus
+        by_node[port] = b1 - b0 if b1 >= b0 else b1
+        bus += by_node[port]
+    return commands, bus, by_node
 
 
 # ------------------------------------------------------------------------------------------- tables
@@ -573,7 +576,7 @@ async def run_mode(system: System, args: argparse.Namespace, sharded: bool, rate
             if killer is not None:
                 await killer
             cpu1, rss, bal1 = system.usage()
-            commands_n, bus_n = counted(counts0, system.redis_counts())
+            commands_n, bus_n, bus_by_node = counted(counts0, system.redis_counts())
             redis_cpu1 = system.redis_cpu()
             redis_cores = sum(c - redis_cpu0.get(p, 0.0) if c >= redis_cpu0.get(p, 0.0) else c
                               for p, c in redis_cpu1.items()) / (time.perf_counter() - phase.started)
@@ -595,6 +598,9 @@ async def run_mode(system: System, args: argparse.Namespace, sharded: bool, rate
                   f"{pct(lat, 0.5) * 1000:>8.1f} {pct(lat, 0.99) * 1000:>7.1f} "
                   f"{pct(lat_answer, 0.5) * 1000:>10.1f} {pct(lat_answer, 0.99) * 1000:>7.1f} {missing:>7}  "
                   f"{phase.refused or '-'}", flush=True)
+            print(f"{'':>18} bus messages per move, by node: "
+                  + ", ".join(f"{port} {n / max(1, moves):.2f}" for port, n in sorted(bus_by_node.items())),
+                  flush=True)
             if phase.kill_at is not None and window_end is not None:
                 inside, _ = delivery(tables, phase.kill_at, window_end)
                 print(f"{'':>18} failover: {len(phase.affected)} tables on the killed primary; window "
