@@ -31,8 +31,10 @@ Every key carries the idle TTL, renewed together by every change. Round trips: c
 reading a session is one (``HMGET``, or a script that also fetches an idempotency record); a move is the
 compare-and-set script :data:`COMMIT_LUA`, preceded by that read unless the replica remembers the session's
 current record (so one or two; see :mod:`service.sessions.service`). A live SSE reader costs no connection:
-it waits on the replica's one follower of the session logs (:mod:`.fanout`, one subscriber connection),
-which the compare-and-set script notifies through the session's change channel ``<p>ev:{<id>}``.
+it waits on the replica's one follower of the session logs (:mod:`.fanout`: one subscriber connection; on a
+cluster, one per shard), which the compare-and-set script notifies through the session's change channel
+``<p>ev:{<id>}`` (``PUBLISH``; on a cluster ``SPUBLISH``, :data:`SHARDED_COMMIT_LUA`, which keeps the message in
+the shard that owns the session's slot, unless ``sharded_pubsub`` is off).
 
 Any Redis error becomes :class:`StoreUnavailable` (503 with ``Retry-After``: nothing was changed), and is
 reported to ``on_error`` with the store operation's name (``session_load``, ``session_commit`` …) when one is
