@@ -527,6 +527,7 @@ async def run_mode(system: System, args: argparse.Namespace, sharded: bool, rate
     limits = httpx.Limits(max_connections=256, max_keepalive_connections=256)
     base = f"http://{HOST}:{system.port}"
     async with httpx.AsyncClient(base_url=base, timeout=60, limits=limits) as client:
+        _, rss_idle, _ = system.usage()
         tables = await create_tables(client, args.tables)
         stop_streams = asyncio.Event()
         for t in tables:
@@ -537,8 +538,12 @@ async def run_mode(system: System, args: argparse.Namespace, sharded: bool, rate
         players_count = len(tables) * len(HUMAN_SEATS)
         per_k = 1000 / players_count
         streams_count = len(readers)
+        await asyncio.sleep(2)
+        _, rss_open, _ = system.usage()
         print(f"\n## pub/sub {'sharded (SPUBLISH)' if sharded else 'plain (PUBLISH)'}: {len(tables)} tables, "
-              f"{players_count} players, {streams_count} streams open", flush=True)
+              f"{players_count} players, {streams_count} streams open; the replicas' memory "
+              f"{rss_idle / 2**20:.0f} MiB before the tables, {rss_open / 2**20:.0f} MiB with their streams open "
+              f"({(rss_open - rss_idle) / 2**20 * per_k:.0f} MiB per 1,000 players)", flush=True)
         print("moves/s: the players' moves acknowledged (and the bot's and the clock's); CPU: the replicas' cores "
               "(serving processes and workers; per 1,000 players); RSS: the replicas' resident memory; Redis: "
               "commands per second, all nodes (per 1,000 players), and their CPU (cores, all nodes); bus: pub/sub "
