@@ -21,8 +21,9 @@ retried with the same key through 503s (after their ``Retry-After``) and broken 
 stream that ends reconnects with ``Last-Event-ID`` after the ``retry`` the server sent, as ``EventSource``
 does. Phases, each ``--seconds`` long, one after the other on the same tables:
 
-1. sharded pub/sub (the default), at each rate of ``--rates``: the machine's limit is where the p99 outgrows
-   the pace;
+1. sharded pub/sub (the default), at each rate of ``--rates`` (5 s without players' moves before each phase,
+   so that what a saturated phase left queued is not measured in the next): the machine's limit is where the
+   p99 outgrows the pace;
 2. the same at ``--failover-rate``, the primary that holds most tables killed (``SIGKILL``) in the middle; its
    replica is promoted; the killed node is started again 3 s after the promotion (as an orchestrator would),
    rejoins as the new primary's replica, and moves are acknowledged again once it has the data (a change is
@@ -73,6 +74,8 @@ from tests.bench.processes import HOST, free_port, http_answers, wait_ready  # n
 from tests.cluster_server import RedisClusterServer  # noqa: E402
 
 REPLICAS = 3
+#: Seconds without players' moves before each phase.
+SETTLE_SECONDS = 5.0
 HUMAN_SEATS = (0, 1, 2)
 BOT_SEAT = 3
 PREFIX = "fh:"
@@ -565,6 +568,9 @@ async def run_mode(system: System, args: argparse.Namespace, sharded: bool, rate
                                               random.Random(rng.random()), args.hints))
                    for t in tables for seat in HUMAN_SEATS]
         for phase in phases:
+            # A pause between phases: what a saturated phase left queued drains before the next is measured.
+            pace_of[0].next = time.monotonic() + SETTLE_SECONDS
+            await asyncio.sleep(SETTLE_SECONDS)
             phase_of[0] = phase
             pace_of[0] = Pace(phase.rate)
             versions_before = sum(max(s.version for s in t.streams) for t in tables)
