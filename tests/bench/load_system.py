@@ -667,7 +667,9 @@ async def failover(system: System, tables: list[Table], phase: Phase, after: flo
         await asyncio.sleep(0.2)
     promoted = time.perf_counter() - phase.kill_at
     await asyncio.sleep(3)
-    await asyncio.to_thread(cluster.restart, victim)
+    # On this thread: the node dies with the thread that started it (tests/redis_server.py, die_with_parent), and
+    # the loop's worker threads end with the loop.
+    cluster.restart(victim)
     await asyncio.to_thread(cluster.wait_ok)
     phase.whole_at = time.perf_counter()
     print(f"{'':>18} failover: primary {victim} killed, replica {replica} promoted after {promoted:.1f} s; "
