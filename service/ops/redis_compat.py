@@ -79,6 +79,11 @@ def cluster_slots_stale(client: RedisCluster) -> bool:
     return bool(client._initialize)
 
 
+def cluster_keep_slots(client: RedisCluster) -> None:
+    """Have the cluster client keep the slots it has for its next command (undo a re-read it was asked for)."""
+    client._initialize = False
+
+
 def cluster_reread_slots(client: RedisCluster) -> None:
     """Have the cluster client re-read the nodes and slots before its next command (a node may have failed)."""
     client._initialize = True
@@ -105,6 +110,7 @@ def release_node_connection(node: ClusterNode, conn: Connection) -> None:
     node.release(conn)
 
 
-__all__ = ["CLUSTER_ATTRIBUTES", "CONNECTION_METHODS", "cluster_refresh_slots", "cluster_reread_slots",
+__all__ = ["CLUSTER_ATTRIBUTES", "CONNECTION_METHODS", "cluster_keep_slots", "cluster_refresh_slots",
+           "cluster_reread_slots",
            "cluster_slots_stale", "connect", "holds_unread_data", "new_connection", "node_connection",
            "pack_commands", "read_reply", "release_node_connection", "send", "slot_primary"]

@@ -292,6 +292,10 @@ HOT_CONNECTIONS = 32
 #: connections per node (:data:`CLUSTER_NODE_CONNECTIONS`), which it refuses to exceed rather than wait for one,
 #: so that a burst (hundreds of streams opening at once) queues instead of failing.
 CLUSTER_IN_FLIGHT = 64
+#: After a cluster node failed, the slots are read again at most this often (seconds). Every command that meets
+#: the failed node asks for a re-read, and until its replica is promoted the slots read still name it: without a
+#: bound, the replica re-reads them for command after command, and the commands of every other slot wait.
+REREAD_SECONDS = 0.25
 CLUSTER_NODE_CONNECTIONS = 100
 #: In a Redis Cluster, a change is acknowledged once this many replicas confirm it (``WAIT``), for at most
 #: this many milliseconds; then it is answered as of unknown outcome (see :meth:`RedisStore._replicated`).
@@ -475,6 +479,7 @@ class RedisStore:
         if self.cluster:
             self.client = redis_client(url)
             self._in_flight = asyncio.Semaphore(CLUSTER_IN_FLIGHT)
+            self._reread_at = 0.0
         else:
             single = _client(url)
             self.client = single
@@ -732,6 +737,7 @@ class RedisStore:
         client = self.client
         use_eval = False
         for _ in range(3):
+            self._bound_rereads()
             if redis_compat.cluster_slots_stale(client):  # a node failed since: re-read the slots first
                 await client.initialize()
             primary = redis_compat.slot_primary(client, keys[0])
@@ -783,7 +789,19 @@ class RedisStore:
             sent[0] = True
         name = parts[0].decode() if isinstance(parts[0], bytes) else parts[0]  # the cluster routes by str names
         async with self._in_flight:
+            self._bound_rereads()
             return await self.client.execute_command(name, *parts[1:])
+
+    def _bound_rereads(self) -> None:
+        """Let the cluster client read the slots again (as a failed node asked) at most every
+        :data:`REREAD_SECONDS`."""
+        if not redis_compat.cluster_slots_stale(self.client):
+            return
+        now = time.monotonic()
+        if now - self._reread_at < REREAD_SECONDS:
+            redis_compat.cluster_keep_slots(self.client)
+        else:
+            self._reread_at = now
 
     async def _evalsha(self, script: AsyncScript, keys: Sequence[str], args: Sequence[Any],
                        sent: list[bool] | None = None) -> Any:

@@ -167,3 +167,28 @@ def test_a_cluster_url_is_accepted_and_checked() -> None:
     for bad in ("redis+cluster://h", "redis+cluster://h:1/3", "redis+cluster://h:1,nope"):
         with pytest.raises(ConfigError, match="REDIS_URL"):
             load_settings({"REDIS_URL": bad})
+
+
+async def test_a_failed_node_has_the_slots_read_again_at_most_every_quarter_second(
+        redis_cluster: RedisClusterServer) -> None:
+    """Every command that meets a failed node asks the cluster client to read the slots again; until its replica
+    is promoted they still name it. The store lets it read them at most every ``REREAD_SECONDS``, so that the
+    commands of the other slots do not wait behind a re-read each."""
+    from service.ops import redis_compat
+    from service.sessions.redis_store import REREAD_SECONDS
+
+    async with running_service("cluster", redis_cluster) as svc:
+        store = svc.app.state.sessions.service.store
+        client = store.client
+        assert await store.exists("no-such-session") is False
+        reads = []
+        for _ in range(20):  # a failed node asks again and again
+            redis_compat.cluster_reread_slots(client)
+            store._bound_rereads()
+            reads.append(redis_compat.cluster_slots_stale(client))
+            redis_compat.cluster_keep_slots(client)
+        assert reads[0] and not any(reads[1:]), reads  # the first read again, none after it within the bound
+        await asyncio.sleep(REREAD_SECONDS)
+        redis_compat.cluster_reread_slots(client)
+        store._bound_rereads()
+        assert redis_compat.cluster_slots_stale(client)  # a quarter second later it may read them again
