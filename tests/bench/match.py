@@ -14,7 +14,8 @@ process, both on the wall clock and as the thread's CPU time, which a busy share
 
 Besides the bot levels, ``frozen`` plays the frozen copy of the expert kept as a baseline (tests/bench/frozen:
 PIMC with uniform sampling and heuristic playouts to the end, as the expert played before inference and exact
-endgames); it is no API level.
+endgames); it is no API level, nor are the strangers ``shape`` and ``guide`` (tests/bench/strangers.py). Each
+match ends with where the points go, hand by hand (tests/bench/breakdown.py); ``--save`` keeps the games for it.
 
 This is a benchmark that prints figures, not a test.
 
@@ -122,7 +123,7 @@ def _side_score(game: dict[str, Any], level: str) -> tuple[float, int, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--a", default="expert", help="a bot level, or frozen")
-    parser.add_argument("--b", default="basic", help="a bot level, or frozen (the frozen expert baseline)")
+    parser.add_argument("--b", default="basic", help="a bot level, frozen (the frozen expert baseline), or a stranger")
     parser.add_argument("--games", type=int, default=400, help="games (two per deal seed)")
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--budget-a", type=int, default=None, help="playouts for level A (expert)")

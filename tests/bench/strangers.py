@@ -3,7 +3,7 @@
 The expert reads the other seats as if they bid and played like ``basic`` (bots/inference.py) and plays its
 playouts with ``basic``'s policy; against ``basic`` itself that model is exact, against other players it is not.
 These bots are written apart from ``basic`` (no shared bidding estimate, no shared card play), from the seat's
-view only, and are no API level: ``tests/bench/match.py --b shape`` plays them.
+view only, and are no API level: ``tests/bench/match.py --b shape`` (or ``--b guide``) plays them.
 
 - ``shape``: an aggressive bidder on shape, as many club players bid: trumps counted by length (every trump past
   the third is a trick), the top trumps and side aces, a void or singleton as a ruff when long in trumps, and
