@@ -107,6 +107,12 @@ WORTH_MARGIN = 2.0
 #: The cheapest bid of a strain is searched when it is at most this many tricks above the hand's estimate there.
 NEAR_MARGIN = 1.0
 
+#: A misère bid is searched when the hand left after the discard it would make (its riskiest cards, as many as the
+#: kitty holds) has at most this many cards that could be forced to win a trick (:func:`bots.basic.misere_danger`):
+#: 1 admits about one dealt hand in ten (0, one in forty: it searched fewer auction decisions and found about half
+#: the misère points against the strangers; docs/BENCHMARKS.md).
+MISERE_NEAR = 1
+
 #: Default budget: playouts per decision.
 DEFAULT_BUDGET = 256
 
@@ -313,7 +319,7 @@ def candidates(knowledge: Knowledge, legal: Sequence[Move]) -> list[Move]:
             out += [ranked[0] for ranked in by_strain.values() if ranked]
         for m in bids:
             # A misère is searched when the hand is near one after the discard: its riskiest cards set aside.
-            if m.bid in MISERE_BIDS and kept_misere_danger(hand, opts, open_hand=m.bid != "MISERE") <= 1:
+            if m.bid in MISERE_BIDS and kept_misere_danger(hand, opts, open_hand=m.bid != "MISERE") <= MISERE_NEAR:
                 out.append(m)
         return _unique(out)
     if phase == "exchange":
