@@ -376,7 +376,7 @@ def _guide_discard(knowledge: Knowledge) -> Move:
         s = table.suit[x]
         if s is None or s == trump:
             return (3, 0, power[x])
-        ranks = sorted((rank_of(y) for y in hand if table.suit[y] == s), key=lambda r: -"23456789TJQKA".find(r[-1]))
+        ranks = {rank_of(y) for y in hand if table.suit[y] == s}
         if rank_of(x) == "A" or (rank_of(x) == "K" and "A" in ranks):
             return (2, 0, power[x])
         return (0, lengths[s], power[x])  # short plain suits go first: voids to ruff with
