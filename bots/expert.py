@@ -26,7 +26,8 @@ play; in the auction, pass, the ``basic`` choice, the cheapest legal bid in ever
 the strain it is best in (and ``basic``'s strain) the dearest few bids up to two tricks above what ``basic``
 counts it worth (once no one bids on, the contract is the bid: the cheapest undersells a strong hand), the
 cheapest bid of every strain when another side holds the high bid and would win the game by making it (bidding
-on to stop it may cost less than the game, whatever the hand), and the misère bids it might make; a handful of
+on to stop it may cost less than the game, whatever the hand), and the misère bids it might make (the hand near a
+misère one once the cards it would discard are set aside); a handful of
 discards (the ``basic`` one, ones that void each plain suit, the lowest cards; each set of cards once); every
 nomination; the best few partner calls and going alone. With one candidate the bot answers at once and spends
 nothing.
@@ -47,13 +48,13 @@ from bots.basic import (
     decide_basic,
     discard_from_hand,
     helper_tricks,
-    misere_danger,
     own_tricks,
 )
 from bots.cardplay import HandInPlay, bit_keys, choose_bit
 from bots.endgame import BitSolver, Solver, shared_solver, solvable, solve_outcome
 from bots.inference import read_auction, sample
 from bots.knowledge import Knowledge
+from bots.sampling import kept_misere_danger
 from bots.value import hand_value, points_value, result_value
 from engine import (
     SUITS,
@@ -105,6 +106,12 @@ WORTH_MARGIN = 2.0
 
 #: The cheapest bid of a strain is searched when it is at most this many tricks above the hand's estimate there.
 NEAR_MARGIN = 1.0
+
+#: A misère bid is searched when the hand left after the discard it would make (its riskiest cards, as many as the
+#: kitty holds) has at most this many cards that could be forced to win a trick (:func:`bots.basic.misere_danger`):
+#: 1 admits about one dealt hand in ten (0, one in forty: it searched fewer auction decisions and found about half
+#: the misère points against the strangers; docs/BENCHMARKS.md).
+MISERE_NEAR = 1
 
 #: Default budget: playouts per decision.
 DEFAULT_BUDGET = 256
@@ -311,7 +318,8 @@ def candidates(knowledge: Knowledge, legal: Sequence[Move]) -> list[Move]:
             # may cost less than the game, so the cheapest bid of every strain is searched.
             out += [ranked[0] for ranked in by_strain.values() if ranked]
         for m in bids:
-            if m.bid in MISERE_BIDS and misere_danger(hand, opts, open_hand=m.bid != "MISERE") <= 1:
+            # A misère is searched when the hand is near one after the discard: its riskiest cards set aside.
+            if m.bid in MISERE_BIDS and kept_misere_danger(hand, opts, open_hand=m.bid != "MISERE") <= MISERE_NEAR:
                 out.append(m)
         return _unique(out)
     if phase == "exchange":

@@ -9,8 +9,10 @@ seats' calls are read with the ``basic`` bidder as the model of how a seat bids 
 - a seat that later passed over a higher bid holds a hand not worth the next bid of its strain (an upper bound);
 - a seat that passed without ever bidding holds a hand worth less than the cheapest bid open to it in every
   strain (unless its partner held the high bid: a seat does not overcall its partner without a clear reason).
-- a seat that bid misère holds a hand with few cards that could be forced to win a trick (fewer than
-  :data:`MISERE_DANGER` by :func:`bots.basic.misere_danger`, its played cards counted).
+- a seat that bid misère holds a hand with few cards that could be forced to win a trick: at most
+  :data:`MISERE_DANGER` by :func:`bots.basic.misere_danger` (its played cards counted) once it has discarded, and
+  before that, of the hand left when its riskiest cards, as many as the kitty holds, are set aside (a bidder
+  counts on discarding them).
 
 The cards a seat has played since count as part of the hand it bid on. Voids shown in play are already honoured
 by the sampler itself. The plays say more, read with the standard card play (:mod:`bots.cardplay`) as the model:
@@ -45,7 +47,7 @@ import msgspec
 
 from bots.basic import helper_tricks
 from bots.knowledge import Knowledge, places_for, state_from, team_of
-from bots.sampling import MISERE_BOUND, PlainBound, best_placement, misfit_of
+from bots.sampling import MISERE_BOUND, MISERE_KEPT_BOUND, PlainBound, best_placement, misfit_of
 from engine import GameState, Options
 from engine.cards import JOKERS, STRAINS
 from engine.rules import MISERE_BIDS, bid_level, bid_strain, ladder
@@ -54,11 +56,14 @@ from engine.tricks import beats, led_suit, trick_winner_index
 #: Deals drawn per sample to find one that agrees with the auction.
 TRIES = 10
 
-#: The strain of the bound a misère bid puts on its bidder's hand: what it measures is not tricks but
-#: :func:`bots.basic.misere_danger`, the cards that could be forced to win a trick (``basic`` bids misère at 0;
-#: other players bid it on hands a little less clean), and it must stay below :data:`MISERE_DANGER`.
+#: The strain of the bound a misère bid puts on its bidder's hand once it has discarded: what it measures is not
+#: tricks but :func:`bots.basic.misere_danger`, the cards that could be forced to win a trick; before the
+#: discard, :data:`MISERE_KEPT_STRAIN`, the same count once its riskiest cards are set aside. ``basic`` bids
+#: misère at 0 on its dealt cards, other players on hands that are that clean after their discard; the count
+#: may reach :data:`MISERE_DANGER` (one card a little high) without a misfit.
 MISERE_STRAIN = MISERE_BOUND
-MISERE_DANGER = 3.0
+MISERE_KEPT_STRAIN = MISERE_KEPT_BOUND
+MISERE_DANGER = 1.0
 
 #: How far (in tricks) a hand's estimate may sit beyond what its calls said before the deal counts as a misfit:
 #: the ``basic`` bidder bids when its estimate reaches the bid's level less a quarter trick, and other bidders
@@ -137,9 +142,11 @@ def read_auction(knowledge: Knowledge) -> Evidence:
     for seat, bid in last_bid.items():
         if seat in hidden:
             bounds.append(Bound(seat, bid_strain(bid), bid_level(bid) - extra - LOWER_SLACK, None))
+    discarded = c is not None and view.phase in ("nominate", "play")
     for seat in misere_bidders:
         if seat in hidden:  # a misère bid says the hand holds few cards that could be forced to win a trick
-            bounds.append(Bound(seat, MISERE_STRAIN, None, MISERE_DANGER))
+            kept = discarded and c is not None and c.contractor == seat
+            bounds.append(Bound(seat, MISERE_STRAIN if kept else MISERE_KEPT_STRAIN, None, MISERE_DANGER))
     played: dict[int, list[str]] = {}
     for t in (*view.tricks, *((view.current_trick,) if view.current_trick else ())):
         for p in t.plays:
@@ -284,5 +291,5 @@ def sample(knowledge: Knowledge, rng: random.Random, evidence: Evidence, tries: 
                                                 tries))
 
 
-__all__ = ["LOWER_SLACK", "MISERE_DANGER", "MISERE_STRAIN", "TRIES", "UPPER_SLACK", "Bound", "Evidence", "misfit",
-           "placeable", "read_auction", "read_plays", "sample"]
+__all__ = ["LOWER_SLACK", "MISERE_DANGER", "MISERE_KEPT_STRAIN", "MISERE_STRAIN", "TRIES", "UPPER_SLACK", "Bound",
+           "Evidence", "misfit", "placeable", "read_auction", "read_plays", "sample"]

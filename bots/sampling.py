@@ -9,14 +9,26 @@ import math
 import random
 from collections.abc import Collection, Mapping, Sequence
 
-from bots.basic import misere_danger, own_tricks
+from bots.basic import discard_from_hand, misere_danger, own_tricks
 from bots.knowledge import Knowledge, deal_unseen
 from engine import Options
+from engine.deal import kitty_size
+from engine.rules import MISERE, hand_strain
 
 #: A bound as plain values: (seat, strain, at least so many tricks or None, below so many or None).
 PlainBound = tuple[int, str, float | None, float | None]
 #: The strain of a misère bid's bound: its estimate is :func:`bots.basic.misere_danger`, not tricks.
 MISERE_BOUND = "MISERE"
+#: The strain of the bound a misère bid puts on a hand its bidder has not yet discarded from: its estimate is
+#: :func:`bots.basic.misere_danger` of the hand once the cards it would discard (its riskiest, as many as the
+#: kitty holds: :func:`bots.basic.discard_from_hand`) are set aside.
+MISERE_KEPT_BOUND = "MISERE_KEPT"
+
+
+def kept_misere_danger(cards: Sequence[str], opts: Options, open_hand: bool = False) -> int:
+    """:func:`bots.basic.misere_danger` of ``cards`` once the kitty's worth of its riskiest cards is discarded."""
+    out = discard_from_hand(opts, cards, kitty_size(opts), MISERE, hand_strain(opts, MISERE, ()))
+    return misere_danger([c for c in cards if c not in out], opts, open_hand)
 
 
 def misfit_of(bounds: Sequence[PlainBound], hands: Mapping[int, Sequence[str]], played: Mapping[int, tuple[str, ...]],
@@ -31,6 +43,7 @@ def misfit_of(bounds: Sequence[PlainBound], hands: Mapping[int, Sequence[str]], 
         if est is None:
             cards = (*hands.get(seat, ()), *played[seat])
             est = estimates[key] = float(misere_danger(cards, opts)) if strain == MISERE_BOUND else \
+                float(kept_misere_danger(cards, opts)) if strain == MISERE_KEPT_BOUND else \
                 own_tricks(cards, strain, opts)
         if low is not None and est < low:
             miss += low - est
@@ -60,4 +73,4 @@ def best_placement(knowledge: Knowledge, rng: random.Random, bounds: Sequence[Pl
     return best
 
 
-__all__ = ["MISERE_BOUND", "PlainBound", "best_placement", "misfit_of"]
+__all__ = ["MISERE_BOUND", "MISERE_KEPT_BOUND", "PlainBound", "best_placement", "kept_misere_danger", "misfit_of"]

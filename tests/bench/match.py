@@ -14,7 +14,8 @@ process, both on the wall clock and as the thread's CPU time, which a busy share
 
 Besides the bot levels, ``frozen`` plays the frozen copy of the expert kept as a baseline (tests/bench/frozen:
 PIMC with uniform sampling and heuristic playouts to the end, as the expert played before inference and exact
-endgames); it is no API level.
+endgames); it is no API level, nor are the strangers ``shape`` and ``guide`` (tests/bench/strangers.py). Each
+match ends with where the points go, hand by hand (tests/bench/breakdown.py); ``--save`` keeps the games for it.
 
 This is a benchmark that prints figures, not a test.
 
@@ -24,6 +25,7 @@ Current figures, each with its command, machine and engine: docs/BENCHMARKS.md.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import statistics
 import sys
@@ -38,6 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from bots import Level, decide  # noqa: E402
 from engine import Options, apply_move, new_game, sides, view  # noqa: E402
 from engine.model import HandScored  # noqa: E402
+from tests.bench.breakdown import print_breakdown  # noqa: E402
 from tests.bench.frozen import decide_frozen  # noqa: E402
 from tests.bench.strangers import STRANGERS, decide_stranger  # noqa: E402
 
@@ -54,8 +57,9 @@ def play_game(seed: int, levels_by_side: tuple[Level, ...], budgets: dict[str, i
     state, _ = new_game(opts, seed=seed)
     times: dict[str, list[float]] = defaultdict(list)
     hand_points: list[tuple[int, ...]] = []
-    #: per hand scored: (hand number, bid, contracting side or None, made, deltas per side)
-    hands: list[tuple[int, str | None, int | None, bool | None, tuple[int, ...]]] = []
+    #: per hand scored: (hand number, bid, contracting side or None, made, deltas per side, tricks won by the
+    #: contracting seats)
+    hands: list[tuple[int, str | None, int | None, bool | None, tuple[int, ...], int]] = []
     step = 0
     while state.to_act is not None and len(hand_points) < max_hands:
         seat = state.to_act
@@ -77,7 +81,8 @@ def play_game(seed: int, levels_by_side: tuple[Level, ...], budgets: dict[str, i
             if isinstance(e, HandScored):
                 hand_points.append(e.deltas)
                 hands.append((state.hand_number if state.phase == "game_over" else state.hand_number - 1, e.bid,
-                              side_of[e.contractor] if e.contractor is not None else None, e.made, e.deltas))
+                              side_of[e.contractor] if e.contractor is not None else None, e.made, e.deltas,
+                              sum(e.tricks_won[s] for s in e.contracting_seats)))
     if state.result is not None:
         winners = list(state.result.winners)
     else:
@@ -118,7 +123,7 @@ def _side_score(game: dict[str, Any], level: str) -> tuple[float, int, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--a", default="expert", help="a bot level, or frozen")
-    parser.add_argument("--b", default="basic", help="a bot level, or frozen (the frozen expert baseline)")
+    parser.add_argument("--b", default="basic", help="a bot level, frozen (the frozen expert baseline), or a stranger")
     parser.add_argument("--games", type=int, default=400, help="games (two per deal seed)")
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--budget-a", type=int, default=None, help="playouts for level A (expert)")
@@ -129,6 +134,8 @@ def main() -> None:
     parser.add_argument("--max-hands", type=int, default=80)
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--report-every", type=int, default=0, help="print the full summary every N deal pairs")
+    parser.add_argument("--save", default=None,
+                        help="write the games (winners, hands, levels) to this JSON file, for breakdown.py")
     args = parser.parse_args()
     if args.a == args.b:
         parser.error("--a and --b must be different levels")
@@ -148,6 +155,9 @@ def main() -> None:
                 summarize(games, args, budgets, pairs, started)  # interim figures, in case the run is cut short
                 print(flush=True)
     summarize(games, args, budgets, pairs, started)
+    if args.save:
+        keep = [{k: g[k] for k in ("winners", "hand_points", "levels", "hands")} for g in games]
+        Path(args.save).write_text(json.dumps({"a": args.a, "b": args.b, "players": args.players, "games": keep}))
 
 
 def summarize(games: list[dict[str, Any]], args: argparse.Namespace, budgets: dict[str, int | None],
@@ -178,50 +188,7 @@ def summarize(games: list[dict[str, Any]], args: argparse.Namespace, budgets: di
             times[key] += values
     for clock, prefix in (("wall clock", ""), ("CPU time of the deciding thread", "cpu:")):
         _print_times(times, clock, prefix, (args.a, args.b))
-    breakdown(games, args.a)
-
-
-def breakdown(games: list[dict[str, Any]], a: str) -> None:
-    """Where the points go, hand by hand: each hand met at both tables of a deal pair (the same cards, the levels
-    swapped) is classed by what the two tables did with it, and ``a``'s duplicate gain on it (its sides' mean
-    score change minus the others', averaged over the two tables: the cards' luck cancels) is summed per class."""
-    classes: dict[str, list[float]] = defaultdict(list)
-    for i in range(0, len(games), 2):
-        t1, t2 = games[i], games[i + 1]
-        by_hand2 = {h[0]: h for h in t2["hands"]}
-        for h1 in t1["hands"]:
-            h2 = by_hand2.get(h1[0])
-            if h2 is None:
-                continue
-            gain = 0.0
-            declarers: list[str] = []
-            misere: list[str] = []
-            for game, h in ((t1, h1), (t2, h2)):
-                levels = game["levels"]
-                mine = [k for k, lv in enumerate(levels) if lv == a]
-                theirs = [k for k, lv in enumerate(levels) if lv != a]
-                deltas = h[4]
-                gain += (sum(deltas[k] for k in mine) / len(mine) - sum(deltas[k] for k in theirs) / len(theirs)) / 2
-                who = "-" if h[2] is None else ("A" if levels[h[2]] == a else "B")
-                declarers.append(who)
-                if h[1] in ("MISERE", "OPEN_MISERE", "BLIND_MISERE"):
-                    misere.append(who + (" made" if h[3] else " failed"))
-            if misere:
-                key = "misère: " + " / ".join(misere)
-            elif declarers == ["A", "A"]:
-                key = "auction: A declared at both tables (different cards)"
-            elif declarers == ["B", "B"]:
-                key = "auction: B declared at both tables (different cards)"
-            elif "-" in declarers:
-                key = "auction: passed out at a table"
-            else:
-                key = "same cards declared at both (bid level and play)"
-            classes[key].append(gain)
-    total = sum(len(v) for v in classes.values())
-    print(f"\nwhere the points go ({a} = A), per hand met at both tables: {total} hands; class, hands, "
-          f"A's mean gain per hand, A's total gain")
-    for key, gains in sorted(classes.items(), key=lambda kv: sum(kv[1])):
-        print(f"  {key:<58} {len(gains):>5} {statistics.fmean(gains):>+8.1f} {sum(gains):>+9.0f}")
+    print_breakdown(games, args.a)
 
 
 def _print_times(times: dict[str, list[float]], clock: str, prefix: str, levels: tuple[str, str]) -> None:

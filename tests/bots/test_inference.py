@@ -185,20 +185,38 @@ def test_the_reading_of_plays_is_tied_to_the_standard_card_play() -> None:
 
 
 def test_a_misere_bidder_is_dealt_a_misere_hand() -> None:
-    """A misère bid bounds its bidder's hand too: the sampled hands of a seat that bid misère hold fewer cards that
-    could be forced to win a trick than uniform deals give it."""
-    from bots.basic import misere_danger
-    from bots.inference import MISERE_DANGER, MISERE_STRAIN
+    """A misère bid bounds its bidder's hand too: before its discard, the sampled hands of a seat that bid misère
+    hold fewer cards that could be forced to win a trick, once the cards it would discard are set aside, than
+    uniform deals give it, and most are misère hands by that count."""
+    from bots.inference import MISERE_DANGER, MISERE_KEPT_STRAIN
+    from bots.sampling import kept_misere_danger
 
     state = start(opts(), {S: ["AS", "KS", "QS", "AC", "KC", "AD", "KD", "AH", "KH", "QH"]}, dealer=W)
     state, _ = calls(state, "7S", "MISERE")  # North bids seven spades, East misère; South to call
     know = knowledge_of(state, S)
     evidence = read_auction(know)
-    assert any(b.seat == E and b.strain == MISERE_STRAIN and b.high == MISERE_DANGER for b in evidence.bounds)
+    assert any(b.seat == E and b.strain == MISERE_KEPT_STRAIN and b.high == MISERE_DANGER for b in evidence.bounds)
     uniform = [determinize(know, random.Random(i)) for i in range(60)]
     inferred = [sample(know, random.Random(i), evidence) for i in range(60)]
 
     def danger(states: list[GameState]) -> float:
-        return statistics.fmean(misere_danger(s.hands[E], s.options) for s in states)
+        return statistics.fmean(kept_misere_danger(s.hands[E], s.options) for s in states)
 
     assert danger(inferred) < danger(uniform) - 1.0
+    assert sum(kept_misere_danger(s.hands[E], s.options) <= MISERE_DANGER for s in inferred) >= 30
+
+
+def test_a_misere_contractor_that_has_discarded_is_bounded_on_the_hand_it_kept() -> None:
+    """Once the misère contractor has discarded, its bound is on the cards it kept (and played), not on a hand it
+    could still discard from."""
+    from bots.inference import MISERE_DANGER, MISERE_STRAIN
+
+    state = start(opts(), {S: ["AS", "KS", "QS", "AC", "KC", "AD", "KD", "AH", "KH", "QH"]}, dealer=W)
+    state, _ = calls(state, "7S", "MISERE", "P", "P", "P")  # East's misère stands
+    while state.phase != "play":
+        seat = state.to_act
+        assert seat is not None
+        state, _ = apply_move(state, decide(view(state, seat), state.options, level="basic").move)
+    know = knowledge_of(state, S)
+    bounds = [b for b in read_auction(know).bounds if b.seat == E]
+    assert [(b.strain, b.high) for b in bounds] == [(MISERE_STRAIN, MISERE_DANGER)]

@@ -266,3 +266,21 @@ def test_the_playouts_basic_bid_from_the_state_is_the_basic_bid_from_the_view() 
             checked += 1
             exchanges += state.phase == "exchange"
     assert checked > 300 and exchanges > 20, (checked, exchanges)
+
+
+def test_the_auction_searches_misere_on_a_hand_that_is_one_after_its_discard() -> None:
+    """After 7S: low cards with the joker and two aces beside them are a misère hand once those three are discarded
+    (the search asks about misère), not with two more high cards beside them."""
+    from bots.basic import misere_danger
+    from bots.sampling import kept_misere_danger
+
+    asked = {}
+    for name, hand in (("discardable", ["JK", "AS", "AC", "4H", "5H", "6S", "5S", "5C", "4D", "6D"]),
+                       ("too high", ["JK", "AS", "AC", "KD", "QH", "6S", "5S", "5C", "4D", "6D"])):
+        state = start(opts(), {S: hand})
+        state, _ = calls(state, "P", "7S")
+        know = Knowledge(view(state, S), state.options)
+        asked[name] = any(isinstance(m, Bid) and m.bid == "MISERE" for m in candidates(know, legal_moves(state)))
+        if name == "discardable":
+            assert misere_danger(hand, state.options) > 1 and kept_misere_danger(hand, state.options) == 0
+    assert asked == {"discardable": True, "too high": False}
