@@ -621,7 +621,7 @@ async def run_mode(system: System, args: argparse.Namespace, sharded: bool, rate
                       f"{pct(inside, 0.99) * 1000:.0f} ms); the p99 above is outside it", flush=True)
                 print(f"{'':>18} by when the move was sent, seconds from the kill: moves, p99 ms "
                       "(tables of the killed primary / the others)", flush=True)
-                for lo in range(-4, int(phase.ended - phase.kill_at), 2):
+                for lo in range(-int(phase.kill_at - phase.started), int(phase.ended - phase.kill_at), 2):
                     cells = []
                     for mine in (True, False):
                         group = [t for t in tables if (t.sid in phase.affected) == mine]
