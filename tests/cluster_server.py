@@ -15,6 +15,8 @@ import socket
 import subprocess
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -234,3 +236,14 @@ class RedisClusterServer:
             self.kill(port)
         self.processes.clear()
         shutil.rmtree(self.dir, ignore_errors=True)
+
+
+@contextmanager
+def running_cluster() -> Iterator[RedisClusterServer]:
+    """A started cluster, stopped (and its files removed) afterwards."""
+    cluster = RedisClusterServer()
+    try:
+        cluster.start()
+        yield cluster
+    finally:
+        cluster.stop()

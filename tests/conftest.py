@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.cluster_server import RedisClusterServer
+from tests.cluster_server import RedisClusterServer, running_cluster
 from tests.redis_server import RedisServer
 
 
@@ -33,9 +33,5 @@ def disposable_redis() -> Iterator[RedisServer]:
 @pytest.fixture(scope="session")
 def redis_cluster() -> Iterator[RedisClusterServer]:
     """Three primaries and three replicas on free ports (tests keep apart by key prefix)."""
-    cluster = RedisClusterServer()
-    try:
-        cluster.start()
+    with running_cluster() as cluster:
         yield cluster
-    finally:
-        cluster.stop()

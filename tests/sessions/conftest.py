@@ -31,6 +31,7 @@ import uvicorn
 from service.app import create_app
 from service.config import Settings
 from service.referee.snapshots import Sealer
+from tests.cluster_server import RedisClusterServer, running_cluster
 from tests.redis_server import RedisServer, die_with_parent, free_port
 from tests.support import ROOT
 
@@ -219,3 +220,11 @@ def _two_replicas(env: dict[str, str]) -> Iterator[tuple[ServiceProcess, Service
     finally:
         a.stop()
         b.stop()
+
+
+@pytest.fixture
+def own_cluster() -> Iterator[RedisClusterServer]:
+    """A cluster of the test's own (the shared ``redis_cluster`` is for tests that leave its nodes and slots
+    alone): its slots move, its nodes fail."""
+    with running_cluster() as cluster:
+        yield cluster

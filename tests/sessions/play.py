@@ -6,11 +6,13 @@ import asyncio
 import json
 import random
 import time
+import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
+import pytest
 
 from engine import (
     Bid,
@@ -198,3 +200,29 @@ class Game:
         r = await self.client.get(self.url, headers=self.host)
         assert r.status_code == 200, r.text
         return int(r.json()["version"])
+
+
+async def move_until_acknowledged(client: httpx.AsyncClient, game: Game, rng: random.Random,
+                                   deadline: float) -> tuple[int, int]:
+    """One move, retried with its Idempotency-Key through 503s (nothing applied, or not known) until answered
+    200 or ``deadline`` (``time.monotonic()``) passes; (attempts, 503s)."""
+    move = game.mirror.choose(rng)
+    key = uuid.uuid4().hex
+    attempts = unavailable = 0
+    while time.monotonic() < deadline:
+        attempts += 1
+        try:
+            r = await client.post(game.url + "/moves", json=move_body(move),
+                                  headers={**game.seats[move.seat], "Idempotency-Key": key})
+        except httpx.TransportError:
+            await asyncio.sleep(0.1)
+            continue
+        if r.status_code == 200:
+            game.mirror.apply(move)
+            assert r.json()["version"] == game.mirror.version
+            return attempts, unavailable
+        assert r.status_code == 503, r.text
+        assert r.json()["code"] in ("STORE_UNAVAILABLE", "COMMIT_OUTCOME_UNKNOWN"), r.text
+        unavailable += 1
+        await asyncio.sleep(0.1)
+    pytest.fail("the cluster did not take moves again within the deadline")

@@ -17,8 +17,6 @@ import asyncio
 import random
 import signal
 import time
-import uuid
-from collections.abc import Iterator
 
 import httpx
 import pytest
@@ -28,46 +26,10 @@ from service.sessions.redis_store import cluster_nodes
 from tests.cluster_server import RedisClusterServer
 
 from .conftest import SEALER, running_service
-from .play import Game, move_body, read_stream
+from .play import Game, move_body, move_until_acknowledged, read_stream
 
 #: A real six-node Redis Cluster: part of CI's run, not of the quick loop (pytest -m 'not slow').
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture
-def own_cluster() -> Iterator[RedisClusterServer]:
-    """A cluster of this test's own: it loses a node."""
-    cluster = RedisClusterServer()
-    try:
-        cluster.start()
-        yield cluster
-    finally:
-        cluster.stop()
-
-
-async def _move_until_acknowledged(client: httpx.AsyncClient, game: Game, rng: random.Random,
-                                   deadline: float) -> tuple[int, int]:
-    """One move, retried with its Idempotency-Key through 503s; (attempts, 503s)."""
-    move = game.mirror.choose(rng)
-    key = uuid.uuid4().hex
-    attempts = unavailable = 0
-    while time.monotonic() < deadline:
-        attempts += 1
-        try:
-            r = await client.post(game.url + "/moves", json=move_body(move),
-                                  headers={**game.seats[move.seat], "Idempotency-Key": key})
-        except httpx.TransportError:
-            await asyncio.sleep(0.1)
-            continue
-        if r.status_code == 200:
-            game.mirror.apply(move)
-            assert r.json()["version"] == game.mirror.version
-            return attempts, unavailable
-        assert r.status_code == 503, r.text
-        assert r.json()["code"] in ("STORE_UNAVAILABLE", "COMMIT_OUTCOME_UNKNOWN"), r.text
-        unavailable += 1
-        await asyncio.sleep(0.1)
-    pytest.fail("the cluster did not take moves again within the deadline")
 
 
 async def test_a_failover_loses_no_acknowledged_move(own_cluster: RedisClusterServer) -> None:
@@ -77,12 +39,12 @@ async def test_a_failover_loses_no_acknowledged_move(own_cluster: RedisClusterSe
             httpx.AsyncClient(base_url=svc.url, timeout=10) as client:
         game = await Game.create(client, retry_unavailable_for=20)
         for _ in range(6):
-            await _move_until_acknowledged(client, game, rng, time.monotonic() + 10)
+            await move_until_acknowledged(client, game, rng, time.monotonic() + 10)
         key = f"{prefix}s:{{{game.id}}}"
         holder = own_cluster.primary_of(key)
         own_cluster.kill(holder)  # kill -9 of the primary that holds this session
         deadline = time.monotonic() + 90
-        moving = asyncio.create_task(_move_until_acknowledged(client, game, rng, deadline))
+        moving = asyncio.create_task(move_until_acknowledged(client, game, rng, deadline))
         # Its replica is promoted; until the killed node is back (as the new primary's replica, in sync), no
         # move is acknowledged: none could be confirmed on a second node.
         while (promoted := await asyncio.to_thread(_primary_or_none, own_cluster, key)) in (None, holder):
@@ -94,7 +56,7 @@ async def test_a_failover_loses_no_acknowledged_move(own_cluster: RedisClusterSe
         _, refused = await moving
         assert refused >= 1  # the failover was felt, and waited out
         for _ in range(5):  # play goes on, on the promoted replica
-            await _move_until_acknowledged(client, game, rng, time.monotonic() + 20)
+            await move_until_acknowledged(client, game, rng, time.monotonic() + 20)
         assert own_cluster.primary_of(key) == promoted
         # Everything acknowledged, before and after, is there: the state, and the log in order.
         r = await client.get(game.url, headers=game.host)

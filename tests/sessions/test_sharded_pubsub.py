@@ -10,7 +10,7 @@ import asyncio
 import random
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
 import httpx
@@ -20,21 +20,10 @@ from service.sessions.fanout import LogFollower
 from tests.cluster_server import RedisClusterServer
 
 from .conftest import Service, running_service
-from .play import Game, SseEvent, move_body, sse_events
+from .play import Game, SseEvent, move_until_acknowledged, sse_events
 
 #: Real Redis Clusters, some of them losing a node: part of CI's run, not of the quick loop.
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture
-def own_cluster() -> Iterator[RedisClusterServer]:
-    """A cluster of this test's own: its slots move, its nodes fail."""
-    cluster = RedisClusterServer()
-    try:
-        cluster.start()
-        yield cluster
-    finally:
-        cluster.stop()
 
 
 def _follower(svc: Service) -> LogFollower:
@@ -111,27 +100,6 @@ async def _games_on_every_primary(client: httpx.AsyncClient, cluster: RedisClust
     pytest.fail("60 sessions did not land on every primary")
 
 
-async def _move(client: httpx.AsyncClient, game: Game, rng: random.Random, seconds: float = 60) -> None:
-    """One move, retried with its Idempotency-Key through 503s until acknowledged."""
-    move = game.mirror.choose(rng)
-    key = uuid.uuid4().hex
-    deadline = time.monotonic() + seconds
-    while True:
-        assert time.monotonic() < deadline, "the move was not acknowledged in time"
-        try:
-            r = await client.post(game.url + "/moves", json=move_body(move),
-                                  headers={**game.seats[move.seat], "Idempotency-Key": key})
-        except httpx.TransportError:
-            await asyncio.sleep(0.1)
-            continue
-        if r.status_code == 200:
-            game.mirror.apply(move)
-            assert r.json()["version"] == game.mirror.version
-            return
-        assert r.status_code == 503, r.text
-        await asyncio.sleep(0.1)
-
-
 def _received(before: dict[int, tuple[int, int]], after: dict[int, tuple[int, int]]) -> dict[int, int]:
     """Pub/sub messages each node received over the bus between the two readings (both kinds)."""
     return {p: sum(after[p]) - sum(before.get(p, (0, 0))) for p in after}
@@ -154,7 +122,7 @@ async def test_each_shard_is_followed_on_its_primary_and_a_move_stays_in_its_sha
                 shard = {primary, redis_cluster.replica_of(primary)}
                 before = redis_cluster.bus_messages()
                 for _ in range(3):
-                    await _move(client, game, rng)
+                    await move_until_acknowledged(client, game, rng, time.monotonic() + 60)
                 await _until(lambda: all(s.complete() for s in streams))
                 received = _received(before, redis_cluster.bus_messages())
                 # The shard's replica got each move's message; no node outside the shard got any.
@@ -178,7 +146,7 @@ async def test_plain_pubsub_follows_one_node_and_every_node_carries_every_move(
             primary, game = next(iter(games.items()))
             before = redis_cluster.bus_messages()
             for _ in range(3):
-                await _move(client, game, rng)
+                await move_until_acknowledged(client, game, rng, time.monotonic() + 60)
             await _until(lambda: all(s.complete() for s in streams))
             received = _received(before, redis_cluster.bus_messages())
             assert received[primary] == 0 and all(n == 3 for p, n in received.items() if p != primary), received
@@ -198,14 +166,14 @@ async def test_a_stream_follows_its_session_to_the_primary_its_slot_moved_to(
             source, game = next(iter(games.items()))
             target = next(p for p in games if p != source)
             for _ in range(2):
-                await _move(client, game, rng)
+                await move_until_acknowledged(client, game, rng, time.monotonic() + 60)
             await asyncio.to_thread(own_cluster.move_slot, f"{prefix}s:{{{game.id}}}", target)
             assert own_cluster.primary_of(f"{prefix}s:{{{game.id}}}") == target
             await _until(lambda: follower.moved >= 1)  # Redis ended the subscription; it is made again there
             for _ in range(4):
-                await _move(client, game, rng)
+                await move_until_acknowledged(client, game, rng, time.monotonic() + 60)
             for g in games.values():
-                await _move(client, g, rng)
+                await move_until_acknowledged(client, g, rng, time.monotonic() + 60)
             await _until(lambda: all(s.complete() for s in streams))
             for s in streams:
                 s.check()
@@ -224,7 +192,7 @@ async def test_a_stream_follows_its_session_through_a_failover(own_cluster: Redi
             holder, game = next(iter(games.items()))
             replica = own_cluster.replica_of(holder)
             own_cluster.kill(holder)
-            moving = asyncio.create_task(_move(client, game, rng, seconds=90))
+            moving = asyncio.create_task(move_until_acknowledged(client, game, rng, time.monotonic() + 90))
             deadline = time.monotonic() + 60
             while own_cluster.primary_of(f"{prefix}s:{{{game.id}}}") != replica:
                 assert time.monotonic() < deadline, "no replica took over"
@@ -236,9 +204,9 @@ async def test_a_stream_follows_its_session_through_a_failover(own_cluster: Redi
             await asyncio.to_thread(own_cluster.wait_ok)
             await moving
             for _ in range(3):
-                await _move(client, game, rng)
+                await move_until_acknowledged(client, game, rng, time.monotonic() + 60)
             for g in games.values():
-                await _move(client, g, rng)
+                await move_until_acknowledged(client, g, rng, time.monotonic() + 60)
             await _until(lambda: all(s.complete() for s in streams), 60)
             for s in streams:
                 s.check()
