@@ -124,6 +124,9 @@ async def test_each_shard_is_followed_on_its_primary_and_a_move_stays_in_its_sha
                 for _ in range(3):
                     await move_until_acknowledged(client, game, rng, time.monotonic() + 60)
                 await _until(lambda: all(s.complete() for s in streams))
+                replica = redis_cluster.replica_of(primary)
+                # The bus carries a message to the other nodes after the publish: wait for the replica's count.
+                await _until(lambda b=before, r=replica: _received(b, redis_cluster.bus_messages())[r] >= 3)  # type: ignore[index,misc]
                 received = _received(before, redis_cluster.bus_messages())
                 # The shard's replica got each move's message; no node outside the shard got any.
                 assert received[redis_cluster.replica_of(primary)] == 3, received  # type: ignore[index]
@@ -148,6 +151,9 @@ async def test_plain_pubsub_follows_one_node_and_every_node_carries_every_move(
             for _ in range(3):
                 await move_until_acknowledged(client, game, rng, time.monotonic() + 60)
             await _until(lambda: all(s.complete() for s in streams))
+            # The bus carries a message to the other nodes after the publish: wait for their counts.
+            await _until(lambda: all(n >= 3 for p, n in _received(before, redis_cluster.bus_messages()).items()
+                                     if p != primary))
             received = _received(before, redis_cluster.bus_messages())
             assert received[primary] == 0 and all(n == 3 for p, n in received.items() if p != primary), received
             for s in streams:
