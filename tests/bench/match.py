@@ -10,12 +10,15 @@ process, both on the wall clock and as the thread's CPU time, which a busy share
 
     python tests/bench/match.py --a expert --b basic --games 400 --jobs 2
     python tests/bench/match.py --a expert --b frozen --games 400 --jobs 2
+    python tests/bench/match.py --a expert --b baseline --games 400 --jobs 2
     python tests/bench/match.py --a basic --b random --games 200 --budget-a 48
 
 Besides the bot levels, ``frozen`` plays the frozen copy of the expert kept as a baseline (tests/bench/frozen:
 PIMC with uniform sampling and heuristic playouts to the end, as the expert played before inference and exact
-endgames); it is no API level, nor are the strangers ``shape`` and ``guide`` (tests/bench/strangers.py). Each
-match ends with where the points go, hand by hand (tests/bench/breakdown.py); ``--save`` keeps the games for it.
+endgames), and ``baseline`` the frozen copy of the expert at ``4628e07`` (tests/bench/baseline: the reference that the
+expert's strength is measured against, run as pure Python); they are no API levels, nor are the strangers
+``shape`` and ``guide`` (tests/bench/strangers.py). Each match ends with where the points go, hand by hand
+(tests/bench/breakdown.py); ``--save`` keeps the games for it.
 
 This is a benchmark that prints figures, not a test.
 
@@ -40,12 +43,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from bots import Level, decide  # noqa: E402
 from engine import Options, apply_move, new_game, sides, view  # noqa: E402
 from engine.model import HandScored  # noqa: E402
+from tests.bench.baseline import decide_baseline  # noqa: E402
 from tests.bench.breakdown import print_breakdown  # noqa: E402
 from tests.bench.frozen import decide_frozen  # noqa: E402
 from tests.bench.strangers import STRANGERS, decide_stranger  # noqa: E402
 
-#: The frozen baseline's name on the command line (not a bot level).
+#: The frozen baselines' names on the command line (not bot levels).
 FROZEN = "frozen"
+BASELINE = "baseline"
 
 
 def play_game(seed: int, levels_by_side: tuple[Level, ...], budgets: dict[str, int | None], players: int,
@@ -68,6 +73,8 @@ def play_game(seed: int, levels_by_side: tuple[Level, ...], budgets: dict[str, i
         started, cpu = time.perf_counter(), time.thread_time()
         if level == FROZEN:
             move = decide_frozen(view(state, seat), opts, seed=seed * 100_003 + step, budget=budgets.get(level))
+        elif level == BASELINE:
+            move = decide_baseline(view(state, seat), opts, seed=seed * 100_003 + step, budget=budgets.get(level))
         elif level in STRANGERS:
             move = decide_stranger(level, view(state, seat), opts, seed=seed * 100_003 + step)
         else:
@@ -122,8 +129,8 @@ def _side_score(game: dict[str, Any], level: str) -> tuple[float, int, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--a", default="expert", help="a bot level, or frozen")
-    parser.add_argument("--b", default="basic", help="a bot level, frozen (the frozen expert baseline), or a stranger")
+    parser.add_argument("--a", default="expert", help="a bot level, frozen or baseline")
+    parser.add_argument("--b", default="basic", help="a bot level, frozen or baseline (frozen experts), or a stranger")
     parser.add_argument("--games", type=int, default=400, help="games (two per deal seed)")
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--budget-a", type=int, default=None, help="playouts for level A (expert)")

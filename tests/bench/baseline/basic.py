@@ -1,0 +1,352 @@
+"""The ``basic`` bot: a rule-based player, from the seat's knowledge only.
+
+- Bidding from an estimate of its tricks in each strain (trumps and their rank, bowers, the joker, side aces
+  and guarded kings, voids and singletons it can ruff with, length), plus what a partner and the kitty add on
+  average; misère and open misère from a hand whose every card sits low enough in its suit. It looks at its hand
+  rather than bid blind misère, proposes a no-ace-no-face redeal when it may, and accepts one with a weak hand.
+- The exchange keeps trumps and master cards and discards the lowest cards of the shortest plain suits (to
+  make voids); a misère contractor discards its most dangerous cards.
+- A five-player contractor calls the best trump it lacks (the best ace it lacks at no trumps), or names the
+  seat that bid its strain; a no-trump contractor nominates the joker as the suit it holds most of.
+- Card play: :mod:`bots.cardplay`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+
+from engine import (
+    SUITS,
+    AnswerRedeal,
+    Bid,
+    CallCard,
+    ChoosePartners,
+    Discard,
+    GoAlone,
+    LookAtHand,
+    Move,
+    NominateJoker,
+    Options,
+    Pass,
+    Play,
+    ProposeRedeal,
+)
+from engine.cards import Strain, suit_of
+from engine.contract import active_seats
+from engine.deal import kitty_size, pack_for
+from engine.rules import MISERE, MISERE_BIDS, OPEN_MISERE, bid_level, bid_strain, bid_value, hand_strain
+from engine.seats import seat_count
+from engine.tricks import free_joker, high_free_joker, led_suit
+from tests.bench.baseline.cardplay import choose_play
+from tests.bench.baseline.knowledge import Knowledge, team_of
+
+STRAINS = ("S", "C", "D", "H", "NT")
+
+
+@lru_cache(maxsize=256)
+def _strain_table(opts: Options, strain: str) -> Strain:
+    bid = MISERE if strain == MISERE else f"6{strain}"
+    return hand_strain(opts, bid, ())
+
+
+@lru_cache(maxsize=1024)
+def _suit_order(opts: Options, strain: str, suit: str | None) -> tuple[str, ...]:
+    """The cards of one effective suit in a strain, high to low."""
+    table = _strain_table(opts, strain)
+    return tuple(table.order(c for c in pack_for(opts) if table.suit[c] == suit))
+
+
+def own_tricks(hand: Sequence[str], strain: str, opts: Options) -> float:
+    """Tricks this hand takes by itself with ``strain`` as trumps (``NT``: no trumps)."""
+    return _own_tricks(tuple(hand), strain, opts)
+
+
+@lru_cache(maxsize=256)
+def _ranks(opts: Options, strain: str) -> dict[str, tuple[str | None, int]]:
+    """Each card's effective suit in a strain and its rank within that suit (0: the highest)."""
+    out: dict[str, tuple[str | None, int]] = {}
+    for s in (*SUITS, None):
+        for i, c in enumerate(_suit_order(opts, strain, s)):
+            out[c] = (s, i)
+    return out
+
+
+# The expert's playouts ask again and again about the same hands (every candidate move meets the same sampled
+# deals, and a seat bids several times in one auction): the answers are kept.
+@lru_cache(maxsize=1 << 15)
+def _own_tricks(hand: tuple[str, ...], strain: str, opts: Options) -> float:
+    ranks = _ranks(opts, strain)
+    trump = None if strain == "NT" else strain
+    by_suit: dict[str | None, list[int]] = {}
+    for c in hand:
+        s, i = ranks[c]
+        by_suit.setdefault(s, []).append(i)
+    est = 0.0
+    t = 0
+    if trump is not None:
+        trumps = by_suit.get(trump, [])
+        t = len(trumps)
+        for i in trumps:
+            est += 1.0 if i < t else max(0.0, 0.55 - 0.12 * (i - t))
+        est += max(0, t - 4) * 0.5
+    else:
+        est += len(by_suit.get(None, ()))  # the free joker
+    ruffs = 0.0
+    for s in SUITS:
+        if s == trump:
+            continue
+        held = by_suit.get(s)
+        if not held:
+            ruffs += 0.9
+            continue
+        length = len(held)
+        if length == 1:
+            ruffs += 0.45
+        held.sort()
+        run = 0
+        while run < length and held[run] == run:
+            run += 1
+        est += run * 0.95
+        if run == 0 and held[0] == 1 and length >= 2:
+            est += 0.5
+        elif run == 1 and length >= 2 and held[1] == 2:
+            est += 0.3
+        if trump is None and run >= 1 and length >= 5:
+            est += (length - 4) * 0.8
+    if trump is not None and t >= 3:
+        est += min(ruffs, max(0.0, t - 2.0))
+    if trump is None:
+        est -= 0.3
+    return est
+
+
+#: Tricks a three-card kitty adds on average to a contractor's own.
+KITTY_TRICKS = 0.5
+
+
+def helper_tricks(opts: Options) -> float:
+    """Tricks a partner and the kitty add on average to a contractor's own (by player count)."""
+    n = seat_count(opts)  # the ghost-partners game plays as four seats
+    partner = {2: 0.0, 3: 0.0, 4: 1.6, 5: 1.0}.get(n, 2.2 if opts.six_player_teams == "two_teams_of_three" else 1.0)
+    kitty = KITTY_TRICKS if kitty_size(opts) <= 3 else 0.8
+    return partner + kitty
+
+
+def misere_danger(hand: Sequence[str], opts: Options, open_hand: bool = False) -> int:
+    """How many cards of the hand could be forced to win a trick at misère (0: a misère hand)."""
+    return _misere_danger(tuple(hand), opts, open_hand)
+
+
+@lru_cache(maxsize=1 << 14)
+def _misere_danger(hand: tuple[str, ...], opts: Options, open_hand: bool) -> int:
+    table = _strain_table(opts, MISERE)
+    danger = 0
+    for c in hand:
+        if high_free_joker(c, table):
+            danger += 3  # an un-nominated joker always wins in the end
+    for s in SUITS:
+        order = _suit_order(opts, MISERE, s)[::-1]  # low to high
+        held = sorted((c for c in hand if table.suit[c] == s), key=order.index)
+        for k, c in enumerate(held):
+            if order.index(c) > 2 * k + (0 if open_hand else 1):
+                danger += 1
+    return danger
+
+
+def choose_bid(knowledge: Knowledge, legal: Sequence[Move]) -> Move:
+    view, opts = knowledge.view, knowledge.options
+    hand = knowledge.hand
+    passes = [m for m in legal if isinstance(m, Pass)]
+    if hand is None:
+        look = [m for m in legal if isinstance(m, LookAtHand)]
+        return look[0] if look else passes[0]
+    redeal = [m for m in legal if isinstance(m, ProposeRedeal)]
+    if redeal:
+        return redeal[0]
+    bids: list[Bid] = [m for m in legal if isinstance(m, Bid) and not m.sans_kitty]
+    if not bids:
+        return passes[0] if passes else legal[0]
+    extra = helper_tricks(opts)
+    estimates = {s: own_tricks(hand, s, opts) + extra for s in STRAINS}
+    ghost = next((g for g in view.ghosts if g.controlled_by == knowledge.seat), None)
+    if ghost is not None:  # ghost partners: the partner's face-up cards are seen, not guessed (its others are not)
+        guessed = helper_tricks(opts) - KITTY_TRICKS
+        estimates = {s: own_tricks(hand, s, opts) + KITTY_TRICKS
+                     + min(guessed + 1.0, 0.8 * own_tricks(ghost.face_up, s, opts) + 0.4) for s in STRAINS}
+    high = view.high_bid
+    team = set(team_of(view, knowledge.seat))
+    partner_high = high is not None and high.seat in team and high.seat != knowledge.seat
+    best: Bid | None = None
+    best_score = -1e9
+    for m in bids:
+        if m.bid in MISERE_BIDS:
+            continue
+        level, strain = bid_level(m.bid), bid_strain(m.bid)
+        target = estimates[strain]
+        if level > target + 0.25:
+            continue
+        score = bid_value(opts, m.bid) + 40 * (target - level)
+        if score > best_score:
+            best, best_score = m, score
+    by_bid = {m.bid: m for m in bids}
+    if OPEN_MISERE in by_bid and misere_danger(hand, opts, open_hand=True) == 0:
+        return by_bid[OPEN_MISERE]
+    if MISERE in by_bid and misere_danger(hand, opts) == 0 and (
+            best is None or bid_value(opts, best.bid) < bid_value(opts, MISERE) - 40):
+        return by_bid[MISERE]
+    if best is None or not passes:
+        return best if best is not None else (passes[0] if passes else bids[0])
+    # Overcall a partner only with a clearly better contract.
+    if partner_high and high is not None and high.bid is not None and \
+            bid_level(best.bid) < (bid_level(high.bid) or 7) + 1:
+        return passes[0]
+    return best
+
+
+def choose_discard(knowledge: Knowledge, legal: Sequence[Move]) -> Move:
+    view, opts = knowledge.view, knowledge.options
+    hand = list(knowledge.hand or ())
+    k = view.kitty_size
+    c = view.contract
+    assert c is not None
+    table = knowledge.table
+    suit_of, power = table.suit, table.power
+    if c.bid in MISERE_BIDS:
+        order = sorted(hand, key=lambda x: misere_risk(x, table, opts), reverse=True)
+        return _discard_move(legal, knowledge.seat, order[:k])
+    out: list[str] = []
+    keep = list(hand)
+    for _ in range(k):
+        lengths: dict[str | None, int] = {}
+        for x in keep:
+            lengths[suit_of[x]] = lengths.get(suit_of[x], 0) + 1
+
+        def keep_score(x: str, lengths: dict[str | None, int] = lengths) -> float:
+            s = suit_of[x]
+            if s is None or s == table.trump:
+                return 1000.0 + power[x]
+            order = _suit_order(opts, "NT" if table.trump is None else table.trump, s)
+            rank = order.index(x) if x in order else 0
+            top = 200.0 if rank == 0 else (60.0 if rank == 1 and lengths[s] >= 2 else 0.0)
+            return top + 5.0 * lengths[s] - rank
+
+        worst = min(keep, key=keep_score)
+        keep.remove(worst)
+        out.append(worst)
+    return _discard_move(legal, knowledge.seat, out)
+
+
+def misere_risk(card: str, table: Strain, opts: Options) -> float:
+    if free_joker(card, table):
+        return 1000.0 if high_free_joker(card, table) else -1000.0
+    order = _suit_order(opts, MISERE, table.suit[card])
+    return float(len(order) - order.index(card)) if card in order else 0.0
+
+
+def _discard_move(legal: Sequence[Move], seat: int, cards: Sequence[str]) -> Move:
+    wanted = set(cards)
+    for m in legal:
+        if isinstance(m, Discard) and set(m.cards) == wanted:
+            return m
+    return Discard(seat=seat, cards=tuple(cards))
+
+
+def choose_partner_call(knowledge: Knowledge, legal: Sequence[Move]) -> Move:
+    view, opts = knowledge.view, knowledge.options
+    c = view.contract
+    assert c is not None
+    hand = set(knowledge.hand or ())
+    chooses = [m for m in legal if isinstance(m, ChoosePartners)]
+    if chooses:
+        strain = bid_strain(c.bid)
+        for call in reversed(view.auction):
+            if call.bid is not None and call.seat != knowledge.seat and bid_strain(call.bid) == strain:
+                for m in chooses:
+                    if m.partners == (call.seat,):
+                        return m
+        for call in reversed(view.auction):
+            if call.bid is not None and call.seat != knowledge.seat:
+                for m in chooses:
+                    if m.partners == (call.seat,):
+                        return m
+        return chooses[0]
+    calls = {m.card: m for m in legal if isinstance(m, CallCard)}
+    if calls:
+        strain = bid_strain(c.bid)
+        wanted: list[str] = []
+        if strain in SUITS:
+            wanted += list(_suit_order(opts, strain, strain))
+        for s in SUITS:
+            if s != strain:
+                wanted += list(_suit_order(opts, strain if strain in SUITS else "NT", s)[:1])
+        for card in wanted:
+            if card in calls and card not in hand:
+                return calls[card]
+    alone = [m for m in legal if isinstance(m, GoAlone)]
+    return alone[0] if alone else legal[0]
+
+
+def choose_nomination(knowledge: Knowledge, legal: Sequence[Move]) -> Move:
+    view = knowledge.view
+    c = view.contract
+    hand = knowledge.hand or ()
+    noms = [m for m in legal if isinstance(m, NominateJoker)]
+    if c is not None and c.bid in MISERE_BIDS:
+        declines = [m for m in noms if m.suit is None]
+        return declines[0] if declines else noms[0]
+    counts = {s: sum(1 for x in hand if suit_of(x) == s) for s in SUITS}
+    suited = [m for m in noms if m.suit is not None]
+    if not suited:
+        return noms[0]
+    return max(suited, key=lambda m: counts.get(m.suit or "", 0))
+
+
+def choose_redeal_answer(knowledge: Knowledge, legal: Sequence[Move]) -> Move:
+    hand = knowledge.hand or ()
+    best = max(own_tricks(hand, s, knowledge.options) for s in STRAINS)
+    accept = best < 3.0
+    for m in legal:
+        if isinstance(m, AnswerRedeal) and m.accept == accept:
+            return m
+    return legal[0]
+
+
+def choose_card(knowledge: Knowledge, legal: Sequence[Move]) -> Move:
+    view = knowledge.view
+    plays = [m for m in legal if isinstance(m, Play)]
+    seat = knowledge.seat
+    c = view.contract
+    trick = view.current_trick
+    outstanding = set(knowledge.unseen)
+    for s, cards in knowledge.known_hands.items():
+        if s != seat:
+            outstanding.update(cards)
+    active = active_seats(knowledge.options, c.sitting_out if c else ())
+    team = team_of(view, seat)
+    partner_leads = ""
+    for t in view.tricks:
+        if t.leader in team and t.leader != seat and t.plays:
+            s2 = led_suit((t.plays[0].card,), t.nominate, knowledge.table)
+            if s2 and s2 not in partner_leads:
+                partner_leads += s2
+    return choose_play(seat, knowledge.hand or (), plays, trick.leader if trick else None,
+                       tuple(p.card for p in trick.plays) if trick else (), trick.nominate if trick else None,
+                       active, knowledge.table, c.bid if c else None, c.contractor if c else None, team,
+                       outstanding, partner_leads)
+
+
+def decide_basic(knowledge: Knowledge, legal: Sequence[Move]) -> Move:
+    """The ``basic`` bot's move for the seat to act."""
+    phase = knowledge.view.phase
+    if phase == "auction":
+        return choose_bid(knowledge, legal)
+    if phase == "redeal_answer":
+        return choose_redeal_answer(knowledge, legal)
+    if phase == "exchange":
+        return choose_discard(knowledge, legal)
+    if phase == "call":
+        return choose_partner_call(knowledge, legal)
+    if phase == "nominate":
+        return choose_nomination(knowledge, legal)
+    return choose_card(knowledge, legal)

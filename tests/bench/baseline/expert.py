@@ -1,0 +1,539 @@
+"""The ``expert`` bot: Perfect Information Monte Carlo search (determinized search, as GIB plays Bridge).
+
+For the seat to act it samples deals of the cards it has not seen among those consistent with its view (its own
+hand, every card played, exposed hands, the kitty or its discards where it saw them, and the suits each seat has
+shown void in), favouring the deals in which the other seats' hands agree with their bids and passes
+(:mod:`bots.inference`). On each sampled deal it tries every candidate move and plays the hand out to its
+score, then picks the candidate with the best average. The same sampled deals are used for every candidate
+(common random numbers), so differences between candidates are not drowned by the luck of the samples. Every
+few deals the search drops a candidate that another already beats clearly on the deals so far (:func:`prune`),
+and the deals it would have taken go to the others; once the choice is settled (:func:`settled`) the search
+stops, so a clear decision spends less than its budget and a close one spends it all on the close candidates.
+
+A playout plays the rest of the hand: the auction (if it is still open) and the setup steps (partner call,
+exchange, joker nomination) by the ``basic`` bot deciding from each seat's view of the sampled deal, and the
+card play by the standard card-play policy of :mod:`bots.cardplay` with the sampled hands in the open (within a
+sampled deal, every seat knows the deal: that is what makes it fast). A playout's value is the seat's side's
+score change for the hand minus the average change of the other sides, plus or minus a bonus when the hand ends
+the game (:mod:`bots.value`). When few cards are left in the hands
+(:data:`bots.endgame.ENDGAME_CARDS`), each sampled deal is not played out but solved exactly by alpha-beta search
+(:mod:`bots.endgame`). Each playout also tells whether the seat's side got its way with the contract (made it,
+or defeated it); the decision reports each candidate's share of such playouts.
+
+The ``basic`` move is always the first candidate, and is played unless another candidate beats it on the
+sampled deals with confidence (:func:`choose`). Candidates: every legal card (and joker lead nomination) in
+play; in the auction, pass, the ``basic`` choice, the cheapest legal bid in every strain the hand is near, in
+the strain it is best in (and ``basic``'s strain) the dearest few bids up to two tricks above what ``basic``
+counts it worth (once no one bids on, the contract is the bid: the cheapest undersells a strong hand), the
+cheapest bid of every strain when another side holds the high bid and would win the game by making it (bidding
+on to stop it may cost less than the game, whatever the hand), and the misère bids it might make; a handful of
+discards (the ``basic`` one, ones that void each plain suit, the lowest cards; each set of cards once); every
+nomination; the best few partner calls and going alone. With one candidate the bot answers at once and spends
+nothing.
+
+The budget is counted in playouts (never in time: the bots have no clock). The decision reports the playouts
+and sampled deals it spent and each candidate's estimated value.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Mapping, Sequence
+from itertools import combinations
+
+from engine import (
+    SUITS,
+    Bid,
+    CallCard,
+    ChoosePartners,
+    Discard,
+    GameState,
+    GoAlone,
+    Move,
+    Options,
+    Pass,
+    Play,
+    apply_move,
+    legal_moves,
+    partners,
+    sides,
+    view,
+)
+from engine.cards import rank_of
+from engine.model import GameOver, HandScored
+from engine.playout import Playout
+from engine.rules import MISERE_BIDS, bid_level, bid_strain, bid_value, side_of
+from engine.scoring import judge_game
+from engine.seats import controller, seat_count
+from tests.bench.baseline.basic import (
+    STRAINS,
+    decide_basic,
+    helper_tricks,
+    misere_danger,
+    own_tricks,
+)
+from tests.bench.baseline.cardplay import choose_card
+from tests.bench.baseline.endgame import Solver, shared_solver, solvable, solve_outcome
+from tests.bench.baseline.inference import read_auction, sample
+from tests.bench.baseline.knowledge import Knowledge
+from tests.bench.baseline.value import hand_value, points_value, result_value
+
+#: How many standard errors a candidate must beat the ``basic`` move by (see :func:`choose`).
+CONFIDENCE = 1.0
+
+#: How many standard errors of the paired difference a candidate must trail another by, at a check, to be
+#: dropped from the rest of the search (see :func:`prune`); and the fewest deals seen before the first check
+#: (fewer give too rough a standard error: playout values are heavy-tailed).
+PRUNE_CONFIDENCE = 3.0
+PRUNE_FROM = 8
+#: How often (every so many deals, from :data:`PRUNE_FROM` on) the search prunes and asks whether it is settled.
+PRUNE_EVERY = 4
+
+#: How many bids of the strains the hand is best in (by the ``basic`` estimate) the auction searches above the
+#: cheapest: the dearest ones the hand is worth, that is up to :data:`WORTH_MARGIN` tricks above the estimate
+#: (see :func:`candidates`). The estimate counts the hand as ``basic`` would play it; the search is asked
+#: about two tricks above it because the expert's own play, and its partner's, make more of a hand than that
+#: (docs/BENCHMARKS.md measures both margins).
+INTERMEDIATE_BIDS = 4
+WORTH_MARGIN = 2.0
+
+#: The cheapest bid of a strain is searched when it is at most this many tricks above the hand's estimate there.
+NEAR_MARGIN = 1.0
+
+#: Default budget: playouts per decision.
+DEFAULT_BUDGET = 256
+
+#: Default budgets that differ from :data:`DEFAULT_BUDGET`, by phase. An auction decision decides the hand's
+#: contract, and sampling noise costs most there (docs/BENCHMARKS.md measures the points lost per decision); most
+#: auction decisions have one candidate and cost nothing, so the searched ones can afford twice the playouts.
+PHASE_BUDGETS: Mapping[str, int] = {"auction": 512}
+
+#: The most any decision spends when the caller names no budget (what a search is charged before its phase is
+#: known).
+LARGEST_DEFAULT_BUDGET = max(DEFAULT_BUDGET, *PHASE_BUDGETS.values())
+
+
+def default_budget(phase: str) -> int:
+    """The playouts a decision in ``phase`` spends when the caller names no budget."""
+    return PHASE_BUDGETS.get(phase, DEFAULT_BUDGET)
+
+
+def _basic_move(state: GameState) -> Move:
+    seat = state.to_act
+    assert seat is not None
+    knowledge = Knowledge(view(state, controller(state.options, seat)), state.options)
+    legal = [] if state.phase == "exchange" else legal_moves(state)
+    return decide_basic(knowledge, legal)
+
+
+#: A playout's result for the seat: its value, and whether its side got its way with the contract (1.0: made
+#: it as the contracting side or defeated it as a defender; 0.0: the opposite; None: no contract was played).
+Outcome = tuple[float, float | None]
+
+
+def value_of(state: GameState, move: Move, seat: int) -> float:
+    """The playout value for ``seat``'s side of playing ``move`` now."""
+    return outcome_of(state, move, seat)[0]
+
+
+def outcome_of(state: GameState, move: Move, seat: int, solver: Solver | None = None) -> Outcome:
+    """The playout :data:`Outcome` for ``seat`` of playing ``move`` now: the rest of the hand solved exactly
+    when few cards are left (:mod:`bots.endgame`; with ``solver``, the :func:`bots.endgame.shared_solver` of
+    ``state`` that the other candidates on this deal use too), else played out."""
+    after, events = apply_move(state, move)
+    scored = _scored_outcome(events, state.options, seat)
+    if scored is not None:
+        return scored
+    if after.phase == "game_over" or after.hand_number != state.hand_number:
+        return 0.0, None
+    solved = None  # None: past the cap, or too many cards left
+    if solvable(after):
+        if solver is not None and isinstance(move, Play):
+            solved = solver.after(move.card, move.nominate)
+        else:
+            solved = solve_outcome(after, seat, _teams(after)[seat])
+    if solved is not None:
+        value, made = solved
+        return value, _success(state.options, seat, (after.contract.contractor, *partners(after))
+                               if after.contract else (), made)
+    return playout_outcome(after, seat)
+
+
+def _success(opts: Options, seat: int, contracting: Sequence[int], made: bool | None) -> float | None:
+    if made is None:
+        return None
+    side = side_of(opts)
+    ours = side[seat] in {side[s] for s in contracting}
+    return 1.0 if made == ours else 0.0
+
+
+def _scored(events: Sequence[object], opts: Options, seat: int) -> float | None:
+    scored = _scored_outcome(events, opts, seat)
+    return None if scored is None else scored[0]
+
+
+def _scored_outcome(events: Sequence[object], opts: Options, seat: int) -> Outcome | None:
+    for e in events:
+        if isinstance(e, HandScored):
+            over = next((x for x in events if isinstance(x, GameOver)), None)
+            value = points_value(e.deltas, opts, seat) + result_value(over.winners if over else (), opts, seat)
+            return value, _success(opts, seat, e.contracting_seats, e.made)
+    return None
+
+
+def playout(state: GameState, seat: int) -> float:
+    """Play the hand out from ``state`` (see the module docstring); the value for ``seat``'s side."""
+    return playout_outcome(state, seat)[0]
+
+
+def playout_outcome(state: GameState, seat: int) -> Outcome:
+    """Play the hand out from ``state`` (see the module docstring); the :data:`Outcome` for ``seat``."""
+    opts = state.options
+    hand_number = state.hand_number
+    for _ in range(400):
+        if state.phase == "game_over" or state.hand_number != hand_number:
+            return 0.0, None  # thrown in: the hand is redealt
+        if state.phase == "play":
+            return _play_out(state, seat)
+        state, events = apply_move(state, _basic_move(state))
+        scored = _scored_outcome(events, opts, seat)
+        if scored is not None:
+            return scored
+    raise AssertionError("a hand that does not end")
+
+
+def _play_out(state: GameState, seat: int) -> Outcome:
+    """The card play to the end of the hand, on the engine's fast path (:class:`engine.playout.Playout`), each
+    seat playing :func:`bots.cardplay.choose_card` with the sampled hands in the open."""
+    game = Playout(state)
+    table = game.table
+    suit_of = table.suit
+    teams = _teams(state)
+    c = state.contract
+    bid = c.bid if c else None
+    contractor = c.contractor if c else None
+    active = game.active
+    hands = game.hands
+    # Without ghost piles no card appears during play: each effective suit's cards still in the hands, highest
+    # first, give every seat the highest card the others hold in each suit (choose_card's ``tops``) at once.
+    power = table.power
+    trump = table.trump
+    by_suit: dict[str | None, list[str]] | None = None
+    if not state.ghost_piles:
+        by_suit = {}
+        for s in active:
+            for x in hands[s]:
+                by_suit.setdefault(suit_of[x], []).append(x)
+        for cards_of in by_suit.values():
+            cards_of.sort(key=power.__getitem__, reverse=True)
+    while not game.over:
+        actor = game.to_act
+        hand = hands[actor]
+        cards = game.legal_cards()
+        trick = game.cards
+        if len(cards) == 1:
+            card = cards[0]
+        elif by_suit is not None:
+            # choose_card reads the tops of the suits of the cards it may play, and of trumps, alone.
+            tops: dict[str | None, int] = {}
+            for suit in {suit_of[x] for x in cards} | {trump}:
+                for x in by_suit.get(suit, ()):
+                    if x not in hand:
+                        tops[suit] = power[x]
+                        break
+            card = choose_card(actor, hand, cards, game.leader if trick else None, trick, game.nominate, active,
+                               table, bid, contractor, teams[actor], (), tops=tops)
+        else:
+            others = [x for s in active if s != actor for x in hands[s]]
+            card = choose_card(actor, hand, cards, game.leader if trick else None, trick, game.nominate, active,
+                               table, bid, contractor, teams[actor], others)
+        nominate = None
+        if not trick and suit_of[card] is None:
+            # Leading a free joker: name the suit this seat holds most of (as bots.cardplay.choose_play does).
+            suits = game.lead_suits(card)
+            nominate = suits[0] if len(suits) == 1 else max(suits, key=lambda x: sum(1 for y in hand
+                                                                                    if suit_of[y] == x))
+        game.play(card, nominate)
+        if by_suit is not None:
+            by_suit[suit_of[card]].remove(card)
+    deltas, seats, made = game.score()
+    return (hand_value(state.scores, deltas, seats, made, state.options, seat),
+            _success(state.options, seat, seats, made))
+
+
+def _teams(state: GameState) -> dict[int, frozenset[int]]:
+    """Who plays together this hand, in a sampled deal (everyone knows everything there)."""
+    opts = state.options
+    n = seat_count(opts)
+    c = state.contract
+    if c is None:
+        out: dict[int, frozenset[int]] = {}
+        for members in sides(opts):
+            for s in members:
+                out[s] = frozenset(members)
+        return out
+    contracting = frozenset((c.contractor, *partners(state)))
+    defenders = frozenset(s for s in range(n) if s not in contracting)
+    return {s: contracting if s in contracting else defenders for s in range(n)}
+
+
+def _unique(moves: Sequence[Move]) -> list[Move]:
+    out: list[Move] = []
+    for m in moves:
+        if m not in out:
+            out.append(m)
+    return out
+
+
+def candidates(knowledge: Knowledge, legal: Sequence[Move]) -> list[Move]:
+    """The moves worth searching for this decision (see the module docstring)."""
+    phase = knowledge.view.phase
+    opts = knowledge.options
+    basic = decide_basic(knowledge, legal)
+    if phase == "play":
+        return _distinct_plays(knowledge, [basic, *legal])
+    if phase == "nominate":
+        return _unique([basic, *legal])
+    if phase == "auction":
+        hand = knowledge.hand
+        if hand is None:
+            return [basic]
+        out: list[Move] = [basic]
+        out += [m for m in legal if isinstance(m, Pass)]
+        extra = helper_tricks(opts)
+        bids = [m for m in legal if isinstance(m, Bid) and not m.sans_kitty]
+        estimates = {strain: own_tricks(hand, strain, opts) + extra for strain in STRAINS}
+        top = max(STRAINS, key=estimates.__getitem__)
+        basic_strain = bid_strain(basic.bid) if isinstance(basic, Bid) and basic.bid not in MISERE_BIDS else None
+        by_strain = {strain: [m for m in bids if m.bid not in MISERE_BIDS and bid_strain(m.bid) == strain]
+                     for strain in STRAINS}
+        for strain in STRAINS:
+            est = estimates[strain]
+            ranked = by_strain[strain]
+            if not ranked or bid_level(ranked[0].bid) > est + NEAR_MARGIN:
+                continue
+            out.append(ranked[0])
+            if strain in (top, basic_strain):
+                # The levels between the cheapest bid and the one the hand is worth: where no one bids on, the
+                # contract is the bid, and the cheapest undersells a strong hand while basic's may be a stretch.
+                worth = [m for m in ranked[1:] if bid_level(m.bid) <= est + WORTH_MARGIN]
+                out += worth[-INTERMEDIATE_BIDS:]
+        if _game_at_stake(knowledge):
+            # Another side would win the game by making the high bid: bidding on without the hand for it
+            # may cost less than the game, so the cheapest bid of every strain is searched.
+            out += [ranked[0] for ranked in by_strain.values() if ranked]
+        for m in bids:
+            if m.bid in MISERE_BIDS and misere_danger(hand, opts, open_hand=m.bid != "MISERE") <= 1:
+                out.append(m)
+        return _unique(out)
+    if phase == "exchange":
+        # One discard per set of cards: the same cards in another order are the same move.
+        discards: list[Move] = []
+        seen: set[frozenset[str] | None] = set()
+        for discard in [basic, *_discard_candidates(knowledge)]:
+            cards = frozenset(discard.cards) if isinstance(discard, Discard) else None
+            if cards not in seen:
+                seen.add(cards)
+                discards.append(discard)
+        return discards
+    if phase == "call":
+        out = [basic]
+        out += [m for m in legal if isinstance(m, GoAlone)]
+        out += [m for m in legal if isinstance(m, ChoosePartners)]
+        calls = [m for m in legal if isinstance(m, CallCard)]
+        c = knowledge.view.contract
+        held = set(knowledge.hand or ())
+        if calls and c is not None:
+            strain = bid_strain(c.bid)
+            table = knowledge.table
+            wanted = [m for m in calls if m.card not in held and (
+                table.suit[m.card] == strain or rank_of(m.card) == "A")]
+            wanted.sort(key=lambda m: table.power[m.card], reverse=True)
+            out += wanted[:4]
+        return _unique(out)
+    return [basic]
+
+
+def _game_at_stake(knowledge: Knowledge) -> bool:
+    """Whether the high bid is another side's, and making it would win that side the game."""
+    v = knowledge.view
+    high = v.high_bid
+    if high is None or high.bid is None:
+        return False
+    opts = knowledge.options
+    side = side_of(opts)
+    theirs, mine = side[high.seat], side[knowledge.seat]
+    if theirs == mine:
+        return False
+    after = list(v.scores)
+    after[theirs] += bid_value(opts, high.bid)
+    result = judge_game(opts, tuple(after), [theirs], True)
+    return result is not None and mine not in result.winners
+
+
+def _distinct_plays(knowledge: Knowledge, legal: Sequence[Move]) -> list[Move]:
+    """The legal plays, keeping one of each run of equivalent cards: two cards of one effective suit with no
+    card between them that anyone else may hold or that lies in the current trick win and lose the same tricks,
+    so searching both would only halve the deals each gets."""
+    table = knowledge.table
+    suit_of, power = table.suit, table.power
+    elsewhere = set(knowledge.unseen)
+    for holder, cards in knowledge.known_hands.items():
+        if holder != knowledge.seat:
+            elsewhere.update(cards)
+    trick = knowledge.view.current_trick
+    if trick is not None:
+        elsewhere.update(p.card for p in trick.plays)
+    out: list[Move] = []
+    kept: list[Play] = []
+    for m in _unique(legal):
+        if not isinstance(m, Play) or m.nominate is not None or suit_of[m.card] is None:
+            out.append(m)
+            continue
+        suit, p = suit_of[m.card], power[m.card]
+        twin = next((k for k in kept if suit_of[k.card] == suit and not any(
+            suit_of[x] == suit and min(p, power[k.card]) < power[x] < max(p, power[k.card]) for x in elsewhere)),
+            None)
+        if twin is None:
+            kept.append(m)
+            out.append(m)
+    return out
+
+
+def _discard_candidates(knowledge: Knowledge) -> list[Move]:
+    view = knowledge.view
+    hand = list(knowledge.hand or ())
+    k = view.kitty_size
+    c = view.contract
+    assert c is not None
+    table = knowledge.table
+    suit_of, power = table.suit, table.power
+    seat = knowledge.seat
+    keepers = [x for x in hand if suit_of[x] is None or suit_of[x] == table.trump]
+    plain = sorted((x for x in hand if x not in keepers), key=power.__getitem__)
+    out: list[Move] = []
+    if len(plain) >= k:
+        out.append(Discard(seat=seat, cards=tuple(plain[:k])))
+        for s in SUITS:
+            suit_cards = [x for x in plain if suit_of[x] == s]
+            if 0 < len(suit_cards) <= k:
+                rest = [x for x in plain if x not in suit_cards][: k - len(suit_cards)]
+                if len(suit_cards) + len(rest) == k:
+                    out.append(Discard(seat=seat, cards=tuple(suit_cards + rest)))
+    if c.bid in MISERE_BIDS:
+        ranked = sorted(hand, key=power.__getitem__, reverse=True)
+        for combo in combinations(ranked[: k + 2], k):
+            out.append(Discard(seat=seat, cards=combo))
+            if len(out) > 8:
+                break
+    return out
+
+
+def search(knowledge: Knowledge, legal: Sequence[Move], rng: random.Random,
+           budget: int) -> tuple[Move, list[tuple[Move, float, int]], int, int]:
+    """PIMC over the candidates: (best move, [(candidate, mean value, playouts)], playouts, samples)."""
+    move, found, playouts, samples = search_outcomes(knowledge, legal, rng, budget)
+    return move, [(m, v, n) for m, v, _success, n in found], playouts, samples
+
+
+def search_outcomes(knowledge: Knowledge, legal: Sequence[Move], rng: random.Random,
+                    budget: int) -> tuple[Move, list[tuple[Move, float, float | None, int]], int, int]:
+    """:func:`search`, with each candidate's share of playouts in which the seat's side got its way with the
+    contract (made it, or defeated another side's; None when no playout played a contract out):
+    (best move, [(candidate, mean value, success share, playouts)], playouts, samples)."""
+    cands = candidates(knowledge, legal)
+    if len(cands) == 1:
+        return cands[0], [], 0, 0
+    # Every candidate still in the running is tried on the same sampled deals, until the budget is spent or the
+    # choice is settled; at least one deal even when the budget is smaller than the number of candidates (the
+    # decision then reports the playouts it really spent). The deals a pruned candidate no longer takes go to
+    # the others.
+    values: list[list[float]] = [[] for _ in cands]
+    successes: list[list[float]] = [[] for _ in cands]
+    seat = knowledge.seat
+    evidence = read_auction(knowledge)
+    alive = list(range(len(cands)))
+    dealt = spent = 0
+    while dealt == 0 or spent + len(alive) <= budget:
+        state = sample(knowledge, rng, evidence)
+        dealt += 1
+        spent += len(alive)
+        # (The seat's side is the sampled deal's: where a called partner is not yet known, the deal places it.)
+        solver = shared_solver(state, seat, _teams(state)[seat]) if state.phase == "play" else None
+        for i in alive:
+            value, success = outcome_of(state, cands[i], seat, solver)
+            values[i].append(value)
+            if success is not None:
+                successes[i].append(success)
+        if dealt >= PRUNE_FROM and dealt % PRUNE_EVERY == 0 and len(alive) > 1:
+            alive = prune([values[i] for i in alive], alive)
+            if settled([values[i] for i in alive]):
+                break
+    means = [sum(v) / len(v) for v in values]
+    shares = [sum(x) / len(x) if x else None for x in successes]
+    best = alive[choose([values[i] for i in alive])]
+    return (cands[best], [(m, v, p, len(n)) for m, v, p, n in zip(cands, means, shares, values, strict=True)],
+            spent, dealt)
+
+
+def prune(values: Sequence[Sequence[float]], ids: Sequence[int]) -> list[int]:
+    """The ``ids`` of the candidates still worth sampling (``values``: each one's playout values so far, on the
+    same deals): the ``basic`` move (the first) always; another unless some candidate beats it on these deals by
+    more than :data:`PRUNE_CONFIDENCE` standard errors of the paired difference (it could then hardly end up
+    chosen, and the deals it would take are saved)."""
+    n = len(values[0])
+    keep = [ids[0]]
+    for i in range(1, len(values)):
+        if not any(_beaten_by(values[i], values[j], n) for j in range(len(values)) if j != i):
+            keep.append(ids[i])
+    return keep
+
+
+def settled(values: Sequence[Sequence[float]]) -> bool:
+    """Whether the search may stop (``values``: the candidates still sampled, the ``basic`` move first): one
+    is left, or the ``basic`` move and one that beats it by :data:`PRUNE_CONFIDENCE` standard errors (which
+    :func:`choose` picks, by a margin the rest of the budget would hardly undo)."""
+    if len(values) == 1:
+        return True
+    return len(values) == 2 and _beaten_by(values[0], values[1], len(values[0]))
+
+
+def _clear_gain(other: Sequence[float], base: Sequence[float], n: int, confidence: float) -> float | None:
+    """The mean gain of ``other`` over ``base`` on the same ``n`` deals, if it exceeds ``confidence`` standard
+    errors of the paired difference; else None."""
+    diffs = [a - b for a, b in zip(other, base, strict=True)]
+    mean = sum(diffs) / n
+    if mean <= 0.0:
+        return None
+    spread = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1))
+    return mean if mean > confidence * spread / math.sqrt(n) else None
+
+
+def _beaten_by(mine: Sequence[float], other: Sequence[float], n: int) -> bool:
+    return _clear_gain(other, mine, n, PRUNE_CONFIDENCE) is not None
+
+
+def choose(values: Sequence[Sequence[float]]) -> int:
+    """The candidate to play: the ``basic`` move (index 0) unless another beats it on the same sampled deals
+    by more than :data:`CONFIDENCE` standard errors of the paired difference; then, of those that do, the one
+    with the highest mean.
+
+    Picking the highest mean outright would let a few lucky deals choose a wild bid; with this rule a small
+    budget plays like ``basic`` and a larger one departs from it where the deals show it should. Among the
+    candidates that pass that test the mean decides, not the margin: ranking them by their lower bound would
+    favour the steadier of two good moves over the better one (a cheaper bid over a dearer one that scores
+    more on average but varies more)."""
+    samples = len(values[0])
+    if samples < 2:
+        return 0
+    best, best_mean = 0, 0.0
+    for i in range(1, len(values)):
+        gain = _clear_gain(values[i], values[0], samples, CONFIDENCE)
+        if gain is not None and gain > best_mean:
+            best, best_mean = i, gain
+    return best
+
+
+__all__ = ["DEFAULT_BUDGET", "LARGEST_DEFAULT_BUDGET", "PHASE_BUDGETS", "Outcome", "Play", "candidates",
+           "default_budget", "outcome_of", "playout", "search", "search_outcomes", "value_of"]

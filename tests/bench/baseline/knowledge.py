@@ -1,0 +1,179 @@
+"""What a seat knows, from its view alone, and the game states consistent with it.
+
+A bot never receives the game state. It receives the seat's :class:`engine.SeatView` (the information set the
+rules let that seat have) and the options. This module turns that view into:
+
+- :class:`Knowledge`: the seat's own cards, the cards it has seen (played, exposed, the kitty or its discards
+  when it saw them), the unseen cards, and the *places* the unseen cards may be (other hands, the kitty, the
+  discards, the two-player dead hand, a ghost's face-down cards) with their sizes and the suits each hand has
+  shown void in (a ghost's face-up cards are known to all; its face-down cards are unseen by all, its partner
+  included), each as the engine's :mod:`engine.unseen` says;
+- :func:`determinize`: one full :class:`engine.GameState` drawn uniformly among the deals consistent with that
+  knowledge (voids respected), for search and for asking the engine which moves are legal: the deal is drawn
+  here, and the state it makes with the view is the engine's (:func:`engine.unseen.complete_view`).
+
+Because everything is computed from the view, a bot cannot peek: permuting the cards the seat cannot see among
+the places it cannot see changes nothing here (the property test in ``tests/bots`` proves it).
+
+Limits, written down: a view holds no memory of earlier phases, so a seat forgets, once play starts, which kitty
+cards a ``show_kitty`` game showed it; and a view does not say whether a refused no-ace-no-face redeal barred
+this side from misère, so the legal moves derived here may list a misère bid the engine would refuse. Callers
+that hold the seat's legal-move list (which the API serves to that seat) pass it to :func:`bots.decide`, which
+then chooses among those.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Collection, Mapping
+
+from engine import GameState, Options, SeatView
+from engine.cards import Strain
+from engine.deal import pack_index
+from engine.rules import MISERE_BIDS
+from engine.seats import controlled_seats
+from engine.unseen import (
+    DEAD_HAND,
+    DISCARDS,
+    KITTY,
+    complete_view,
+    face_down_place,
+    known_hands,
+    known_voids,
+    unseen_cards,
+    unseen_places,
+    view_strain,
+)
+
+#: The place of a ghost's face-down cards (:func:`engine.unseen.face_down_place`).
+face_down_slot = face_down_place
+
+
+class Knowledge:
+    """One seat's information set, derived from its view (see the module docstring)."""
+
+    __slots__ = ("view", "options", "seat", "hand", "table", "unseen", "slots", "voids", "known_hands",
+                 "kitty_known", "discards_known", "played")
+
+    def __init__(self, view: SeatView, options: Options) -> None:
+        if view.seat is None:
+            raise ValueError("a bot plays for a seat, not for a spectator")
+        self.view = view
+        self.options = options
+        # The seat deciding: the viewer, or (ghost partners) the viewer's ghost when the ghost is to act; the
+        # viewer's own cards stay known either way.
+        acting = view.to_act is not None and view.to_act != view.seat and \
+            view.to_act in controlled_seats(options, view.seat)
+        seat = self.seat = view.to_act if acting and view.to_act is not None else view.seat
+        self.table: Strain = view_strain(view, options)
+        ghosts = {g.seat: g for g in view.ghosts}
+        self.hand: tuple[str, ...] | None = ghosts[seat].face_up if seat in ghosts else view.hand
+        self.played = tuple(p.card for t in (*view.tricks, *((view.current_trick,) if view.current_trick else ()))
+                            for p in t.plays)
+        self.known_hands = known_hands(view)
+        self.kitty_known: tuple[str, ...] | None = view.kitty
+        self.discards_known: tuple[str, ...] | None = view.discards
+        self.slots = unseen_places(view, options)
+        self.unseen = unseen_cards(view, options)
+        if len(self.unseen) != sum(self.slots.values()):
+            raise ValueError(f"the view does not add up: {len(self.unseen)} unseen cards for "
+                             f"{sum(self.slots.values())} unseen places")
+        self.voids = known_voids(view, options, self.table)
+
+    def partners(self) -> tuple[int, ...]:
+        """The seats on this seat's side for the hand being played, as far as it knows."""
+        return team_of(self.view, self.seat)
+
+
+def team_of(view: SeatView, seat: int) -> tuple[int, ...]:
+    """``seat`` and the seats known to play on its side this hand (contract partnerships, else fixed sides)."""
+    c = view.contract
+    if c is None:
+        for members in view.sides:
+            if seat in members:
+                return members
+        return (seat,)
+    if c.bid in MISERE_BIDS:
+        return (seat,)
+    contracting = (c.contractor, *c.partners)
+    if seat in contracting:
+        return tuple(contracting)
+    seats = len(view.hand_sizes)
+    if len(view.sides) == seats:  # every seat for itself: the defenders are one side against it
+        return tuple(s for s in range(seats) if s not in contracting)
+    for members in view.sides:
+        if seat in members:
+            return members
+    return (seat,)
+
+
+def places_for(knowledge: Knowledge, lacks: Mapping[int, Collection[str]]) -> dict[str, list[int]]:
+    """Each unseen card's places: every place below zero (not a seat's hand), and each seat that has not shown
+    void in the card's suit nor is taken to lack the card (``lacks``)."""
+    suit, voids, places = knowledge.table.suit, knowledge.voids, list(knowledge.slots)
+    return {card: [p for p in places if p < 0 or (suit[card] not in voids.get(p, ()) and card not in lacks.get(p, ()))]
+            for card in knowledge.unseen}
+
+
+def deal_unseen(knowledge: Knowledge, rng: random.Random, tries: int = 30,
+                lacks: Mapping[int, Collection[str]] | None = None) -> dict[int, list[str]]:
+    """Place every unseen card in an unseen place, uniformly among placements that respect the shown voids and
+    ``lacks`` (cards a seat is taken not to hold, :func:`bots.inference.read_plays`).
+
+    Cards that fit fewer places are placed first; a dead end restarts (``tries`` times: the first half honour
+    ``lacks``, the rest the voids alone), after which the voids are relaxed rather than fail (a view whose voids
+    cannot all be honoured does not arise in legal play).
+    """
+    slots = knowledge.slots
+    voids = knowledge.voids
+    cards = list(knowledge.unseen)
+    lacking = {p: set(c) for p, c in (lacks or {}).items() if p in slots and c}
+    if not lacking and not any(voids.get(p) for p in slots if p >= 0):
+        # No void to respect: a shuffle cut into the places' sizes is the same uniform draw, much faster.
+        rng.shuffle(cards)
+        out: dict[int, list[str]] = {}
+        start = 0
+        for place, size in slots.items():
+            out[place] = cards[start:start + size]
+            start += size
+        return out
+    places = list(slots)
+    voids_only = places_for(knowledge, {})
+    with_lacks = places_for(knowledge, lacking) if lacking else voids_only
+    for attempt in range(tries + 1):
+        fit = {card: places for card in cards} if attempt == tries else (
+            with_lacks if attempt < tries // 2 else voids_only)
+        rng.shuffle(cards)
+        room = dict(slots)
+        placed: dict[int, list[str]] = {s: [] for s in slots}
+        order = sorted(cards, key=lambda x: sum(1 for p in fit[x] if room[p] > 0))
+        ok = True
+        for card in order:
+            options = [p for p in fit[card] if room[p] > 0]
+            if not options:
+                ok = False
+                break
+            weights = [room[p] for p in options]
+            place = rng.choices(options, weights)[0]
+            placed[place].append(card)
+            room[place] -= 1
+        if ok:
+            return placed
+    raise AssertionError("unreachable: the relaxed placement always succeeds")
+
+
+def determinize(knowledge: Knowledge, rng: random.Random) -> GameState:
+    """A full game state consistent with the seat's knowledge (one sample of the unseen cards)."""
+    return state_from(knowledge, deal_unseen(knowledge, rng))
+
+
+def state_from(knowledge: Knowledge, placed: dict[int, list[str]]) -> GameState:
+    """The game state with the seat's known cards and the unseen cards where ``placed`` puts them
+    (:func:`engine.unseen.complete_view`; each place's cards in pack order)."""
+    index = pack_index(knowledge.options)
+    ordered = {place: sorted(cards, key=index.__getitem__) for place, cards in placed.items()}
+    return complete_view(knowledge.view, knowledge.options, ordered)
+
+
+__all__ = ["DEAD_HAND", "DISCARDS", "KITTY", "Knowledge", "deal_unseen", "determinize", "face_down_slot", "places_for",
+           "state_from", "team_of"]
