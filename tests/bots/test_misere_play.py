@@ -5,7 +5,7 @@ high card that every lower card of its suit guards stays (bots.cardplay.misere_r
 from __future__ import annotations
 
 from bots.basic import discard_from_hand
-from bots.cardplay import HandInPlay, bit_keys, choose_bit, choose_card, misere_risk
+from bots.cardplay import HandInPlay, bit_keys, choose_bit, choose_card
 from engine import Options
 from engine.masks import count
 from engine.model import Trick
@@ -25,6 +25,8 @@ def _mask(cards: list[str]) -> int:
 def test_the_risk_counts_the_cards_below_held() -> None:
     # Every diamond below the ace held: the ace can always be played under; the jack of hearts with only the
     # eight below it cannot.
+    from bots.cardplay import misere_risk
+
     hand = ["7D", "8D", "9D", "10D", "JD", "QD", "KD", "AD", "8H", "JH"]
     assert misere_risk("AD", hand, TABLE) < misere_risk("JH", hand, TABLE)
     assert misere_risk("AD", hand, TABLE) == (7 - 14, 7)
