@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from functools import lru_cache
 
-from bots.cardplay import HandInPlay, choose_play
+from bots.cardplay import HandInPlay, choose_play, misere_risk
 from bots.knowledge import Knowledge, team_of
 from engine import (
     SUITS,
@@ -242,8 +242,16 @@ def discard_from_hand(opts: Options, hand: Sequence[str], k: int, bid: str, tabl
     without building the contractor's view."""
     suit_of, power = table.suit, table.power
     if bid in MISERE_BIDS:
-        order = sorted(hand, key=lambda x: misere_risk(x, table, opts), reverse=True)
-        return order[:k]
+        # The riskiest cards one at a time (a high free joker first, then by bots.cardplay.misere_risk over
+        # the cards kept so far): a high card is safe beside every lower card of its suit, and a discard
+        # changes what guards the cards of its suit that stay.
+        kept = list(hand)
+        thrown: list[str] = []
+        for _ in range(k):
+            worst = max(kept, key=lambda x: (_joker_order(x, table), misere_risk(x, kept, table)))
+            kept.remove(worst)
+            thrown.append(worst)
+        return thrown
     out: list[str] = []
     keep = list(hand)
     for _ in range(k):
@@ -266,11 +274,11 @@ def discard_from_hand(opts: Options, hand: Sequence[str], k: int, bid: str, tabl
     return out
 
 
-def misere_risk(card: str, table: Strain, opts: Options) -> float:
-    if free_joker(card, table):
-        return 1000.0 if high_free_joker(card, table) else -1000.0
-    order = _suit_order(opts, MISERE, table.suit[card])
-    return float(len(order) - order.index(card)) if card in order else 0.0
+def _joker_order(card: str, table: Strain) -> int:
+    """A misère discard's first key: a high free joker first (it always wins), a low one last (it always loses)."""
+    if not free_joker(card, table):
+        return 0
+    return 1 if high_free_joker(card, table) else -1
 
 
 def _discard_move(legal: Sequence[Move], seat: int, cards: Sequence[str]) -> Move:

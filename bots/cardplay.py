@@ -10,7 +10,9 @@ hands really hold). It plays as a club player is taught to:
 - following: don't overtake a partner who is winning; second hand low unless it can win with a master card;
   third hand high (a master winner, else the highest winner); last hand wins as cheaply as it can; a seat that
   cannot win plays its lowest card (plain cards before trumps when void);
-- misère: the contractor plays its highest card that still loses, and leads low; the defenders play under a
+- misère: the contractor plays its highest card that still loses, and leads low; void in the suit led, it
+  throws its riskiest card (:func:`misere_risk`: by how far it sits above the cards of its suit it holds below
+  it, not by its rank alone: an ace is safe beside every lower card of its suit); the defenders play under a
   winning contractor and low before the contractor has played, so as to force it to win.
 
 Every rank and suit question is answered by the engine's :class:`engine.cards.Strain` table of the contract.
@@ -145,6 +147,8 @@ def choose_card(game: HandInPlay, seat: int, hand: Sequence[str], cards: Sequenc
         seats_played = [seat_after(order, leader, i) for i in range(len(trick_cards))]
         losers = [c for c in cards if c not in winners]
         if seat == contractor:
+            if losers and not any(suit_of[c] == led for c in cards):
+                return max(losers, key=lambda c: misere_risk(c, hand, table))  # void: the riskiest card
             return max(losers, key=power.__getitem__) if losers else max(winners, key=power.__getitem__)
         if contractor in seats_played:
             if winner_seat == contractor and losers:
@@ -176,7 +180,7 @@ class BitKeys:
     hand's order, the pack's, as ``min`` and ``max`` take the first of equal keys): by power, highest and lowest;
     by ``low_key`` (a high free joker last, then a trump, then power), highest and lowest; the first in the pack."""
 
-    __slots__ = ("power_high", "power_low", "low_high", "low_low", "first")
+    __slots__ = ("power_high", "power_low", "low_high", "low_low", "first", "lower", "place")
 
     def __init__(self, table: Strain) -> None:
         trump = table.trump
@@ -195,6 +199,20 @@ class BitKeys:
             self.low_high[i] = (low << 7) + 127 - place
             self.low_low[i] = -((low << 7) + place)
             self.first[i] = -place
+        #: per bit, the mask of the cards of its effective suit below it (for :func:`misere_risk` over masks)
+        self.lower: list[int] = [0] * n
+        self.place: list[int] = [table.bit_pack[i] for i in range(n)]
+        for i in range(n):
+            s, p = table.bit_suit[i], table.bit_power[i]
+            if s is None:
+                continue
+            m = table.suit_mask[s]
+            while m:
+                low = m & -m
+                j = low.bit_length() - 1
+                if table.bit_power[j] < p:
+                    self.lower[i] |= low
+                m ^= low
 
 
 _BIT_KEYS: dict[Strain, BitKeys] = {}
@@ -216,6 +234,43 @@ def _top(mask: int, keys: list[int]) -> int:
     while mask:
         low = mask & -mask
         k = keys[low.bit_length() - 1]
+        if best == 0 or k > best_key:
+            best, best_key = low, k
+        mask ^= low
+    return best
+
+
+def misere_risk(card: str, hand: Collection[str], table: Strain) -> tuple[int, int]:
+    """How dangerous ``card`` of ``hand`` is to keep at misère, the larger the riskier: how many cards of its
+    effective suit in the pack sit below it, less two for each card of the suit below it that ``hand`` holds (a
+    card is safe when each card above the hand's lower cards has two cards below it for every one the hand
+    holds, as :func:`bots.basic.misere_danger` counts), then that count alone. A card of no suit: 0."""
+    s = table.suit[card]
+    if s is None:
+        return (0, 0)
+    power = table.power
+    p = power[card]
+    pos = 0
+    below = 0
+    for x in table.by_suit[s]:
+        if power[x] < p:
+            pos += 1
+    for x in hand:
+        if table.suit[x] == s and power[x] < p:
+            below += 1
+    return (pos - 2 * below, pos)
+
+
+def _top_risk(mask: int, hand: int, keys: BitKeys) -> int:
+    """:func:`misere_risk`'s riskiest card of ``mask`` (``hand``: the seat's), over masks; ties to the first in
+    the pack's order, as ``max`` takes them."""
+    best, best_key = 0, 0
+    lower, place = keys.lower, keys.place
+    while mask:
+        low = mask & -mask
+        i = low.bit_length() - 1
+        pos = count(lower[i])
+        k = ((pos - 2 * count(hand & lower[i]) + 256) << 16) + (pos << 7) + 127 - place[i]
         if best == 0 or k > best_key:
             best, best_key = low, k
         mask ^= low
@@ -294,6 +349,8 @@ def choose_bit(game: HandInPlay, keys: BitKeys, seat: int, hand: int, legal: int
     if misere:
         losers = legal & ~winners
         if seat == contractor:
+            if losers and not legal & suit_mask.get(led, 0):
+                return _top_risk(losers, hand, keys)  # void: the riskiest card
             return _top(losers or winners, keys.power_high)
         if any(order[(start + i) % len(order)] == contractor for i in range(len(trick))):
             if winner_seat == contractor and losers:
