@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 import msgspec
 
@@ -80,13 +80,16 @@ MAX_ANALYSIS_BUDGET = 1000
 CLEAR_ERROR_POINTS = 50.0
 #: ... at least this many standard errors of the paired difference between the best move and the one played.
 CLEAR_ERROR_SE = 2.0
-#: Re-deals of the cards of a hand that its expected value before the deal is measured on (one reference playout
-#: each, valued for every side).
+#: The fewest reference playouts a hand's expected value before the deal is measured with (whole rounds of
+#: re-deals, one playout per seat in each: :func:`luck_playouts`).
 LUCK_REDEALS = 16
-#: How far a decision's gain over the reference move is shrunk toward 0: by this many standard errors of the
-#: paired difference (a soft threshold), so that a gain the deals cannot tell from 0 adds no noise to the adjusted
-#: result.
-GAIN_SHRINK = 1.0
+#: The spread of the gains over the reference move that decisions of each phase really have (the mean square of
+#: the true gain, in points squared): the prior that a decision's measured gain is shrunk toward 0 by
+#: (:func:`decision_gain`). Fitted on the benchmark's games of ``expert`` against ``basic`` (tests/bench/
+#: bench_analysis.py, ``skill``, seed 1, the first 10 deal seeds at 2 to 6 players), as the mean over the decisions
+#: that departed from the reference move of the squared gain less its squared standard error.
+GAIN_PRIOR: Mapping[str, float] = {"auction": 15_000.0, "exchange": 15_000.0, "call": 5_000.0, "nominate": 5_000.0,
+                                   "play": 5_000.0}
 #: The fair-play statistic's threshold (one-sided standard scores), and the fewest informative decisions it
 #: needs before it labels anything. Above 3 because the honest bots' statistic spreads wider than a standard
 #: normal (the sampled deals' model of what a seat knows is approximate): its standard deviation was 1.2 to 1.5
@@ -280,18 +283,23 @@ def open_hand(true_state: GameState, seat: int, moves: Sequence[Move], values: S
                     expected=round(_best_share(values, mine, top), 4) if informative else 0.0)
 
 
-def decision_gain(values: Sequence[Sequence[float]], mine: int, shrink: float = GAIN_SHRINK) -> float:
+def decision_gain(values: Sequence[Sequence[float]], mine: int, phase: str) -> float:
     """The gain of the move played (``values[mine]``) over the reference move (``values[0]``, the ``basic`` move
-    from the seat's view, which :func:`decision_moves` puts first), on the same deals: the paired mean difference,
-    shrunk toward 0 by ``shrink`` standard errors of it (0 where it is within them). Exactly 0 when the move played
-    is the reference move."""
+    from the seat's view, which :func:`decision_moves` puts first), on the same deals: the paired mean difference
+    ``m``, shrunk toward 0 as far as its standard error ``se`` makes it uncertain against the spread that gains
+    of the ``phase`` really have (:data:`GAIN_PRIOR`, ``t2``): ``m * t2 / (t2 + se ** 2)``, the expected gain given
+    ``m`` when the true gains spread about 0 by ``t2`` (a normal prior). Exactly 0 when the move played is the
+    reference move; ``m`` itself when it differs from it by the same on every deal."""
     if mine == 0:
         return 0.0
     diffs = [a - b for a, b in zip(values[mine], values[0], strict=True)]
     n = len(diffs)
     mean = sum(diffs) / n
-    se = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1) / n) if n > 1 else abs(mean)
-    return math.copysign(max(0.0, abs(mean) - shrink * se), mean)
+    variance = sum((d - mean) ** 2 for d in diffs) / (n - 1) / n if n > 1 else mean * mean
+    if variance == 0.0:
+        return mean
+    prior = GAIN_PRIOR.get(phase, 0.0)
+    return mean * prior / (prior + variance)
 
 
 def analyse_decision(seat_view: SeatView, options: Options, legal: Sequence[Move], played: Move, *,
@@ -325,7 +333,7 @@ def _analyse_decision(seat_view: SeatView, options: Options, legal: Sequence[Mov
     mine = moves.index(played)
     loss = means[best] - means[mine]
     error = loss >= CLEAR_ERROR_POINTS and loss >= CLEAR_ERROR_SE * _paired_se(values[best], values[mine])
-    gain = decision_gain(values, mine)
+    gain = decision_gain(values, mine, phase)
     spent = len(deals) * len(moves)
     reading = None
     if true_state is not None:
@@ -342,8 +350,9 @@ def _analyse_decision(seat_view: SeatView, options: Options, legal: Sequence[Mov
 # ------------------------------------------------------------------------------------------------- luck
 
 
-def _redeal(state: GameState, rng: random.Random) -> GameState:
-    """The same state before any call with the same cards dealt afresh to the same places."""
+def _redeals(state: GameState, rng: random.Random) -> list[GameState]:
+    """The same state before any call with its cards dealt afresh, and then with those hands passed round the
+    table, one state per seat: every hand dealt in every seat, the kitty (and the dead hand) the same."""
     pool = [c for h in state.hands for c in h] + list(state.kitty) + list(state.dead_hand)
     rng.shuffle(pool)
     index = pack_index(state.options)
@@ -355,18 +364,31 @@ def _redeal(state: GameState, rng: random.Random) -> GameState:
     kitty = tuple(sorted(pool[at:at + len(state.kitty)], key=index.__getitem__))
     at += len(state.kitty)
     dead = tuple(sorted(pool[at:], key=index.__getitem__))
-    return msgspec.structs.replace(state, hands=tuple(hands), kitty=kitty, dead_hand=dead)
+    n = len(hands)
+    return [msgspec.structs.replace(state, hands=tuple(hands[(s + r) % n] for s in range(n)), kitty=kitty,
+                                    dead_hand=dead) for r in range(n)]
 
 
-def expected_values(dealt: GameState, *, seed: int, redeals: int = LUCK_REDEALS) -> tuple[float, ...]:
+def luck_playouts(opts: Options) -> int:
+    """The reference playouts that a hand's expected value takes: whole rounds of re-deals (one per seat), the
+    fewest that make at least :data:`LUCK_REDEALS`."""
+    n = opts.players
+    return n * -(-LUCK_REDEALS // n)
+
+
+def expected_values(dealt: GameState, *, seed: int) -> tuple[float, ...]:
     """Each side's expected value of the hand dealt in ``dealt`` (the state before any call), before the deal: the
-    mean over ``redeals`` re-deals of its cards to the same places of the reference playout's value
-    (:func:`bots.expert.playout_values`: one playout per re-deal)."""
+    mean of the reference playout's value (:func:`bots.expert.playout_values`: one playout values every side)
+    over re-deals of its cards to the same places, each re-deal played once with every seat holding each of its
+    hands in turn (:func:`luck_playouts` playouts: the sides' shares of good and bad cards then cancel within a
+    round, and the mean is that much firmer than over as many independent re-deals)."""
     rng = random.Random(seed)
     base = [0.0] * len(sides(dealt.options))
-    for _ in range(redeals):
-        for i, v in enumerate(playout_values(_redeal(dealt, rng))):
-            base[i] += v / redeals
+    count = luck_playouts(dealt.options)
+    for _ in range(count // dealt.options.players):
+        for state in _redeals(dealt, rng):
+            for i, v in enumerate(playout_values(state)):
+                base[i] += v / count
     return tuple(base)
 
 
@@ -461,7 +483,7 @@ def analysis_cost(record: GameRecord, seats: Iterable[int] | None = None, *, bud
         player = controller(opts, state.to_act or 0)
         total += decision_cost(view(state, player), opts, _legal(state), move, budget=budget, fair_play=fair_play)
     if _with_luck(opts, chosen, luck):
-        total += LUCK_REDEALS * sum(1 for h in record.hands if h.score is not None)
+        total += luck_playouts(opts) * sum(1 for h in record.hands if h.score is not None)
     return total
 
 
@@ -523,7 +545,7 @@ def analyse_game(record: GameRecord, seats: Iterable[int] | None = None, *, seed
                 adjusted: tuple[float, ...] | None = None
                 if with_luck:
                     expected = expected_values(hand_start, seed=decision_seed(seed, -1 - state.hand_number))
-                    spent += LUCK_REDEALS
+                    spent += luck_playouts(opts)
                     adjusted = tuple(round(x + g, 2) for x, g in zip(expected, gains, strict=True))
                     lucky = tuple(round(r - a, 2) for r, a in zip(result, adjusted, strict=True))
                 scored[state.hand_number] = HandLuck(hand_number=state.hand_number, luck=lucky, result=result,
@@ -550,7 +572,7 @@ def player_fair_play(analyses: Iterable[GameAnalysis], seats: Sequence[Iterable[
 
 
 __all__ = ["ANALYSIS_BUDGET", "CLEAR_ERROR_POINTS", "CLEAR_ERROR_SE", "FAIR_PLAY_MIN_DECISIONS", "FAIR_PLAY_Z",
-           "GAIN_SHRINK", "LUCK_REDEALS", "MAX_ANALYSIS_BUDGET", "MIN_DEALS", "DecisionAnalysis", "FairPlay",
+           "GAIN_PRIOR", "LUCK_REDEALS", "MAX_ANALYSIS_BUDGET", "MIN_DEALS", "DecisionAnalysis", "FairPlay",
            "GameAnalysis", "HandLuck", "MoveValue", "OpenHand", "SeatSummary", "analyse_decision", "analyse_game",
            "analysis_cost", "decision_cost", "decision_gain", "decision_moves", "decision_seed", "expected_values",
-           "fair_play", "open_hand", "player_fair_play", "side_gains", "weigh_decision"]
+           "fair_play", "luck_playouts", "open_hand", "player_fair_play", "side_gains", "weigh_decision"]

@@ -17,7 +17,7 @@ from bots import decide
 from bots.analysis import (
     FAIR_PLAY_MIN_DECISIONS,
     FAIR_PLAY_Z,
-    GAIN_SHRINK,
+    GAIN_PRIOR,
     OpenHand,
     analyse_decision,
     analyse_game,
@@ -189,15 +189,17 @@ def test_the_reference_move_is_weighed_first_and_playing_it_gains_exactly_nothin
     assert compared >= 3
 
 
-def test_a_gain_is_the_paired_difference_shrunk_by_its_standard_error() -> None:
+def test_a_gain_is_the_paired_difference_shrunk_by_its_uncertainty() -> None:
     reference = [0.0, 100.0, -50.0, 20.0]
-    played = [r + d for r, d in zip(reference, [10.0, 20.0, 30.0, 40.0], strict=True)]  # mean 25, se 6.455
-    assert decision_gain([reference, played], 1) == pytest.approx(25.0 - GAIN_SHRINK * 6.455, abs=0.01)
-    assert decision_gain([reference, played], 1, shrink=0.0) == pytest.approx(25.0)
-    assert decision_gain([played, reference], 1) == pytest.approx(-25.0 + GAIN_SHRINK * 6.455, abs=0.01)
-    assert decision_gain([reference, [r + d for r, d in zip(reference, [-30.0, 30.0, -20.0, 25.0],
-                                                               strict=True)]], 1) == 0.0  # within its error
-    assert decision_gain([reference, played], 0) == 0.0
+    played = [r + d for r, d in zip(reference, [10.0, 20.0, 30.0, 40.0], strict=True)]  # mean 25, se^2 41.67
+    prior = GAIN_PRIOR["auction"]
+    assert decision_gain([reference, played], 1, "auction") == pytest.approx(25.0 * prior / (prior + 125 / 3))
+    assert decision_gain([played, reference], 1, "auction") == pytest.approx(-25.0 * prior / (prior + 125 / 3))
+    noisy = [r + d for r, d in zip(reference, [-300.0, 400.0, -200.0, 250.0], strict=True)]
+    assert 0 < decision_gain([reference, noisy], 1, "play") < 0.5 * 37.5  # mostly noise: mostly shrunk
+    sure = [r + 40.0 for r in reference]
+    assert decision_gain([reference, sure], 1, "play") == 40.0  # the same on every deal: no doubt
+    assert decision_gain([reference, played], 0, "auction") == 0.0
 
 
 @pytest.mark.parametrize("count", [2, 3, 5])
