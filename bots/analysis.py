@@ -86,10 +86,13 @@ LUCK_REDEALS = 16
 #: The spread of the gains over the reference move that decisions of each phase really have (the mean square of
 #: the true gain, in points squared): the prior that a decision's measured gain is shrunk toward 0 by
 #: (:func:`decision_gain`). Fitted on the benchmark's games of ``expert`` against ``basic`` (tests/bench/
-#: bench_analysis.py, ``skill``, seed 1, the first 10 deal seeds at 2 to 6 players), as the mean over the decisions
-#: that departed from the reference move of the squared gain less its squared standard error.
-GAIN_PRIOR: Mapping[str, float] = {"auction": 15_000.0, "exchange": 15_000.0, "call": 5_000.0, "nominate": 5_000.0,
-                                   "play": 5_000.0}
+#: bench_analysis.py ``skill``, seed 1, its first 10 deal seeds at 2 to 6 players, every seat at the default
+#: budget) as the mean, over the decisions that departed from the reference move, of the squared measured gain less
+#: its squared standard error: 19,500 (346 auction decisions), 35,000 (89 exchanges, a few of them worth hundreds),
+#: 3,300 (1,407 card plays); the calls and nominations departed too rarely to fit (10 and 1, mean squares about 0
+#: and 900) and take 1,000.
+GAIN_PRIOR: Mapping[str, float] = {"auction": 19_500.0, "exchange": 35_000.0, "call": 1_000.0, "nominate": 1_000.0,
+                                   "play": 3_300.0}
 #: The fair-play statistic's threshold (one-sided standard scores), and the fewest informative decisions it
 #: needs before it labels anything. Above 3 because the honest bots' statistic spreads wider than a standard
 #: normal (the sampled deals' model of what a seat knows is approximate): its standard deviation was 1.2 to 1.5

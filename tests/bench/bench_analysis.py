@@ -175,6 +175,18 @@ def skill(args: argparse.Namespace) -> None:
                                (("expected value", expected), *by_phase.items()) if any(v))
             print(f"  the adjusted result's variance by part (each part's variance over the whole's): {shares}")
             rows = [(result, adj, g["levels"]) for g in games for result, adj in g["results"]]
+            # The same spread about each level's mean (the expert sides' and the basic sides'): what is left once
+            # the levels' difference, the skill the adjusted result is meant to keep, is set aside.
+            within = []
+            for pick in (0, 1):
+                by_level: dict[str, list[float]] = {"expert": [], "basic": []}
+                for row in rows:
+                    for x, lv in zip(row[pick], row[2], strict=True):
+                        by_level[lv].append(x)
+                within.append(math.sqrt(sum((x - statistics.fmean(v)) ** 2 for v in by_level.values() for x in v)
+                                        / (sum(len(v) for v in by_level.values()) - 2)))
+            print(f"  about each level's mean: raw sd {within[0]:.1f}, luck-adjusted sd {within[1]:.1f}, ratio "
+                  f"{within[0] / within[1]:.2f}")
             for name, pick in (("raw", 0), ("adjusted", 1)):
                 # Per hand: the expert sides' mean result less the basic sides' (the skill the figures should keep).
                 edge = [statistics.fmean(x for x, lv in zip(row[pick], row[2], strict=True) if lv == "expert")
