@@ -18,7 +18,9 @@ from bots.analysis import (
     FAIR_PLAY_MIN_DECISIONS,
     FAIR_PLAY_Z,
     GAIN_PRIOR,
+    LUCK_REDEALS,
     OpenHand,
+    _redeals,
     analyse_decision,
     analyse_game,
     analysis_cost,
@@ -27,6 +29,7 @@ from bots.analysis import (
     decision_seed,
     expected_values,
     fair_play,
+    luck_playouts,
     side_gains,
 )
 from bots.expert import playout_outcome, playout_values
@@ -210,6 +213,21 @@ def test_a_gain_is_the_movers_sides_and_the_others_lose_it(count: int) -> None:
         assert len(shares) == len(sides(opts)) and sum(shares) == pytest.approx(0.0)
         assert shares[[i for i, m in enumerate(sides(opts)) if seat in m][0]] == 30.0
     assert side_gains(Options(players=2), 0, 30.0) == (30.0, -30.0)  # two sides: exact
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
+def test_a_round_of_re_deals_passes_each_hand_round_the_table(players: int) -> None:
+    opts = Options(players=players)  # type: ignore[arg-type]
+    state, _ = new_game(opts, seed=players)
+    cards = sorted(c for h in (*state.hands, state.kitty, state.dead_hand) for c in h)
+    round_ = _redeals(state, random.Random(1))
+    assert len(round_) == players and luck_playouts(opts) % players == 0 and luck_playouts(opts) >= LUCK_REDEALS
+    first = round_[0]
+    for r, dealt in enumerate(round_):
+        assert sorted(c for h in (*dealt.hands, dealt.kitty, dealt.dead_hand) for c in h) == cards
+        assert dealt.kitty == first.kitty and dealt.dead_hand == first.dead_hand
+        assert dealt.hands == tuple(first.hands[(s + r) % players] for s in range(players))
+        assert (dealt.dealer, dealt.scores) == (state.dealer, state.scores)
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
