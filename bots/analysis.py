@@ -14,14 +14,16 @@ differences are paired and their standard error is known: a **clear error** is a
 decision with one legal move, or one candidate, is not *weighed* (loss 0, left out of the averages). Since the
 input is the view, permuting the cards the seat could not see changes no value (tests/analysis).
 
-**Luck of the deal** (:func:`deal_luck`): the expert's playout policy (the ``basic`` auction and the standard
-card play, cards in the open) plays the hand from before any call on the cards as dealt, and on
-:data:`LUCK_REDEALS` re-deals of the same cards to the same places (the same dealer, scores and options); a
-side's luck is the first value minus the mean of the others, on the decisions' scale, times :data:`LUCK_WEIGHT`
-(the share of that advantage that the players' result shows on average: the reference policy foresees it only
-in part). The luck-adjusted result
-of a hand is what the side got (the same scale) minus its luck. Luck uses the whole deal (it is measured after
-the game, when the question is what the cards were worth).
+**Luck** (in the manner of AIVAT): a hand's luck-adjusted result for a side is its expected value before the deal
+(:func:`expected_values`: the expert's playout policy, the *reference policy*, plays the hand from before any call
+on re-deals of the pack to the same places, the same dealer, scores and options, in whole rounds that pass each
+re-deal's hands round the table) plus what every decision of the hand gained over the reference move
+(:func:`decision_gain`: the move ``basic`` plays from the seat's view, always the first move weighed, so the gain
+is a paired difference on the decision's own deals and costs no playout; exactly 0 where the seat played it),
+the mover's side gaining it and the others losing it (:func:`side_gains`). Each gain is shrunk toward 0 by its
+uncertainty against the spread that gains of its phase really have (:data:`GAIN_PRIOR`). The luck is the result
+less the adjusted result: the deal, and the lie of the cards each seat could not see, beyond what the decisions
+earned. It needs every seat's decisions, so it is measured only when every seat is analysed.
 
 **Fair play** (:func:`open_hand`, :func:`fair_play`): the one figure that uses the true deal, and says so. At
 each weighed decision the candidates are also played out once on the *true* deal: the moves that score best
