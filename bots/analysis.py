@@ -207,7 +207,8 @@ def _solver(state: GameState, seat: int) -> Solver | BitSolver | None:
 
 
 def decision_moves(knowledge: Knowledge, legal: Sequence[Move], played: Move) -> list[Move]:
-    """The moves a decision weighs: the expert's candidates and the move played (once each, canonical)."""
+    """The moves a decision weighs: the expert's candidates and the move played (once each, canonical). The first
+    is the reference move, the one ``basic`` plays from this view: the expert's candidates begin with it."""
     opts = knowledge.options
     out = [canonical_move(m, opts) for m in expert_candidates(knowledge, legal)]
     mine = canonical_move(played, opts)
