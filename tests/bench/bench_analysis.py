@@ -4,15 +4,19 @@ and the fair-play signal's power and false-positive rate.
 ``skill``: duplicate games of ``expert`` against ``basic`` (each deal seed twice, the levels swapping sides) at
 each player count, every seat analysed at the default budget. Printed: the CPU time of the analysis per whole
 game (median, p95; the thread's CPU time, the game's generation not counted), each level's average loss per
-weighed decision (its distribution over the games), and per hand and side the standard deviation of the raw
-result against the luck-adjusted one.
+weighed decision (its distribution over the games), the playouts per game (and how many exceed a client's default
+playouts per minute), and per hand and side the standard deviation of the raw result against the luck-adjusted
+one, overall and about each level's mean, the adjusted result's variance by part (the expected value before the
+deal, each phase's gains), and the expert sides' edge over the basic sides' per hand, raw and adjusted.
+``--games DIR`` keeps the games played in ``DIR`` and reads them back, so that a change to the analysis is
+measured on the same games without playing them again.
 
 ``fairplay``: trials of ``--hands`` hands in which seat 0 is the bot under test (the others ``basic``): the peeking
 bot of tests/analysis/players.py (every decision, or one in five) and the honest ``random``, ``basic`` and
 ``expert``. Seat 0 is analysed over each trial's games together; printed per bot: how many trials were labelled
 ``review``, the statistic's mean and spread, and the share labelled by 10, 20, … hands (power against hands).
 
-    nice -n 5 .venv/bin/python tests/bench/bench_analysis.py skill --players 4 --pairs 10 --jobs 2
+    nice -n 5 .venv/bin/python tests/bench/bench_analysis.py skill --players 4 --pairs 10 --jobs 2 --games games
     nice -n 5 .venv/bin/python tests/bench/bench_analysis.py fairplay --trials 20 --hands 50 --jobs 2
 
 A benchmark that prints figures, not a test.
