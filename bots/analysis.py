@@ -14,14 +14,16 @@ differences are paired and their standard error is known: a **clear error** is a
 decision with one legal move, or one candidate, is not *weighed* (loss 0, left out of the averages). Since the
 input is the view, permuting the cards the seat could not see changes no value (tests/analysis).
 
-**Luck of the deal** (:func:`deal_luck`): the expert's playout policy (the ``basic`` auction and the standard
-card play, cards in the open) plays the hand from before any call on the cards as dealt, and on
-:data:`LUCK_REDEALS` re-deals of the same cards to the same places (the same dealer, scores and options); a
-side's luck is the first value minus the mean of the others, on the decisions' scale, times :data:`LUCK_WEIGHT`
-(the share of that advantage that the players' result shows on average: the reference policy foresees it only
-in part). The luck-adjusted result
-of a hand is what the side got (the same scale) minus its luck. Luck uses the whole deal (it is measured after
-the game, when the question is what the cards were worth).
+**Luck** (in the manner of AIVAT): a hand's luck-adjusted result for a side is its expected value before the deal
+(:func:`expected_values`: the expert's playout policy, the *reference policy*, plays the hand from before any call
+on re-deals of the pack to the same places, the same dealer, scores and options, in whole rounds that pass each
+re-deal's hands round the table) plus what every decision of the hand gained over the reference move
+(:func:`decision_gain`: the move ``basic`` plays from the seat's view, always the first move weighed, so the gain
+is a paired difference on the decision's own deals and costs no playout; exactly 0 where the seat played it),
+the mover's side gaining it and the others losing it (:func:`side_gains`). Each gain is shrunk toward 0 by its
+uncertainty against the spread that gains of its phase really have (:data:`GAIN_PRIOR`). The luck is the result
+less the adjusted result: the deal, and the lie of the cards each seat could not see, beyond what the decisions
+earned. It needs every seat's decisions, so it is measured only when every seat is analysed.
 
 **Fair play** (:func:`open_hand`, :func:`fair_play`): the one figure that uses the true deal, and says so. At
 each weighed decision the candidates are also played out once on the *true* deal: the moves that score best
@@ -39,13 +41,13 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 import msgspec
 
 from bots.endgame import BitSolver, Solver, shared_solver
 from bots.expert import candidates as expert_candidates
-from bots.expert import outcome_of, playout_outcome
+from bots.expert import outcome_of, playout_values
 from bots.inference import read_auction, sample
 from bots.knowledge import Knowledge
 from bots.value import hand_value
@@ -67,6 +69,7 @@ from engine.contract import hand_teams
 from engine.deal import pack_index
 from engine.model import HandScored
 from engine.replay import replay_states
+from engine.rules import side_of
 
 #: Default playouts per weighed decision (each one deal played out for one candidate): every candidate gets
 #: ``budget // candidates`` deals, at least :data:`MIN_DEALS`.
@@ -79,16 +82,19 @@ MAX_ANALYSIS_BUDGET = 1000
 CLEAR_ERROR_POINTS = 50.0
 #: ... at least this many standard errors of the paired difference between the best move and the one played.
 CLEAR_ERROR_SE = 2.0
-#: Re-deals of the same cards that the luck of a deal is measured against.
-LUCK_REDEALS = 8
-#: The luck's calibration: the share of the reference policy's advantage over the re-deals that the hand's result
-#: shows, on average. The reference policy (the ``basic`` auction, the standard card play with the cards open)
-#: foresees the players' result only in part (the correlation was 0.4 to 0.6 in games of ``expert`` against
-#: ``basic``), so its whole advantage, taken as the luck, overstates it: the luck-adjusted result then spreads
-#: wider than the raw one. The least-squares slope of the result on that advantage was 0.57 (four players) and
-#: 0.71 (three) in a first set of games; tests/bench/bench_analysis.py prints the slope on the luck so weighed as
-#: its ``calibration slope`` (1 when the weight fits; docs/BENCHMARKS.md has the figures, 0.52 to 1.01).
-LUCK_WEIGHT = 0.6
+#: The fewest reference playouts a hand's expected value before the deal is measured with (whole rounds of
+#: re-deals, one playout per seat in each: :func:`luck_playouts`).
+LUCK_REDEALS = 16
+#: The spread of the gains over the reference move that decisions of each phase really have (the mean square of
+#: the true gain, in points squared): the prior that a decision's measured gain is shrunk toward 0 by
+#: (:func:`decision_gain`). Fitted on the benchmark's games of ``expert`` against ``basic`` (tests/bench/
+#: bench_analysis.py ``skill``, seed 1, its first 10 deal seeds at 2 to 6 players, every seat at the default
+#: budget) as the mean, over the decisions that departed from the reference move, of the squared measured gain less
+#: its squared standard error: 19,500 (346 auction decisions), 35,000 (89 exchanges, a few of them worth hundreds),
+#: 3,300 (1,407 card plays); the calls and nominations departed too rarely to fit (10 and 1, mean squares about 0
+#: and 900) and take 1,000.
+GAIN_PRIOR: Mapping[str, float] = {"auction": 19_500.0, "exchange": 35_000.0, "call": 1_000.0, "nominate": 1_000.0,
+                                   "play": 3_300.0}
 #: The fair-play statistic's threshold (one-sided standard scores), and the fewest informative decisions it
 #: needs before it labels anything. Above 3 because the honest bots' statistic spreads wider than a standard
 #: normal (the sampled deals' model of what a seat knows is approximate): its standard deviation was 1.2 to 1.5
@@ -125,7 +131,9 @@ class DecisionAnalysis(msgspec.Struct, frozen=True, kw_only=True):
     """One decision of an analysed seat: where it is (``move_index`` in the record's moves, the hand), what was
     played, the candidates' values from the seat's view (best first), the played move's value, its loss against
     the best and whether that is a clear error. ``weighed`` is false where there was nothing to weigh: one legal move,
-    or one move the expert finds worth searching, and it was played (no values, loss 0)."""
+    or one move the expert finds worth searching, and it was played (no values, loss 0). ``gain``: what the move
+    played gained over the reference move (:func:`decision_gain`; 0 when it is the reference move), the part of the
+    hand's luck-adjusted result that is this decision's."""
 
     move_index: int
     hand_number: int
@@ -139,6 +147,7 @@ class DecisionAnalysis(msgspec.Struct, frozen=True, kw_only=True):
     best_value: float | None = None
     loss: float = 0.0
     error: bool = False
+    gain: float = 0.0
     open_hand: OpenHand | None = None
 
 
@@ -198,7 +207,8 @@ def _solver(state: GameState, seat: int) -> Solver | BitSolver | None:
 
 
 def decision_moves(knowledge: Knowledge, legal: Sequence[Move], played: Move) -> list[Move]:
-    """The moves a decision weighs: the expert's candidates and the move played (once each, canonical)."""
+    """The moves a decision weighs: the expert's candidates and the move played (once each, canonical). The first
+    is the reference move, the one ``basic`` plays from this view: the expert's candidates begin with it."""
     opts = knowledge.options
     out = [canonical_move(m, opts) for m in expert_candidates(knowledge, legal)]
     mine = canonical_move(played, opts)
@@ -279,26 +289,57 @@ def open_hand(true_state: GameState, seat: int, moves: Sequence[Move], values: S
                     expected=round(_best_share(values, mine, top), 4) if informative else 0.0)
 
 
+def decision_gain(values: Sequence[Sequence[float]], mine: int, phase: str) -> float:
+    """The gain of the move played (``values[mine]``) over the reference move (``values[0]``, the ``basic`` move
+    from the seat's view, which :func:`decision_moves` puts first), on the same deals: the paired mean difference
+    ``m``, shrunk toward 0 as far as its standard error ``se`` makes it uncertain against the spread that gains
+    of the ``phase`` really have (:data:`GAIN_PRIOR`, ``t2``): ``m * t2 / (t2 + se ** 2)``, the expected gain given
+    ``m`` when the true gains spread about 0 by ``t2`` (a normal prior). Exactly 0 when the move played is the
+    reference move; ``m`` itself when it differs from it by the same on every deal."""
+    if mine == 0:
+        return 0.0
+    diffs = [a - b for a, b in zip(values[mine], values[0], strict=True)]
+    n = len(diffs)
+    mean = sum(diffs) / n
+    variance = sum((d - mean) ** 2 for d in diffs) / (n - 1) / n if n > 1 else mean * mean
+    if variance == 0.0:
+        return mean
+    prior = GAIN_PRIOR.get(phase, 0.0)
+    return mean * prior / (prior + variance)
+
+
 def analyse_decision(seat_view: SeatView, options: Options, legal: Sequence[Move], played: Move, *,
                      move_index: int, hand_number: int, seat: int, seed: int, budget: int = ANALYSIS_BUDGET,
                      true_state: GameState | None = None) -> tuple[DecisionAnalysis, int]:
     """One decision's analysis (and the playouts it spent), from ``seat_view``; with ``true_state``, also its
     fair-play reading (:func:`open_hand`)."""
+    found, spent, _ = _analyse_decision(seat_view, options, legal, played, move_index=move_index,
+                                        hand_number=hand_number, seat=seat, seed=seed, budget=budget,
+                                        true_state=true_state)
+    return found, spent
+
+
+def _analyse_decision(seat_view: SeatView, options: Options, legal: Sequence[Move], played: Move, *,
+                      move_index: int, hand_number: int, seat: int, seed: int, budget: int,
+                      true_state: GameState | None) -> tuple[DecisionAnalysis, int, float]:
+    """:func:`analyse_decision`, with the move's gain over the reference move (:func:`decision_gain`, for the
+    seat's side; 0 where nothing was weighed)."""
     played = canonical_move(played, options)
     phase = seat_view.phase
     if seat_view.phase != "exchange" and len(legal) <= 1:
         return DecisionAnalysis(move_index=move_index, hand_number=hand_number, seat=seat, phase=phase,
-                                played=played, weighed=False), 0
+                                played=played, weighed=False), 0, 0.0
     moves, values, deals = weigh_decision(seat_view, options, legal, played, seed=seed, budget=budget)
     if not deals:
         return DecisionAnalysis(move_index=move_index, hand_number=hand_number, seat=seat, phase=phase,
-                                played=played, weighed=False), 0
+                                played=played, weighed=False), 0, 0.0
     means = [sum(v) / len(v) for v in values]
     order = sorted(range(len(moves)), key=lambda i: -means[i])
     best = order[0]
     mine = moves.index(played)
     loss = means[best] - means[mine]
     error = loss >= CLEAR_ERROR_POINTS and loss >= CLEAR_ERROR_SE * _paired_se(values[best], values[mine])
+    gain = decision_gain(values, mine, phase)
     spent = len(deals) * len(moves)
     reading = None
     if true_state is not None:
@@ -309,14 +350,15 @@ def analyse_decision(seat_view: SeatView, options: Options, legal: Sequence[Move
         move_index=move_index, hand_number=hand_number, seat=seat, phase=phase, played=played, weighed=True,
         deals=len(deals), candidates=tuple(MoveValue(move=moves[i], value=round(means[i], 2)) for i in order),
         played_value=round(means[mine], 2), best_value=round(means[best], 2), loss=round(loss, 2), error=error,
-        open_hand=reading), spent
+        gain=round(gain, 2), open_hand=reading), spent, gain
 
 
 # ------------------------------------------------------------------------------------------------- luck
 
 
-def _redeal(state: GameState, rng: random.Random) -> GameState:
-    """The same state before any call with the same cards dealt afresh to the same places."""
+def _redeals(state: GameState, rng: random.Random) -> list[GameState]:
+    """The same state before any call with its cards dealt afresh, and then with those hands passed round the
+    table, one state per seat: every hand dealt in every seat, the kitty (and the dead hand) the same."""
     pool = [c for h in state.hands for c in h] + list(state.kitty) + list(state.dead_hand)
     rng.shuffle(pool)
     index = pack_index(state.options)
@@ -328,26 +370,41 @@ def _redeal(state: GameState, rng: random.Random) -> GameState:
     kitty = tuple(sorted(pool[at:at + len(state.kitty)], key=index.__getitem__))
     at += len(state.kitty)
     dead = tuple(sorted(pool[at:], key=index.__getitem__))
-    return msgspec.structs.replace(state, hands=tuple(hands), kitty=kitty, dead_hand=dead)
+    n = len(hands)
+    return [msgspec.structs.replace(state, hands=tuple(hands[(s + r) % n] for s in range(n)), kitty=kitty,
+                                    dead_hand=dead) for r in range(n)]
 
 
-def _side_values(state: GameState) -> list[float]:
-    """The reference playout's value of the hand from ``state``, for one seat of each side."""
-    return [playout_outcome(state, members[0])[0] for members in sides(state.options)]
+def luck_playouts(opts: Options) -> int:
+    """The reference playouts that a hand's expected value takes: whole rounds of re-deals (one per seat), the
+    fewest that make at least :data:`LUCK_REDEALS`."""
+    n = opts.players
+    return n * -(-LUCK_REDEALS // n)
 
 
-def deal_luck(dealt: GameState, *, seed: int, redeals: int = LUCK_REDEALS) -> tuple[tuple[float, ...], int]:
-    """Each side's luck in the hand dealt in ``dealt`` (the state before any call): :data:`LUCK_WEIGHT` times the
-    reference playout's value of the cards as dealt less its mean over ``redeals`` re-deals of them (the module
-    docstring), and the playouts spent."""
+def expected_values(dealt: GameState, *, seed: int) -> tuple[float, ...]:
+    """Each side's expected value of the hand dealt in ``dealt`` (the state before any call), before the deal: the
+    mean of the reference playout's value (:func:`bots.expert.playout_values`: one playout values every side)
+    over re-deals of its cards to the same places, each re-deal played once with every seat holding each of its
+    hands in turn (:func:`luck_playouts` playouts: the sides' shares of good and bad cards then cancel within a
+    round, and the mean is that much firmer than over as many independent re-deals)."""
     rng = random.Random(seed)
-    actual = _side_values(dealt)
-    base = [0.0] * len(actual)
-    for _ in range(redeals):
-        for i, v in enumerate(_side_values(_redeal(dealt, rng))):
-            base[i] += v / redeals
-    return (tuple(round(LUCK_WEIGHT * (a - b), 2) for a, b in zip(actual, base, strict=True)),
-            len(actual) * (redeals + 1))
+    base = [0.0] * len(sides(dealt.options))
+    count = luck_playouts(dealt.options)
+    for _ in range(count // dealt.options.players):
+        for state in _redeals(dealt, rng):
+            for i, v in enumerate(playout_values(state)):
+                base[i] += v / count
+    return tuple(base)
+
+
+def side_gains(opts: Options, seat: int, gain: float) -> tuple[float, ...]:
+    """A decision's gain ``gain`` (for ``seat``'s side, :func:`decision_gain`) for each side: the seat's side gains
+    it and the others lose it, shared equally (exact with two sides, where every value is one side's less the
+    other's; an approximation with three or more, where the playouts value the seat's side alone)."""
+    mine = side_of(opts)[seat]
+    count = len(sides(opts))
+    return tuple(gain if i == mine else -gain / (count - 1) for i in range(count))
 
 
 # ------------------------------------------------------------------------------------------- fair play
@@ -431,10 +488,15 @@ def analysis_cost(record: GameRecord, seats: Iterable[int] | None = None, *, bud
     for _, state, move, _ in _decisions(record, chosen):
         player = controller(opts, state.to_act or 0)
         total += decision_cost(view(state, player), opts, _legal(state), move, budget=budget, fair_play=fair_play)
-    if luck and not _ghosts(opts):
-        scored = sum(1 for h in record.hands if h.score is not None)
-        total += scored * len(sides(opts)) * (LUCK_REDEALS + 1)
+    if _with_luck(opts, chosen, luck):
+        total += luck_playouts(opts) * sum(1 for h in record.hands if h.score is not None)
     return total
+
+
+def _with_luck(opts: Options, chosen: frozenset[int], luck: bool) -> bool:
+    """Whether the luck is measured: asked for, every seat's decisions weighed (the adjusted result sums every
+    decision's gain), and not the ghost-partners game (its face-down piles make re-dealing another game)."""
+    return luck and not _ghosts(opts) and chosen == frozenset(range(opts.players))
 
 
 def _ghosts(opts: Options) -> bool:
@@ -455,41 +517,48 @@ def analyse_game(record: GameRecord, seats: Iterable[int] | None = None, *, seed
                  budget: int = ANALYSIS_BUDGET, fair_play: bool = True, luck: bool = True) -> GameAnalysis:
     """Analyse a game's record (verified beforehand: it is replayed here without checks): every decision of
     ``seats`` (every seat: ``None``; in the ghost-partners game a human's seat covers its ghost), each hand's
-    luck (``luck``), and with ``fair_play`` each decision's reading of the true deal and each seat's statistic.
-    Reproducible: the same record, seats, seed and budget give the same analysis."""
+    luck (``luck``, when every seat is analysed), and with ``fair_play`` each decision's reading of the true deal
+    and each seat's statistic. Reproducible: the same record, seats, seed and budget give the same analysis."""
     opts = engine_options(record.options)
     chosen = _seats(opts, seats)
+    with_luck = _with_luck(opts, chosen, luck)
     decisions: list[DecisionAnalysis] = []
     scored: dict[int, HandLuck] = {}
     spent = 0
     states = replay_states(record)
     state = next(states)
     hand_start = state
+    gains = [0.0] * len(sides(opts))
     for index, (move, after) in enumerate(zip(record.moves, states, strict=True)):
         actor = state.to_act
         assert actor is not None
         player = controller(opts, actor)
         if player in chosen:
-            found, cost = analyse_decision(
+            found, cost, gain = _analyse_decision(
                 view(state, player), opts, _legal(state), move,
                 move_index=index, hand_number=state.hand_number, seat=player, seed=decision_seed(seed, index),
                 budget=budget, true_state=state if fair_play else None)
             decisions.append(found)
             spent += cost
+            if gain:
+                for i, g in enumerate(side_gains(opts, actor, gain)):
+                    gains[i] += g
         _, events = apply_move(state, move)
         for e in events:
             if isinstance(e, HandScored):
-                lucky: tuple[float, ...] | None = None
                 result = _hand_result(e, state.scores, opts)
-                if luck and not _ghosts(opts):
-                    lucky, cost = deal_luck(hand_start, seed=decision_seed(seed, -1 - state.hand_number))
-                    spent += cost
-                scored[state.hand_number] = HandLuck(
-                    hand_number=state.hand_number, luck=lucky, result=result,
-                    adjusted=None if lucky is None else tuple(round(r - x, 2) for r, x in zip(result, lucky,
-                                                                                             strict=True)))
+                lucky: tuple[float, ...] | None = None
+                adjusted: tuple[float, ...] | None = None
+                if with_luck:
+                    expected = expected_values(hand_start, seed=decision_seed(seed, -1 - state.hand_number))
+                    spent += luck_playouts(opts)
+                    adjusted = tuple(round(x + g, 2) for x, g in zip(expected, gains, strict=True))
+                    lucky = tuple(round(r - a, 2) for r, a in zip(result, adjusted, strict=True))
+                scored[state.hand_number] = HandLuck(hand_number=state.hand_number, luck=lucky, result=result,
+                                                     adjusted=adjusted)
         if after.hand_number != state.hand_number:
             hand_start = after
+            gains = [0.0] * len(gains)
         state = after
     hands = [scored.get(h.hand_number, HandLuck(hand_number=h.hand_number, luck=None, result=None, adjusted=None))
              for h in record.hands]
@@ -509,7 +578,7 @@ def player_fair_play(analyses: Iterable[GameAnalysis], seats: Sequence[Iterable[
 
 
 __all__ = ["ANALYSIS_BUDGET", "CLEAR_ERROR_POINTS", "CLEAR_ERROR_SE", "FAIR_PLAY_MIN_DECISIONS", "FAIR_PLAY_Z",
-           "LUCK_REDEALS", "LUCK_WEIGHT", "MAX_ANALYSIS_BUDGET", "MIN_DEALS", "DecisionAnalysis", "FairPlay",
+           "GAIN_PRIOR", "LUCK_REDEALS", "MAX_ANALYSIS_BUDGET", "MIN_DEALS", "DecisionAnalysis", "FairPlay",
            "GameAnalysis", "HandLuck", "MoveValue", "OpenHand", "SeatSummary", "analyse_decision", "analyse_game",
-           "analysis_cost", "deal_luck", "decision_cost", "decision_moves", "decision_seed", "fair_play", "open_hand",
-           "player_fair_play", "weigh_decision"]
+           "analysis_cost", "decision_cost", "decision_gain", "decision_moves", "decision_seed", "expected_values",
+           "fair_play", "luck_playouts", "open_hand", "player_fair_play", "side_gains", "weigh_decision"]

@@ -227,11 +227,37 @@ def playout_outcome(state: GameState, seat: int) -> Outcome:
     raise AssertionError("a hand that does not end")
 
 
+def playout_values(state: GameState) -> tuple[float, ...]:
+    """The playout of :func:`playout_outcome` from ``state`` (the same moves: the playout does not depend on whose
+    value it gives), valued for one seat of each side (``sides(options)``, in order): one playout, every side's
+    value."""
+    opts = state.options
+    firsts = [members[0] for members in sides(opts)]
+    hand_number = state.hand_number
+    for _ in range(400):
+        if state.phase == "game_over" or state.hand_number != hand_number:
+            return tuple(0.0 for _ in firsts)  # thrown in: the hand is redealt
+        if state.phase == "play":
+            deltas, seats, made = _card_play(state)
+            return tuple(hand_value(state.scores, deltas, seats, made, opts, s) for s in firsts)
+        state, events = apply_move(state, _basic_move(state))
+        if any(isinstance(e, HandScored) for e in events):
+            return tuple(_scored(events, opts, s) or 0.0 for s in firsts)
+    raise AssertionError("a hand that does not end")
+
+
 def _play_out(state: GameState, seat: int) -> Outcome:
+    """The card play to the end of the hand (:func:`_card_play`), valued for ``seat``."""
+    deltas, seats, made = _card_play(state)
+    return (hand_value(state.scores, deltas, seats, made, state.options, seat),
+            _success(state.options, seat, seats, made))
+
+
+def _card_play(state: GameState) -> tuple[tuple[int, ...], tuple[int, ...], bool | None]:
     """The card play to the end of the hand, each seat playing the standard card play with the sampled hands in
     the open, over masks (:class:`engine.playout.BitPlayout`, :func:`bots.cardplay.choose_bit`: the standard card
     play rule for rule; a ghost's face-down cards are not among the others' cards it weighs, as no one sees
-    them)."""
+    them): the hand's score changes, the contracting seats and whether the contract was made."""
     game = BitPlayout(state)
     table = game.table
     suit_mask, bit_suit = table.suit_mask, table.bit_suit
@@ -262,8 +288,7 @@ def _play_out(state: GameState, seat: int) -> Outcome:
             nominate = suits[0] if len(suits) == 1 else max(suits, key=lambda x: count(hand & suit_mask.get(x, 0)))
         game.play(bit, nominate)
     deltas, seats, made = game.score()
-    return (hand_value(state.scores, deltas, seats, made, state.options, seat),
-            _success(state.options, seat, seats, made))
+    return deltas, seats, made
 
 
 def _teams(state: GameState) -> dict[int, frozenset[int]]:
@@ -537,4 +562,5 @@ def choose(values: Sequence[Sequence[float]]) -> int:
 
 
 __all__ = ["DEFAULT_BUDGET", "LARGEST_DEFAULT_BUDGET", "PHASE_BUDGETS", "Outcome", "Play", "candidates",
-           "default_budget", "outcome_of", "playout", "search", "search_outcomes", "value_of"]
+           "default_budget", "outcome_of", "playout", "playout_outcome", "playout_values", "search",
+           "search_outcomes", "value_of"]

@@ -10,9 +10,9 @@ credential may read:
   seat's decisions and summaries, each hand's luck of the deal and luck-adjusted result, and each seat's
   fair-play statistic;
 - a **seat** token: its own seat's decisions and summary (and its ghost's, in the ghost-partners game), each
-  valued from its own view at that moment, and each hand's result; no luck (it reads the deal as dealt: the
-  kitty before it was taken, the discards) and no fair-play statistic (it reads every hand), since neither is
-  a function of what the seat saw;
+  valued from its own view at that moment, and each hand's result; no luck (it sums the gains of every seat's
+  decisions, each valued from that seat's cards) and no fair-play statistic (it reads every hand), since neither
+  is a function of what the seat saw;
 - a spectator token: 403 ``FORBIDDEN``, as for the record.
 
 Before the game is over it is 403 ``FORBIDDEN`` for every credential (an analysis mid-game would be a search

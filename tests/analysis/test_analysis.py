@@ -17,14 +17,26 @@ from bots import decide
 from bots.analysis import (
     FAIR_PLAY_MIN_DECISIONS,
     FAIR_PLAY_Z,
+    GAIN_PRIOR,
+    LUCK_REDEALS,
     OpenHand,
+    _redeals,
     analyse_decision,
     analyse_game,
     analysis_cost,
+    decision_gain,
+    decision_moves,
+    decision_seed,
+    expected_values,
     fair_play,
+    luck_playouts,
+    side_gains,
 )
-from engine import GameRecord, Options, legal_moves, view
+from bots.expert import playout_outcome, playout_values
+from bots.knowledge import Knowledge
+from engine import GameRecord, GameState, Options, canonical_move, legal_moves, new_game, sides, view
 from engine.record_text import record_to_text
+from engine.replay import replay_states
 from service.games.analysis import analyse_records
 from service.referee.playouts import MemoryPlayoutBudget
 from service.referee.search import SearchPool
@@ -103,12 +115,139 @@ def test_every_decision_of_the_chosen_seats_is_weighed_best_first(records: list[
 
 def test_luck_and_the_adjusted_result_add_up_to_the_result(records: list[GameRecord]) -> None:
     for record in records:
-        for hand in analyse_game(record, [0], seed=1, budget=2).hands:
+        hands = analyse_game(record, seed=1, budget=2).hands
+        assert any(h.luck is not None for h in hands)
+        for hand in hands:
             if hand.luck is None:
                 continue
             assert hand.result is not None and hand.adjusted is not None
             for result, luck, adjusted in zip(hand.result, hand.luck, hand.adjusted, strict=True):
                 assert adjusted == pytest.approx(result - luck, abs=0.02)
+
+
+def _hand_starts(record: GameRecord) -> dict[int, GameState]:
+    starts: dict[int, GameState] = {}
+    for state in replay_states(record):
+        starts.setdefault(state.hand_number, state)
+    return starts
+
+
+def test_the_adjusted_result_is_the_expected_value_plus_every_decisions_gain(records: list[GameRecord]) -> None:
+    """A hand's adjusted result: its expected value before the deal (the reference playout over re-deals), plus
+    what every decision of the hand gained over the reference move, for its side (the others losing it)."""
+    opts = Options()
+    (record, *_) = play_records([level_player("random")] + [level_player("basic")] * 3, seed=11, hands=3,
+                                options=opts)
+    for game in (record, *records):
+        analysis = analyse_game(game, seed=6, budget=BUDGET)
+        gained = [d for d in analysis.decisions if d.gain]
+        starts = _hand_starts(game)
+        checked = 0
+        for hand in analysis.hands:
+            if hand.adjusted is None:
+                continue
+            expected = expected_values(starts[hand.hand_number], seed=decision_seed(6, -1 - hand.hand_number))
+            mine = [d for d in gained if d.hand_number == hand.hand_number]
+            for i, adjusted in enumerate(hand.adjusted):
+                total = expected[i] + sum(side_gains(opts_of(game), d.seat, d.gain)[i] for d in mine)
+                assert adjusted == pytest.approx(total, abs=0.02 * (len(mine) + 1))
+            checked += 1
+        assert checked
+    # The random seat departs from the reference (basic) moves, and some of those departures show.
+    assert any(d.gain for d in analyse_game(record, seed=6, budget=BUDGET).decisions if d.seat == 0)
+
+
+def opts_of(record: GameRecord) -> Options:
+    return Options(players=record.players)  # type: ignore[arg-type]
+
+
+def test_basic_players_gain_nothing_so_their_adjusted_result_is_the_expected_value(
+        records: list[GameRecord]) -> None:
+    """``basic`` plays the reference move at every decision: each decision gains exactly 0, and each hand's
+    adjusted result is its expected value before the deal, the rest of the result being luck."""
+    for record in records:
+        analysis = analyse_game(record, seed=2, budget=BUDGET)
+        assert all(d.gain == 0.0 for d in analysis.decisions)
+        starts = _hand_starts(record)
+        for hand in analysis.hands:
+            if hand.adjusted is not None:
+                expected = expected_values(starts[hand.hand_number], seed=decision_seed(2, -1 - hand.hand_number))
+                assert hand.adjusted == tuple(round(x, 2) for x in expected)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
+def test_the_reference_move_is_weighed_first_and_playing_it_gains_exactly_nothing(players: int) -> None:
+    compared = 0
+    for i, (opts, state) in enumerate(random_states(players, games=4, seed=31, every=7)):
+        seat = mover(state)
+        legal = [] if state.phase == "exchange" else legal_moves(state)
+        reference = decide(view(state, seat), opts, level="basic", legal=legal_moves(state)).move
+        played = decide(view(state, seat), opts, level="random", seed=i, legal=legal_moves(state)).move
+        moves = decision_moves(Knowledge(view(state, seat), opts), legal, played)
+        assert moves[0] == canonical_move(reference, opts)
+        found, _ = analyse_decision(view(state, seat), opts, legal, reference, move_index=i,
+                                    hand_number=state.hand_number, seat=seat, seed=i, budget=BUDGET)
+        assert found.gain == 0.0
+        compared += found.weighed
+    assert compared >= 3
+
+
+def test_a_gain_is_the_paired_difference_shrunk_by_its_uncertainty() -> None:
+    reference = [0.0, 100.0, -50.0, 20.0]
+    played = [r + d for r, d in zip(reference, [10.0, 20.0, 30.0, 40.0], strict=True)]  # mean 25, se^2 41.67
+    prior = GAIN_PRIOR["auction"]
+    assert decision_gain([reference, played], 1, "auction") == pytest.approx(25.0 * prior / (prior + 125 / 3))
+    assert decision_gain([played, reference], 1, "auction") == pytest.approx(-25.0 * prior / (prior + 125 / 3))
+    noisy = [r + d for r, d in zip(reference, [-300.0, 400.0, -200.0, 250.0], strict=True)]
+    assert 0 < decision_gain([reference, noisy], 1, "play") < 0.5 * 37.5  # mostly noise: mostly shrunk
+    sure = [r + 40.0 for r in reference]
+    assert decision_gain([reference, sure], 1, "play") == 40.0  # the same on every deal: no doubt
+    assert decision_gain([reference, played], 0, "auction") == 0.0
+
+
+@pytest.mark.parametrize("count", [2, 3, 5])
+def test_a_gain_is_the_movers_sides_and_the_others_lose_it(count: int) -> None:
+    opts = Options(players=count)  # type: ignore[arg-type]
+    for seat in range(count):
+        shares = side_gains(opts, seat, 30.0)
+        assert len(shares) == len(sides(opts)) and sum(shares) == pytest.approx(0.0)
+        assert shares[[i for i, m in enumerate(sides(opts)) if seat in m][0]] == 30.0
+    assert side_gains(Options(players=2), 0, 30.0) == (30.0, -30.0)  # two sides: exact
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
+def test_a_round_of_re_deals_passes_each_hand_round_the_table(players: int) -> None:
+    opts = Options(players=players)  # type: ignore[arg-type]
+    state, _ = new_game(opts, seed=players)
+    cards = sorted(c for h in (*state.hands, state.kitty, state.dead_hand) for c in h)
+    round_ = _redeals(state, random.Random(1))
+    assert len(round_) == players and luck_playouts(opts) % players == 0 and luck_playouts(opts) >= LUCK_REDEALS
+    first = round_[0]
+    for r, dealt in enumerate(round_):
+        assert sorted(c for h in (*dealt.hands, dealt.kitty, dealt.dead_hand) for c in h) == cards
+        assert dealt.kitty == first.kitty and dealt.dead_hand == first.dead_hand
+        assert dealt.hands == tuple(first.hands[(s + r) % players] for s in range(players))
+        assert (dealt.dealer, dealt.scores) == (state.dealer, state.scores)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
+def test_one_reference_playout_values_every_side(players: int) -> None:
+    opts = Options(players=players)  # type: ignore[arg-type]
+    for seed in range(4):
+        state, _ = new_game(opts, seed=seed)
+        assert playout_values(state) == tuple(playout_outcome(state, m[0])[0] for m in sides(opts))
+
+
+def test_luck_needs_every_seat_and_costs_nothing_without_it(records: list[GameRecord]) -> None:
+    """The adjusted result sums every decision's gain: a caller who analyses some seats gets no luck, and pays
+    none."""
+    record = records[0]
+    some = analyse_game(record, [0, 1], seed=5, budget=BUDGET)
+    assert all(h.luck is None and h.adjusted is None for h in some.hands)
+    assert any(h.result is not None for h in some.hands)
+    assert some.playouts == analysis_cost(record, [0, 1], budget=BUDGET) == \
+        analysis_cost(record, [0, 1], budget=BUDGET, luck=False)
+    assert analysis_cost(record, budget=BUDGET) > analysis_cost(record, budget=BUDGET, luck=False)
 
 
 def test_the_fair_play_statistic_labels_agreement_beyond_what_the_view_explains() -> None:

@@ -4,15 +4,19 @@ and the fair-play signal's power and false-positive rate.
 ``skill``: duplicate games of ``expert`` against ``basic`` (each deal seed twice, the levels swapping sides) at
 each player count, every seat analysed at the default budget. Printed: the CPU time of the analysis per whole
 game (median, p95; the thread's CPU time, the game's generation not counted), each level's average loss per
-weighed decision (its distribution over the games), and per hand and side the standard deviation of the raw
-result against the luck-adjusted one.
+weighed decision (its distribution over the games), the playouts per game (and how many exceed a client's default
+playouts per minute), and per hand and side the standard deviation of the raw result against the luck-adjusted
+one, overall and about each level's mean, the adjusted result's variance by part (the expected value before the
+deal, each phase's gains), and the expert sides' edge over the basic sides' per hand, raw and adjusted.
+``--games DIR`` keeps the games played in ``DIR`` and reads them back, so that a change to the analysis is
+measured on the same games without playing them again.
 
 ``fairplay``: trials of ``--hands`` hands in which seat 0 is the bot under test (the others ``basic``): the peeking
 bot of tests/analysis/players.py (every decision, or one in five) and the honest ``random``, ``basic`` and
 ``expert``. Seat 0 is analysed over each trial's games together; printed per bot: how many trials were labelled
 ``review``, the statistic's mean and spread, and the share labelled by 10, 20, … hands (power against hands).
 
-    nice -n 5 .venv/bin/python tests/bench/bench_analysis.py skill --players 4 --pairs 10 --jobs 2
+    nice -n 5 .venv/bin/python tests/bench/bench_analysis.py skill --players 4 --pairs 10 --jobs 2 --games games
     nice -n 5 .venv/bin/python tests/bench/bench_analysis.py fairplay --trials 20 --hands 50 --jobs 2
 
 A benchmark that prints figures, not a test.
@@ -29,9 +33,11 @@ from multiprocessing import Pool
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from bots import BOTS_BUILD  # noqa: E402
+from bots import BOTS_BUILD, Level  # noqa: E402
 from bots.analysis import (  # noqa: E402
     ANALYSIS_BUDGET,
     FAIR_PLAY_MIN_DECISIONS,
@@ -39,11 +45,15 @@ from bots.analysis import (  # noqa: E402
     OpenHand,
     analyse_game,
     fair_play,
+    side_gains,
 )
-from engine import ENGINE_BUILD, Options, sides  # noqa: E402
+from engine import ENGINE_BUILD, GameRecord, Options, sides  # noqa: E402
 from engine.replay import replay_states  # noqa: E402
 from tests.analysis.players import level_player, peeking_player, play_game, play_records, side_players  # noqa: E402
 
+#: A client's default playouts per minute (``SEARCH_PLAYOUTS_PER_MINUTE``): the games whose analysis costs more
+#: cannot be analysed whole at once.
+PLAYOUTS_PER_MINUTE = 20_000
 #: The bots of the fair-play trials.
 FAIR_PLAY_BOTS = ("peek", "peek_one_in_five", "random", "basic", "expert")
 
@@ -61,12 +71,26 @@ def _wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def _skill_pair(args: tuple[int, int, int]) -> list[dict[str, Any]]:
-    seed, players, budget = args
+def _game(seed: int, opts: Options, order: tuple[Level, Level], games: str | None) -> GameRecord:
+    """The duplicate game of ``order`` dealt from ``seed``: played, or read from ``games`` (a folder of the games
+    played before, kept there as JSON records: the games do not depend on the analysis)."""
+    path = None if games is None else Path(games) / f"{seed}_{order[0]}_{order[1]}.json"
+    if path is not None and path.exists():
+        return msgspec.json.decode(path.read_bytes(), type=GameRecord)
+    record = play_game(side_players(order, opts), seed=seed, options=opts)
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(msgspec.json.encode(record))
+    return record
+
+
+def _skill_pair(args: tuple[int, int, int, str | None]) -> list[dict[str, Any]]:
+    seed, players, budget, games = args
     opts = Options(players=players)  # type: ignore[arg-type]
     out = []
-    for order in (("expert", "basic"), ("basic", "expert")):
-        record = play_game(side_players(order, opts), seed=seed, options=opts)
+    orders: tuple[tuple[Level, Level], ...] = (("expert", "basic"), ("basic", "expert"))
+    for order in orders:
+        record = _game(seed, opts, order, games)
         started = time.thread_time()
         analysis = analyse_game(record, seed=seed, budget=budget)
         cpu = time.thread_time() - started
@@ -76,6 +100,18 @@ def _skill_pair(args: tuple[int, int, int]) -> list[dict[str, Any]]:
             if d.weighed:
                 losses[level_of[d.seat]].append(d.loss)
         hands = [(h.result, h.adjusted) for h in analysis.hands if h.result is not None and h.adjusted is not None]
+        # Each such hand's adjusted result by part: the decisions' gains of each phase, by side (the rest is the
+        # expected value before the deal); and the level of each side.
+        parts: dict[int, dict[str, list[float]]] = {}
+        for d in analysis.decisions:
+            if d.gain:
+                by_phase = parts.setdefault(d.hand_number, {})
+                row = by_phase.setdefault(d.phase, [0.0] * len(sides(opts)))
+                for i, g in enumerate(side_gains(opts, d.seat, d.gain)):
+                    row[i] += g
+        gains = [parts.get(h.hand_number, {}) for h in analysis.hands
+                 if h.result is not None and h.adjusted is not None]
+        levels = [order[i % 2] for i in range(len(sides(opts)))]
         # The cards of each scored hand and the scores before it, with its result by side: the two games of a deal
         # seed deal the same cards to the same seats in each hand they both reach (the duplicate comparison below).
         before: dict[int, tuple[int, ...]] = {}
@@ -85,13 +121,14 @@ def _skill_pair(args: tuple[int, int, int]) -> list[dict[str, Any]]:
                                  before[h.hand_number], h.result)
                  for h in analysis.hands if h.result is not None and h.adjusted is not None}
         out.append({"cpu": cpu, "hands": len(record.hands), "moves": len(record.moves),
-                    "playouts": analysis.playouts, "losses": losses, "results": hands, "dealt": dealt})
+                    "playouts": analysis.playouts, "losses": losses, "results": hands, "dealt": dealt,
+                    "gains": gains, "levels": levels})
     return out
 
 
 def skill(args: argparse.Namespace) -> None:
     for players in args.players:
-        work = [(args.seed * 1_000 + players * 100 + i, players, args.budget) for i in range(args.pairs)]
+        work = [(args.seed * 1_000 + players * 100 + i, players, args.budget, args.games) for i in range(args.pairs)]
         started = time.time()
         with Pool(args.jobs) as pool:
             games = [g for pair in pool.imap(_skill_pair, work) for g in pair]
@@ -101,8 +138,11 @@ def skill(args: argparse.Namespace) -> None:
               f"{time.time() - started:.0f} s wall, {args.jobs} job(s)")
         print(f"  analysis CPU per whole game: median {statistics.median(cpus):.2f} s, p95 {_quantile(cpus, 0.95):.2f} "
               f"s, max {max(cpus):.2f} s; hands per game median {statistics.median(g['hands'] for g in games)}, "
-              f"moves {statistics.median(g['moves'] for g in games)}, playouts "
-              f"{statistics.median(g['playouts'] for g in games)}")
+              f"moves {statistics.median(g['moves'] for g in games)}")
+        playouts = [g["playouts"] for g in games]
+        print(f"  playouts per whole game: median {statistics.median(playouts)}, p95 {_quantile(playouts, 0.95)}, "
+              f"max {max(playouts)}; {sum(1 for p in playouts if p > PLAYOUTS_PER_MINUTE)} of {len(games)} games "
+              f"above {PLAYOUTS_PER_MINUTE:,} (a client's default playouts per minute)")
         for level in ("expert", "basic"):
             per_game = [statistics.fmean(g["losses"][level]) for g in games if g["losses"][level]]
             every = [x for g in games for x in g["losses"][level]]
@@ -127,8 +167,38 @@ def skill(args: argparse.Namespace) -> None:
             slope = statistics.covariance(raw, luck) / statistics.variance(luck) if statistics.variance(luck) else 0.0
             print(f"  per hand and side ({len(raw)}): raw result sd {statistics.stdev(raw):.1f}, luck-adjusted sd "
                   f"{statistics.stdev(adjusted):.1f}, ratio {statistics.stdev(raw) / statistics.stdev(adjusted):.2f}; "
-                  f"correlation of the result with the luck {statistics.correlation(raw, luck):.2f}, calibration "
-                  f"slope of the result on the luck {slope:.2f} (1: the luck's weight fits)")
+                  f"correlation of the result with the luck {statistics.correlation(raw, luck):.2f}, slope of the "
+                  f"result on the luck {slope:.2f} (1: the luck is uncorrelated with the adjusted result)")
+            variance = statistics.variance(adjusted)
+            phases = ("auction", "exchange", "call", "nominate", "play")
+            by_phase = {p: [row.get(p, [0.0] * len(result))[i] for g in games for (result, _), row
+                            in zip(g["results"], g["gains"], strict=True) for i in range(len(result))] for p in phases}
+            gained = [sum(v) for v in zip(*by_phase.values(), strict=True)]
+            expected = [a - x for a, x in zip(adjusted, gained, strict=True)]
+            shares = ", ".join(f"{p} {statistics.variance(v) / variance:.2f}" for p, v in
+                               (("expected value", expected), *by_phase.items()) if any(v))
+            print(f"  the adjusted result's variance by part (each part's variance over the whole's): {shares}")
+            rows = [(result, adj, g["levels"]) for g in games for result, adj in g["results"]]
+            # The same spread about each level's mean (the expert sides' and the basic sides'): what is left once
+            # the levels' difference, the skill the adjusted result is meant to keep, is set aside.
+            within = []
+            for pick in (0, 1):
+                by_level: dict[str, list[float]] = {"expert": [], "basic": []}
+                for row in rows:
+                    for x, lv in zip(row[pick], row[2], strict=True):
+                        by_level[lv].append(x)
+                within.append(math.sqrt(sum((x - statistics.fmean(v)) ** 2 for v in by_level.values() for x in v)
+                                        / (sum(len(v) for v in by_level.values()) - 2)))
+            print(f"  about each level's mean: raw sd {within[0]:.1f}, luck-adjusted sd {within[1]:.1f}, ratio "
+                  f"{within[0] / within[1]:.2f}")
+            for name, pick in (("raw", 0), ("adjusted", 1)):
+                # Per hand: the expert sides' mean result less the basic sides' (the skill the figures should keep).
+                edge = [statistics.fmean(x for x, lv in zip(row[pick], row[2], strict=True) if lv == "expert")
+                        - statistics.fmean(x for x, lv in zip(row[pick], row[2], strict=True) if lv == "basic")
+                        for row in rows]
+                se = statistics.stdev(edge) / math.sqrt(len(edge))
+                print(f"  {name:>8}: the expert sides' result less the basic sides', per hand: mean "
+                      f"{statistics.fmean(edge):.1f}, standard error {se:.1f} ({len(edge)} hands)")
         # Duplicate: a hand both games of a deal seed reached with the same cards in the same seats and the same
         # scores. Any luck that is a function of the cards (and the scores, the dealer) is the same at both tables,
         # so the luck-adjusted results of such a pair differ exactly as the raw ones do; the least spread it can
@@ -210,6 +280,7 @@ def main() -> None:
     parser.add_argument("--budget", type=int, default=ANALYSIS_BUDGET)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--games", help="skill: a folder keeping the games played (read back when there)")
     args = parser.parse_args()
     print(f"engine {ENGINE_BUILD}, bots {BOTS_BUILD}")
     (skill if args.what == "skill" else fairplay)(args)
