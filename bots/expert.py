@@ -213,18 +213,10 @@ def playout(state: GameState, seat: int) -> float:
 
 def playout_outcome(state: GameState, seat: int) -> Outcome:
     """Play the hand out from ``state`` (see the module docstring); the :data:`Outcome` for ``seat``."""
-    opts = state.options
-    hand_number = state.hand_number
-    for _ in range(400):
-        if state.phase == "game_over" or state.hand_number != hand_number:
-            return 0.0, None  # thrown in: the hand is redealt
-        if state.phase == "play":
-            return _play_out(state, seat)
-        state, events = apply_move(state, _basic_move(state))
-        scored = _scored_outcome(events, opts, seat)
-        if scored is not None:
-            return scored
-    raise AssertionError("a hand that does not end")
+    at_play, events = _to_card_play(state)
+    if at_play is not None:
+        return _play_out(at_play, seat)
+    return _scored_outcome(events, state.options, seat) or (0.0, None)  # None: thrown in, the hand is redealt
 
 
 def playout_values(state: GameState) -> tuple[float, ...]:
@@ -233,16 +225,26 @@ def playout_values(state: GameState) -> tuple[float, ...]:
     value."""
     opts = state.options
     firsts = [members[0] for members in sides(opts)]
+    at_play, events = _to_card_play(state)
+    if at_play is not None:
+        deltas, seats, made = _card_play(at_play)
+        return tuple(hand_value(at_play.scores, deltas, seats, made, opts, s) for s in firsts)
+    return tuple(_scored(events, opts, s) or 0.0 for s in firsts)
+
+
+def _to_card_play(state: GameState) -> tuple[GameState | None, Sequence[object]]:
+    """The hand from ``state`` up to its card play, every seat making ``basic``'s move: ``(the state where the card
+    play begins, ())``, or ``(None, the events that scored the hand)`` when it was scored before any card was
+    played, or ``(None, ())`` when it was thrown in (the hand is redealt)."""
     hand_number = state.hand_number
     for _ in range(400):
         if state.phase == "game_over" or state.hand_number != hand_number:
-            return tuple(0.0 for _ in firsts)  # thrown in: the hand is redealt
+            return None, ()
         if state.phase == "play":
-            deltas, seats, made = _card_play(state)
-            return tuple(hand_value(state.scores, deltas, seats, made, opts, s) for s in firsts)
+            return state, ()
         state, events = apply_move(state, _basic_move(state))
         if any(isinstance(e, HandScored) for e in events):
-            return tuple(_scored(events, opts, s) or 0.0 for s in firsts)
+            return None, events
     raise AssertionError("a hand that does not end")
 
 
