@@ -6,9 +6,11 @@ shown void in), favouring the deals in which the other seats' hands agree with t
 (:mod:`bots.inference`). On each sampled deal it tries every candidate move and plays the hand out to its
 score, then picks the candidate with the best average. The same sampled deals are used for every candidate
 (common random numbers), so differences between candidates are not drowned by the luck of the samples. Every
-few deals the search drops a candidate that another already beats clearly on the deals so far (:func:`prune`),
-and the deals it would have taken go to the others; once the choice is settled (:func:`settled`) the search
-stops, so a clear decision spends less than its budget and a close one spends it all on the close candidates.
+few deals the search drops a candidate that another already beats clearly on the deals so far (:func:`prune`), or
+that trails the ``basic`` move after enough deals (:func:`futile`), and the deals it would have taken go to the
+others; once the choice is settled (:func:`settled`), or no candidate left can be worth more than a point or two
+above the ``basic`` move (:func:`indifferent`), the search stops. A clear decision spends a fraction of its
+budget, and a close one spends it on the candidates that lead.
 
 A playout plays the rest of the hand: the auction (if it is still open) and the setup steps (partner call,
 exchange, joker nomination) by the ``basic`` bot deciding from each seat's view of the sampled deal, and the
@@ -95,6 +97,24 @@ PRUNE_CONFIDENCE = 3.0
 PRUNE_FROM = 8
 #: How often (every so many deals, from :data:`PRUNE_FROM` on) the search prunes and asks whether it is settled.
 PRUNE_EVERY = 4
+
+#: From this many deals on, a candidate that trails the ``basic`` move on the deals so far is dropped as futile
+#: (see :func:`futile`): :func:`choose` would need it to end more than a standard error ahead.
+FUTILE_FROM = 16
+
+#: By how many standard errors of the paired difference a candidate must trail the ``basic`` move to be futile,
+#: by phase (:data:`FUTILE_TRAIL_DEFAULT` for the others). In the card play a trailing candidate seldom recovers
+#: (0: trailing at all is enough); in the auction and the setup a playout's value swings by whole contracts, and a
+#: better move may still trail after a few deals (docs/BENCHMARKS.md measures both).
+FUTILE_TRAIL: Mapping[str, float] = {"play": 0.0, "nominate": 0.0}
+FUTILE_TRAIL_DEFAULT = 1.0
+
+#: The search is settled, too, when no candidate can beat the ``basic`` move by more than this many points
+#: (:mod:`bots.value`): the upper end of each gain's interval (:data:`INDIFFERENT_CONFIDENCE` standard errors of
+#: the paired difference above its mean) is below it, so the rest of the budget could only choose between moves
+#: worth about the same.
+INDIFFERENT = 2.0
+INDIFFERENT_CONFIDENCE = 2.0
 
 #: How many bids of the strains the hand is best in (by the ``basic`` estimate) the auction searches above the
 #: cheapest: the dearest ones the hand is worth, that is up to :data:`WORTH_MARGIN` tricks above the estimate
@@ -474,6 +494,7 @@ def search_outcomes(knowledge: Knowledge, legal: Sequence[Move], rng: random.Ran
     values: list[list[float]] = [[] for _ in cands]
     successes: list[list[float]] = [[] for _ in cands]
     seat = knowledge.seat
+    phase = knowledge.view.phase
     evidence = read_auction(knowledge)
     alive = list(range(len(cands)))
     dealt = spent = 0
@@ -490,7 +511,9 @@ def search_outcomes(knowledge: Knowledge, legal: Sequence[Move], rng: random.Ran
                 successes[i].append(success)
         if dealt >= PRUNE_FROM and dealt % PRUNE_EVERY == 0 and len(alive) > 1:
             alive = prune([values[i] for i in alive], alive)
-            if settled([values[i] for i in alive]):
+            if dealt >= FUTILE_FROM:
+                alive = futile([values[i] for i in alive], alive, FUTILE_TRAIL.get(phase, FUTILE_TRAIL_DEFAULT))
+            if settled([values[i] for i in alive]) or indifferent([values[i] for i in alive]):
                 break
     means = [sum(v) / len(v) for v in values]
     shares = [sum(x) / len(x) if x else None for x in successes]
@@ -516,6 +539,42 @@ def prune(values: Sequence[Sequence[float]], ids: Sequence[int]) -> list[int]:
         if not any(_beaten_by(values[i], values[j], n) for j in range(len(values)) if j != i):
             keep.append(ids[i])
     return keep
+
+
+def futile(values: Sequence[Sequence[float]], ids: Sequence[int], trail: float) -> list[int]:
+    """The ``ids`` of the candidates still worth sampling once :data:`FUTILE_FROM` deals are in (``values``: each
+    one's playout values so far, on the same deals, the ``basic`` move first): the ``basic`` move, and each other
+    that does not trail it by more than ``trail`` standard errors of the paired difference (with ``trail`` 0: whose
+    mean is above its mean). :func:`choose` leaves the ``basic`` move only for a candidate that ends more than
+    :data:`CONFIDENCE` standard errors ahead of it; one that trails it after this many deals seldom gets there,
+    and when it does its gain is small (a candidate worth much more than the ``basic`` move leads it after a few
+    deals), so its deals go to the candidates that lead."""
+    basic = values[0]
+    keep = [ids[0]]
+    for i in range(1, len(values)):
+        mean, se = _gain(values[i], basic)
+        if mean > -trail * se:
+            keep.append(ids[i])
+    return keep
+
+
+def indifferent(values: Sequence[Sequence[float]]) -> bool:
+    """Whether every candidate still sampled (``values``, the ``basic`` move first) is, on the deals so far,
+    surely within :data:`INDIFFERENT` points above the ``basic`` move (see there)."""
+    basic = values[0]
+    for other in values[1:]:
+        mean, se = _gain(other, basic)
+        if mean + INDIFFERENT_CONFIDENCE * se >= INDIFFERENT:
+            return False
+    return True
+
+
+def _gain(other: Sequence[float], base: Sequence[float]) -> tuple[float, float]:
+    """The mean gain of ``other`` over ``base`` on the same deals, and its standard error."""
+    n = len(base)
+    diffs = [a - b for a, b in zip(other, base, strict=True)]
+    mean = sum(diffs) / n
+    return mean, math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1) / n)
 
 
 def settled(values: Sequence[Sequence[float]]) -> bool:
@@ -564,5 +623,5 @@ def choose(values: Sequence[Sequence[float]]) -> int:
 
 
 __all__ = ["DEFAULT_BUDGET", "LARGEST_DEFAULT_BUDGET", "PHASE_BUDGETS", "Outcome", "Play", "candidates",
-           "default_budget", "outcome_of", "playout", "playout_outcome", "playout_values", "search",
-           "search_outcomes", "value_of"]
+           "default_budget", "futile", "indifferent", "outcome_of", "playout", "playout_outcome", "playout_values",
+           "search", "search_outcomes", "value_of"]

@@ -22,6 +22,8 @@ from bots.expert import (
     candidates,
     choose,
     default_budget,
+    futile,
+    indifferent,
     prune,
     search_outcomes,
     settled,
@@ -147,6 +149,63 @@ def test_choose_leaves_the_basic_move_only_for_a_clear_gain_then_takes_the_best_
     assert choose([basic, wild]) == 0
     assert choose([basic, steady, swings, wild]) == 2
     assert choose([basic, [x - 5 for x in noise]]) == 0  # worse on every deal
+
+
+def test_futile_drops_the_candidates_that_trail_the_basic_move_by_the_phase_s_margin() -> None:
+    rng = random.Random(7)
+    basic = [rng.gauss(0, 30) for _ in range(16)]
+    swing = [20.0 if i % 2 else -20.0 for i in range(16)]  # the paired differences' spread: a standard error of 5.2
+    ahead = [x + 3 + d for x, d in zip(basic, swing, strict=True)]  # leads on average, not clearly
+    behind = [x - 3 + d for x, d in zip(basic, swing, strict=True)]  # trails by about half a standard error
+    far_behind = [x - 30 + d for x, d in zip(basic, swing, strict=True)]  # trails by about six
+    # Trailing at all (the card play's margin, 0) ...
+    assert futile([basic, ahead, behind, far_behind], [0, 1, 2, 3], 0.0) == [0, 1]
+    # ... or by more than a standard error (the auction's and the setup's).
+    assert futile([basic, ahead, behind, far_behind], [4, 5, 6, 7], 1.0) == [4, 5, 6]
+    # The basic move stays whatever it trails.
+    assert futile([far_behind, basic], [0, 1], 0.0) == [0, 1]
+
+
+def test_indifferent_when_no_candidate_can_beat_the_basic_move_by_more_than_the_margin() -> None:
+    rng = random.Random(8)
+    noise = [rng.gauss(0, 30) for _ in range(64)]
+    basic = list(noise)
+    level = [x + rng.gauss(0, 0.5) for x in noise]  # the same within half a point on every deal
+    worse = [x - 10 for x in noise]
+    unsure = [x + rng.gauss(0, 40) for x in noise]  # level on average, but could be worth much more
+    slightly_better = [x + 4 for x in noise]  # surely better, by more than the margin
+    assert indifferent([basic, level]) and indifferent([basic, level, worse])
+    assert not indifferent([basic, unsure])
+    assert not indifferent([basic, level, slightly_better])
+    assert indifferent([basic])
+
+
+def test_an_early_stop_spends_less_and_chooses_a_move_the_full_search_values_about_as_much() -> None:
+    """The futility and indifference stops (``bots.expert.futile``, ``indifferent``) on card-play positions: they
+    spend well under the full search's playouts on these positions (56% here), and the moves they choose are worth,
+    by the full search's own values, within a few points of its choice."""
+    from bots import expert
+
+    saved = []
+    for _opts, state in random_states(4, games=10, seed=9, every=5):
+        if state.phase != "play" or state.to_act is None or len(legal_moves(state)) < 2:
+            continue
+        know = Knowledge(view(state, state.to_act), state.options)
+        early, _found, spent, _deals = search_outcomes(know, legal_moves(state), random.Random(0), 256)
+        kept = expert.FUTILE_FROM, expert.INDIFFERENT
+        try:
+            expert.FUTILE_FROM, expert.INDIFFERENT = 1 << 30, float("-inf")
+            full, found, full_spent, _deals = search_outcomes(know, legal_moves(state), random.Random(0), 256)
+        finally:
+            expert.FUTILE_FROM, expert.INDIFFERENT = kept
+        if not found:  # one candidate: no search
+            continue
+        values = {m: v for m, v, _share, _n in found}
+        assert spent <= 256
+        assert values[full] - values[early] < 15.0
+        saved.append((spent, full_spent))
+    assert len(saved) >= 10
+    assert sum(s for s, _ in saved) < 0.65 * sum(f for _, f in saved)
 
 
 def test_settled_means_one_candidate_left_or_the_basic_move_clearly_beaten() -> None:
