@@ -84,7 +84,7 @@ from engine.model import GameOver, HandScored
 from engine.playout import BitPlayout
 from engine.rules import MISERE_BIDS, bid_level, bid_strain, bid_value, side_of
 from engine.scoring import judge_game
-from engine.seats import controller
+from engine.seats import controller, ghost_seats
 from engine.tricks import strain_of
 
 #: How many standard errors a candidate must beat the ``basic`` move by (see :func:`choose`).
@@ -154,14 +154,19 @@ def default_budget(phase: str) -> int:
 def _basic_move(state: GameState) -> Move:
     seat = state.to_act
     assert seat is not None
-    if state.phase == "auction" and state.viewed[seat] and not state.ghost_piles:
+    opts = state.options
+    own = controller(opts, seat) == seat  # not a ghost's move, which its partner decides from its own view
+    if state.phase == "auction" and state.viewed[seat] and own:
         # The basic bid from the state's values (bots.basic.bid_from_hand), without building the seat's view:
-        # within a sampled deal they are what its view says (its hand, the high bid, its side before a contract).
+        # within a sampled deal they are what its view says (its hand, the high bid, its side before a contract,
+        # a ghost partner's face-up cards).
         high = state.high
-        opts = state.options
+        ghost = next((g for g in ghost_seats(opts) if g < len(state.hands) and controller(opts, g) == seat), None) \
+            if state.ghost_piles else None
         return bid_from_hand(opts, seat, state.hands[seat], legal_moves(state), None if high is None else high.seat,
-                             None if high is None else high.bid, playing_together(sides(opts), None)[seat])
-    if state.phase == "exchange" and not state.ghost_piles and state.contract is not None:
+                             None if high is None else high.bid, playing_together(sides(opts), None)[seat],
+                             None if ghost is None else state.hands[ghost])
+    if state.phase == "exchange" and own and state.contract is not None:
         # The basic discard from the state's values (bots.basic.discard_from_hand), likewise.
         cards = discard_from_hand(state.options, state.hands[seat], kitty_size(state.options), state.contract.bid,
                                   strain_of(state))
@@ -181,10 +186,20 @@ def value_of(state: GameState, move: Move, seat: int) -> float:
     return outcome_of(state, move, seat)[0]
 
 
-def outcome_of(state: GameState, move: Move, seat: int, solver: Solver | BitSolver | None = None) -> Outcome:
+#: A card play's result (:func:`_card_play`): the hand's score changes, the contracting seats, whether it was made.
+CardPlay = tuple[tuple[int, ...], tuple[int, ...], bool | None]
+
+#: The card plays already played out on one sampled deal, by the state they began in (:func:`_deal_key`).
+CardPlays = dict[tuple[object, ...], CardPlay]
+
+
+def outcome_of(state: GameState, move: Move, seat: int, solver: Solver | BitSolver | None = None,
+               played: CardPlays | None = None) -> Outcome:
     """The playout :data:`Outcome` for ``seat`` of playing ``move`` now: the rest of the hand solved exactly
     when few cards are left (:mod:`bots.endgame`; with ``solver``, the :func:`bots.endgame.shared_solver` of
-    ``state`` that the other candidates on this deal use too), else played out."""
+    ``state`` that the other candidates on this deal use too), else played out (with ``played``, the card plays
+    the other candidates reached on this deal: two candidates whose auctions end in the same contract with the
+    same hands share one card play, as the playout is deterministic)."""
     after, events = apply_move(state, move)
     scored = _scored_outcome(events, state.options, seat)
     if scored is not None:
@@ -201,7 +216,7 @@ def outcome_of(state: GameState, move: Move, seat: int, solver: Solver | BitSolv
         value, made = solved
         return value, _success(state.options, seat, (after.contract.contractor, *partners(after))
                                if after.contract else (), made)
-    return playout_outcome(after, seat)
+    return playout_outcome(after, seat, played)
 
 
 def _success(opts: Options, seat: int, contracting: Sequence[int], made: bool | None) -> float | None:
@@ -231,11 +246,12 @@ def playout(state: GameState, seat: int) -> float:
     return playout_outcome(state, seat)[0]
 
 
-def playout_outcome(state: GameState, seat: int) -> Outcome:
-    """Play the hand out from ``state`` (see the module docstring); the :data:`Outcome` for ``seat``."""
+def playout_outcome(state: GameState, seat: int, played: CardPlays | None = None) -> Outcome:
+    """Play the hand out from ``state`` (see the module docstring); the :data:`Outcome` for ``seat`` (``played``:
+    see :func:`outcome_of`)."""
     at_play, events = _to_card_play(state)
     if at_play is not None:
-        return _play_out(at_play, seat)
+        return _play_out(at_play, seat, played)
     return _scored_outcome(events, state.options, seat) or (0.0, None)  # None: thrown in, the hand is redealt
 
 
@@ -268,14 +284,31 @@ def _to_card_play(state: GameState) -> tuple[GameState | None, Sequence[object]]
     raise AssertionError("a hand that does not end")
 
 
-def _play_out(state: GameState, seat: int) -> Outcome:
-    """The card play to the end of the hand (:func:`_card_play`), valued for ``seat``."""
-    deltas, seats, made = _card_play(state)
+def _play_out(state: GameState, seat: int, played: CardPlays | None = None) -> Outcome:
+    """The card play to the end of the hand (:func:`_card_play`), valued for ``seat`` (``played``: see
+    :func:`outcome_of`)."""
+    if played is None:
+        deltas, seats, made = _card_play(state)
+    else:
+        key = _deal_key(state)
+        result = played.get(key)
+        if result is None:
+            result = played[key] = _card_play(state)
+        deltas, seats, made = result
     return (hand_value(state.scores, deltas, seats, made, state.options, seat),
             _success(state.options, seat, seats, made))
 
 
-def _card_play(state: GameState) -> tuple[tuple[int, ...], tuple[int, ...], bool | None]:
+def _deal_key(state: GameState) -> tuple[object, ...]:
+    """What a card play's course and score depend on beyond what one sampled deal fixes for every candidate (the
+    options, the scores, the dealer, the hand): the hands, the contract, the seats in play and what is already on
+    the table, the kitty and the discards."""
+    return (state.hands, state.contract, state.active, state.to_act, state.trick, state.tricks, state.tricks_won,
+            state.suits_led, state.shown_void, state.nominations, state.ghost_piles, state.kitty, state.discards,
+            state.dead_hand)
+
+
+def _card_play(state: GameState) -> CardPlay:
     """The card play to the end of the hand, each seat playing the standard card play with the sampled hands in
     the open, over masks (:class:`engine.playout.BitPlayout`, :func:`bots.cardplay.choose_bit`: the standard card
     play rule for rule; a ghost's face-down cards are not among the others' cards it weighs, as no one sees
@@ -504,8 +537,9 @@ def search_outcomes(knowledge: Knowledge, legal: Sequence[Move], rng: random.Ran
         spent += len(alive)
         # (The seat's side is the sampled deal's: where a called partner is not yet known, the deal places it.)
         solver = shared_solver(state, seat, _teams(state)[seat]) if state.phase == "play" else None
+        played: CardPlays | None = None if state.phase == "play" else {}
         for i in alive:
-            value, success = outcome_of(state, cands[i], seat, solver)
+            value, success = outcome_of(state, cands[i], seat, solver, played)
             values[i].append(value)
             if success is not None:
                 successes[i].append(success)

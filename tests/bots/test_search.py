@@ -313,8 +313,8 @@ def test_the_playouts_basic_bid_from_the_state_is_the_basic_bid_from_the_view() 
     from bots.expert import _basic_move
     from engine import controller
 
-    checked = exchanges = 0
-    for players in (2, 3, 4, 5, 6):
+    checked = exchanges = ghosts = 0
+    for players in (2, 3, 4, 5, 6, "ghosts"):
         for options, state in random_states(players, games=40, seed=13):
             if state.phase not in ("auction", "exchange") or state.to_act is None:
                 continue
@@ -324,7 +324,8 @@ def test_the_playouts_basic_bid_from_the_state_is_the_basic_bid_from_the_view() 
             assert _basic_move(state) == decide_basic(knowledge, legal), (players, state.auction)
             checked += 1
             exchanges += state.phase == "exchange"
-    assert checked > 300 and exchanges > 20, (checked, exchanges)
+            ghosts += players == "ghosts"
+    assert checked > 300 and exchanges > 20 and ghosts > 50, (checked, exchanges, ghosts)
 
 
 def test_the_auction_searches_misere_on_a_hand_that_is_one_after_its_discard() -> None:
