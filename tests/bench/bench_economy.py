@@ -57,6 +57,8 @@ def main() -> None:
     parser.add_argument("--trail", type=float, default=None, help="FUTILE_TRAIL_DEFAULT for this run")
     parser.add_argument("--trail-play", type=float, default=None, help="FUTILE_TRAIL of the card play for this run")
     parser.add_argument("--indifferent", type=float, default=None, help="INDIFFERENT for this run")
+    parser.add_argument("--budget-scale", type=float, default=1.0,
+                        help="the run with the economies spends this share of the default budget (the other, all)")
     parser.add_argument("--seed", type=int, default=21)
     args = parser.parse_args()
     if args.trail is not None:
@@ -83,7 +85,8 @@ def main() -> None:
             taken += 1
             budget = default_budget(state.phase)
             expert.FUTILE_FROM, expert.INDIFFERENT = on
-            with_rule, _, spent_with, _ = search_outcomes(know, legal, random.Random(i), budget)
+            with_rule, _, spent_with, _ = search_outcomes(know, legal, random.Random(i),
+                                                          max(1, round(budget * args.budget_scale)))
             expert.FUTILE_FROM, expert.INDIFFERENT = 1 << 30, -math.inf
             without, _, spent_without, _ = search_outcomes(know, legal, random.Random(i), budget)
             expert.FUTILE_FROM, expert.INDIFFERENT = on
