@@ -31,7 +31,7 @@ from bots.expert import (
 from bots.knowledge import Knowledge, deal_unseen
 from bots.value import hand_value
 from engine import Bid, Discard, GameState, Options, apply_move, legal_moves, new_game, view
-from engine.model import Trick
+from engine.model import HandScored, Trick
 from engine.playout import Playout
 from engine.rules import MISERE_BIDS, bid_level, bid_strain
 from service.referee.suggestions import playouts_asked
@@ -344,3 +344,35 @@ def test_the_auction_searches_misere_on_a_hand_that_is_one_after_its_discard() -
         if name == "discardable":
             assert misere_danger(hand, state.options) > 1 and kept_misere_danger(hand, state.options) == 0
     assert asked == {"discardable": True, "too high": False}
+
+
+def test_candidates_that_reach_the_same_card_play_on_a_deal_share_it_and_get_the_same_outcomes() -> None:
+    """The card plays shared between the candidates of one sampled deal (``played`` of bots.expert.outcome_of):
+    every candidate's outcome is the one it gets alone, in auctions and setups of every player count, and some
+    candidates do share a card play."""
+    from bots.expert import CardPlays, _to_card_play, outcome_of
+    from bots.inference import read_auction, sample
+    from tests.bots.states import mover
+
+    compared = shared = 0
+    for players in (2, 3, 4, 5, 6, "ghosts"):
+        for options, state in random_states(players, games=12, seed=17, every=3):
+            if state.phase not in ("auction", "exchange", "call") or state.to_act is None:
+                continue
+            know = Knowledge(view(state, mover(state)), options)
+            legal = [] if state.phase == "exchange" else legal_moves(state)
+            cands = candidates(know, legal)
+            if len(cands) < 2:
+                continue
+            rng = random.Random(compared)
+            deal = sample(know, rng, read_auction(know))
+            played: CardPlays = {}
+            reached = 0  # candidates whose playout reaches a card play (not scored or thrown in before it)
+            for move in cands:
+                assert outcome_of(deal, move, know.seat, None, played) == outcome_of(deal, move, know.seat)
+                compared += 1
+                after, events = apply_move(deal, move)
+                if after.hand_number == deal.hand_number and not any(isinstance(e, HandScored) for e in events):
+                    reached += _to_card_play(after)[0] is not None
+            shared += reached - len(played)
+    assert compared > 150 and shared > 10, (compared, shared)
