@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Collection, Sequence
 from functools import lru_cache
 
@@ -252,25 +253,43 @@ def discard_from_hand(opts: Options, hand: Sequence[str], k: int, bid: str, tabl
             kept.remove(worst)
             thrown.append(worst)
         return thrown
+    # One card at a time, the one least worth keeping: trumps and free jokers last (by power); of a plain suit, a
+    # card scores 200 as its suit's top card, 60 as the second with another beside it, plus five per card of its
+    # suit still kept, less its rank in the suit (the first of equal scores goes).
+    trump = table.trump
+    ranks = _suit_ranks(opts, "NT" if trump is None else trump)
     out: list[str] = []
     keep = list(hand)
     for _ in range(k):
         lengths: dict[str | None, int] = {}
         for x in keep:
             lengths[suit_of[x]] = lengths.get(suit_of[x], 0) + 1
-
-        def keep_score(x: str, lengths: dict[str | None, int] = lengths) -> float:
+        worst = keep[0]
+        worst_score = math.inf
+        for x in keep:
             s = suit_of[x]
-            if s is None or s == table.trump:
-                return 1000.0 + power[x]
-            order = _suit_order(opts, "NT" if table.trump is None else table.trump, s)
-            rank = order.index(x) if x in order else 0
-            top = 200.0 if rank == 0 else (60.0 if rank == 1 and lengths[s] >= 2 else 0.0)
-            return top + 5.0 * lengths[s] - rank
-
-        worst = min(keep, key=keep_score)
+            if s is None or s == trump:
+                score = 1000.0 + power[x]
+            else:
+                rank = ranks[s].get(x, 0)
+                top = 200.0 if rank == 0 else (60.0 if rank == 1 and lengths[s] >= 2 else 0.0)
+                score = top + 5.0 * lengths[s] - rank
+            if score < worst_score:
+                worst, worst_score = x, score
         keep.remove(worst)
         out.append(worst)
+    return out
+
+
+@lru_cache(maxsize=256)
+def _suit_ranks(opts: Options, strain: str) -> dict[str, dict[str, int]]:
+    """Per plain suit, each of its cards' rank in it in a strain (0: the highest; :func:`_suit_order`)."""
+    out: dict[str, dict[str, int]] = {}
+    for suit in SUITS:
+        ranks: dict[str, int] = {}
+        for i, card in enumerate(_suit_order(opts, strain, suit)):
+            ranks.setdefault(card, i)
+        out[suit] = ranks
     return out
 
 

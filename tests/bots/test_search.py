@@ -376,3 +376,53 @@ def test_candidates_that_reach_the_same_card_play_on_a_deal_share_it_and_get_the
                     reached += _to_card_play(after)[0] is not None
             shared += reached - len(played)
     assert compared > 150 and shared > 10, (compared, shared)
+
+
+def _reference_discard(opts: Options, hand: list[str], k: int, table: object) -> list[str]:
+    """``bots.basic.discard_from_hand`` for a contract other than misère, as first written: each card's keep score
+    from its suit's order in the strain, the lowest thrown one at a time."""
+    from bots.basic import _suit_order
+
+    suit_of, power, trump = table.suit, table.power, table.trump  # type: ignore[attr-defined]
+    out: list[str] = []
+    keep = list(hand)
+    for _ in range(k):
+        lengths: dict[str | None, int] = {}
+        for x in keep:
+            lengths[suit_of[x]] = lengths.get(suit_of[x], 0) + 1
+
+        def keep_score(x: str, lengths: dict[str | None, int] = lengths) -> float:
+            s = suit_of[x]
+            if s is None or s == trump:
+                return 1000.0 + power[x]
+            order = _suit_order(opts, "NT" if trump is None else trump, s)
+            rank = order.index(x) if x in order else 0
+            top = 200.0 if rank == 0 else (60.0 if rank == 1 and lengths[s] >= 2 else 0.0)
+            return top + 5.0 * lengths[s] - rank
+
+        worst = min(keep, key=keep_score)
+        keep.remove(worst)
+        out.append(worst)
+    return out
+
+
+def test_the_discard_by_keep_scores_is_the_one_first_written_on_random_hands() -> None:
+    from bots.basic import discard_from_hand
+    from engine.deal import pack_for
+    from engine.rules import hand_strain
+    from tests.engine.randomplay import random_options
+
+    rng = random.Random(23)
+    checked = 0
+    for players in (2, 3, 4, 5, 6):
+        for _ in range(60):
+            options = random_options(rng, players)  # type: ignore[arg-type]
+            pack = list(pack_for(options))
+            for strain in ("S", "C", "D", "H", "NT"):
+                bid = f"{rng.choice((6, 7, 8, 9, 10))}{strain}"
+                table = hand_strain(options, bid, ())
+                hand = rng.sample(pack, rng.randint(10, 16))
+                k = rng.randint(1, min(6, len(hand) - 1))
+                assert discard_from_hand(options, hand, k, bid, table) == _reference_discard(options, hand, k, table)
+                checked += 1
+    assert checked == 1500
