@@ -45,6 +45,8 @@ import random
 from collections.abc import Mapping, Sequence
 from itertools import combinations
 
+from msgspec.structs import replace
+
 from bots.basic import (
     bid_from_hand,
     decide_basic,
@@ -83,7 +85,7 @@ from engine.masks import count
 from engine.model import GameOver, HandScored
 from engine.playout import BitPlayout
 from engine.rules import MISERE_BIDS, bid_level, bid_strain, bid_value, side_of
-from engine.scoring import judge_game
+from engine.scoring import judge_game, score_hand
 from engine.seats import controller, ghost_seats
 from engine.tricks import strain_of
 
@@ -189,8 +191,9 @@ def value_of(state: GameState, move: Move, seat: int) -> float:
 #: A card play's result (:func:`_card_play`): the hand's score changes, the contracting seats, whether it was made.
 CardPlay = tuple[tuple[int, ...], tuple[int, ...], bool | None]
 
-#: The card plays already played out on one sampled deal, by the state they began in (:func:`_deal_key`).
-CardPlays = dict[tuple[object, ...], CardPlay]
+#: The card plays already played out on one sampled deal: the tricks each seat won, by what the play depended on
+#: (:func:`_deal_key`).
+CardPlays = dict[tuple[object, ...], tuple[int, ...]]
 
 
 def outcome_of(state: GameState, move: Move, seat: int, solver: Solver | BitSolver | None = None,
@@ -198,8 +201,9 @@ def outcome_of(state: GameState, move: Move, seat: int, solver: Solver | BitSolv
     """The playout :data:`Outcome` for ``seat`` of playing ``move`` now: the rest of the hand solved exactly
     when few cards are left (:mod:`bots.endgame`; with ``solver``, the :func:`bots.endgame.shared_solver` of
     ``state`` that the other candidates on this deal use too), else played out (with ``played``, the card plays
-    the other candidates reached on this deal: two candidates whose auctions end in the same contract with the
-    same hands share one card play, as the playout is deterministic)."""
+    the other candidates reached on this deal: two candidates whose auctions end in a contract of the same strain
+    and contractor with the same hands share one card play, as the playout is deterministic and its card play
+    reads the contract's level nowhere; each is scored on its own contract)."""
     after, events = apply_move(state, move)
     scored = _scored_outcome(events, state.options, seat)
     if scored is not None:
@@ -291,28 +295,36 @@ def _play_out(state: GameState, seat: int, played: CardPlays | None = None) -> O
         deltas, seats, made = _card_play(state)
     else:
         key = _deal_key(state)
-        result = played.get(key)
-        if result is None:
-            result = played[key] = _card_play(state)
-        deltas, seats, made = result
+        won = played.get(key)
+        if won is None:
+            won = played[key] = tuple(_played_out(state).won)
+        deltas, seats, made = score_hand(replace(state, tricks_won=won))
     return (hand_value(state.scores, deltas, seats, made, state.options, seat),
             _success(state.options, seat, seats, made))
 
 
 def _deal_key(state: GameState) -> tuple[object, ...]:
-    """What a card play's course and score depend on beyond what one sampled deal fixes for every candidate (the
-    options, the scores, the dealer, the hand): the hands, the contract, the seats in play and what is already on
-    the table, the kitty and the discards."""
-    return (state.hands, state.contract, state.active, state.to_act, state.trick, state.tricks, state.tricks_won,
+    """What a card play's course depends on beyond what one sampled deal fixes for every candidate (the options,
+    the scores, the dealer, the hand): the hands, the contract but for its level (a misère bid whole), the seats in
+    play and what is already on the table, the kitty and the discards."""
+    c = state.contract
+    if c is not None and c.bid not in MISERE_BIDS:
+        c = replace(c, bid=bid_strain(c.bid))
+    return (state.hands, c, state.active, state.to_act, state.trick, state.tricks, state.tricks_won,
             state.suits_led, state.shown_void, state.nominations, state.ghost_piles, state.kitty, state.discards,
             state.dead_hand)
 
 
 def _card_play(state: GameState) -> CardPlay:
+    """The card play to the end of the hand (:func:`_played_out`) and its score."""
+    return _played_out(state).score()
+
+
+def _played_out(state: GameState) -> BitPlayout:
     """The card play to the end of the hand, each seat playing the standard card play with the sampled hands in
     the open, over masks (:class:`engine.playout.BitPlayout`, :func:`bots.cardplay.choose_bit`: the standard card
     play rule for rule; a ghost's face-down cards are not among the others' cards it weighs, as no one sees
-    them): the hand's score changes, the contracting seats and whether the contract was made."""
+    them): the playout at its end."""
     game = BitPlayout(state)
     table = game.table
     suit_mask, bit_suit = table.suit_mask, table.bit_suit
@@ -342,8 +354,7 @@ def _card_play(state: GameState) -> CardPlay:
             hand = hands[actor]
             nominate = suits[0] if len(suits) == 1 else max(suits, key=lambda x: count(hand & suit_mask.get(x, 0)))
         game.play(bit, nominate)
-    deltas, seats, made = game.score()
-    return deltas, seats, made
+    return game
 
 
 def _teams(state: GameState) -> dict[int, frozenset[int]]:
