@@ -88,13 +88,12 @@ def shuffled(pack: Sequence[T], seed: int, label: str) -> tuple[T, ...]:
     # bytes in a row anywhere in the stream no word is, and the words' limits are compared only with them.
     # The remainders are taken a word at a time by map (in C), the swaps alone by the loop.
     words = _UNPACK[blocks](stream)
-    counts = range(size, 1, -1)
     if _SEVEN_FF in stream and any(map(ge, words, _LIMITS[size:1:-1])):
         return _shuffled(pack, seed, label)
-    draws: list[int] = list(map(mod, words, counts))
-    for k in range(size - 1):  # i = size - 1 - k
-        i, j = size - 1 - k, draws[k]
+    i = size - 1
+    for j in map(mod, words, range(size, 1, -1)):  # (j: word mod i + 1)
         deck[i], deck[j] = deck[j], deck[i]
+        i -= 1
     return tuple(deck)
 
 
