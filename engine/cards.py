@@ -14,6 +14,7 @@ True
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable
 from functools import lru_cache
 from typing import Final
@@ -35,7 +36,8 @@ HONOURS: Final = frozenset({"A", "K", "Q", "J"})
 
 
 def card(rank: str, suit: str) -> str:
-    return rank + suit
+    """The card token of ``rank`` and ``suit``: the one string object the engine uses for it (see ``ALL_CARDS``)."""
+    return sys.intern(rank + suit)
 
 
 def rank_of(c: str) -> str:
@@ -67,11 +69,15 @@ def parse_card(token: object, pack: frozenset[str] | None = None) -> str:
     return token
 
 
-ALL_CARDS: Final = frozenset([r + s for r in RANK_ORDER for s in SUITS] + list(JOKERS))
+#: Every card token. The engine's packs, hands, moves and tables hold one string object per card (interned,
+#: ``sys.intern``), so that a lookup of a dealt card in a table keyed by cards (a :class:`Strain`'s, the shared
+#: moves') matches by identity before comparing text. Equal strings from elsewhere (a decoded snapshot) give the
+#: same answers, compared by text.
+ALL_CARDS: Final = frozenset([card(r, s) for r in RANK_ORDER for s in SUITS] + [sys.intern(j) for j in JOKERS])
 
 
 def _suit_cards(ranks: Iterable[str], suit: str) -> list[str]:
-    return [r + suit for r in ranks]
+    return [card(r, suit) for r in ranks]
 
 
 def build_pack(players: int, *, deck_4p: str = "43", fours_removed: str = "black",
@@ -119,7 +125,7 @@ def build_pack(players: int, *, deck_4p: str = "43", fours_removed: str = "black
             jokers = [BLACK_JOKER, JOKER]
     else:
         raise ValueError(f"no pack for {players} players")
-    return tuple(cards + jokers)
+    return tuple(cards + [sys.intern(j) for j in jokers])
 
 
 class Strain:

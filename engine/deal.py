@@ -73,20 +73,27 @@ def shuffled(pack: Sequence[T], seed: int, label: str) -> tuple[T, ...]:
     blocks = (size + 3) // 4  # enough words unless a draw is rejected (odds about n / 2**64)
     if size >= 128 or blocks > len(_BLOCK_SUFFIXES) or size < 2:
         return _shuffled(pack, seed, label)
-    prefix = b"fivehundred/v1/" + label.encode() + b"/" + str(seed).encode() + b"/"
-    sha = hashlib.sha256
-    stream = b"".join([sha(prefix + b).digest() for b in _BLOCK_SUFFIXES[:blocks]])
+    # Each block's hash continues a copy of the prefix's hash state: the same digests as hashing each block's
+    # whole message, without setting up a new hash for each (tests/engine/test_fast_paths.py compares them).
+    base = hashlib.sha256(b"fivehundred/v1/" + label.encode() + b"/" + str(seed).encode() + b"/")
+    digests: list[bytes] = []
+    for suffix in _BLOCK_SUFFIXES[:blocks]:
+        block = base.copy()
+        block.update(suffix)
+        digests.append(block.digest())
+    stream = b"".join(digests)
     # i = n - 1 down to 1, one word each (more were drawn): a rejected draw (a word at or above its limit) takes
     # the general loop below, from the start; else swap i with the word mod n. A word is rejected only at or
     # above 2**64 - 2**64 % n, so for n < 128 only if its seven high bytes are all 0xFF: without seven 0xFF
     # bytes in a row anywhere in the stream no word is, and the words' limits are compared only with them.
     # The remainders are taken a word at a time by map (in C), the swaps alone by the loop.
     words = _UNPACK[blocks](stream)
-    counts = range(size, 1, -1)
     if _SEVEN_FF in stream and any(map(ge, words, _LIMITS[size:1:-1])):
         return _shuffled(pack, seed, label)
-    for i, j in zip(range(size - 1, 0, -1), map(mod, words, counts), strict=False):
+    i = size - 1
+    for j in map(mod, words, range(size, 1, -1)):  # (j: word mod i + 1)
         deck[i], deck[j] = deck[j], deck[i]
+        i -= 1
     return tuple(deck)
 
 

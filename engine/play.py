@@ -57,28 +57,43 @@ _SEAT_PLAYS: Final = tuple({c: Play(seat=s, card=c) for c in sorted(ALL_CARDS)} 
 
 #: The plain play events (no nomination), per seat then card, built once and shared like the moves (immutable).
 _SEAT_PLAYED: Final = tuple({c: CardPlayed(seat=s, card=c) for c in sorted(ALL_CARDS)} for s in range(6))
-#: The last legal plays answered: (state, the moves as a tuple, the hand, the strain table, the led suit). A move
-#: equal to one of them, applied to that very state object (immutable), is legal without another check, and the
-#: hand, table and led suit are the same: the loop of a search or a bot (legal moves, then apply one) checks and
-#: looks up once per move. A pure memo, like :func:`engine.tricks.strain_of`'s: the answers are the same with or
-#: without it.
+#: The last legal plays answered: (state, the moves as a tuple, the state's hands, the hand, its trick, the strain
+#: table, the led suit). A move equal to one of them, applied to that very state object (immutable), is legal
+#: without another check, and the hands, trick, table and led suit are the same: the loop of a search or a bot
+#: (legal moves, then apply one) checks and looks up once per move. A pure memo, like
+#: :func:`engine.tricks.strain_of`'s: the answers are the same with or without it.
 _NO_TABLE: Final = Strain((), None, ())  # (the memos' entries before any answer)
-_LAST_PLAYS: Final[list[tuple[object, tuple[Move, ...], tuple[str, ...], Strain, str | None]]] = [
-    (None, (), (), _NO_TABLE, None)]
+_LAST_PLAYS: Final[list[tuple[object, tuple[Move, ...], tuple[tuple[str, ...], ...], tuple[str, ...], Trick | None,
+                              Strain, str | None]]] = [(None, (), (), (), None, _NO_TABLE, None)]
 #: The state the last play returned (still in the play phase), with its strain table and its trick's led suit
 #: (``None`` between tricks): the next :func:`legal_plays` of that very state object reads them instead of
 #: looking them up again. A pure memo like ``_LAST_PLAYS``.
 _AFTER_PLAY: Final[list[tuple[object, Strain, str | None]]] = [(None, _NO_TABLE, None)]
-#: The next seat to play after each seat, per tuple of active seats (:func:`engine.tricks.seat_after`, memoised).
-_NEXT_SEAT: Final[dict[tuple[int, ...], dict[int, int]]] = {}
+#: The next seat to play after each seat, per tuple of active seats (:func:`engine.tricks.seat_after`, memoised):
+#: indexed by seat, ``-1`` for a seat not playing the hand.
+_NEXT_SEAT: Final[dict[tuple[int, ...], tuple[int, ...]]] = {}
+#: The last (active seats, their next seats) answered: a hand's states share one ``active`` tuple, so the plays of
+#: a hand find it by identity, without hashing the tuple. A pure memo.
+_LAST_NEXT: Final[list[tuple[tuple[int, ...], tuple[int, ...]]]] = [((), ())]
+
+
+def next_seats(active: tuple[int, ...]) -> tuple[int, ...]:
+    """The seat after each seat among ``active`` (:func:`engine.tricks.seat_after` by one place), indexed by seat
+    (``-1`` for a seat not in ``active``), memoised."""
+    last, nexts = _LAST_NEXT[0]
+    if last is active:
+        return nexts
+    found = _NEXT_SEAT.get(active)
+    if found is None:
+        after = {s: seat_after(active, s, 1) for s in active}
+        found = _NEXT_SEAT[active] = tuple(after.get(s, -1) for s in range(max(active) + 1))
+    _LAST_NEXT[0] = (active, found)
+    return found
 
 
 def next_seat(active: tuple[int, ...], seat: int) -> int:
     """The seat after ``seat`` among ``active`` (:func:`engine.tricks.seat_after` by one place), memoised."""
-    nexts = _NEXT_SEAT.get(active)
-    if nexts is None:
-        nexts = _NEXT_SEAT[active] = {s: seat_after(active, s, 1) for s in active}
-    return nexts[seat]
+    return next_seats(active)[seat]
 
 
 def play_move(seat: int, card: str, nominate: str | None) -> Play:
@@ -99,7 +114,8 @@ def legal_plays(state: GameState, seat: int) -> list[Move]:
     """Every legal play of ``seat``, the seat to act: any card to lead (a free joker as each suit it may be led
     as), else the cards :func:`follow_cards` allows. (One function, loops rather than comprehensions: on this,
     the hottest call of a game, each Python call or comprehension costs more than the work it wraps.)"""
-    hand = state.hands[seat]
+    hands = state.hands
+    hand = hands[seat]
     trick = state.trick
     after, table, led = _AFTER_PLAY[0]
     if after is not state:  # (else the state the last play returned: its strain table and led suit are known)
@@ -133,7 +149,7 @@ def legal_plays(state: GameState, seat: int) -> list[Move]:
                                                                                  table.power[c] < 0))
                 else:
                     moves.append(plays[c])
-    _LAST_PLAYS[0] = (state, tuple(moves), hand, table, led)
+    _LAST_PLAYS[0] = (state, tuple(moves), hands, hand, trick, table, led)
     return moves
 
 
@@ -273,10 +289,11 @@ def play(state: GameState, move: Play, events: list[Event]) -> GameState | Rejec
     seat, card, move_nominate = move.seat, move.card, move.nominate
     if type(seat) is not int or seat != state.to_act:
         return None
-    trick = state.trick
-    last, legal, hand, table, led = _LAST_PLAYS[0]
+    last, legal, hands, hand, trick, table, led = _LAST_PLAYS[0]
     if last is not state or move not in legal:
-        hand = state.hands[seat]
+        hands = state.hands
+        hand = hands[seat]
+        trick = state.trick
         table = strain_of(state)
         rejection = _play_rejection(state, seat, card, move_nominate, hand, trick, table)
         if rejection is not None:
@@ -284,7 +301,7 @@ def play(state: GameState, move: Play, events: list[Event]) -> GameState | Rejec
         led = None if trick is None else trick_led_suit(trick, table)
     # Apply the checked play: the next seat to play, or the completed trick (and perhaps the end of the hand).
     i = hand.index(card)
-    hands_list = list(state.hands)
+    hands_list = list(hands)
     hands_list[seat] = hand[:i] + hand[i + 1:]
     new_hands = tuple(hands_list)
     events.append(_SEAT_PLAYED[seat][card] if move_nominate is None
@@ -308,9 +325,9 @@ def play(state: GameState, move: Play, events: list[Event]) -> GameState | Rejec
         events.append(PartnerRevealed(seat=seat, card=card))
     active = state.active
     if len(cards) < len(active):
-        nexts = _NEXT_SEAT.get(active)
+        last_active, nexts = _LAST_NEXT[0]
         st = replace(state, hands=new_hands, trick=Trick(leader, cards, nominate),
-                     to_act=nexts[seat] if nexts is not None else next_seat(active, seat), suits_led=suits_led,
+                     to_act=nexts[seat] if last_active is active else next_seats(active)[seat], suits_led=suits_led,
                      shown_void=shown_void)
         _AFTER_PLAY[0] = (st, table, led)
         return st

@@ -212,8 +212,7 @@ def _deal_seed_hand(st: GameState, hand_number: int, dealer: int, events: list[E
     pack = pack_for(opts)
     positions = shuffled(_POSITIONS[len(pack)], st.seed, f"deal/{hand_number}")  # the pack position of each card
     hand_plan, dead_plan, kitty_plan = _deal_plan(opts, dealer)
-    card_at = pack.__getitem__
-    sorted_hands = tuple([tuple(map(card_at, sorted(pick(positions)))) for pick in hand_plan])
+    sorted_hands = tuple([tuple([pack[i] for i in sorted(pick(positions))]) for pick in hand_plan])
     n = opts.players
     viewed = not opts.blind_misere_enabled
     events.append(HandDealt(hand_number=hand_number, dealer=dealer))
@@ -222,8 +221,8 @@ def _deal_seed_hand(st: GameState, hand_number: int, dealer: int, events: list[E
     return GameState(
         rules_version=st.rules_version, options=opts, seed=st.seed, deck_orders=st.deck_orders,
         dealt_decks=st.dealt_decks, hand_number=hand_number, dealer=dealer, phase="auction", to_act=(dealer + 1) % n,
-        scores=st.scores, hands=sorted_hands, dead_hand=tuple(map(card_at, sorted(dead_plan(positions)))),
-        kitty=tuple(map(card_at, kitty_plan(positions))), viewed=(viewed,) * n, passed=(False,) * n,
+        scores=st.scores, hands=sorted_hands, dead_hand=tuple([pack[i] for i in sorted(dead_plan(positions))]),
+        kitty=tuple([pack[i] for i in kitty_plan(positions)]), viewed=(viewed,) * n, passed=(False,) * n,
         last_hand=st.last_hand,
     )
 

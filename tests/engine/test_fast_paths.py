@@ -3,20 +3,21 @@ positions against the packet deal of the shuffled pack, and the play's memos aga
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import msgspec
 import pytest
 
 from engine import Options, apply_move, legal_moves, new_game
-from engine.cards import JOKERS, Strain
+from engine.cards import ALL_CARDS, JOKERS, Strain
 from engine.deal import _LIMITS, SeedStream, _shuffled, first_below, pack_for, shuffled
 from engine.model import GameState, Move, Play
 from engine.options import PRESETS
-from engine.play import follow_cards
+from engine.play import follow_cards, next_seats
 from engine.rules import hand_strain
 from engine.setup import resolve_options, seed_deck
-from engine.tricks import strain_of, trick_led_suit, trick_winner_index
+from engine.tricks import seat_after, strain_of, trick_led_suit, trick_winner_index
 
 VARIANTS: list[Options] = [
     Options(players=2), Options(players=2, two_player_method="uspcc_24_card"), Options(players=3),
@@ -132,3 +133,29 @@ def test_legal_follows_equal_follow_cards(opts: Options) -> None:
                 hand = state.hands[state.to_act]
                 assert [m.card for m in moves if isinstance(m, Play)] == follow_cards(state, hand, led, table)
                 assert all(isinstance(m, Play) and m.nominate is None for m in moves)
+
+
+@pytest.mark.parametrize("opts", VARIANTS, ids=lambda o: msgspec.json.encode(o).decode()[:60])
+def test_cards_are_one_object_each(opts: Options) -> None:
+    """The pack's cards, :data:`engine.cards.ALL_CARDS` and the strain tables' keys hold one string object per
+    card (the interning the tables' lookups rely on to match by identity first)."""
+    canonical = {c: c for c in ALL_CARDS}
+    pack = pack_for(opts)
+    assert all(canonical[c] is c for c in pack)
+    for bid in ("6S", "7NT", "MISERE", None):
+        table = hand_strain(opts, bid, ())
+        assert all(canonical[c] is c for c in table.suit)
+    state, _ = new_game(opts, seed=3)
+    assert all(canonical[c] is c for hand in state.hands for c in hand)
+
+
+def test_next_seats_equal_seat_after() -> None:
+    """:func:`engine.play.next_seats` (memoised, found by identity first) against :func:`engine.tricks.seat_after`,
+    for every set of two or more seats of up to six, each asked as a new tuple and as the one just asked."""
+    for players in range(2, 7):
+        for size in range(2, players + 1):
+            for active in itertools.combinations(range(players), size):
+                for fresh in (tuple(list(active)), active, active):
+                    nexts = next_seats(fresh)
+                    assert [nexts[s] for s in active] == [seat_after(active, s, 1) for s in active]
+                    assert all(nexts[s] == -1 for s in range(len(nexts)) if s not in active)
