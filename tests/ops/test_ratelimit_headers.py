@@ -165,7 +165,10 @@ async def test_the_playout_policy_counts_down_by_what_each_search_spent(store: s
     """A suggestion, a session hint and an analysis, one client: each answer's ``playouts`` item is the budget less
     everything spent so far (charged up front, the unspent part given back before the answer)."""
     [record] = play_records([level_player("basic")] * 4, seed=3, hands=1, options=Options(players=4))
-    async with AsyncTestClient(app_with(store, search_playouts_per_minute=6000)) as client:
+    # A quota under the largest budget (5,000) plus one: the request for one playout more than is left is valid
+    # however little the searches before it spent.
+    quota = 4000
+    async with AsyncTestClient(app_with(store, search_playouts_per_minute=quota)) as client:
         game = (await client.post("/v1/games", json={"players": 4, "seed": 5})).json()
         rules = await client.get("/v1/rules")  # not a search: the playout budget says nothing
         basic = await client.post("/v1/games/suggest", json={"snapshot": game["snapshot"], "seat": game["to_act"],
@@ -178,17 +181,17 @@ async def test_the_playout_policy_counts_down_by_what_each_search_spent(store: s
         analysis = await client.post("/v1/records/analyse", json={"record": msgspec.to_builtins(record),
                                                                    "seats": [0], "seed": 3, "budget": 4})
         spent = [r.json()["playouts"] for r in (first, hint, analysis)]
-        over = await client.post("/v1/games/suggest", json=_suggest(game, 6000 - sum(spent) + 1))
+        over = await client.post("/v1/games/suggest", json=_suggest(game, quota - sum(spent) + 1))
     for answer in (rules, basic):
         assert answer.status_code == 200 and "ratelimit" not in answer.headers
     assert spent[0] < 1500  # a search that spent less than it was charged: the rest given back
-    left = 6000
+    left = quota
     for answer, playouts in zip((first, hint, analysis), spent, strict=True):
         assert answer.status_code == 200, answer.text
         assert playouts >= 1
         left -= playouts
         policy, limit = fields(answer)
-        assert policy == {"playouts": {"q": 6000, "w": 60}}
+        assert policy == {"playouts": {"q": quota, "w": 60}}
         assert limit["playouts"]["r"] == left, (spent, answer.headers["ratelimit"])
         assert 1 <= limit["playouts"]["t"] <= 60
     # One playout more than is left: refused, spending nothing; what is left and the Retry-After in its fields.
