@@ -86,7 +86,7 @@ from engine.model import GameOver, HandScored
 from engine.playout import BitPlayout
 from engine.rules import MISERE_BIDS, bid_level, bid_strain, bid_value, side_of
 from engine.scoring import judge_game, score_hand
-from engine.seats import controller, ghost_seats
+from engine.seats import controlled_seats, controller
 from engine.tricks import strain_of
 
 #: How many standard errors a candidate must beat the ``basic`` move by (see :func:`choose`).
@@ -163,8 +163,7 @@ def _basic_move(state: GameState) -> Move:
         # within a sampled deal they are what its view says (its hand, the high bid, its side before a contract,
         # a ghost partner's face-up cards).
         high = state.high
-        ghost = next((g for g in ghost_seats(opts) if g < len(state.hands) and controller(opts, g) == seat), None) \
-            if state.ghost_piles else None
+        ghost = next((g for g in controlled_seats(opts, seat) if g != seat), None) if state.ghost_piles else None
         return bid_from_hand(opts, seat, state.hands[seat], legal_moves(state), None if high is None else high.seat,
                              None if high is None else high.bid, playing_together(sides(opts), None)[seat],
                              None if ghost is None else state.hands[ghost])
@@ -538,7 +537,7 @@ def search_outcomes(knowledge: Knowledge, legal: Sequence[Move], rng: random.Ran
     values: list[list[float]] = [[] for _ in cands]
     successes: list[list[float]] = [[] for _ in cands]
     seat = knowledge.seat
-    phase = knowledge.view.phase
+    trail = FUTILE_TRAIL.get(knowledge.view.phase, FUTILE_TRAIL_DEFAULT)
     evidence = read_auction(knowledge)
     alive = list(range(len(cands)))
     dealt = spent = 0
@@ -557,7 +556,7 @@ def search_outcomes(knowledge: Knowledge, legal: Sequence[Move], rng: random.Ran
         if dealt >= PRUNE_FROM and dealt % PRUNE_EVERY == 0 and len(alive) > 1:
             alive = prune([values[i] for i in alive], alive)
             if dealt >= FUTILE_FROM:
-                alive = futile([values[i] for i in alive], alive, FUTILE_TRAIL.get(phase, FUTILE_TRAIL_DEFAULT))
+                alive = futile([values[i] for i in alive], alive, trail)
             if settled([values[i] for i in alive]) or indifferent([values[i] for i in alive]):
                 break
     means = [sum(v) / len(v) for v in values]
