@@ -62,6 +62,7 @@ import time
 import urllib.parse
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
+from contextvars import ContextVar
 from typing import Any, cast
 
 from redis.asyncio import Redis, RedisCluster
@@ -288,6 +289,10 @@ RESOLVE_TIMEOUT = 1.0
 #: Short commands in flight at once per replica, each on a connection of its own (more queue for a slot): a
 #: burst of thousands of streams opening at once costs this many connections, not thousands.
 HOT_CONNECTIONS = 32
+#: A command that queues for a place (:data:`HOT_CONNECTIONS`, :data:`CLUSTER_IN_FLIGHT`) waits at most this long
+#: for one. The wait is not counted in :data:`COMMAND_TIMEOUT`, which bounds Redis's answer: a burst that fills
+#: the places is not a Redis that does not answer (:func:`_take_place`).
+QUEUE_TIMEOUT = 10.0
 #: Commands in flight at once per replica on a cluster (more queue for a place): below the cluster client's
 #: connections per node (:data:`CLUSTER_NODE_CONNECTIONS`), which it refuses to exceed rather than wait for one,
 #: so that a burst (hundreds of streams opening at once) queues instead of failing.
@@ -389,7 +394,7 @@ class _Connections:
         self._slots = asyncio.Semaphore(limit)
 
     async def acquire(self) -> Connection:
-        await self._slots.acquire()
+        await _take_place(self._slots)
         conn = self._idle.pop() if self._idle else self._make()
         try:
             await redis_compat.connect(conn)  # nothing to do when connected
@@ -424,11 +429,60 @@ def _record(fields: Any, clock: Any = None, table: Any = None, game: Any = None)
                          decode_clock(clock), b"" if table is None else bytes(table), 0 if game is None else int(game))
 
 
+#: The bound of the store call the running task is in (:func:`_bounded`), which :func:`_take_place` pauses while
+#: the call queues for a place.
+_CALL_BOUND: ContextVar[asyncio.Timeout | None] = ContextVar("redis_store_call_bound", default=None)
+
+
+@asynccontextmanager
+async def _bounded(seconds: float) -> AsyncIterator[None]:
+    """``asyncio.timeout(seconds)`` around a store call, which a wait for a place does not count against."""
+    async with asyncio.timeout(seconds) as bound:
+        token = _CALL_BOUND.set(bound)
+        try:
+            yield
+        finally:
+            _CALL_BOUND.reset(token)
+
+
+async def _take_place(places: asyncio.Semaphore) -> None:
+    """Acquire one of ``places`` (the commands in flight at once). When none is free the command queues, for at
+    most :data:`QUEUE_TIMEOUT`, and its call's bound (:func:`_bounded`) stops while it waits: it starts again,
+    with the time it had left, once the command has its place and is about to be sent. So a burst of commands
+    queues rather than fails, while a Redis that does not answer a command still fails it in
+    :data:`COMMAND_TIMEOUT`."""
+    if not places.locked():
+        await places.acquire()  # free: at once
+        return
+    bound = _CALL_BOUND.get()
+    if bound is None or bound.expired() or bound.when() is None:
+        async with asyncio.timeout(QUEUE_TIMEOUT):
+            await places.acquire()
+        return
+    loop = asyncio.get_running_loop()
+    left = cast(float, bound.when()) - loop.time()
+    bound.reschedule(None)
+    try:
+        async with asyncio.timeout(QUEUE_TIMEOUT):
+            await places.acquire()
+    finally:
+        bound.reschedule(loop.time() + max(left, 0.0))
+
+
+@asynccontextmanager
+async def _place(places: asyncio.Semaphore) -> AsyncIterator[None]:
+    await _take_place(places)
+    try:
+        yield
+    finally:
+        places.release()
+
+
 @asynccontextmanager
 async def _guard(operation: str, on_error: Callable[[str], None] | None,
                  seconds: float = COMMAND_TIMEOUT) -> AsyncIterator[None]:
     try:
-        async with asyncio.timeout(seconds):
+        async with _bounded(seconds):
             yield
     except (RedisError, OSError) as exc:  # TimeoutError is an OSError
         if on_error is not None:
@@ -627,7 +681,7 @@ class RedisStore:
         reply: Any
         sent = [False]
         try:
-            async with asyncio.timeout(self.command_timeout):
+            async with _bounded(self.command_timeout):
                 if self.cluster:
                     reply = await self._replicated(self._commit, keys, args, sent)
                 else:
@@ -729,7 +783,7 @@ class RedisStore:
         again if a failover lost it). So a primary left without a replica in sync (its replica was promoted
         after it failed, and it is not back yet) takes no moves until one is; ``wait_replicas=0`` trades that
         for the risk of losing acknowledged moves in a failover."""
-        async with self._in_flight:
+        async with _place(self._in_flight):
             return await self._replicated_now(script, keys, args, sent)
 
     async def _replicated_now(self, script: AsyncScript, keys: Sequence[str], args: Sequence[Any],
@@ -788,7 +842,7 @@ class RedisStore:
         if sent is not None:
             sent[0] = True
         name = parts[0].decode() if isinstance(parts[0], bytes) else parts[0]  # the cluster routes by str names
-        async with self._in_flight:
+        async with _place(self._in_flight):
             self._bound_rereads()
             return await self.client.execute_command(name, *parts[1:])
 

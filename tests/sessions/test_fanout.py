@@ -32,6 +32,18 @@ async def _follow(client: httpx.AsyncClient, game: Game, seat: int, got: list[Ss
                 got.append(item)
 
 
+async def _all_open(opened: list[asyncio.Event], tasks: list[asyncio.Task[None]], seconds: float = 60) -> None:
+    """Wait until every stream is open; a stream that fails to open fails the test at once, with its reason."""
+    everyone = asyncio.ensure_future(asyncio.gather(*(e.wait() for e in opened)))
+    await asyncio.wait([everyone, *tasks], timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
+    for task in tasks:
+        if task.done():
+            task.result()  # its error (a stream ends only when cancelled)
+    if not everyone.done():
+        everyone.cancel()
+        raise AssertionError(f"{sum(e.is_set() for e in opened)} of {len(opened)} streams open after {seconds} s")
+
+
 async def _until(check: Callable[[], bool], seconds: float = 20) -> None:
     deadline = asyncio.get_running_loop().time() + seconds
     while not check() and asyncio.get_running_loop().time() < deadline:
@@ -58,7 +70,7 @@ async def test_more_streams_than_a_connection_pool_share_one_follower(redis_serv
                 ev = asyncio.Event()
                 opened.append(ev)
                 streams.append((g, seat, got, asyncio.create_task(_follow(client, g, seat, got, ev))))
-        await asyncio.wait_for(asyncio.gather(*(e.wait() for e in opened)), 60)
+        await _all_open(opened, [task for *_, task in streams])
         await _until(lambda: all(len(got) == len(g.mirror.log) for g, _, got, _ in streams))
         # 120 open streams, and the replica holds no more Redis connections than its short commands need.
         connections = len(redis_server.sync_client().client_list()) - before
@@ -117,7 +129,7 @@ async def test_the_open_streams_are_a_metric_for_the_autoscaler() -> None:
             ev = asyncio.Event()
             opened.append(ev)
             tasks.append(asyncio.create_task(_follow(client, g, seat, [], ev)))
-        await asyncio.wait_for(asyncio.gather(*(e.wait() for e in opened)), 30)
+        await _all_open(opened, tasks, 30)
         assert await open_streams() == 3
         for task in tasks:
             task.cancel()
