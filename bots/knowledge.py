@@ -24,8 +24,9 @@ then chooses among those.
 
 from __future__ import annotations
 
+import math
 import random
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 
 from engine import GameState, Options, SeatView
 from engine.cards import Strain
@@ -125,6 +126,52 @@ def placement_groups(knowledge: Knowledge, lacks: Mapping[int, Collection[str]])
     return groups
 
 
+def _below(rng: random.Random, n: int) -> int:
+    """A random integer in ``[0, n)``, ``n > 0``: the draw ``random.Random`` makes for its ``sample`` and
+    ``shuffle`` (its ``_randbelow``, from ``getrandbits``), from the same bits."""
+    k = n.bit_length()
+    r = rng.getrandbits(k)
+    while r >= n:
+        r = rng.getrandbits(k)
+    return r
+
+
+def shuffled(rng: random.Random, items: list[str]) -> None:
+    """``rng.shuffle(items)``: the same order from the same random bits, without the interpreted call per card
+    (this module is compiled; :mod:`random`'s methods are Python). tests/bots/test_knowledge.py holds the two
+    equal."""
+    for i in range(len(items) - 1, 0, -1):
+        j = _below(rng, i + 1)
+        items[i], items[j] = items[j], items[i]
+
+
+def sampled(rng: random.Random, population: Sequence[int], k: int) -> list[int]:
+    """``rng.sample(population, k)``: the same picks in the same order from the same random bits (its two
+    methods, a pool for a small population and a set of picks for a large one, chosen by the same sizes)."""
+    n = len(population)
+    if not 0 <= k <= n:
+        raise ValueError("sample larger than population or is negative")
+    setsize = 21
+    if k > 5:
+        setsize += 4 ** math.ceil(math.log(k * 3, 4))
+    result: list[int] = []
+    if n <= setsize:
+        pool = list(population)
+        for i in range(k):
+            j = _below(rng, n - i)
+            result.append(pool[j])
+            pool[j] = pool[n - i - 1]
+        return result
+    selected: set[int] = set()
+    for _ in range(k):
+        j = _below(rng, n)
+        while j in selected:
+            j = _below(rng, n)
+        selected.add(j)
+        result.append(population[j])
+    return result
+
+
 def deal_unseen(knowledge: Knowledge, rng: random.Random, tries: int = 30,
                 lacks: Mapping[int, Collection[str]] | None = None) -> dict[int, list[str]]:
     """Place every unseen card in an unseen place, at random among placements that respect the shown voids and
@@ -144,7 +191,7 @@ def deal_unseen(knowledge: Knowledge, rng: random.Random, tries: int = 30,
     if not lacking and not any(voids.get(p) for p in slots if p >= 0):
         # No void to respect: a shuffle cut into the places' sizes is the same uniform draw, much faster.
         cards = list(knowledge.unseen)
-        rng.shuffle(cards)
+        shuffled(rng, cards)
         out: dict[int, list[str]] = {}
         start = 0
         for place, size in slots.items():
@@ -164,7 +211,7 @@ def deal_unseen(knowledge: Knowledge, rng: random.Random, tries: int = 30,
             if len(units) < len(group):
                 ok = False
                 break
-            for card, place in zip(group, rng.sample(units, len(group)), strict=True):
+            for card, place in zip(group, sampled(rng, units, len(group)), strict=True):
                 placed[place].append(card)
                 room[place] -= 1
         if ok:
@@ -186,4 +233,4 @@ def state_from(knowledge: Knowledge, placed: dict[int, list[str]]) -> GameState:
 
 
 __all__ = ["DEAD_HAND", "DISCARDS", "KITTY", "Groups", "Knowledge", "deal_unseen", "determinize", "face_down_slot",
-           "placement_groups", "places_for", "state_from", "team_of"]
+           "placement_groups", "places_for", "sampled", "shuffled", "state_from", "team_of"]
