@@ -52,13 +52,14 @@ from bots.basic import (
     decide_basic,
     discard_from_hand,
     helper_tricks,
+    misere_danger,
     own_tricks,
 )
 from bots.cardplay import HandInPlay, bit_keys, choose_bit
 from bots.endgame import BitSolver, Solver, shared_solver, solvable, solve_outcome
 from bots.inference import read_auction, sample
 from bots.knowledge import Knowledge
-from bots.sampling import kept_misere_danger
+from bots.sampling import misere_kept
 from bots.value import hand_value, points_value, result_value
 from engine import (
     SUITS,
@@ -390,8 +391,10 @@ def candidates(knowledge: Knowledge, legal: Sequence[Move]) -> list[Move]:
         estimates = {strain: own_tricks(hand, strain, opts) + extra for strain in STRAINS}
         top = max(STRAINS, key=estimates.__getitem__)
         basic_strain = bid_strain(basic.bid) if isinstance(basic, Bid) and basic.bid not in MISERE_BIDS else None
-        by_strain = {strain: [m for m in bids if m.bid not in MISERE_BIDS and bid_strain(m.bid) == strain]
-                     for strain in STRAINS}
+        by_strain: dict[str, list[Bid]] = {strain: [] for strain in STRAINS}
+        for m in bids:
+            if m.bid not in MISERE_BIDS:
+                by_strain[bid_strain(m.bid)].append(m)
         for strain in STRAINS:
             est = estimates[strain]
             ranked = by_strain[strain]
@@ -407,10 +410,13 @@ def candidates(knowledge: Knowledge, legal: Sequence[Move]) -> list[Move]:
             # Another side would win the game by making the high bid: bidding on without the hand for it
             # may cost less than the game, so the cheapest bid of every strain is searched.
             out += [ranked[0] for ranked in by_strain.values() if ranked]
+        kept: list[str] | None = None
         for m in bids:
             # A misère is searched when the hand is near one after the discard: its riskiest cards set aside.
-            if m.bid in MISERE_BIDS and kept_misere_danger(hand, opts, open_hand=m.bid != "MISERE") <= MISERE_NEAR:
-                out.append(m)
+            if m.bid in MISERE_BIDS:
+                kept = misere_kept(hand, opts) if kept is None else kept
+                if misere_danger(kept, opts, open_hand=m.bid != "MISERE") <= MISERE_NEAR:
+                    out.append(m)
         return _unique(out)
     if phase == "exchange":
         # One discard per set of cards: the same cards in another order are the same move.

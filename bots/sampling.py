@@ -25,10 +25,15 @@ MISERE_BOUND = "MISERE"
 MISERE_KEPT_BOUND = "MISERE_KEPT"
 
 
+def misere_kept(cards: Sequence[str], opts: Options) -> list[str]:
+    """``cards`` less the kitty's worth of its riskiest cards (:func:`bots.basic.discard_from_hand` for misère)."""
+    out = discard_from_hand(opts, cards, kitty_size(opts), MISERE, hand_strain(opts, MISERE, ()))
+    return [c for c in cards if c not in out]
+
+
 def kept_misere_danger(cards: Sequence[str], opts: Options, open_hand: bool = False) -> int:
     """:func:`bots.basic.misere_danger` of ``cards`` once the kitty's worth of its riskiest cards is discarded."""
-    out = discard_from_hand(opts, cards, kitty_size(opts), MISERE, hand_strain(opts, MISERE, ()))
-    return misere_danger([c for c in cards if c not in out], opts, open_hand)
+    return misere_danger(misere_kept(cards, opts), opts, open_hand)
 
 
 def misfit_of(bounds: Sequence[PlainBound], hands: Mapping[int, Sequence[str]], played: Mapping[int, tuple[str, ...]],
@@ -73,4 +78,5 @@ def best_placement(knowledge: Knowledge, rng: random.Random, bounds: Sequence[Pl
     return best
 
 
-__all__ = ["MISERE_BOUND", "MISERE_KEPT_BOUND", "PlainBound", "best_placement", "kept_misere_danger", "misfit_of"]
+__all__ = ["MISERE_BOUND", "MISERE_KEPT_BOUND", "PlainBound", "best_placement", "kept_misere_danger", "misere_kept",
+           "misfit_of"]
