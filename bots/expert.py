@@ -165,7 +165,7 @@ def _basic_move(state: GameState) -> Move:
         high = state.high
         ghost = next((g for g in controlled_seats(opts, seat) if g != seat), None) if state.ghost_piles else None
         return bid_from_hand(opts, seat, state.hands[seat], legal_moves(state), None if high is None else high.seat,
-                             None if high is None else high.bid, playing_together(sides(opts), None)[seat],
+                             None if high is None else high.bid, _sides_together(opts)[seat],
                              None if ghost is None else state.hands[ghost])
     if state.phase == "exchange" and own and state.contract is not None:
         # The basic discard from the state's values (bots.basic.discard_from_hand), likewise.
@@ -175,6 +175,19 @@ def _basic_move(state: GameState) -> Move:
     knowledge = Knowledge(view(state, controller(state.options, seat)), state.options)
     legal = [] if state.phase == "exchange" else legal_moves(state)
     return decide_basic(knowledge, legal)
+
+
+#: Per options, each seat's side before a contract (:func:`engine.contract.playing_together` of the scoring sides).
+_SIDES_TOGETHER: dict[Options, tuple[tuple[int, ...], ...]] = {}
+
+
+def _sides_together(opts: Options) -> tuple[tuple[int, ...], ...]:
+    together = _SIDES_TOGETHER.get(opts)
+    if together is None:
+        if len(_SIDES_TOGETHER) >= 1024:
+            _SIDES_TOGETHER.clear()
+        together = _SIDES_TOGETHER[opts] = playing_together(sides(opts), None)
+    return together
 
 
 #: A playout's result for the seat: its value, and whether its side got its way with the contract (1.0: made
