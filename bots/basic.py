@@ -199,6 +199,9 @@ class HandReading:
             self.estimates = {s: own_tricks(hand, s, opts) + extra for s in STRAINS}
         self._misere = -1  # misere_danger(hand), once asked (-1: not yet)
         self._open_misere = -1  # misere_danger(hand, open_hand=True), once asked
+        #: The calls :func:`bid_from_reading` chose, by everything else it read: (whether a partner holds the high
+        #: bid, the high bid, the legal moves).
+        self.chosen: dict[tuple[bool, str | None, tuple[Move, ...]], Move] = {}
 
     def misere_danger(self) -> int:
         if self._misere < 0:
@@ -246,6 +249,28 @@ def _bid_points(opts: Options, bid: str) -> int:
     return value
 
 
+#: Per options, each bid's level, strain and points (misère bids: ``None``), read once.
+_BID_TABLES: dict[Options, dict[str, tuple[int, str, int] | None]] = {}
+
+
+def _bid_table(opts: Options) -> dict[str, tuple[int, str, int] | None]:
+    table = _BID_TABLES.get(opts)
+    if table is None:
+        if len(_BID_TABLES) >= 1024:
+            _BID_TABLES.clear()
+        table = _BID_TABLES[opts] = {}
+    return table
+
+
+def _bid_entry(opts: Options, table: dict[str, tuple[int, str, int] | None], bid: str) -> tuple[int, str, int] | None:
+    if bid in table:
+        return table[bid]
+    shape = _bid_shape(bid)
+    entry = None if shape is None else (shape[0], shape[1], bid_value(opts, bid))
+    table[bid] = entry
+    return entry
+
+
 def bid_from_hand(opts: Options, seat: int, hand: Sequence[str], legal: Sequence[Move], high_seat: int | None,
                   high_bid: str | None, team: Collection[int], ghost_face_up: Sequence[str] | None = None) -> Move:
     """:func:`choose_bid` from the values it reads (the seat's hand, the high bid and its seat, the seat's side,
@@ -257,8 +282,22 @@ def bid_from_hand(opts: Options, seat: int, hand: Sequence[str], legal: Sequence
 def bid_from_reading(opts: Options, seat: int, reading: HandReading | None, hand: Sequence[str],
                      legal: Sequence[Move], high_seat: int | None, high_bid: str | None, team: Collection[int],
                      ghost_face_up: Sequence[str] | None = None) -> Move:
-    """:func:`bid_from_hand`, with the hand's :func:`read_hand` when the caller has it (``None``: read here, and
-    only if there is a bid to weigh)."""
+    """:func:`bid_from_hand`, with the hand's :func:`read_hand` when the caller has it (``None``: read here). The
+    choice is kept in the reading, by everything else it depends on."""
+    if reading is None:
+        reading = read_hand(opts, hand, ghost_face_up)
+    partner_high = high_seat is not None and high_seat in team and high_seat != seat
+    key = (partner_high, high_bid, tuple(legal))
+    chosen = reading.chosen.get(key)
+    if chosen is None:
+        chosen = reading.chosen[key] = _choose_call(opts, reading, legal, partner_high, high_bid)
+    return chosen
+
+
+def _choose_call(opts: Options, reading: HandReading, legal: Sequence[Move], partner_high: bool,
+                 high_bid: str | None) -> Move:
+    """:func:`bid_from_reading`'s choice, from the hand's reading, the legal moves, whether a partner holds the
+    high bid, and the high bid."""
     first_pass: Move | None = None
     bids: list[Bid] = []
     for m in legal:
@@ -271,28 +310,26 @@ def bid_from_reading(opts: Options, seat: int, reading: HandReading | None, hand
             bids.append(m)
     if not bids:
         return first_pass if first_pass is not None else legal[0]
-    if reading is None:
-        reading = read_hand(opts, hand, ghost_face_up)
     estimates = reading.estimates
-    partner_high = high_seat is not None and high_seat in team and high_seat != seat
     best: Bid | None = None
     best_score = -1e9
     open_misere: Bid | None = None
     misere: Bid | None = None
+    table = _bid_table(opts)
     for m in bids:
         bid = m.bid
-        shape = _bid_shape(bid)
-        if shape is None:
+        entry = table[bid] if bid in table else _bid_entry(opts, table, bid)
+        if entry is None:
             if bid == OPEN_MISERE:
                 open_misere = m
             elif bid == MISERE:
                 misere = m
             continue
-        level, strain = shape
+        level, strain, points = entry
         target = estimates[strain]
         if level > target + 0.25:
             continue
-        score = _bid_points(opts, bid) + 40 * (target - level)
+        score = points + 40 * (target - level)
         if score > best_score:
             best, best_score = m, score
     if open_misere is not None and reading.open_misere_danger() == 0:
