@@ -200,8 +200,8 @@ class HandReading:
         self._misere = -1  # misere_danger(hand), once asked (-1: not yet)
         self._open_misere = -1  # misere_danger(hand, open_hand=True), once asked
         #: The calls :func:`bid_from_reading` chose, by everything else it read: (whether a partner holds the high
-        #: bid, the high bid, the legal moves).
-        self.chosen: dict[tuple[bool, str | None, tuple[Move, ...]], Move] = {}
+        #: bid, the high bid, the legal moves' :class:`CallTable`).
+        self.chosen: dict[tuple[bool, str | None, CallTable], Move] = {}
 
     def misere_danger(self) -> int:
         if self._misere < 0:
@@ -249,28 +249,6 @@ def _bid_points(opts: Options, bid: str) -> int:
     return value
 
 
-#: Per options, each bid's level, strain and points (misère bids: ``None``), read once.
-_BID_TABLES: dict[Options, dict[str, tuple[int, str, int] | None]] = {}
-
-
-def _bid_table(opts: Options) -> dict[str, tuple[int, str, int] | None]:
-    table = _BID_TABLES.get(opts)
-    if table is None:
-        if len(_BID_TABLES) >= 1024:
-            _BID_TABLES.clear()
-        table = _BID_TABLES[opts] = {}
-    return table
-
-
-def _bid_entry(opts: Options, table: dict[str, tuple[int, str, int] | None], bid: str) -> tuple[int, str, int] | None:
-    if bid in table:
-        return table[bid]
-    shape = _bid_shape(bid)
-    entry = None if shape is None else (shape[0], shape[1], bid_value(opts, bid))
-    table[bid] = entry
-    return entry
-
-
 def bid_from_hand(opts: Options, seat: int, hand: Sequence[str], legal: Sequence[Move], high_seat: int | None,
                   high_bid: str | None, team: Collection[int], ghost_face_up: Sequence[str] | None = None) -> Move:
     """:func:`choose_bid` from the values it reads (the seat's hand, the high bid and its seat, the seat's side,
@@ -279,59 +257,95 @@ def bid_from_hand(opts: Options, seat: int, hand: Sequence[str], legal: Sequence
     return bid_from_reading(opts, seat, None, hand, legal, high_seat, high_bid, team, ghost_face_up)
 
 
+class CallTable:
+    """The legal calls as :func:`bid_from_reading` weighs them, read once per options and list of legal moves
+    (:func:`call_table`): the first redeal proposal and the first pass, the bids but sans-kitty ones, and of those
+    each suit or no-trump bid with its level, strain and points (in order) and the (last) misère and open misère
+    bids."""
+
+    def __init__(self, opts: Options, legal: Sequence[Move]) -> None:
+        self.redeal: Move | None = None
+        self.first_pass: Move | None = None
+        self.bids: list[Bid] = []
+        self.weighed: list[tuple[Bid, int, str, int]] = []
+        self.open_misere: Bid | None = None
+        self.misere: Bid | None = None
+        self.fallback = legal[0] if legal else None
+        for m in legal:
+            if isinstance(m, ProposeRedeal):
+                if self.redeal is None:
+                    self.redeal = m
+            elif isinstance(m, Pass):
+                if self.first_pass is None:
+                    self.first_pass = m
+            elif isinstance(m, Bid) and not m.sans_kitty:
+                self.bids.append(m)
+                shape = _bid_shape(m.bid)
+                if shape is None:
+                    if m.bid == OPEN_MISERE:
+                        self.open_misere = m
+                    elif m.bid == MISERE:
+                        self.misere = m
+                else:
+                    self.weighed.append((m, shape[0], shape[1], bid_value(opts, m.bid)))
+
+
+#: The call tables asked for, by (options, legal moves): auctions meet the same situations again and again.
+_CALL_TABLES: dict[tuple[Options, tuple[Move, ...]], CallTable] = {}
+
+
+def call_table(opts: Options, legal: Sequence[Move]) -> CallTable:
+    """The :class:`CallTable` of ``legal``, kept."""
+    key = (opts, tuple(legal))
+    table = _CALL_TABLES.get(key)
+    if table is None:
+        if len(_CALL_TABLES) >= 1 << 14:
+            _CALL_TABLES.clear()
+        table = _CALL_TABLES[key] = CallTable(opts, legal)
+    return table
+
+
 def bid_from_reading(opts: Options, seat: int, reading: HandReading | None, hand: Sequence[str],
                      legal: Sequence[Move], high_seat: int | None, high_bid: str | None, team: Collection[int],
                      ghost_face_up: Sequence[str] | None = None) -> Move:
     """:func:`bid_from_hand`, with the hand's :func:`read_hand` when the caller has it (``None``: read here). The
-    choice is kept in the reading, by everything else it depends on."""
+    choice is kept in the reading, by everything else it depends on (the call table stands for the legal moves it
+    was read from: a key holds it, so no other table takes its identity while the choice is kept)."""
     if reading is None:
         reading = read_hand(opts, hand, ghost_face_up)
+    table = call_table(opts, legal)
     partner_high = high_seat is not None and high_seat in team and high_seat != seat
-    key = (partner_high, high_bid, tuple(legal))
+    key = (partner_high, high_bid, table)
     chosen = reading.chosen.get(key)
     if chosen is None:
-        chosen = reading.chosen[key] = _choose_call(opts, reading, legal, partner_high, high_bid)
+        chosen = reading.chosen[key] = _choose_call(opts, reading, table, partner_high, high_bid)
     return chosen
 
 
-def _choose_call(opts: Options, reading: HandReading, legal: Sequence[Move], partner_high: bool,
+def _choose_call(opts: Options, reading: HandReading, table: CallTable, partner_high: bool,
                  high_bid: str | None) -> Move:
-    """:func:`bid_from_reading`'s choice, from the hand's reading, the legal moves, whether a partner holds the
-    high bid, and the high bid."""
-    first_pass: Move | None = None
-    bids: list[Bid] = []
-    for m in legal:
-        if isinstance(m, ProposeRedeal):
-            return m
-        if isinstance(m, Pass):
-            if first_pass is None:
-                first_pass = m
-        elif isinstance(m, Bid) and not m.sans_kitty:
-            bids.append(m)
+    """:func:`bid_from_reading`'s choice, from the hand's reading, the legal moves' table, whether a partner holds
+    the high bid, and the high bid."""
+    if table.redeal is not None:
+        return table.redeal
+    first_pass = table.first_pass
+    bids = table.bids
     if not bids:
-        return first_pass if first_pass is not None else legal[0]
+        fallback = first_pass if first_pass is not None else table.fallback
+        assert fallback is not None
+        return fallback
     estimates = reading.estimates
     best: Bid | None = None
     best_score = -1e9
-    open_misere: Bid | None = None
-    misere: Bid | None = None
-    table = _bid_table(opts)
-    for m in bids:
-        bid = m.bid
-        entry = table[bid] if bid in table else _bid_entry(opts, table, bid)
-        if entry is None:
-            if bid == OPEN_MISERE:
-                open_misere = m
-            elif bid == MISERE:
-                misere = m
-            continue
-        level, strain, points = entry
+    for m, level, strain, points in table.weighed:
         target = estimates[strain]
         if level > target + 0.25:
             continue
         score = points + 40 * (target - level)
         if score > best_score:
             best, best_score = m, score
+    open_misere = table.open_misere
+    misere = table.misere
     if open_misere is not None and reading.open_misere_danger() == 0:
         return open_misere
     if misere is not None and reading.misere_danger() == 0 and (
