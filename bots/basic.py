@@ -181,51 +181,181 @@ def _bid_shape(bid: str) -> tuple[int, str] | None:
     return shape
 
 
+class HandReading:
+    """What :func:`bid_from_hand` reads from a hand before it looks at the calls: the tricks it counts the hand
+    worth in each strain (:func:`own_tricks` plus what a partner and the kitty add, or a ghost partner's face-up
+    cards), and, when first asked, whether it is a misère or open misère hand (:func:`misere_danger`). A pure
+    function of the options, the hand and the ghost partner's face-up cards (:func:`read_hand` keeps them)."""
+
+    def __init__(self, opts: Options, hand: tuple[str, ...], ghost_face_up: tuple[str, ...] | None) -> None:
+        self.opts = opts
+        self.hand = hand
+        extra = helper_tricks(opts)
+        if ghost_face_up is not None:  # ghost partners: the partner's face-up cards are seen, not guessed
+            guessed = extra - KITTY_TRICKS
+            self.estimates = {s: own_tricks(hand, s, opts) + KITTY_TRICKS
+                              + min(guessed + 1.0, 0.8 * own_tricks(ghost_face_up, s, opts) + 0.4) for s in STRAINS}
+        else:
+            self.estimates = {s: own_tricks(hand, s, opts) + extra for s in STRAINS}
+        self._misere = -1  # misere_danger(hand), once asked (-1: not yet)
+        self._open_misere = -1  # misere_danger(hand, open_hand=True), once asked
+        #: The calls :func:`bid_from_reading` chose, by everything else it read: (whether a partner holds the high
+        #: bid, the high bid, the legal moves' :class:`CallTable`).
+        self.chosen: dict[tuple[bool, str | None, CallTable], Move] = {}
+
+    def misere_danger(self) -> int:
+        if self._misere < 0:
+            self._misere = misere_danger(self.hand, self.opts)
+        return self._misere
+
+    def open_misere_danger(self) -> int:
+        if self._open_misere < 0:
+            self._open_misere = misere_danger(self.hand, self.opts, open_hand=True)
+        return self._open_misere
+
+
+#: The hand readings asked for, by (options, hand, ghost partner's face-up cards): the expert's playouts bid for
+#: the same seats of one sampled deal again and again (every candidate meets the deal, and a seat bids several
+#: times in one auction).
+_READINGS: dict[tuple[Options, tuple[str, ...], tuple[str, ...] | None], HandReading] = {}
+
+
+def read_hand(opts: Options, hand: Sequence[str], ghost_face_up: Sequence[str] | None = None) -> HandReading:
+    """The :class:`HandReading` of ``hand`` (``ghost_face_up``: a ghost partner's face-up cards), kept."""
+    cards = tuple(hand)
+    ghost = None if ghost_face_up is None else tuple(ghost_face_up)
+    key = (opts, cards, ghost)
+    reading = _READINGS.get(key)
+    if reading is None:
+        if len(_READINGS) >= 1 << 14:
+            _READINGS.clear()
+        reading = _READINGS[key] = HandReading(opts, cards, ghost)
+    return reading
+
+
+#: Per options, each bid's points (:func:`engine.rules.bid_value`), read once.
+_BID_VALUES: dict[Options, dict[str, int]] = {}
+
+
+def _bid_points(opts: Options, bid: str) -> int:
+    values = _BID_VALUES.get(opts)
+    if values is None:
+        if len(_BID_VALUES) >= 1024:
+            _BID_VALUES.clear()
+        values = _BID_VALUES[opts] = {}
+    value = values.get(bid)
+    if value is None:
+        value = values[bid] = bid_value(opts, bid)
+    return value
+
+
 def bid_from_hand(opts: Options, seat: int, hand: Sequence[str], legal: Sequence[Move], high_seat: int | None,
                   high_bid: str | None, team: Collection[int], ghost_face_up: Sequence[str] | None = None) -> Move:
     """:func:`choose_bid` from the values it reads (the seat's hand, the high bid and its seat, the seat's side,
     a ghost partner's face-up cards): for the expert's playouts too, which bid for every seat of a sampled deal
     without building each seat's view."""
-    passes = [m for m in legal if isinstance(m, Pass)]
-    redeal = [m for m in legal if isinstance(m, ProposeRedeal)]
-    if redeal:
-        return redeal[0]
-    bids: list[Bid] = [m for m in legal if isinstance(m, Bid) and not m.sans_kitty]
-    if not bids:
-        return passes[0] if passes else legal[0]
-    extra = helper_tricks(opts)
-    if ghost_face_up is not None:  # ghost partners: the partner's face-up cards are seen, not guessed
-        guessed = extra - KITTY_TRICKS
-        estimates = {s: own_tricks(hand, s, opts) + KITTY_TRICKS
-                     + min(guessed + 1.0, 0.8 * own_tricks(ghost_face_up, s, opts) + 0.4) for s in STRAINS}
-    else:
-        estimates = {s: own_tricks(hand, s, opts) + extra for s in STRAINS}
+    return bid_from_reading(opts, seat, None, hand, legal, high_seat, high_bid, team, ghost_face_up)
+
+
+class CallTable:
+    """The legal calls as :func:`bid_from_reading` weighs them, read once per options and list of legal moves
+    (:func:`call_table`): the first redeal proposal and the first pass, the bids but sans-kitty ones, and of those
+    each suit or no-trump bid with its level, strain and points (in order) and the (last) misère and open misère
+    bids."""
+
+    def __init__(self, opts: Options, legal: Sequence[Move]) -> None:
+        self.redeal: Move | None = None
+        self.first_pass: Move | None = None
+        self.bids: list[Bid] = []
+        self.weighed: list[tuple[Bid, int, str, int]] = []
+        self.open_misere: Bid | None = None
+        self.misere: Bid | None = None
+        self.fallback = legal[0] if legal else None
+        for m in legal:
+            if isinstance(m, ProposeRedeal):
+                if self.redeal is None:
+                    self.redeal = m
+            elif isinstance(m, Pass):
+                if self.first_pass is None:
+                    self.first_pass = m
+            elif isinstance(m, Bid) and not m.sans_kitty:
+                self.bids.append(m)
+                shape = _bid_shape(m.bid)
+                if shape is None:
+                    if m.bid == OPEN_MISERE:
+                        self.open_misere = m
+                    elif m.bid == MISERE:
+                        self.misere = m
+                else:
+                    self.weighed.append((m, shape[0], shape[1], bid_value(opts, m.bid)))
+
+
+#: The call tables asked for, by (options, legal moves): auctions meet the same situations again and again.
+_CALL_TABLES: dict[tuple[Options, tuple[Move, ...]], CallTable] = {}
+
+
+def call_table(opts: Options, legal: Sequence[Move]) -> CallTable:
+    """The :class:`CallTable` of ``legal``, kept."""
+    key = (opts, tuple(legal))
+    table = _CALL_TABLES.get(key)
+    if table is None:
+        if len(_CALL_TABLES) >= 1 << 14:
+            _CALL_TABLES.clear()
+        table = _CALL_TABLES[key] = CallTable(opts, legal)
+    return table
+
+
+def bid_from_reading(opts: Options, seat: int, reading: HandReading | None, hand: Sequence[str],
+                     legal: Sequence[Move], high_seat: int | None, high_bid: str | None, team: Collection[int],
+                     ghost_face_up: Sequence[str] | None = None) -> Move:
+    """:func:`bid_from_hand`, with the hand's :func:`read_hand` when the caller has it (``None``: read here). The
+    choice is kept in the reading, by everything else it depends on (the call table stands for the legal moves it
+    was read from: a key holds it, so no other table takes its identity while the choice is kept)."""
+    if reading is None:
+        reading = read_hand(opts, hand, ghost_face_up)
+    table = call_table(opts, legal)
     partner_high = high_seat is not None and high_seat in team and high_seat != seat
+    key = (partner_high, high_bid, table)
+    chosen = reading.chosen.get(key)
+    if chosen is None:
+        chosen = reading.chosen[key] = _choose_call(opts, reading, table, partner_high, high_bid)
+    return chosen
+
+
+def _choose_call(opts: Options, reading: HandReading, table: CallTable, partner_high: bool,
+                 high_bid: str | None) -> Move:
+    """:func:`bid_from_reading`'s choice, from the hand's reading, the legal moves' table, whether a partner holds
+    the high bid, and the high bid."""
+    if table.redeal is not None:
+        return table.redeal
+    first_pass = table.first_pass
+    bids = table.bids
+    if not bids:
+        fallback = first_pass if first_pass is not None else table.fallback
+        assert fallback is not None
+        return fallback
+    estimates = reading.estimates
     best: Bid | None = None
     best_score = -1e9
-    by_bid: dict[str, Bid] = {}
-    for m in bids:
-        by_bid[m.bid] = m
-        shape = _bid_shape(m.bid)
-        if shape is None:
-            continue
-        level, strain = shape
+    for m, level, strain, points in table.weighed:
         target = estimates[strain]
         if level > target + 0.25:
             continue
-        score = bid_value(opts, m.bid) + 40 * (target - level)
+        score = points + 40 * (target - level)
         if score > best_score:
             best, best_score = m, score
-    if OPEN_MISERE in by_bid and misere_danger(hand, opts, open_hand=True) == 0:
-        return by_bid[OPEN_MISERE]
-    if MISERE in by_bid and misere_danger(hand, opts) == 0 and (
-            best is None or bid_value(opts, best.bid) < bid_value(opts, MISERE) - 40):
-        return by_bid[MISERE]
-    if best is None or not passes:
-        return best if best is not None else (passes[0] if passes else bids[0])
+    open_misere = table.open_misere
+    misere = table.misere
+    if open_misere is not None and reading.open_misere_danger() == 0:
+        return open_misere
+    if misere is not None and reading.misere_danger() == 0 and (
+            best is None or _bid_points(opts, best.bid) < _bid_points(opts, MISERE) - 40):
+        return misere
+    if best is None or first_pass is None:
+        return best if best is not None else (first_pass if first_pass is not None else bids[0])
     # Overcall a partner only with a clearly better contract.
     if partner_high and high_bid is not None and bid_level(best.bid) < (bid_level(high_bid) or 7) + 1:
-        return passes[0]
+        return first_pass
     return best
 
 

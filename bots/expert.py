@@ -166,16 +166,39 @@ def _basic_move(state: GameState) -> Move:
         high = state.high
         ghost = next((g for g in controlled_seats(opts, seat) if g != seat), None) if state.ghost_piles else None
         return bid_from_hand(opts, seat, state.hands[seat], legal_moves(state), None if high is None else high.seat,
-                             None if high is None else high.bid, playing_together(sides(opts), None)[seat],
+                             None if high is None else high.bid, _sides_together(opts)[seat],
                              None if ghost is None else state.hands[ghost])
     if state.phase == "exchange" and own and state.contract is not None:
-        # The basic discard from the state's values (bots.basic.discard_from_hand), likewise.
-        cards = discard_from_hand(state.options, state.hands[seat], kitty_size(state.options), state.contract.bid,
-                                  strain_of(state))
-        return Discard(seat=seat, cards=tuple(cards))
+        # The basic discard from the state's values (bots.basic.discard_from_hand), likewise; kept by what it reads
+        # (the strain table is the options', the bid's and the nominations'), as the candidates on one sampled deal
+        # often reach the same contract with the same hand.
+        key = (opts, state.hands[seat], state.contract.bid, state.nominations)
+        cards = _DISCARDS.get(key)
+        if cards is None:
+            if len(_DISCARDS) >= 1 << 14:
+                _DISCARDS.clear()
+            cards = _DISCARDS[key] = tuple(discard_from_hand(opts, state.hands[seat], kitty_size(opts),
+                                                             state.contract.bid, strain_of(state)))
+        return Discard(seat=seat, cards=cards)
     knowledge = Knowledge(view(state, controller(state.options, seat)), state.options)
     legal = [] if state.phase == "exchange" else legal_moves(state)
     return decide_basic(knowledge, legal)
+
+
+#: The playouts' basic discards, by (options, the contractor's hand with the kitty, the bid, the nominations).
+_DISCARDS: dict[tuple[Options, tuple[str, ...], str, tuple[tuple[str, str], ...]], tuple[str, ...]] = {}
+
+#: Per options, each seat's side before a contract (:func:`engine.contract.playing_together` of the scoring sides).
+_SIDES_TOGETHER: dict[Options, tuple[tuple[int, ...], ...]] = {}
+
+
+def _sides_together(opts: Options) -> tuple[tuple[int, ...], ...]:
+    together = _SIDES_TOGETHER.get(opts)
+    if together is None:
+        if len(_SIDES_TOGETHER) >= 1024:
+            _SIDES_TOGETHER.clear()
+        together = _SIDES_TOGETHER[opts] = playing_together(sides(opts), None)
+    return together
 
 
 #: A playout's result for the seat: its value, and whether its side got its way with the contract (1.0: made

@@ -13,6 +13,7 @@ values, spending) is the same in both.
     python tests/bench/bench_expert.py --positions 30
     python tests/bench/bench_expert.py --positions 30 --rounds 3 --against /path/to/other/checkout
     python tests/bench/bench_expert.py --counts 6 --phases exchange,nominate --positions 30 --against ...
+    python tests/bench/bench_expert.py --phases auction --searched --positions 20 --rounds 2 --against ...
 
 This is a benchmark that prints figures, not a test.
 """
@@ -35,8 +36,9 @@ COUNTS: tuple[int | str, ...] = (2, 3, 4, 5, 6, "ghosts")
 
 
 def work(root: Path, positions: int, seed: int, counts: tuple[int | str, ...] = COUNTS,
-         phases: tuple[str, ...] = ()) -> dict[str, object]:
-    """Decide every position with the checkout at ``root`` (only those of ``phases`` if given): times (ms) by
+         phases: tuple[str, ...] = (), searched: bool = False) -> dict[str, object]:
+    """Decide every position with the checkout at ``root`` (only those of ``phases`` if given; with ``searched``,
+    only the decisions that spent playouts count, ``positions`` of them per player count): times (ms) by
     'count/phase', and decision digests."""
     sys.path.insert(0, str(root))
     import msgspec
@@ -57,12 +59,15 @@ def work(root: Path, positions: int, seed: int, counts: tuple[int | str, ...] = 
                 continue
             if len(legal_moves(state)) < 2:
                 continue
-            taken += 1
             seat = mover(state)
             v = view(state, seat)
             cpu = time.thread_time()
             decision = decide(v, opts, level="expert", seed=i)
-            times[f"{players}/{state.phase}"].append((time.thread_time() - cpu) * 1000)
+            spent = (time.thread_time() - cpu) * 1000
+            if searched and not decision.playouts:
+                continue
+            taken += 1
+            times[f"{players}/{state.phase}"].append(spent)
             digests.append(f"{players}:" + hashlib.sha256(msgspec.json.encode(decision)).hexdigest()[:16])
     return {"times": times, "digests": digests}
 
@@ -77,12 +82,14 @@ def main() -> None:
                         help="player counts, comma-separated (ghosts: the ghost-partners game)")
     parser.add_argument("--phases", default="", help="only positions of these phases, comma-separated (e.g. "
                         "exchange,nominate: taken from ten times as many games)")
+    parser.add_argument("--searched", action="store_true", help="only the decisions that search (spend playouts); "
+                        "two checkouts whose decisions differ may then time different positions")
     parser.add_argument("--worker", type=Path, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker is not None:
         counts = tuple(c if c == "ghosts" else int(c) for c in args.counts.split(","))
         phases = tuple(p for p in args.phases.split(",") if p)
-        print(json.dumps(work(args.worker, args.positions, args.seed, counts, phases)))
+        print(json.dumps(work(args.worker, args.positions, args.seed, counts, phases, args.searched)))
         return
     roots = [HERE] + ([args.against.resolve()] if args.against else [])
     merged: list[dict[str, list[float]]] = [defaultdict(list) for _ in roots]
@@ -92,7 +99,8 @@ def main() -> None:
         for k in (range(len(roots)) if r % 2 == 0 else reversed(range(len(roots)))):  # each goes first in turn
             root = roots[k]
             command = [sys.executable, __file__, "--worker", str(root), "--positions", str(args.positions),
-                       "--seed", str(args.seed), "--counts", args.counts, "--phases", args.phases]
+                       "--seed", str(args.seed), "--counts", args.counts, "--phases", args.phases,
+                       *(["--searched"] if args.searched else [])]
             out = subprocess.run(command, capture_output=True, text=True, check=True, env=env, cwd=root)
             result = json.loads(out.stdout)
             for key, values in result["times"].items():
