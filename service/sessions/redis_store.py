@@ -429,16 +429,18 @@ def _record(fields: Any, clock: Any = None, table: Any = None, game: Any = None)
                          decode_clock(clock), b"" if table is None else bytes(table), 0 if game is None else int(game))
 
 
-#: The bound of the store call the running task is in (:func:`_bounded`), which :func:`_take_place` pauses while
-#: the call queues for a place.
-_CALL_BOUND: ContextVar[asyncio.Timeout | None] = ContextVar("redis_store_call_bound", default=None)
+#: The bound of the store call the running task is in (:func:`_bounded`), with that task, which
+#: :func:`_take_place` pauses while the call queues for a place. (A task started within a call inherits the
+#: variable, not the bound: the task is compared.)
+_CALL_BOUND: ContextVar[tuple[asyncio.Task[Any] | None, asyncio.Timeout] | None] = ContextVar(
+    "redis_store_call_bound", default=None)
 
 
 @asynccontextmanager
 async def _bounded(seconds: float) -> AsyncIterator[None]:
     """``asyncio.timeout(seconds)`` around a store call, which a wait for a place does not count against."""
     async with asyncio.timeout(seconds) as bound:
-        token = _CALL_BOUND.set(bound)
+        token = _CALL_BOUND.set((asyncio.current_task(), bound))
         try:
             yield
         finally:
@@ -454,7 +456,8 @@ async def _take_place(places: asyncio.Semaphore) -> None:
     if not places.locked():
         await places.acquire()  # free: at once
         return
-    bound = _CALL_BOUND.get()
+    call = _CALL_BOUND.get()
+    bound = call[1] if call is not None and call[0] is asyncio.current_task() else None
     if bound is None or bound.expired() or bound.when() is None:
         async with asyncio.timeout(QUEUE_TIMEOUT):
             await places.acquire()
