@@ -458,18 +458,19 @@ async def _take_place(places: asyncio.Semaphore) -> None:
         return
     call = _CALL_BOUND.get()
     bound = call[1] if call is not None and call[0] is asyncio.current_task() else None
-    if bound is None or bound.expired() or bound.when() is None:
-        async with asyncio.timeout(QUEUE_TIMEOUT):
-            await places.acquire()
-        return
+    if bound is not None and (bound.expired() or bound.when() is None):
+        bound = None  # nothing to pause
     loop = asyncio.get_running_loop()
-    left = cast(float, bound.when()) - loop.time()
-    bound.reschedule(None)
+    left = 0.0
+    if bound is not None:
+        left = cast(float, bound.when()) - loop.time()
+        bound.reschedule(None)
     try:
         async with asyncio.timeout(QUEUE_TIMEOUT):
             await places.acquire()
     finally:
-        bound.reschedule(loop.time() + max(left, 0.0))
+        if bound is not None:
+            bound.reschedule(loop.time() + max(left, 0.0))
 
 
 @asynccontextmanager

@@ -6,7 +6,8 @@ import asyncio
 import random
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from typing import Any
 
 import httpx
@@ -25,6 +26,7 @@ from service.sessions.store import (
     IdempotencyRecord,
     Replayed,
     SessionRecord,
+    StoreUnavailable,
     new_tag,
 )
 
@@ -250,17 +252,35 @@ def _count_commands(svc: Any) -> list[str]:
     return sent
 
 
-async def _queued_store(kind: str, request: pytest.FixtureRequest) -> tuple[RedisStore, asyncio.Semaphore, str, int]:
+@asynccontextmanager
+async def _full_queue(kind: str, request: pytest.FixtureRequest) -> AsyncIterator[tuple[RedisStore, str, int,
+                                                                                       Callable[[], None]]]:
     """A Redis store (one Redis or a cluster) with a 0.2 s command bound, holding a session whose log has ``n``
-    events, and its places for commands in flight: ``(store, places, session id, n)``."""
+    events, with every place for a command in flight taken: ``(store, session id, n, free the places)``; the
+    places are freed and the store closed on the way out."""
     server: RedisServer = request.getfixturevalue(REDIS_FIXTURES[kind])
     store = RedisStore(server.url, 60, prefix=f"q{uuid.uuid4().hex[:8]}:", command_timeout=0.2)
     await store.open()
-    record, events = _game()
-    sid = uuid.uuid4().hex
-    assert await store.create(sid, record, events)
+    held = 0
     places = store._in_flight if store.cluster else store._hot._slots
-    return store, places, sid, len(events)
+
+    def free() -> None:
+        nonlocal held
+        for _ in range(held):
+            places.release()
+        held = 0
+
+    try:
+        record, events = _game()
+        sid = uuid.uuid4().hex
+        assert await store.create(sid, record, events)
+        while not places.locked():
+            await places.acquire()
+            held += 1
+        yield store, sid, len(events), free
+    finally:
+        free()
+        await store.close()
 
 
 @pytest.mark.parametrize("kind", ["redis", "cluster"])
@@ -268,40 +288,20 @@ async def test_a_command_queued_for_a_place_longer_than_its_bound_still_answers(
         kind: str, request: pytest.FixtureRequest) -> None:
     """Every place for a command in flight taken (a burst), commands queue; the wait is not counted in their
     0.2 s bound, which is for Redis's answer: held 0.6 s, they all answer once places free."""
-    store, places, sid, n = await _queued_store(kind, request)
-    held = 0
-    try:
-        while not places.locked():
-            await places.acquire()
-            held += 1
+    async with _full_queue(kind, request) as (store, sid, n, free):
         reads = [asyncio.create_task(store.read_events(sid, LOG_START, 0)) for _ in range(5)]
         await asyncio.sleep(0.6)
         assert not any(t.done() for t in reads)  # queued all along
-        for _ in range(held):
-            places.release()
-        held = 0
+        free()
         assert [len(r) for r in await asyncio.gather(*reads)] == [n] * 5
-    finally:
-        for _ in range(held):
-            places.release()
-        await store.close()
 
 
 @pytest.mark.parametrize("kind", ["redis", "cluster"])
 async def test_a_queue_that_does_not_move_fails_its_commands_in_queue_timeout(
         kind: str, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(redis_module, "QUEUE_TIMEOUT", 0.3)
-    store, places, sid, _ = await _queued_store(kind, request)
-    held = 0
-    try:
-        while not places.locked():
-            await places.acquire()
-            held += 1
+    async with _full_queue(kind, request) as (store, sid, _, _free):
         started = time.monotonic()
-        with pytest.raises(redis_module.StoreUnavailable):
+        with pytest.raises(StoreUnavailable):
             await store.read_events(sid, LOG_START, 0)
         assert 0.3 <= time.monotonic() - started < 2
-    finally:
-        for _ in range(held):
-            places.release()
-        await store.close()
