@@ -233,22 +233,6 @@ def read_hand(opts: Options, hand: Sequence[str], ghost_face_up: Sequence[str] |
     return reading
 
 
-#: Per options, each bid's points (:func:`engine.rules.bid_value`), read once.
-_BID_VALUES: dict[Options, dict[str, int]] = {}
-
-
-def _bid_points(opts: Options, bid: str) -> int:
-    values = _BID_VALUES.get(opts)
-    if values is None:
-        if len(_BID_VALUES) >= 1024:
-            _BID_VALUES.clear()
-        values = _BID_VALUES[opts] = {}
-    value = values.get(bid)
-    if value is None:
-        value = values[bid] = bid_value(opts, bid)
-    return value
-
-
 def bid_from_hand(opts: Options, seat: int, hand: Sequence[str], legal: Sequence[Move], high_seat: int | None,
                   high_bid: str | None, team: Collection[int], ghost_face_up: Sequence[str] | None = None) -> Move:
     """:func:`choose_bid` from the values it reads (the seat's hand, the high bid and its seat, the seat's side,
@@ -261,7 +245,7 @@ class CallTable:
     """The legal calls as :func:`bid_from_reading` weighs them, read once per options and list of legal moves
     (:func:`call_table`): the first redeal proposal and the first pass, the bids but sans-kitty ones, and of those
     each suit or no-trump bid with its level, strain and points (in order) and the (last) misère and open misère
-    bids."""
+    bids, with the misère's points."""
 
     def __init__(self, opts: Options, legal: Sequence[Move]) -> None:
         self.redeal: Move | None = None
@@ -270,6 +254,7 @@ class CallTable:
         self.weighed: list[tuple[Bid, int, str, int]] = []
         self.open_misere: Bid | None = None
         self.misere: Bid | None = None
+        self.misere_points = 0
         self.fallback = legal[0] if legal else None
         for m in legal:
             if isinstance(m, ProposeRedeal):
@@ -286,6 +271,7 @@ class CallTable:
                         self.open_misere = m
                     elif m.bid == MISERE:
                         self.misere = m
+                        self.misere_points = bid_value(opts, MISERE)
                 else:
                     self.weighed.append((m, shape[0], shape[1], bid_value(opts, m.bid)))
 
@@ -318,12 +304,11 @@ def bid_from_reading(opts: Options, seat: int, reading: HandReading | None, hand
     key = (partner_high, high_bid, table)
     chosen = reading.chosen.get(key)
     if chosen is None:
-        chosen = reading.chosen[key] = _choose_call(opts, reading, table, partner_high, high_bid)
+        chosen = reading.chosen[key] = _choose_call(reading, table, partner_high, high_bid)
     return chosen
 
 
-def _choose_call(opts: Options, reading: HandReading, table: CallTable, partner_high: bool,
-                 high_bid: str | None) -> Move:
+def _choose_call(reading: HandReading, table: CallTable, partner_high: bool, high_bid: str | None) -> Move:
     """:func:`bid_from_reading`'s choice, from the hand's reading, the legal moves' table, whether a partner holds
     the high bid, and the high bid."""
     if table.redeal is not None:
@@ -337,19 +322,20 @@ def _choose_call(opts: Options, reading: HandReading, table: CallTable, partner_
     estimates = reading.estimates
     best: Bid | None = None
     best_score = -1e9
+    best_points = 0
     for m, level, strain, points in table.weighed:
         target = estimates[strain]
         if level > target + 0.25:
             continue
         score = points + 40 * (target - level)
         if score > best_score:
-            best, best_score = m, score
+            best, best_score, best_points = m, score, points
     open_misere = table.open_misere
     misere = table.misere
     if open_misere is not None and reading.open_misere_danger() == 0:
         return open_misere
     if misere is not None and reading.misere_danger() == 0 and (
-            best is None or _bid_points(opts, best.bid) < _bid_points(opts, MISERE) - 40):
+            best is None or best_points < table.misere_points - 40):
         return misere
     if best is None or first_pass is None:
         return best if best is not None else (first_pass if first_pass is not None else bids[0])

@@ -43,6 +43,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from itertools import combinations
 
 from msgspec.structs import replace
@@ -188,17 +189,10 @@ def _basic_move(state: GameState) -> Move:
 #: The playouts' basic discards, by (options, the contractor's hand with the kitty, the bid, the nominations).
 _DISCARDS: dict[tuple[Options, tuple[str, ...], str, tuple[tuple[str, str], ...]], tuple[str, ...]] = {}
 
-#: Per options, each seat's side before a contract (:func:`engine.contract.playing_together` of the scoring sides).
-_SIDES_TOGETHER: dict[Options, tuple[tuple[int, ...], ...]] = {}
-
-
+@lru_cache(maxsize=1024)
 def _sides_together(opts: Options) -> tuple[tuple[int, ...], ...]:
-    together = _SIDES_TOGETHER.get(opts)
-    if together is None:
-        if len(_SIDES_TOGETHER) >= 1024:
-            _SIDES_TOGETHER.clear()
-        together = _SIDES_TOGETHER[opts] = playing_together(sides(opts), None)
-    return together
+    """Each seat's side before a contract (:func:`engine.contract.playing_together` of the scoring sides)."""
+    return playing_together(sides(opts), None)
 
 
 #: A playout's result for the seat: its value, and whether its side got its way with the contract (1.0: made
