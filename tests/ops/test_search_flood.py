@@ -19,6 +19,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -101,19 +102,30 @@ def test_a_client_gone_cancels_its_search_waiting_or_running(server: Server) -> 
     assert metric(url, "search_duration_seconds_count") >= 1
 
 
-def test_a_client_gone_cancels_its_session_hint(server: Server) -> None:
-    url = server.url
-    created = httpx.post(url + "/v1/sessions", json={"players": 4, "seed": 2, "known_deal": True,
-                                                     "first_dealer": 3}, timeout=30)
+def _table_and_hint(url: str) -> tuple[dict[str, Any], int, bytes]:
+    """A new 4-player table whose opening hint (``seed`` 1) spends its whole budget of 5,000 playouts (over a
+    second of CPU on the pure engine): a hint that stops early when its decision is clear could end before the
+    test closes its connection. The table, the seat to act and the hint's body."""
+    created = httpx.post(url + "/v1/sessions", json={"players": 4, "seed": 2, "known_deal": True}, timeout=30)
     assert created.status_code == 201, created.text
     table = created.json()
-    body = json.dumps({"level": "expert", "budget": 5000}).encode()
+    return table, table["to_act"], json.dumps({"level": "expert", "budget": 5000, "seed": 1}).encode()
+
+
+def test_a_client_gone_cancels_its_session_hint(server: Server) -> None:
+    url = server.url
+    table, seat, body = _table_and_hint(url)
+    searched = httpx.post(f"{url}/v1/sessions/{table['session_id']}/suggest", content=body, timeout=120,
+                          headers={"Content-Type": "application/json",
+                                   "Authorization": "Bearer " + table["seat_tokens"][seat]})
+    assert searched.status_code == 200, searched.text
+    assert searched.json()["playouts"] == 5000  # the premise: this hint searches to its budget's end
     assert wait_until(lambda: metric(url, "searches_running") == 0, 30)
     cancelled = metric(url, 'searches_cancelled_total{stage="running"}')
     connection = server.connect()
     connection.sendall(b"POST /v1/sessions/%s/suggest HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
                        b"Authorization: Bearer %s\r\nContent-Length: %d\r\n\r\n"
-                       % (table["session_id"].encode(), table["seat_tokens"][0].encode(), len(body)) + body)
+                       % (table["session_id"].encode(), table["seat_tokens"][seat].encode(), len(body)) + body)
     assert wait_until(lambda: metric(url, "searches_running") == 1, 30)
     connection.close()
     assert wait_until(lambda: metric(url, 'searches_cancelled_total{stage="running"}') == cancelled + 1, 30)
