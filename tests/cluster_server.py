@@ -231,6 +231,15 @@ class RedisClusterServer:
         self._launch(port)
         self._wait_ping(port)
 
+    def logs(self, lines: int = 8) -> str:
+        """The last ``lines`` of each node's log, to say why a cluster did not settle."""
+        out = []
+        for port in self.ports:
+            path = self.dir / str(port) / "redis.log"
+            tail = path.read_text(errors="replace").splitlines()[-lines:] if path.exists() else ["(no log)"]
+            out.append(f"node {port}:\n" + "\n".join(tail))
+        return "\n".join(out)
+
     def stop(self) -> None:
         for port in list(self.processes):
             self.kill(port)
@@ -238,12 +247,26 @@ class RedisClusterServer:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
+#: A new cluster that does not settle (on a loaded machine its nodes, whose timeout is one second, may take one
+#: another for failed and fail over while they meet) is thrown away and started again on new ports, this often.
+START_ATTEMPTS = 2
+
+
 @contextmanager
 def running_cluster() -> Iterator[RedisClusterServer]:
     """A started cluster, stopped (and its files removed) afterwards."""
-    cluster = RedisClusterServer()
+    failures: list[str] = []
+    while True:
+        cluster = RedisClusterServer()
+        try:
+            cluster.start()
+            break
+        except (RuntimeError, subprocess.SubprocessError) as exc:  # a node that did not start or settle
+            failures.append(f"{exc}:\n{cluster.logs()}")
+            cluster.stop()
+            if len(failures) == START_ATTEMPTS:
+                raise RuntimeError("\n\n".join(failures)) from exc
     try:
-        cluster.start()
         yield cluster
     finally:
         cluster.stop()
