@@ -115,12 +115,12 @@ def _table_and_hint(url: str) -> tuple[dict[str, Any], int, bytes]:
 def test_a_client_gone_cancels_its_session_hint(server: Server) -> None:
     url = server.url
     table, seat, body = _table_and_hint(url)
+    assert wait_until(lambda: metric(url, "searches_running") == 0 and metric(url, "search_queue_depth") == 0, 60)
     searched = httpx.post(f"{url}/v1/sessions/{table['session_id']}/suggest", content=body, timeout=120,
                           headers={"Content-Type": "application/json",
                                    "Authorization": "Bearer " + table["seat_tokens"][seat]})
     assert searched.status_code == 200, searched.text
     assert searched.json()["playouts"] == 5000  # the premise: this hint searches to its budget's end
-    assert wait_until(lambda: metric(url, "searches_running") == 0, 30)
     cancelled = metric(url, 'searches_cancelled_total{stage="running"}')
     connection = server.connect()
     connection.sendall(b"POST /v1/sessions/%s/suggest HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
