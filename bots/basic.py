@@ -14,7 +14,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from functools import lru_cache
 
 from bots.cardplay import HandInPlay, choose_play, misere_risk
@@ -38,6 +38,7 @@ from engine import (
 from engine.cards import STRAINS, Strain, suit_of
 from engine.contract import active_seats
 from engine.deal import kitty_size, pack_for
+from engine.masks import count
 from engine.model import Trick
 from engine.rules import MISERE, MISERE_BIDS, OPEN_MISERE, bid_level, bid_strain, bid_value, hand_strain
 from engine.seats import seat_count
@@ -57,66 +58,76 @@ def _suit_order(opts: Options, strain: str, suit: str | None) -> tuple[str, ...]
     return tuple(table.order(c for c in pack_for(opts) if table.suit[c] == suit))
 
 
-def own_tricks(hand: Sequence[str], strain: str, opts: Options) -> float:
-    """Tricks this hand takes by itself with ``strain`` as trumps (``NT``: no trumps)."""
-    return _own_tricks(tuple(hand), strain, opts)
+def own_tricks(hand: Iterable[str], strain: str, opts: Options) -> float:
+    """Tricks this hand takes by itself with ``strain`` as trumps (``NT``: no trumps): its trumps by rank (each
+    trump within the count of trumps a sure trick, the lower ones a fraction), a long trump suit's length, the
+    free joker at no trumps, each plain suit's run of top cards, a guarded king or queen, a long no-trump suit's
+    length, and the ruffs its short suits give. A hand is a set of cards: the estimate does not depend on their
+    order (the cards as bits of the strain's table, :mod:`engine.masks`)."""
+    shape = _trick_shape(opts, strain)
+    bit = shape[0].bit
+    held = 0
+    for c in hand:
+        held |= bit[c]
+    return _mask_tricks(held, shape)
+
+
+#: A strain's table as :func:`own_tricks` reads it: (the table, the trumps' mask or 0 at no trumps, the free
+#: jokers' mask, and each plain suit other than the trumps as (its mask, its top card's bit position)).
+TrickShape = tuple[Strain, int, int, tuple[tuple[int, int], ...]]
 
 
 @lru_cache(maxsize=256)
-def _ranks(opts: Options, strain: str) -> dict[str, tuple[str | None, int]]:
-    """Each card's effective suit in a strain and its rank within that suit (0: the highest)."""
-    out: dict[str, tuple[str | None, int]] = {}
-    for s in (*SUITS, None):
-        for i, c in enumerate(_suit_order(opts, strain, s)):
-            out[c] = (s, i)
-    return out
-
-
-# The expert's playouts ask again and again about the same hands (every candidate move meets the same sampled
-# deals, and a seat bids several times in one auction): the answers are kept.
-@lru_cache(maxsize=1 << 15)
-def _own_tricks(hand: tuple[str, ...], strain: str, opts: Options) -> float:
-    ranks = _ranks(opts, strain)
+def _trick_shape(opts: Options, strain: str) -> TrickShape:
+    table = _strain_table(opts, strain)
     trump = None if strain == "NT" else strain
-    by_suit: dict[str | None, list[int]] = {}
-    for c in hand:
-        s, i = ranks[c]
-        by_suit.setdefault(s, []).append(i)
+    plain = tuple((table.suit_mask.get(s, 0), table.suit_mask.get(s, 0).bit_length() - 1)
+                  for s in SUITS if s != trump)
+    free = table.suit_mask.get(None, 0)
+    return table, table.trump_mask if trump is not None else 0, free, plain
+
+
+def _mask_tricks(held: int, shape: TrickShape) -> float:
+    """:func:`own_tricks` of the cards ``held`` (a mask of the strain's table). Within an effective suit a higher
+    bit is a higher card, so a card's rank (0: the suit's best) is its distance below the suit's top bit. The terms
+    are added in one fixed order (the trumps from the best down, then the plain suits in the order of
+    :data:`engine.SUITS`), so equal hands give equal floats."""
+    _table, trumps, free, plain = shape
     est = 0.0
     t = 0
-    if trump is not None:
-        trumps = by_suit.get(trump, [])
-        t = len(trumps)
-        for i in trumps:
+    if trumps:
+        mine = held & trumps
+        t = count(mine)
+        top = trumps.bit_length() - 1
+        while mine:
+            p = mine.bit_length() - 1
+            i = top - p
             est += 1.0 if i < t else max(0.0, 0.55 - 0.12 * (i - t))
+            mine ^= 1 << p
         est += max(0, t - 4) * 0.5
     else:
-        est += len(by_suit.get(None, ()))  # the free joker
+        est += count(held & free)  # the free joker
     ruffs = 0.0
-    for s in SUITS:
-        if s == trump:
-            continue
-        held = by_suit.get(s)
-        if not held:
+    for suit_mask, top in plain:
+        mine = held & suit_mask
+        if not mine:
             ruffs += 0.9
             continue
-        length = len(held)
+        length = count(mine)
         if length == 1:
             ruffs += 0.45
-        held.sort()
-        run = 0
-        while run < length and held[run] == run:
-            run += 1
+        missing = suit_mask & ~mine
+        run = length if not missing else top - (missing.bit_length() - 1)
         est += run * 0.95
-        if run == 0 and held[0] == 1 and length >= 2:
-            est += 0.5
-        elif run == 1 and length >= 2 and held[1] == 2:
-            est += 0.3
-        if trump is None and run >= 1 and length >= 5:
+        if run == 0 and length >= 2 and (mine >> (top - 1)) & 1:
+            est += 0.5  # a guarded second best
+        elif run == 1 and length >= 2 and top >= 2 and (mine >> (top - 2)) & 1:
+            est += 0.3  # the best and the third best
+        if not trumps and run >= 1 and length >= 5:
             est += (length - 4) * 0.8
-    if trump is not None and t >= 3:
+    if trumps and t >= 3:
         est += min(ruffs, max(0.0, t - 2.0))
-    if trump is None:
+    if not trumps:
         est -= 0.3
     return est
 
@@ -133,25 +144,36 @@ def helper_tricks(opts: Options) -> float:
     return partner + kitty
 
 
-def misere_danger(hand: Sequence[str], opts: Options, open_hand: bool = False) -> int:
-    """How many cards of the hand could be forced to win a trick at misère (0: a misère hand)."""
-    return _misere_danger(tuple(hand), opts, open_hand)
-
-
-@lru_cache(maxsize=1 << 14)
-def _misere_danger(hand: tuple[str, ...], opts: Options, open_hand: bool) -> int:
-    table = _strain_table(opts, MISERE)
-    danger = 0
+def misere_danger(hand: Iterable[str], opts: Options, open_hand: bool = False) -> int:
+    """How many cards of the hand could be forced to win a trick at misère (0: a misère hand): three for each free
+    joker that ranks above every card, and each card of a suit that sits more than twice as high in the suit as
+    the hand's cards below it allow (one place more of slack when the hand is not open)."""
+    table, plain = _misere_shape(opts)
+    bit = table.bit
+    held = 0
     for c in hand:
-        if high_free_joker(c, table):
-            danger += 3  # an un-nominated joker always wins in the end
-    for s in SUITS:
-        order = _suit_order(opts, MISERE, s)[::-1]  # low to high
-        held = sorted((c for c in hand if table.suit[c] == s), key=order.index)
-        for k, c in enumerate(held):
-            if order.index(c) > 2 * k + (0 if open_hand else 1):
+        held |= bit[c]
+    danger = 3 * count(held & table.high_free_mask)  # an un-nominated joker always wins in the end
+    slack = 0 if open_hand else 1
+    for suit_mask, low in plain:
+        mine = held & suit_mask
+        k = 0
+        while mine:  # the suit's cards from the lowest up: the k-th sits (its bit less the suit's lowest) up
+            b = mine & -mine
+            if b.bit_length() - 1 - low > 2 * k + slack:
                 danger += 1
+            mine ^= b
+            k += 1
     return danger
+
+
+@lru_cache(maxsize=256)
+def _misere_shape(opts: Options) -> tuple[Strain, tuple[tuple[int, int], ...]]:
+    """The misère table, and each plain suit's mask in it with its lowest card's bit position (:mod:`engine.masks`:
+    within a suit a higher bit is a higher card)."""
+    table = _strain_table(opts, MISERE)
+    masks = [table.suit_mask.get(s, 0) for s in SUITS]
+    return table, tuple((m, (m & -m).bit_length() - 1) for m in masks)
 
 
 def choose_bid(knowledge: Knowledge, legal: Sequence[Move]) -> Move:
