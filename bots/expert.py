@@ -589,7 +589,7 @@ def search_outcomes(knowledge: Knowledge, legal: Sequence[Move], rng: random.Ran
             spent, dealt)
 
 
-def prune(values: Sequence[Sequence[float]], ids: Sequence[int]) -> list[int]:
+def prune(values: list[list[float]], ids: Sequence[int]) -> list[int]:
     """The ``ids`` of the candidates still worth sampling (``values``: each one's playout values so far, on the
     same deals): the ``basic`` move (the first) always; another unless some candidate beats it on these deals by
     more than :data:`PRUNE_CONFIDENCE` standard errors of the paired difference (it could then hardly end up
@@ -598,17 +598,31 @@ def prune(values: Sequence[Sequence[float]], ids: Sequence[int]) -> list[int]:
     n = len(values[0])
     keep = [ids[0]]
     basic = values[0]
+    means: dict[tuple[int, int], float] = {}  # (j, i): the mean gain of candidate j over i, each pair summed once
     for i in range(1, len(values)):
         if values[i] == basic:
             # The same value as the basic move on every deal so far (an equivalent move, as the search sees it):
             # it could beat the basic move only by parting from it on most of the deals still to come.
             continue
-        if not any(_beaten_by(values[i], values[j], n) for j in range(len(values)) if j != i):
+        if not any(_beats(values, j, i, n, means) for j in range(len(values)) if j != i):
             keep.append(ids[i])
     return keep
 
 
-def futile(values: Sequence[Sequence[float]], ids: Sequence[int], trail: float) -> list[int]:
+def _beats(values: list[list[float]], j: int, i: int, n: int, means: dict[tuple[int, int], float]) -> bool:
+    """Whether candidate ``j`` beats candidate ``i`` by more than :data:`PRUNE_CONFIDENCE` standard errors of the
+    paired difference (:func:`_beaten_by`). A pair's mean is summed once for both of its orders: the gain of ``j``
+    over ``i`` is exactly the negated gain of ``i`` over ``j`` (each difference, and so each partial sum, is)."""
+    known = means.get((i, j))
+    mean = _mean_gain(values[j], values[i]) if known is None else -known
+    means[(j, i)] = mean
+    if mean <= 0.0:
+        return False
+    spread = math.sqrt(_squares(values[j], values[i], mean) / (n - 1))
+    return mean > PRUNE_CONFIDENCE * spread / math.sqrt(n)
+
+
+def futile(values: list[list[float]], ids: Sequence[int], trail: float) -> list[int]:
     """The ``ids`` of the candidates still worth sampling once :data:`FUTILE_FROM` deals are in (``values``: each
     one's playout values so far, on the same deals, the ``basic`` move first): the ``basic`` move, and each other
     that does not trail it by more than ``trail`` standard errors of the paired difference (with ``trail`` 0: whose
@@ -625,7 +639,7 @@ def futile(values: Sequence[Sequence[float]], ids: Sequence[int], trail: float) 
     return keep
 
 
-def indifferent(values: Sequence[Sequence[float]]) -> bool:
+def indifferent(values: list[list[float]]) -> bool:
     """Whether every candidate still sampled (``values``, the ``basic`` move first) is, on the deals so far,
     surely within :data:`INDIFFERENT` points above the ``basic`` move (see there)."""
     basic = values[0]
@@ -636,15 +650,33 @@ def indifferent(values: Sequence[Sequence[float]]) -> bool:
     return True
 
 
-def _gain(other: Sequence[float], base: Sequence[float]) -> tuple[float, float]:
+def _gain(other: list[float], base: list[float]) -> tuple[float, float]:
     """The mean gain of ``other`` over ``base`` on the same deals, and its standard error."""
     n = len(base)
-    diffs = [a - b for a, b in zip(other, base, strict=True)]
-    mean = sum(diffs) / n
-    return mean, math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1) / n)
+    mean = _mean_gain(other, base)
+    return mean, math.sqrt(_squares(other, base, mean) / (n - 1) / n)
 
 
-def settled(values: Sequence[Sequence[float]]) -> bool:
+def _mean_gain(other: list[float], base: list[float]) -> float:
+    """The mean of ``other`` less ``base``, deal by deal, the differences summed in the deals' order (as ``sum``
+    adds floats: the same float)."""
+    n = len(base)
+    assert len(other) == n
+    total = 0.0
+    for k in range(n):
+        total += other[k] - base[k]
+    return total / n
+
+
+def _squares(other: list[float], base: list[float], mean: float) -> float:
+    """The sum of the squared deviations from ``mean`` of ``other`` less ``base``, deal by deal, in order."""
+    total = 0.0
+    for k in range(len(base)):
+        total += math.pow(other[k] - base[k] - mean, 2.0)  # as ``** 2`` computes it (not ``d * d``)
+    return total
+
+
+def settled(values: list[list[float]]) -> bool:
     """Whether the search may stop (``values``: the candidates still sampled, the ``basic`` move first): one
     is left, or the ``basic`` move and one that beats it by :data:`PRUNE_CONFIDENCE` standard errors (which
     :func:`choose` picks, by a margin the rest of the budget would hardly undo)."""
@@ -653,22 +685,21 @@ def settled(values: Sequence[Sequence[float]]) -> bool:
     return len(values) == 2 and _beaten_by(values[0], values[1], len(values[0]))
 
 
-def _clear_gain(other: Sequence[float], base: Sequence[float], n: int, confidence: float) -> float | None:
+def _clear_gain(other: list[float], base: list[float], n: int, confidence: float) -> float | None:
     """The mean gain of ``other`` over ``base`` on the same ``n`` deals, if it exceeds ``confidence`` standard
     errors of the paired difference; else None."""
-    diffs = [a - b for a, b in zip(other, base, strict=True)]
-    mean = sum(diffs) / n
+    mean = _mean_gain(other, base)
     if mean <= 0.0:
         return None
-    spread = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1))
+    spread = math.sqrt(_squares(other, base, mean) / (n - 1))
     return mean if mean > confidence * spread / math.sqrt(n) else None
 
 
-def _beaten_by(mine: Sequence[float], other: Sequence[float], n: int) -> bool:
+def _beaten_by(mine: list[float], other: list[float], n: int) -> bool:
     return _clear_gain(other, mine, n, PRUNE_CONFIDENCE) is not None
 
 
-def choose(values: Sequence[Sequence[float]]) -> int:
+def choose(values: list[list[float]]) -> int:
     """The candidate to play: the ``basic`` move (index 0) unless another beats it on the same sampled deals
     by more than :data:`CONFIDENCE` standard errors of the paired difference; then, of those that do, the one
     with the highest mean.
