@@ -72,6 +72,32 @@ def own_tricks(hand: Iterable[str], strain: str, opts: Options) -> float:
     return _mask_tricks(held, shape)
 
 
+def strain_tricks(hand: Iterable[str], opts: Options) -> list[float]:
+    """:func:`own_tricks` of ``hand`` in each strain of :data:`engine.cards.STRAINS`, in that order: the hand's
+    masks in the five strains' tables read in one pass over its cards."""
+    bits, shapes = _strain_bits(opts)
+    m0 = m1 = m2 = m3 = m4 = 0
+    for c in hand:
+        b0, b1, b2, b3, b4 = bits[c]
+        m0 |= b0
+        m1 |= b1
+        m2 |= b2
+        m3 |= b3
+        m4 |= b4
+    return [_mask_tricks(m0, shapes[0]), _mask_tricks(m1, shapes[1]), _mask_tricks(m2, shapes[2]),
+            _mask_tricks(m3, shapes[3]), _mask_tricks(m4, shapes[4])]
+
+
+@lru_cache(maxsize=256)
+def _strain_bits(opts: Options) -> tuple[dict[str, tuple[int, int, int, int, int]], tuple[TrickShape, ...]]:
+    """Each card's bit in the tables of the five strains (:data:`engine.cards.STRAINS`), and their shapes."""
+    shapes = tuple(_trick_shape(opts, s) for s in STRAINS)
+    assert len(shapes) == 5
+    bits = {c: (shapes[0][0].bit[c], shapes[1][0].bit[c], shapes[2][0].bit[c], shapes[3][0].bit[c],
+                shapes[4][0].bit[c]) for c in pack_for(opts)}
+    return bits, shapes
+
+
 #: A strain's table as :func:`own_tricks` reads it: (the table, the trumps' mask or 0 at no trumps, the free
 #: jokers' mask, and each plain suit other than the trumps as (its mask, its top card's bit position)).
 TrickShape = tuple[Strain, int, int, tuple[tuple[int, int], ...]]
@@ -213,12 +239,14 @@ class HandReading:
         self.opts = opts
         self.hand = hand
         extra = helper_tricks(opts)
+        own = strain_tricks(hand, opts)
         if ghost_face_up is not None:  # ghost partners: the partner's face-up cards are seen, not guessed
             guessed = extra - KITTY_TRICKS
-            self.estimates = {s: own_tricks(hand, s, opts) + KITTY_TRICKS
-                              + min(guessed + 1.0, 0.8 * own_tricks(ghost_face_up, s, opts) + 0.4) for s in STRAINS}
+            face_up = strain_tricks(ghost_face_up, opts)
+            self.estimates = {s: own[i] + KITTY_TRICKS + min(guessed + 1.0, 0.8 * face_up[i] + 0.4)
+                              for i, s in enumerate(STRAINS)}
         else:
-            self.estimates = {s: own_tricks(hand, s, opts) + extra for s in STRAINS}
+            self.estimates = {s: own[i] + extra for i, s in enumerate(STRAINS)}
         self._misere = -1  # misere_danger(hand), once asked (-1: not yet)
         self._open_misere = -1  # misere_danger(hand, open_hand=True), once asked
         #: The calls :func:`bid_from_reading` chose, by everything else it read: (whether a partner holds the high

@@ -54,7 +54,7 @@ from bots.basic import (
     discard_from_hand,
     helper_tricks,
     misere_danger,
-    own_tricks,
+    strain_tricks,
 )
 from bots.cardplay import HandInPlay, bit_keys, choose_bit
 from bots.endgame import BitSolver, Solver, shared_solver, solvable, solve_outcome
@@ -405,7 +405,7 @@ def candidates(knowledge: Knowledge, legal: Sequence[Move]) -> list[Move]:
         out += [m for m in legal if isinstance(m, Pass)]
         extra = helper_tricks(opts)
         bids = [m for m in legal if isinstance(m, Bid) and not m.sans_kitty]
-        estimates = {strain: own_tricks(hand, strain, opts) + extra for strain in STRAINS}
+        estimates = {strain: tricks + extra for strain, tricks in zip(STRAINS, strain_tricks(hand, opts), strict=True)}
         top = max(STRAINS, key=estimates.__getitem__)
         basic_strain = bid_strain(basic.bid) if isinstance(basic, Bid) and basic.bid not in MISERE_BIDS else None
         by_strain: dict[str, list[Bid]] = {strain: [] for strain in STRAINS}

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from bots.basic import _strain_table, misere_danger, own_tricks
+from bots.basic import _strain_table, misere_danger, own_tricks, strain_tricks
 from engine import SUITS, Options
 from engine.cards import STRAINS
 from engine.deal import pack_for
@@ -148,3 +148,12 @@ def test_known_misere_dangers() -> None:
     # The king of spades: eight spades below it, the hand holds one (the 5): 8 > 2 * 1 + 1.
     assert misere_danger(("5S", "KS", *low[2:]), opts) == 1
     assert misere_danger((*low[:9], "JK"), opts) == 3
+
+
+def test_the_five_strains_read_at_once_are_each_strain_read_alone() -> None:
+    rng = random.Random(11)
+    for players in (2, 3, 4, 5, 6):
+        for _ in range(40):
+            opts = random_options(rng, players)
+            hand = rng.sample(list(pack_for(opts)), rng.choice((0, 4, 10, 13)))
+            assert strain_tricks(hand, opts) == [own_tricks(hand, s, opts) for s in STRAINS]
