@@ -14,6 +14,7 @@ values, spending) is the same in both.
     python tests/bench/bench_expert.py --positions 30 --rounds 3 --against /path/to/other/checkout
     python tests/bench/bench_expert.py --counts 6 --phases exchange,nominate --positions 30 --against ...
     python tests/bench/bench_expert.py --phases auction --searched --positions 20 --rounds 2 --against ...
+    valgrind --tool=callgrind python tests/bench/bench_expert.py --worker /path/to/checkout --positions 12
 
 This is a benchmark that prints figures, not a test.
 """
@@ -84,7 +85,10 @@ def main() -> None:
                         "exchange,nominate: taken from ten times as many games)")
     parser.add_argument("--searched", action="store_true", help="only the decisions that search (spend playouts); "
                         "two checkouts whose decisions differ may then time different positions")
-    parser.add_argument("--worker", type=Path, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--worker", type=Path, default=None,
+                        help="decide the positions with the checkout at this path in this one process and print the "
+                        "times and digests as JSON (what each round's worker does; under callgrind, the instructions "
+                        "the decisions take)")
     args = parser.parse_args()
     if args.worker is not None:
         counts = tuple(c if c == "ghosts" else int(c) for c in args.counts.split(","))
