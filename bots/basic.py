@@ -422,28 +422,43 @@ def discard_from_hand(opts: Options, hand: Sequence[str], k: int, bid: str, tabl
     # One card at a time, the one least worth keeping: trumps and free jokers last (by power); of a plain suit, a
     # card scores 200 as its suit's top card, 60 as the second with another beside it, plus five per card of its
     # suit still kept, less its rank in the suit (the first of equal scores goes).
+    # Each card read once: its plain suit (None for a trump or a free joker, which score 1000 plus their power)
+    # and its rank there; the suits' lengths are counted once and kept as cards go.
     trump = table.trump
     ranks = _suit_ranks(opts, "NT" if trump is None else trump)
+    plain: list[str | None] = []
+    rank_or_power: list[int] = []
+    lengths: dict[str, int] = {}
+    for x in hand:
+        s = suit_of[x]
+        if s is None or s == trump:
+            plain.append(None)
+            rank_or_power.append(power[x])
+        else:
+            plain.append(s)
+            rank_or_power.append(ranks[s].get(x, 0))
+            lengths[s] = lengths.get(s, 0) + 1
     out: list[str] = []
-    keep = list(hand)
+    keep = list(range(len(hand)))
     for _ in range(k):
-        lengths: dict[str | None, int] = {}
-        for x in keep:
-            lengths[suit_of[x]] = lengths.get(suit_of[x], 0) + 1
-        worst = keep[0]
+        drop = keep[0]
         worst_score = math.inf
-        for x in keep:
-            s = suit_of[x]
-            if s is None or s == trump:
-                score = 1000.0 + power[x]
+        for i in keep:
+            s = plain[i]
+            if s is None:
+                score = 1000.0 + rank_or_power[i]
             else:
-                rank = ranks[s].get(x, 0)
-                top = 200.0 if rank == 0 else (60.0 if rank == 1 and lengths[s] >= 2 else 0.0)
-                score = top + 5.0 * lengths[s] - rank
+                rank = rank_or_power[i]
+                length = lengths[s]
+                top = 200.0 if rank == 0 else (60.0 if rank == 1 and length >= 2 else 0.0)
+                score = top + 5.0 * length - rank
             if score < worst_score:
-                worst, worst_score = x, score
-        keep.remove(worst)
-        out.append(worst)
+                drop, worst_score = i, score
+        keep.remove(drop)
+        gone = plain[drop]
+        if gone is not None:
+            lengths[gone] -= 1
+        out.append(hand[drop])
     return out
 
 
