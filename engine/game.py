@@ -26,6 +26,7 @@ from engine.contract import (
     legal_discards,
     legal_nominations,
     legal_partner_calls,
+    listed_discard,
     partners,
 )
 from engine.deal import pack_index
@@ -203,6 +204,10 @@ def apply_move(state: GameState, move: Move) -> tuple[GameState, list[Event]]:
         seat = move.seat
         if type(seat) is int and seat == state.to_act:  # a pass of the seat to act is always legal (check_call)
             return apply_call(state, move, events), events
+    if phase == "exchange" and type(move) is Discard:
+        assert isinstance(move, Discard)
+        if listed_discard(state, move):  # listed for this very state: legal, and in canonical order
+            return apply_discard(state, move, events), events
     rejection = check_move(state, move)
     if rejection is not None:
         raise IllegalMove(rejection)

@@ -159,3 +159,35 @@ def test_next_seats_equal_seat_after() -> None:
                     nexts = next_seats(fresh)
                     assert [nexts[s] for s in active] == [seat_after(active, s, 1) for s in active]
                     assert all(nexts[s] == -1 for s in range(len(nexts)) if s not in active)
+
+
+@pytest.mark.parametrize("opts", VARIANTS, ids=lambda o: msgspec.json.encode(o).decode()[:60])
+def test_a_listed_discard_applies_as_the_checked_discard_does(opts: Options) -> None:
+    """A discard read off the exchange's legal moves, applied to that very state, skips the check and the
+    canonical ordering (engine.contract.listed_discard): it gives what the same discard gives to a decoded copy of
+    the state (no memo) in any order of its cards, and a move that is equal but names its seat by a ``bool`` is
+    still refused."""
+    from engine import IllegalMove
+    from engine.model import Discard, DiscardChoices
+
+    enc, dec = msgspec.msgpack.Encoder(), msgspec.msgpack.Decoder(GameState)
+    seen = 0
+    for seed in range(12):
+        for state, _ in _random_walk(opts, seed):
+            if state.phase != "exchange":
+                continue
+            choices = legal_moves(state)
+            assert isinstance(choices, DiscardChoices)
+            for i in sorted({0, len(choices) // 2, len(choices) - 1, seed % len(choices)}):
+                move = choices[i]
+                legal_moves(state)  # the listing again: the move was read off the previous one
+                fresh = dec.decode(enc.encode(state))
+                expected = apply_move(fresh, Discard(seat=move.seat, cards=tuple(reversed(move.cards))))
+                assert apply_move(state, move) == expected
+                assert apply_move(state, legal_moves(state)[i]) == expected
+                bad = Discard(seat=bool(move.seat) if move.seat in (0, 1) else move.seat + 0.0,  # type: ignore[arg-type]
+                              cards=move.cards)
+                with pytest.raises(IllegalMove):
+                    apply_move(state, bad)
+                seen += 1
+    assert seen > 0
