@@ -191,3 +191,33 @@ def test_a_listed_discard_applies_as_the_checked_discard_does(opts: Options) -> 
                     apply_move(state, bad)
                 seen += 1
     assert seen > 0
+
+
+@pytest.mark.parametrize("opts", VARIANTS, ids=lambda o: msgspec.json.encode(o).decode()[:60])
+def test_the_play_fields_memo_answers_as_a_fresh_state(opts: Options) -> None:
+    """The legal plays of the state the last play returned (its fields taken from engine.play's memo, not read)
+    equal those of a decoded copy, for the seat to act and when asked for another seat; a play equal to a legal
+    one but naming its seat by a ``bool`` is refused as on the copy."""
+    from engine import IllegalMove
+
+    enc, dec = msgspec.msgpack.Encoder(), msgspec.msgpack.Decoder(GameState)
+    for seed in range(6):
+        rng = random.Random(seed)
+        state, _ = new_game(opts, seed=seed)
+        while state.to_act is not None:
+            moves = legal_moves(state)
+            move = moves[rng.randrange(len(moves))]
+            state, _ = apply_move(state, move)
+            if state.phase != "play" or state.to_act is None:
+                continue
+            fresh = dec.decode(enc.encode(state))
+            for seat in range(len(state.hands)):
+                assert list(legal_moves(state, seat)) == list(legal_moves(fresh, seat))
+            assert list(legal_moves(state)) == list(legal_moves(fresh))
+            first = legal_moves(state)[0]
+            if isinstance(first, Play) and first.seat in (0, 1):
+                odd = Play(seat=bool(first.seat), card=first.card, nominate=first.nominate)
+                with pytest.raises(IllegalMove):
+                    apply_move(state, odd)
+                with pytest.raises(IllegalMove):
+                    apply_move(fresh, odd)
