@@ -217,12 +217,14 @@ def test_the_play_fields_memo_answers_as_a_fresh_state(opts: Options) -> None:
 
 
 def _outcome(state: GameState, move: Move) -> object:
-    """What applying ``move`` gives: the new state and events, or the rejection's reason. (A seat named by a
-    ``bool`` is refused by the pure engine and read as the ``int`` by the compiled one, which types seats as
-    ``int``: either way the memoised and the general path must agree.)"""
+    """What applying ``move`` gives: the new state and events, the rejection's reason, or a ``TypeError``. (A seat
+    named by a ``bool`` is refused by the pure engine and read as the ``int`` by the compiled one, which types seats
+    as ``int`` and raises ``TypeError`` for a ``float``: either way the memoised and the general path must agree.)"""
     from engine import IllegalMove
 
     try:
         return apply_move(state, move)
     except IllegalMove as exc:
         return exc.rejection.reason
+    except TypeError:
+        return TypeError
