@@ -149,39 +149,43 @@ def _bid_context(state: GameState, seat: int) -> tuple[str | None, int, bool, bo
             seat in state.misere_barred, len(state.calls) < 2)
 
 
-#: Pass and every legal bid per auction situation, memoised in a plain dict (auctions repeat these situations; the
-#: compiled build calls an ``lru_cache`` wrapper as a generic Python call, which cost more than the lookup).
-_CALL_MOVES: Final[dict[tuple[Options, int, str | None, int, bool, bool, bool], tuple[Move, ...]]] = {}
+#: Pass and every legal bid per auction situation, with the identities (``id``) of those move objects, memoised in a
+#: plain dict (auctions repeat these situations; the compiled build calls an ``lru_cache`` wrapper as a generic
+#: Python call, which cost more than the lookup).
+_CALL_MOVES: Final[dict[tuple[Options, int, str | None, int, bool, bool, bool],
+                        tuple[tuple[Move, ...], frozenset[int]]]] = {}
 
 
 def _call_moves(opts: Options, seat: int, high_bid: str | None, max_level: int, viewed: bool, barred: bool,
-                early: bool) -> tuple[Move, ...]:
-    """Pass and every legal bid for one auction situation."""
+                early: bool) -> tuple[tuple[Move, ...], frozenset[int]]:
+    """Pass and every legal bid for one auction situation, and the set of their objects' ``id``."""
     key = (opts, seat, high_bid, max_level, viewed, barred, early)
-    moves = _CALL_MOVES.get(key)
-    if moves is None:
+    found = _CALL_MOVES.get(key)
+    if found is None:
         if len(_CALL_MOVES) >= 50_000:
             _CALL_MOVES.clear()
         bids = _legal_bid_list(opts, high_bid, max_level, viewed, barred, early)
-        moves = _CALL_MOVES[key] = (_pass_move(seat), *(_bid_move(seat, b, sk) for b, sk in bids))
-    return moves
+        moves: tuple[Move, ...] = (_pass_move(seat), *(_bid_move(seat, b, sk) for b, sk in bids))
+        found = _CALL_MOVES[key] = (moves, frozenset(map(id, moves)))
+    return found
 
 
-#: The last pass-and-bids listing answered: (state, the moves). A bid equal to one of them, made in that very state
-#: object (immutable), is legal without another check: the loop of a search or a bot (legal moves, then apply one)
-#: looks the auction situation up once per call. A pure memo, like :data:`engine.play._LAST_PLAYS`: the answers are
-#: the same with or without it.
-_LAST_CALLS: Final[list[tuple[GameState, tuple[Move, ...]]]] = []
+#: The last pass-and-bids listing answered: (state, the moves, their objects' ``id``). A bid equal to one of them,
+#: made in that very state object (immutable), is legal without another check; one of those very objects is found
+#: by its ``id`` (the listing holds them, so no other live object has one of those ids), any other equal move by
+#: comparing. The loop of a search or a bot (legal moves, then apply one) looks the auction situation up once per
+#: call. A pure memo, like :data:`engine.play._LAST_PLAYS`: the answers are the same with or without it.
+_LAST_CALLS: Final[list[tuple[GameState, tuple[Move, ...], frozenset[int]]]] = []
 
 
 def legal_calls(state: GameState, seat: int) -> list[Move]:
     """Every legal auction move of ``seat``, the seat to act: pass, the bids, looking and proposing a redeal."""
     high_bid, max_level, viewed, barred, early = _bid_context(state, seat)
-    listed = _call_moves(state.options, seat, high_bid, max_level, viewed, barred, early)
+    listed, ids = _call_moves(state.options, seat, high_bid, max_level, viewed, barred, early)
     if _LAST_CALLS:
-        _LAST_CALLS[0] = (state, listed)
+        _LAST_CALLS[0] = (state, listed, ids)
     else:
-        _LAST_CALLS.append((state, listed))
+        _LAST_CALLS.append((state, listed, ids))
     moves: list[Move] = list(listed)
     if not state.raising:
         if not state.viewed[seat]:
@@ -221,7 +225,7 @@ def check_call(state: GameState, move: Move) -> Rejection | None:
     if kind is Bid:
         assert isinstance(move, Bid)
         last = _LAST_CALLS[0] if _LAST_CALLS else None
-        if last is not None and last[0] is state and move in last[1]:
+        if last is not None and last[0] is state and (id(move) in last[2] or move in last[1]):
             return None  # listed as legal for this very state (the listing applies every rule below)
         bid = move.bid
         if state.raising and state.high is not None and bid == state.high.bid:
@@ -267,8 +271,7 @@ def apply_call(state: GameState, move: Move, events: list[Event]) -> GameState:
         return end_auction(replace(state, calls=state.calls + (call,), raising=False), events)
     passed = list(state.passed)
     passed[seat] = True
-    st = replace(state, calls=state.calls + (call,), passed=tuple(passed), raising=False)
-    return _next_caller(st, seat, events)
+    return _next_caller(state, seat, events, state.calls + (call,), tuple(passed), state.high, state.viewed)
 
 
 def _apply_bid(state: GameState, move: Bid, events: list[Event]) -> GameState:
@@ -297,21 +300,38 @@ def _apply_bid(state: GameState, move: Bid, events: list[Event]) -> GameState:
     if reopen:
         passed = (False,) * opts.players
         events.append(AuctionReopened(seat=seat))
-    if ladder(opts)[move.bid] == top_rung(opts):  # the top bid ends the auction (the passes stay as they were)
+    rungs, top = _rungs(opts)
+    if rungs[move.bid] == top:  # the top bid ends the auction (the passes stay as they were)
         return end_auction(replace(state, calls=calls + (call,), high=call, viewed=viewed, raising=False), events)
-    st = replace(state, calls=calls + (call,), passed=passed, high=call, viewed=viewed, raising=False)
-    return _next_caller(st, seat, events)
+    return _next_caller(state, seat, events, calls + (call,), passed, call, viewed)
 
 
-def _next_caller(st: GameState, seat: int, events: list[Event]) -> GameState:
-    """After ``seat``'s call: who calls next, or the end of the auction."""
-    opts = st.options
+#: Per rule set: its ladder and its top rung (:func:`engine.rules.ladder`, :func:`engine.rules.top_rung`), in a plain
+#: dict (see ``_CALL_MOVES``).
+_RUNGS: Final[dict[Options, tuple[dict[str, float], float]]] = {}
+
+
+def _rungs(opts: Options) -> tuple[dict[str, float], float]:
+    found = _RUNGS.get(opts)
+    if found is None:
+        if len(_RUNGS) >= 1024:
+            _RUNGS.clear()
+        found = _RUNGS[opts] = (ladder(opts), top_rung(opts))
+    return found
+
+
+def _next_caller(state: GameState, seat: int, events: list[Event], calls: tuple[Call, ...], passed: tuple[bool, ...],
+                 high: Call | None, viewed: tuple[bool, ...]) -> GameState:
+    """After ``seat``'s call, which made the auction's calls, passes, high call and looks those given: who calls
+    next, or the end of the auction. (The call's changes come as arguments, so that the state is copied once.)"""
+    opts = state.options
     n = opts.players
-    calls, high, passed = st.calls, st.high, st.passed
     if opts.bidding_style == "american_single_round":
         if len(calls) >= n:
-            return end_auction(st, events)
-        return replace(st, to_act=(seat + 1) % n)
+            return end_auction(replace(state, calls=calls, passed=passed, high=high, viewed=viewed, raising=False),
+                               events)
+        return replace(state, calls=calls, passed=passed, high=high, viewed=viewed, raising=False,
+                       to_act=(seat + 1) % n)
     if opts.pass_is_final == "never":
         trailing = 0
         for c in reversed(calls):
@@ -319,25 +339,29 @@ def _next_caller(st: GameState, seat: int, events: list[Event]) -> GameState:
                 break
             trailing += 1
         if (high is None and trailing >= n) or (high is not None and trailing >= n - 1):
-            return _maybe_raise(st, events)
-        return replace(st, to_act=(seat + 1) % n)
+            return _maybe_raise(state, events, calls, passed, high, viewed)
+        return replace(state, calls=calls, passed=passed, high=high, viewed=viewed, raising=False,
+                       to_act=(seat + 1) % n)
     if high is None:
         if all(passed):
-            return end_auction(st, events)
+            return end_auction(replace(state, calls=calls, passed=passed, high=high, viewed=viewed, raising=False),
+                               events)
     elif passed.count(False) == 1 and not passed[high.seat]:  # everyone but the high bidder has passed
-        return _maybe_raise(st, events)
+        return _maybe_raise(state, events, calls, passed, high, viewed)
     nxt = seat
     for _ in range(n):
         nxt = nxt + 1 if nxt + 1 < n else 0
         if not passed[nxt]:
-            return replace(st, to_act=nxt)
+            return replace(state, calls=calls, passed=passed, high=high, viewed=viewed, raising=False, to_act=nxt)
     raise AssertionError("an auction in progress with nobody left to call")  # unreachable: see above
 
 
-def _maybe_raise(st: GameState, events: list[Event]) -> GameState:
-    if st.high is not None and st.options.final_bidder_may_raise:
-        return replace(st, raising=True, to_act=st.high.seat)
-    return end_auction(st, events)
+def _maybe_raise(state: GameState, events: list[Event], calls: tuple[Call, ...], passed: tuple[bool, ...],
+                 high: Call | None, viewed: tuple[bool, ...]) -> GameState:
+    """Everyone but the high bidder has passed: its final call (``final_bidder_may_raise``), else the end."""
+    if high is not None and state.options.final_bidder_may_raise:
+        return replace(state, calls=calls, passed=passed, high=high, viewed=viewed, raising=True, to_act=high.seat)
+    return end_auction(replace(state, calls=calls, passed=passed, high=high, viewed=viewed, raising=False), events)
 
 
 def apply_redeal_answer(state: GameState, move: AnswerRedeal, events: list[Event]) -> GameState:

@@ -227,7 +227,25 @@ def legal_discards(state: GameState, seat: int) -> DiscardChoices:
     """Every choice of discards is legal: all C(13, 3) of them, as a sequence that builds a move only when it is
     read (:class:`engine.model.DiscardChoices`: listing all 286 of a four-player hand was a large share of the
     hand's time in tests/bench/bench_engine.py)."""
-    return DiscardChoices(seat, state.hands[seat], len(state.kitty))
+    choices = DiscardChoices(seat, state.hands[seat], len(state.kitty))
+    _LAST_DISCARDS[0] = (state, choices)
+    return choices
+
+
+#: The last discards listed: (state, its :class:`DiscardChoices`). A pure memo like
+#: :data:`engine.auction._LAST_CALLS`: the answers are the same with or without it.
+_LAST_DISCARDS: Final[list[tuple[GameState | None, DiscardChoices | None]]] = [(None, None)]
+
+
+def listed_discard(state: GameState, move: Discard) -> bool:
+    """Whether ``move`` is one of the discards just listed for this very state (immutable) for its seat to act:
+    then it is legal (``k`` distinct cards of the hand, ``k`` the kitty's size: :func:`check_discard` passes) and
+    in the hand's order, which is pack order, so it is its own canonical form (:func:`engine.game.canonical_move`).
+    (``False`` says nothing: the general check answers.)"""
+    last, choices = _LAST_DISCARDS[0]
+    if last is not state or choices is None or type(move.seat) is not int or choices.seat != state.to_act:
+        return False
+    return move is choices.last_read or move in choices
 
 
 def check_discard(state: GameState, move: Discard) -> Rejection | None:

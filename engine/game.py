@@ -26,6 +26,7 @@ from engine.contract import (
     legal_discards,
     legal_nominations,
     legal_partner_calls,
+    listed_discard,
     partners,
 )
 from engine.deal import pack_index
@@ -47,7 +48,7 @@ from engine.model import (
     Rejection,
 )
 from engine.options import Options
-from engine.play import check_play, legal_plays, play
+from engine.play import _AFTER_PLAY, check_play, fields_plays, legal_plays, play
 from engine.reasons import Reason
 from engine.scoring import judge_game, score_hand
 from engine.seats import controller, seat_count
@@ -73,6 +74,12 @@ def legal_moves(state: GameState, seat: int | None = None) -> Sequence[Move]:
 
     A list, except at the exchange: there the discards come as a :class:`engine.model.DiscardChoices`, a sequence
     equal to the list of them that builds each move only when it is read (``list(...)`` gives the list)."""
+    if seat is None:
+        after, fields = _AFTER_PLAY[0]
+        if after is state:  # the state the last play returned, in the play phase: its fields are known
+            to_act = fields[0]
+            assert to_act is not None
+            return fields_plays(state, to_act, fields)
     actor = state.to_act
     phase = state.phase
     if seat is None and phase == "play" and actor is not None:
@@ -203,6 +210,10 @@ def apply_move(state: GameState, move: Move) -> tuple[GameState, list[Event]]:
         seat = move.seat
         if type(seat) is int and seat == state.to_act:  # a pass of the seat to act is always legal (check_call)
             return apply_call(state, move, events), events
+    if phase == "exchange" and type(move) is Discard:
+        assert isinstance(move, Discard)
+        if listed_discard(state, move):  # listed for this very state: legal, and in canonical order
+            return apply_discard(state, move, events), events
     rejection = check_move(state, move)
     if rejection is not None:
         raise IllegalMove(rejection)

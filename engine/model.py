@@ -69,6 +69,13 @@ class Discard(_Move, frozen=True, tag="discard"):
     cards: tuple[str, ...]
 
 
+#: Every choice of ``k`` of ``n`` positions in itertools' order, per (n, k) of at most ``_MAX_CHOICES`` choices (the
+#: largest hand, 16 cards with a kitty of 6, has 8,008), built the first time a discard of that shape is read by
+#: index: a pure memo, the same tuples as ``itertools.combinations(range(n), k)``.
+_POSITION_CHOICES: dict[tuple[int, int], tuple[tuple[int, ...], ...]] = {}
+_MAX_CHOICES = 10_000
+
+
 class DiscardChoices(Sequence[Discard]):
     """The legal discards of the exchange: every choice of ``k`` cards of ``hand``, as a sequence that builds each
     :class:`Discard` only when it is read.
@@ -85,7 +92,7 @@ class DiscardChoices(Sequence[Discard]):
     (True, False)
     """
 
-    __slots__ = ("seat", "hand", "k", "_positions", "_size")
+    __slots__ = ("seat", "hand", "k", "_positions", "_size", "_choices", "last_read")
 
     def __init__(self, seat: int, hand: tuple[str, ...], k: int) -> None:
         self.seat = seat
@@ -93,6 +100,10 @@ class DiscardChoices(Sequence[Discard]):
         self.k = k
         self._positions: dict[str, int] | None = None
         self._size = comb(len(hand), k)
+        self._choices = _POSITION_CHOICES.get((len(hand), k))
+        #: The move the last read by index built (``None`` before one): the engine knows it for one of these
+        #: discards without looking it up again (engine.contract.listed_discard).
+        self.last_read: Discard | None = None
 
     def __len__(self) -> int:
         return self._size
@@ -111,9 +122,15 @@ class DiscardChoices(Sequence[Discard]):
             index += size
         if not 0 <= index < size:
             raise IndexError("DiscardChoices index out of range")
-        # Unrank: the index-th k-subset of the hand's positions in lexicographic order (itertools' order).
         hand, k = self.hand, self.k
         n = len(hand)
+        choices = self._choices
+        if choices is None and size <= _MAX_CHOICES:
+            choices = self._choices = _POSITION_CHOICES[(n, k)] = tuple(combinations(range(n), k))
+        if choices is not None:  # the index-th choice of positions, read off the list of them
+            move = self.last_read = Discard(seat=self.seat, cards=tuple([hand[p] for p in choices[index]]))
+            return move
+        # Unrank: the index-th k-subset of the hand's positions in lexicographic order (itertools' order).
         cards: list[str] = []
         first = 0
         for left in range(k, 0, -1):
@@ -124,7 +141,8 @@ class DiscardChoices(Sequence[Discard]):
                     first = x + 1
                     break
                 index -= block
-        return Discard(seat=self.seat, cards=tuple(cards))
+        move = self.last_read = Discard(seat=self.seat, cards=tuple(cards))
+        return move
 
     def __iter__(self) -> Iterator[Discard]:
         seat = self.seat

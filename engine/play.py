@@ -57,18 +57,24 @@ _SEAT_PLAYS: Final = tuple({c: Play(seat=s, card=c) for c in sorted(ALL_CARDS)} 
 
 #: The plain play events (no nomination), per seat then card, built once and shared like the moves (immutable).
 _SEAT_PLAYED: Final = tuple({c: CardPlayed(seat=s, card=c) for c in sorted(ALL_CARDS)} for s in range(6))
-#: The last legal plays answered: (state, the moves as a tuple, the state's hands, the hand, its trick, the strain
-#: table, the led suit). A move equal to one of them, applied to that very state object (immutable), is legal
-#: without another check, and the hands, trick, table and led suit are the same: the loop of a search or a bot
+#: What the play reads of a state in the play phase, read once: (the seat to act, its hands, its trick, the hand's
+#: strain table, the trick's led suit (``None`` between tricks), the options, the contract, the active seats, the
+#: ghosts' piles, the suits led, the suits each seat has shown void in). See :func:`play_fields`.
+PlayFields = tuple[int | None, tuple[tuple[str, ...], ...], Trick | None, Strain, str | None, Options,
+                   Contract | None, tuple[int, ...], tuple[tuple[tuple[str, str], ...], ...], str, tuple[str, ...]]
+_NO_TABLE: Final = Strain((), None, ())  # (the memos' entries before any answer)
+_NO_FIELDS: Final[PlayFields] = (None, (), None, _NO_TABLE, None, Options(), None, (), (), "", ())
+#: The last legal plays answered: (state, the moves as a tuple, the hand, the state's :data:`PlayFields`). A move
+#: equal to one of them, applied to that very state object (immutable), is legal without another check (so its
+#: seat is the seat to act), and the state's fields are the ones already read: the loop of a search or a bot
 #: (legal moves, then apply one) checks and looks up once per move. A pure memo, like
 #: :func:`engine.tricks.strain_of`'s: the answers are the same with or without it.
-_NO_TABLE: Final = Strain((), None, ())  # (the memos' entries before any answer)
-_LAST_PLAYS: Final[list[tuple[object, tuple[Move, ...], tuple[tuple[str, ...], ...], tuple[str, ...], Trick | None,
-                              Strain, str | None]]] = [(None, (), (), (), None, _NO_TABLE, None)]
-#: The state the last play returned (still in the play phase), with its strain table and its trick's led suit
-#: (``None`` between tricks): the next :func:`legal_plays` of that very state object reads them instead of
-#: looking them up again. A pure memo like ``_LAST_PLAYS``.
-_AFTER_PLAY: Final[list[tuple[object, Strain, str | None]]] = [(None, _NO_TABLE, None)]
+_LAST_PLAYS: Final[list[tuple[object, tuple[Move, ...], tuple[str, ...], PlayFields]]] = [(None, (), (), _NO_FIELDS)]
+#: The state the last play returned (still in the play phase) and its :data:`PlayFields`, which the play wrote or
+#: carried over: the next :func:`legal_plays` of that very state object takes them instead of reading the state
+#: (each read of a field of the msgspec state costs the compiled engine a generic attribute lookup). A pure memo
+#: like ``_LAST_PLAYS``.
+_AFTER_PLAY: Final[list[tuple[object, PlayFields]]] = [(None, _NO_FIELDS)]
 #: The next seat to play after each seat, per tuple of active seats (:func:`engine.tricks.seat_after`, memoised):
 #: indexed by seat, ``-1`` for a seat not playing the hand.
 _NEXT_SEAT: Final[dict[tuple[int, ...], tuple[int, ...]]] = {}
@@ -110,29 +116,43 @@ def play_move(seat: int, card: str, nominate: str | None) -> Play:
 # ------------------------------------------------------------------------------------------------ legal plays
 
 
+def play_fields(state: GameState) -> PlayFields:
+    """The :data:`PlayFields` of a state in the play phase: the state's own fields, its strain table
+    (:func:`engine.tricks.strain_of`) and its trick's led suit; those the last play wrote when ``state`` is the
+    state it returned (``_AFTER_PLAY``), which are the same values."""
+    after, fields = _AFTER_PLAY[0]
+    if after is state:
+        return fields
+    trick = state.trick
+    table = strain_of(state)
+    return (state.to_act, state.hands, trick, table, None if trick is None else trick_led_suit(trick, table),
+            state.options, state.contract, state.active, state.ghost_piles, state.suits_led, state.shown_void)
+
+
 def legal_plays(state: GameState, seat: int) -> list[Move]:
     """Every legal play of ``seat``, the seat to act: any card to lead (a free joker as each suit it may be led
-    as), else the cards :func:`follow_cards` allows. (One function, loops rather than comprehensions: on this,
-    the hottest call of a game, each Python call or comprehension costs more than the work it wraps.)"""
-    hands = state.hands
+    as), else the cards :func:`follow_cards` allows."""
+    return fields_plays(state, seat, play_fields(state))
+
+
+def fields_plays(state: GameState, seat: int, fields: PlayFields) -> list[Move]:
+    """:func:`legal_plays` of ``state`` whose :data:`PlayFields` are ``fields`` (so :func:`engine.game.legal_moves`
+    answers the state the last play returned, ``_AFTER_PLAY``, without reading it). (One function, loops rather
+    than comprehensions: on this, the hottest call of a game, each Python call or comprehension costs more than the
+    work it wraps.)"""
+    _, hands, trick, table, led, opts, contract, _, _, _, _ = fields
     hand = hands[seat]
-    trick = state.trick
-    after, table, led = _AFTER_PLAY[0]
-    if after is not state:  # (else the state the last play returned: its strain table and led suit are known)
-        table = strain_of(state)
-        led = None if trick is None else trick_led_suit(trick, table)
     plays = _SEAT_PLAYS[seat]
     moves: list[Move]
     if trick is not None:
         moves = []
-        opts = state.options
         if not opts.joker_follow_first_round:
             # Fast path for the common case (a seat holding the led suit plays one of its cards).
             suit_of = table.suit
             for c in hand:
                 if suit_of[c] == led:
                     moves.append(plays[c])
-            if not moves and not joker_forced(opts, state.contract):
+            if not moves and not joker_forced(opts, contract):
                 moves = list(map(plays.__getitem__, hand))  # void, no joker forced: any card (follow_cards)
         if not moves:
             moves = list(map(plays.__getitem__, follow_cards(state, hand, led, table)))
@@ -149,7 +169,7 @@ def legal_plays(state: GameState, seat: int) -> list[Move]:
                                                                                  table.power[c] < 0))
                 else:
                     moves.append(plays[c])
-    _LAST_PLAYS[0] = (state, tuple(moves), hands, hand, trick, table, led)
+    _LAST_PLAYS[0] = (state, tuple(moves), hand, fields)
     return moves
 
 
@@ -287,18 +307,18 @@ def play(state: GameState, move: Play, events: list[Event]) -> GameState | Rejec
     both, and a move among the legal plays just answered for this very state is not checked again
     (``_LAST_PLAYS``)."""
     seat, card, move_nominate = move.seat, move.card, move.nominate
-    if type(seat) is not int or seat != state.to_act:
+    if type(seat) is not int:
         return None
-    last, legal, hands, hand, trick, table, led = _LAST_PLAYS[0]
-    if last is not state or move not in legal:
-        hands = state.hands
-        hand = hands[seat]
-        trick = state.trick
-        table = strain_of(state)
-        rejection = _play_rejection(state, seat, card, move_nominate, hand, trick, table)
+    last, legal, hand, fields = _LAST_PLAYS[0]
+    if last is not state or move not in legal:  # (else a legal play, so of the seat to act)
+        if seat != state.to_act:
+            return None
+        fields = play_fields(state)
+        hand = fields[1][seat]
+        rejection = _play_rejection(state, seat, card, move_nominate, hand, fields[2], fields[3])
         if rejection is not None:
             return rejection
-        led = None if trick is None else trick_led_suit(trick, table)
+    _, hands, trick, table, led, opts, c, active, ghost_piles, suits_led, shown_void = fields
     # Apply the checked play: the next seat to play, or the completed trick (and perhaps the end of the hand).
     i = hand.index(card)
     hands_list = list(hands)
@@ -306,10 +326,8 @@ def play(state: GameState, move: Play, events: list[Event]) -> GameState | Rejec
     new_hands = tuple(hands_list)
     events.append(_SEAT_PLAYED[seat][card] if move_nominate is None
                   else CardPlayed(seat=seat, card=card, nominate=move_nominate))
-    if state.ghost_piles:  # ghost partners: the card beneath a ghost's played card is turned up
+    if ghost_piles:  # ghost partners: the card beneath a ghost's played card is turned up
         new_hands = turn_up(state, seat, card, new_hands, events)
-    suits_led = state.suits_led
-    shown_void = state.shown_void
     cards: tuple[str, ...]
     if trick is None:
         leader, cards, nominate = seat, (card,), move_nominate
@@ -320,27 +338,28 @@ def play(state: GameState, move: Play, events: list[Event]) -> GameState | Rejec
         leader, cards, nominate = trick.leader, trick.cards + (card,), trick.nominate
         if led is not None and table.suit[card] != led and led not in shown_void[seat]:
             shown_void = shown_void[:seat] + (shown_void[seat] + led,) + shown_void[seat + 1:]
-    c = state.contract
     if c is not None and c.called_card == card and seat != c.contractor:
         events.append(PartnerRevealed(seat=seat, card=card))
-    active = state.active
     if len(cards) < len(active):
         last_active, nexts = _LAST_NEXT[0]
-        st = replace(state, hands=new_hands, trick=Trick(leader, cards, nominate),
-                     to_act=nexts[seat] if last_active is active else next_seats(active)[seat], suits_led=suits_led,
+        to_act = nexts[seat] if last_active is active else next_seats(active)[seat]
+        new_trick = Trick(leader, cards, nominate)
+        st = replace(state, hands=new_hands, trick=new_trick, to_act=to_act, suits_led=suits_led,
                      shown_void=shown_void)
-        _AFTER_PLAY[0] = (st, table, led)
+        _AFTER_PLAY[0] = (st, (to_act, new_hands, new_trick, table, led, opts, c, active, ghost_piles, suits_led,
+                               shown_void))
         return st
-    return _complete_trick(state, new_hands, leader, cards, nominate, suits_led, shown_void, events, table)
+    return _complete_trick(state, new_hands, leader, cards, nominate, suits_led, shown_void, events, fields)
 
 
 def _complete_trick(state: GameState, hands: tuple[tuple[str, ...], ...], leader: int, cards: tuple[str, ...],
                     nominate: str | None, suits_led: str, shown_void: tuple[str, ...], events: list[Event],
-                    table: Strain) -> GameState:
+                    fields: PlayFields) -> GameState:
     """The last card of a trick is played: its winner leads next, or the hand is over. (The play's changes come
     as arguments, so that the state is copied once per trick: one ``replace`` of the 33-field state instead of
-    two, which tests/bench/bench_engine.py's loop shows in the trick's last play.)"""
-    active = state.active
+    two, which tests/bench/bench_engine.py's loop shows in the trick's last play; ``fields`` are the state's
+    :data:`PlayFields` before the play.)"""
+    _, _, _, table, _, opts, c, active, ghost_piles, _, _ = fields
     winner = active[(active.index(leader) + trick_winner_index(cards, nominate, table)) % len(active)]  # seat_after
     tricks = state.tricks + (Trick(leader, cards, nominate, winner),)
     won = state.tricks_won
@@ -348,19 +367,18 @@ def _complete_trick(state: GameState, hands: tuple[tuple[str, ...], ...], leader
     events.append(TrickWon(seat=winner, trick_number=len(tricks), cards=cards))
     st = replace(state, hands=hands, suits_led=suits_led, shown_void=shown_void, tricks=tricks, trick=None,
                  tricks_won=won, to_act=winner)
-    c = st.contract
     if c is not None:
         bid = c.bid
-        if bid == OPEN_MISERE and len(tricks) == 1 and st.options.open_misere_expose == "after_first_trick" and \
+        if bid == OPEN_MISERE and len(tricks) == 1 and opts.open_misere_expose == "after_first_trick" and \
                 winner != c.contractor:
             events.append(HandExposed(seat=c.contractor, cards=hands[c.contractor]))
         if bid in MISERE_BIDS and winner == c.contractor:
             return finish_hand(st, events)
     if len(tricks) == TRICKS_PER_HAND:
         return finish_hand(st, events)
-    _AFTER_PLAY[0] = (st, table, None)
+    _AFTER_PLAY[0] = (st, (winner, hands, None, table, None, opts, c, active, ghost_piles, suits_led, shown_void))
     return st
 
 
-__all__ = ["cards_to_follow", "check_play", "follow_cards", "joker_lead_suits", "lead_suits", "legal_plays", "play",
-           "play_move"]
+__all__ = ["PlayFields", "cards_to_follow", "check_play", "fields_plays", "follow_cards", "joker_lead_suits",
+           "lead_suits", "legal_plays", "play", "play_fields", "play_move"]

@@ -110,11 +110,10 @@ def finish_hand(st: GameState, events: list[Event]) -> GameState:
         if side[s] not in contracting_sides:
             contracting_sides.append(side[s])
     result = judge_game(opts, scores, contracting_sides, made)
-    st = replace(st, scores=scores, last_hand=scored)
     if result is not None:
         events.append(GameOver(winners=result.winners, losers=result.losers, reason=result.reason))
-        return replace(st, phase="game_over", to_act=None, result=result)
-    return deal_hand(st, (st.dealer + 1) % opts.players, events)
+        return replace(st, scores=scores, last_hand=scored, phase="game_over", to_act=None, result=result)
+    return deal_hand(replace(st, scores=scores, last_hand=scored), (st.dealer + 1) % opts.players, events)
 
 
 __all__ = ["TRICKS_PER_HAND", "defender_points", "finish_hand", "judge_game", "score_hand"]

@@ -159,3 +159,72 @@ def test_next_seats_equal_seat_after() -> None:
                     nexts = next_seats(fresh)
                     assert [nexts[s] for s in active] == [seat_after(active, s, 1) for s in active]
                     assert all(nexts[s] == -1 for s in range(len(nexts)) if s not in active)
+
+
+@pytest.mark.parametrize("opts", VARIANTS, ids=lambda o: msgspec.json.encode(o).decode()[:60])
+def test_a_listed_discard_applies_as_the_checked_discard_does(opts: Options) -> None:
+    """A discard read off the exchange's legal moves, applied to that very state, skips the check and the
+    canonical ordering (engine.contract.listed_discard): it gives what the same discard gives to a decoded copy of
+    the state (no memo) in any order of its cards, and a move that is equal but names its seat by a ``bool`` or a
+    ``float`` gets the answer the copy gets."""
+    from engine.model import Discard, DiscardChoices
+
+    enc, dec = msgspec.msgpack.Encoder(), msgspec.msgpack.Decoder(GameState)
+    seen = 0
+    for seed in range(12):
+        for state, _ in _random_walk(opts, seed):
+            if state.phase != "exchange":
+                continue
+            choices = legal_moves(state)
+            assert isinstance(choices, DiscardChoices)
+            for i in sorted({0, len(choices) // 2, len(choices) - 1, seed % len(choices)}):
+                move = choices[i]
+                legal_moves(state)  # the listing again: the move was read off the previous one
+                fresh = dec.decode(enc.encode(state))
+                expected = apply_move(fresh, Discard(seat=move.seat, cards=tuple(reversed(move.cards))))
+                assert apply_move(state, move) == expected
+                assert apply_move(state, legal_moves(state)[i]) == expected
+                bad = Discard(seat=bool(move.seat) if move.seat in (0, 1) else move.seat + 0.0,  # type: ignore[arg-type]
+                              cards=move.cards)
+                assert _outcome(state, bad) == _outcome(fresh, bad)
+                seen += 1
+    assert seen > 0
+
+
+@pytest.mark.parametrize("opts", VARIANTS, ids=lambda o: msgspec.json.encode(o).decode()[:60])
+def test_the_play_fields_memo_answers_as_a_fresh_state(opts: Options) -> None:
+    """The legal plays of the state the last play returned (its fields taken from engine.play's memo, not read)
+    equal those of a decoded copy, for the seat to act and when asked for another seat; a play equal to a legal
+    one but naming its seat by a ``bool`` gets the answer the copy gets."""
+    enc, dec = msgspec.msgpack.Encoder(), msgspec.msgpack.Decoder(GameState)
+    for seed in range(6):
+        rng = random.Random(seed)
+        state, _ = new_game(opts, seed=seed)
+        while state.to_act is not None:
+            moves = legal_moves(state)
+            move = moves[rng.randrange(len(moves))]
+            state, _ = apply_move(state, move)
+            if state.phase != "play" or state.to_act is None:
+                continue
+            fresh = dec.decode(enc.encode(state))
+            for seat in range(len(state.hands)):
+                assert list(legal_moves(state, seat)) == list(legal_moves(fresh, seat))
+            assert list(legal_moves(state)) == list(legal_moves(fresh))
+            first = legal_moves(state)[0]
+            if isinstance(first, Play) and first.seat in (0, 1):
+                odd = Play(seat=bool(first.seat), card=first.card, nominate=first.nominate)
+                assert _outcome(state, odd) == _outcome(fresh, odd)
+
+
+def _outcome(state: GameState, move: Move) -> object:
+    """What applying ``move`` gives: the new state and events, the rejection's reason, or a ``TypeError``. (A seat
+    named by a ``bool`` is refused by the pure engine and read as the ``int`` by the compiled one, which types seats
+    as ``int`` and raises ``TypeError`` for a ``float``: either way the memoised and the general path must agree.)"""
+    from engine import IllegalMove
+
+    try:
+        return apply_move(state, move)
+    except IllegalMove as exc:
+        return exc.rejection.reason
+    except TypeError:
+        return TypeError
