@@ -61,9 +61,9 @@ def _suit_order(opts: Options, strain: str, suit: str | None) -> tuple[str, ...]
 def own_tricks(hand: Iterable[str], strain: str, opts: Options) -> float:
     """Tricks this hand takes by itself with ``strain`` as trumps (``NT``: no trumps): its trumps by rank (each
     trump within the count of trumps a sure trick, the lower ones a fraction), a long trump suit's length, the
-    free joker at no trumps, each plain suit's run of top cards, a guarded king or queen, a long no-trump suit's
-    length, and the ruffs its short suits give. A hand is a set of cards: the estimate does not depend on their
-    order (the cards as bits of the strain's table, :mod:`engine.masks`)."""
+    free joker at no trumps, each plain suit's run of top cards, a guarded second best or the best with the third,
+    a long no-trump suit's length, and the ruffs its short suits give. A hand is a set of cards: the estimate does
+    not depend on their order (the cards as bits of the strain's table, :mod:`engine.masks`)."""
     shape = _trick_shape(opts, strain)
     bit = shape[0].bit
     held = 0
