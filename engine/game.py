@@ -48,7 +48,7 @@ from engine.model import (
     Rejection,
 )
 from engine.options import Options
-from engine.play import _AFTER_PLAY, check_play, fields_plays, legal_plays, play
+from engine.play import AFTER_PLAY, check_play, fields_plays, legal_plays, play
 from engine.reasons import Reason
 from engine.scoring import judge_game, score_hand
 from engine.seats import controller, seat_count
@@ -75,7 +75,7 @@ def legal_moves(state: GameState, seat: int | None = None) -> Sequence[Move]:
     A list, except at the exchange: there the discards come as a :class:`engine.model.DiscardChoices`, a sequence
     equal to the list of them that builds each move only when it is read (``list(...)`` gives the list)."""
     if seat is None:
-        after, fields = _AFTER_PLAY[0]
+        after, fields = AFTER_PLAY[0]
         if after is state:  # the state the last play returned, in the play phase: its fields are known
             to_act = fields[0]
             assert to_act is not None

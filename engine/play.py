@@ -74,7 +74,7 @@ _LAST_PLAYS: Final[list[tuple[object, tuple[Move, ...], tuple[str, ...], PlayFie
 #: carried over: the next :func:`legal_plays` of that very state object takes them instead of reading the state
 #: (each read of a field of the msgspec state costs the compiled engine a generic attribute lookup). A pure memo
 #: like ``_LAST_PLAYS``.
-_AFTER_PLAY: Final[list[tuple[object, PlayFields]]] = [(None, _NO_FIELDS)]
+AFTER_PLAY: Final[list[tuple[object, PlayFields]]] = [(None, _NO_FIELDS)]
 #: The next seat to play after each seat, per tuple of active seats (:func:`engine.tricks.seat_after`, memoised):
 #: indexed by seat, ``-1`` for a seat not playing the hand.
 _NEXT_SEAT: Final[dict[tuple[int, ...], tuple[int, ...]]] = {}
@@ -119,8 +119,8 @@ def play_move(seat: int, card: str, nominate: str | None) -> Play:
 def play_fields(state: GameState) -> PlayFields:
     """The :data:`PlayFields` of a state in the play phase: the state's own fields, its strain table
     (:func:`engine.tricks.strain_of`) and its trick's led suit; those the last play wrote when ``state`` is the
-    state it returned (``_AFTER_PLAY``), which are the same values."""
-    after, fields = _AFTER_PLAY[0]
+    state it returned (``AFTER_PLAY``), which are the same values."""
+    after, fields = AFTER_PLAY[0]
     if after is state:
         return fields
     trick = state.trick
@@ -137,7 +137,7 @@ def legal_plays(state: GameState, seat: int) -> list[Move]:
 
 def fields_plays(state: GameState, seat: int, fields: PlayFields) -> list[Move]:
     """:func:`legal_plays` of ``state`` whose :data:`PlayFields` are ``fields`` (so :func:`engine.game.legal_moves`
-    answers the state the last play returned, ``_AFTER_PLAY``, without reading it). (One function, loops rather
+    answers the state the last play returned, ``AFTER_PLAY``, without reading it). (One function, loops rather
     than comprehensions: on this, the hottest call of a game, each Python call or comprehension costs more than the
     work it wraps.)"""
     _, hands, trick, table, led, opts, contract, _, _, _, _ = fields
@@ -346,7 +346,7 @@ def play(state: GameState, move: Play, events: list[Event]) -> GameState | Rejec
         new_trick = Trick(leader, cards, nominate)
         st = replace(state, hands=new_hands, trick=new_trick, to_act=to_act, suits_led=suits_led,
                      shown_void=shown_void)
-        _AFTER_PLAY[0] = (st, (to_act, new_hands, new_trick, table, led, opts, c, active, ghost_piles, suits_led,
+        AFTER_PLAY[0] = (st, (to_act, new_hands, new_trick, table, led, opts, c, active, ghost_piles, suits_led,
                                shown_void))
         return st
     return _complete_trick(state, new_hands, leader, cards, nominate, suits_led, shown_void, events, fields)
@@ -376,7 +376,7 @@ def _complete_trick(state: GameState, hands: tuple[tuple[str, ...], ...], leader
             return finish_hand(st, events)
     if len(tricks) == TRICKS_PER_HAND:
         return finish_hand(st, events)
-    _AFTER_PLAY[0] = (st, (winner, hands, None, table, None, opts, c, active, ghost_piles, suits_led, shown_void))
+    AFTER_PLAY[0] = (st, (winner, hands, None, table, None, opts, c, active, ghost_piles, suits_led, shown_void))
     return st
 
 
