@@ -1,73 +1,21 @@
 """The basic bot's hand estimates over the strain's card bits (``bots.basic.own_tricks``, ``bots.basic.misere_danger``)
-equal the forms first written (by ranks, per suit, in lists) on many random hands of every pack and option; the
-tricks with the hand's cards in order of power, and the same for every order of one hand."""
+equal the forms first written (by ranks, per suit, in lists: the frozen baseline's copies in tests/bench/baseline)
+on many random hands of every pack and option; the tricks with the hand's cards in order of power, and the same for
+every order of one hand."""
 
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
 
 import pytest
 
 from bots.basic import _strain_table, misere_danger, own_tricks, strain_tricks
-from engine import SUITS, Options
+from engine import Options
 from engine.cards import STRAINS
 from engine.deal import pack_for
-from engine.rules import MISERE
-from engine.tricks import high_free_joker
+from tests.bench.baseline.basic import misere_danger as reference_danger
+from tests.bench.baseline.basic import own_tricks as reference_tricks
 from tests.engine.randomplay import random_options
-
-
-def reference_tricks(hand: Sequence[str], strain: str, opts: Options) -> float:
-    """The estimate as first written: each card's effective suit and rank (0: the suit's best) in the strain, the
-    trumps' terms in the order of ``hand``."""
-    table = _strain_table(opts, strain)
-    ranks: dict[str, tuple[str | None, int]] = {}
-    for s in (*SUITS, None):
-        for i, c in enumerate(table.order(c for c in pack_for(opts) if table.suit[c] == s)):
-            ranks[c] = (s, i)
-    trump = None if strain == "NT" else strain
-    by_suit: dict[str | None, list[int]] = {}
-    for c in hand:
-        s, i = ranks[c]
-        by_suit.setdefault(s, []).append(i)
-    est = 0.0
-    t = 0
-    if trump is not None:
-        trumps = by_suit.get(trump, [])
-        t = len(trumps)
-        for i in trumps:
-            est += 1.0 if i < t else max(0.0, 0.55 - 0.12 * (i - t))
-        est += max(0, t - 4) * 0.5
-    else:
-        est += len(by_suit.get(None, ()))
-    ruffs = 0.0
-    for s in SUITS:
-        if s == trump:
-            continue
-        held = by_suit.get(s)
-        if not held:
-            ruffs += 0.9
-            continue
-        length = len(held)
-        if length == 1:
-            ruffs += 0.45
-        held.sort()
-        run = 0
-        while run < length and held[run] == run:
-            run += 1
-        est += run * 0.95
-        if run == 0 and held[0] == 1 and length >= 2:
-            est += 0.5
-        elif run == 1 and length >= 2 and held[1] == 2:
-            est += 0.3
-        if trump is None and run >= 1 and length >= 5:
-            est += (length - 4) * 0.8
-    if trump is not None and t >= 3:
-        est += min(ruffs, max(0.0, t - 2.0))
-    if trump is None:
-        est -= 0.3
-    return est
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
@@ -110,19 +58,6 @@ def test_known_hands() -> None:
     # No trumps: the free joker (1), the runs of spades (2.85) and hearts (ace, king: 1.9), less 0.3.
     assert own_tricks(hand, "NT", opts) == pytest.approx(5.45)
     assert own_tricks((), "NT", opts) == pytest.approx(-0.3)
-
-
-def reference_danger(hand: Sequence[str], opts: Options, open_hand: bool) -> int:
-    """The misère danger as first written: each suit's cards ranked by their place in the suit, low to high."""
-    table = _strain_table(opts, MISERE)
-    danger = 3 * sum(1 for c in hand if high_free_joker(c, table))
-    for s in SUITS:
-        order = table.order(c for c in pack_for(opts) if table.suit[c] == s)[::-1]  # low to high
-        held = sorted((c for c in hand if table.suit[c] == s), key=order.index)
-        for k, c in enumerate(held):
-            if order.index(c) > 2 * k + (0 if open_hand else 1):
-                danger += 1
-    return danger
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5, 6])

@@ -1,7 +1,8 @@
 """The search's statistics over paired playout values (bots/expert.py: ``prune``, ``futile``, ``indifferent``,
 ``settled``, ``choose``) answer as the forms first written, which built each pair's list of differences for every
-ordered pair and summed it with ``sum``: the same floats, so the same candidates kept and chosen, on many random
-sets of values of the shapes playouts give (whole contracts apart, ties, equal lists)."""
+ordered pair and summed it with ``sum`` (``_clear_gain`` and ``choose`` as the frozen baseline in
+tests/bench/baseline still has them): the same floats, so the same candidates kept and chosen, on many random sets
+of values of the shapes playouts give (whole contracts apart, ties, equal lists)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,6 @@ import random
 from collections.abc import Sequence
 
 from bots.expert import (
-    CONFIDENCE,
     INDIFFERENT,
     INDIFFERENT_CONFIDENCE,
     PRUNE_CONFIDENCE,
@@ -21,15 +21,8 @@ from bots.expert import (
     prune,
     settled,
 )
-
-
-def reference_clear_gain(other: Sequence[float], base: Sequence[float], n: int, confidence: float) -> float | None:
-    diffs = [a - b for a, b in zip(other, base, strict=True)]
-    mean = sum(diffs) / n
-    if mean <= 0.0:
-        return None
-    spread = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1))
-    return mean if mean > confidence * spread / math.sqrt(n) else None
+from tests.bench.baseline.expert import _clear_gain as reference_clear_gain
+from tests.bench.baseline.expert import choose as reference_choose
 
 
 def reference_gain(other: Sequence[float], base: Sequence[float]) -> tuple[float, float]:
@@ -49,17 +42,6 @@ def reference_prune(values: Sequence[Sequence[float]], ids: Sequence[int]) -> li
                    for j in range(len(values)) if j != i):
             keep.append(ids[i])
     return keep
-
-
-def reference_choose(values: Sequence[Sequence[float]]) -> int:
-    if len(values[0]) < 2:
-        return 0
-    best, best_mean = 0, 0.0
-    for i in range(1, len(values)):
-        gain = reference_clear_gain(values[i], values[0], len(values[0]), CONFIDENCE)
-        if gain is not None and gain > best_mean:
-            best, best_mean = i, gain
-    return best
 
 
 def random_values(rng: random.Random) -> list[list[float]]:
