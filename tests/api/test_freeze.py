@@ -62,10 +62,12 @@ def _quiet_env() -> dict[str, str]:
             "REDOCLY_TELEMETRY": "off", "REDOCLY_SUPPRESS_UPDATE_NOTICE": "true"}
 
 
-def breaking_changes(base: Path, head: Path) -> subprocess.CompletedProcess[str]:
-    """``optic diff`` of ``head`` against ``base`` with the breaking-changes ruleset (exit 0: none)."""
+def breaking_changes(base: Path, head: Path, workdir: Path) -> subprocess.CompletedProcess[str]:
+    """``optic diff`` of ``head`` against ``base`` with the breaking-changes ruleset (exit 0: none), run in
+    ``workdir``: under CI (``CI`` set) Optic writes its run's details (``ci-run-details.json``) into the folder it
+    runs in, which must not be the checkout's."""
     return subprocess.run([str(contract_tools() / "optic"), "diff", str(base), str(head), "--check",
-                           "--standard", str(STANDARD)], cwd=head.parent, env=_quiet_env(), capture_output=True,
+                           "--standard", str(STANDARD)], cwd=workdir, env=_quiet_env(), capture_output=True,
                           text=True, timeout=900)
 
 
@@ -120,8 +122,10 @@ def test_v1_has_no_breaking_change_and_lints_clean(tmp_path: Path) -> None:
     contract_tools()
     same = RELEASED.read_bytes() == CURRENT.read_bytes()
     with ThreadPoolExecutor(max_workers=2) as pool:
-        probe_diff = pool.submit(breaking_changes, RELEASED, probe)
-        current_diff = None if same else pool.submit(breaking_changes, RELEASED, CURRENT)
+        (tmp_path / "probe").mkdir()
+        (tmp_path / "current").mkdir()
+        probe_diff = pool.submit(breaking_changes, RELEASED, probe, tmp_path / "probe")
+        current_diff = None if same else pool.submit(breaking_changes, RELEASED, CURRENT, tmp_path / "current")
         documents = (CURRENT,) if same else (CURRENT, RELEASED)
         lints = [pool.submit(lint, document) for document in documents]
     if current_diff is not None:
@@ -140,3 +144,4 @@ def test_v1_has_no_breaking_change_and_lints_clean(tmp_path: Path) -> None:
         result = linted.result()
         assert result.returncode == 0, f"{document.name}:\n{result.stdout[-4000:]}\n{result.stderr[-4000:]}"
         assert "Your API description is valid" in result.stdout + result.stderr
+    assert not (CURRENT.parent / "ci-run-details.json").exists()  # the tools wrote nothing into the checkout

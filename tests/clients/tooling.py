@@ -19,6 +19,8 @@ changed to a free one), in a process of its own, on the in-process store.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
@@ -88,14 +90,21 @@ def run(cmd: list[str], *, cwd: Path | None = None, env: dict[str, str] | None =
 
 
 def _build_once(target: Path, build: Callable[[Path], None]) -> Path:
-    """Build into ``target`` unless a finished build is there (a build left half-done is started again)."""
+    """Build into ``target`` unless a finished build is there (a build left half-done is started again). The
+    build holds a lock beside ``target``, so that test processes running side by side (pytest-xdist's workers,
+    two checkouts) build it once and never into each other's half-done folder."""
     marker = target / ".complete"
     if marker.exists():
         return target
-    shutil.rmtree(target, ignore_errors=True)
-    target.mkdir(parents=True)
-    build(target)
-    marker.write_text(time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with open(target.parent / f"{target.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if marker.exists():  # built by the process that held the lock before
+            return target
+        shutil.rmtree(target, ignore_errors=True)
+        target.mkdir(parents=True)
+        build(target)
+        marker.write_text(time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
     return target
 
 
@@ -152,7 +161,8 @@ def node_modules() -> Path:
     if link.is_symlink() and link.resolve() != installed.resolve():
         link.unlink()
     if not link.exists():
-        link.symlink_to(installed, target_is_directory=True)
+        with contextlib.suppress(FileExistsError):  # linked at the same moment by a test process beside this one
+            link.symlink_to(installed, target_is_directory=True)
     return link
 
 
