@@ -64,12 +64,12 @@ def own_tricks(hand: Iterable[str], strain: str, opts: Options) -> float:
     free joker at no trumps, each plain suit's run of top cards, a guarded second best or the best with the third,
     a long no-trump suit's length, and the ruffs its short suits give. A hand is a set of cards: the estimate does
     not depend on their order (the cards as bits of the strain's table, :mod:`engine.masks`)."""
-    shape = _trick_shape(opts, strain)
+    shape = trick_shape(opts, strain)
     bit = shape[0].bit
     held = 0
     for c in hand:
         held |= bit[c]
-    return _mask_tricks(held, shape)
+    return mask_tricks(held, shape)
 
 
 def strain_tricks(hand: Iterable[str], opts: Options) -> list[float]:
@@ -84,14 +84,14 @@ def strain_tricks(hand: Iterable[str], opts: Options) -> list[float]:
         m2 |= b2
         m3 |= b3
         m4 |= b4
-    return [_mask_tricks(m0, shapes[0]), _mask_tricks(m1, shapes[1]), _mask_tricks(m2, shapes[2]),
-            _mask_tricks(m3, shapes[3]), _mask_tricks(m4, shapes[4])]
+    return [mask_tricks(m0, shapes[0]), mask_tricks(m1, shapes[1]), mask_tricks(m2, shapes[2]),
+            mask_tricks(m3, shapes[3]), mask_tricks(m4, shapes[4])]
 
 
 @lru_cache(maxsize=256)
 def _strain_bits(opts: Options) -> tuple[dict[str, tuple[int, int, int, int, int]], tuple[TrickShape, ...]]:
     """Each card's bit in the tables of the five strains (:data:`engine.cards.STRAINS`), and their shapes."""
-    shapes = tuple(_trick_shape(opts, s) for s in STRAINS)
+    shapes = tuple(trick_shape(opts, s) for s in STRAINS)
     assert len(shapes) == 5
     bits = {c: (shapes[0][0].bit[c], shapes[1][0].bit[c], shapes[2][0].bit[c], shapes[3][0].bit[c],
                 shapes[4][0].bit[c]) for c in pack_for(opts)}
@@ -104,7 +104,9 @@ TrickShape = tuple[Strain, int, int, tuple[tuple[int, int], ...]]
 
 
 @lru_cache(maxsize=256)
-def _trick_shape(opts: Options, strain: str) -> TrickShape:
+def trick_shape(opts: Options, strain: str) -> TrickShape:
+    """The strain's table as :func:`own_tricks` reads it (:data:`TrickShape`): for a caller that reads many hands
+    in one strain, :func:`own_tricks` of a hand is :func:`mask_tricks` of its cards' bits in ``shape[0]``."""
     table = _strain_table(opts, strain)
     trump = None if strain == "NT" else strain
     plain = tuple((table.suit_mask.get(s, 0), table.suit_mask.get(s, 0).bit_length() - 1)
@@ -113,7 +115,7 @@ def _trick_shape(opts: Options, strain: str) -> TrickShape:
     return table, table.trump_mask if trump is not None else 0, free, plain
 
 
-def _mask_tricks(held: int, shape: TrickShape) -> float:
+def mask_tricks(held: int, shape: TrickShape) -> float:
     """:func:`own_tricks` of the cards ``held`` (a mask of the strain's table). Within an effective suit a higher
     bit is a higher card, so a card's rank (0: the suit's best) is its distance below the suit's top bit. The terms
     are added in one fixed order (the trumps from the best down, then the plain suits in the order of
