@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 
 from engine import GameState, Options, SeatView
 from engine.cards import Strain
@@ -126,13 +126,14 @@ def placement_groups(knowledge: Knowledge, lacks: Mapping[int, Collection[str]])
     return groups
 
 
-def _below(rng: random.Random, n: int) -> int:
+def _below(bits: Callable[[int], int], n: int) -> int:
     """A random integer in ``[0, n)``, ``n > 0``: the draw ``random.Random`` makes for its ``sample`` and
-    ``shuffle`` (its ``_randbelow``, from ``getrandbits``), from the same bits."""
+    ``shuffle`` (its ``_randbelow``, from ``getrandbits``, here the generator's bound ``bits``), from the same
+    bits."""
     k = n.bit_length()
-    r = rng.getrandbits(k)
+    r = bits(k)
     while r >= n:
-        r = rng.getrandbits(k)
+        r = bits(k)
     return r
 
 
@@ -140,8 +141,9 @@ def shuffled(rng: random.Random, items: list[str]) -> None:
     """``rng.shuffle(items)``: the same order from the same random bits, without the interpreted call per card
     (this module is compiled; :mod:`random`'s methods are Python). tests/bots/test_knowledge.py holds the two
     equal."""
+    bits = rng.getrandbits
     for i in range(len(items) - 1, 0, -1):
-        j = _below(rng, i + 1)
+        j = _below(bits, i + 1)
         items[i], items[j] = items[j], items[i]
 
 
@@ -155,21 +157,36 @@ def sampled(rng: random.Random, population: Sequence[int], k: int) -> list[int]:
     if k > 5:
         setsize += 4 ** math.ceil(math.log(k * 3, 4))
     result: list[int] = []
+    bits = rng.getrandbits
     if n <= setsize:
         pool = list(population)
         for i in range(k):
-            j = _below(rng, n - i)
+            j = _below(bits, n - i)
             result.append(pool[j])
             pool[j] = pool[n - i - 1]
         return result
     selected: set[int] = set()
     for _ in range(k):
-        j = _below(rng, n)
+        j = _below(bits, n)
         while j in selected:
-            j = _below(rng, n)
+            j = _below(bits, n)
         selected.add(j)
         result.append(population[j])
     return result
+
+
+def deal_groups(knowledge: Knowledge,
+                lacks: Mapping[int, Collection[str]] | None = None) -> tuple[Groups, Groups] | None:
+    """What :func:`deal_unseen` places the unseen cards by under ``lacks``: the groups with the voids alone and with
+    ``lacks`` too (:func:`placement_groups`), or None when there is neither a void nor a read to respect (the cards
+    are then shuffled and cut). For a caller that deals many times under the same reads."""
+    slots = knowledge.slots
+    voids = knowledge.voids
+    lacking = {p: c for p, c in (lacks or {}).items() if p in slots and c}
+    if not lacking and not any(voids.get(p) for p in slots if p >= 0):
+        return None
+    voids_only = placement_groups(knowledge, {})
+    return voids_only, placement_groups(knowledge, lacking) if lacking else voids_only
 
 
 def deal_unseen(knowledge: Knowledge, rng: random.Random, tries: int = 30,
@@ -185,10 +202,14 @@ def deal_unseen(knowledge: Knowledge, rng: random.Random, tries: int = 30,
     voids alone), after which the voids are relaxed rather than fail (a view whose voids cannot all be honoured
     does not arise in legal play).
     """
+    return deal_by(knowledge, rng, deal_groups(knowledge, lacks), tries)
+
+
+def deal_by(knowledge: Knowledge, rng: random.Random, groups: tuple[Groups, Groups] | None,
+            tries: int = 30) -> dict[int, list[str]]:
+    """:func:`deal_unseen` by the :func:`deal_groups` of its reads."""
     slots = knowledge.slots
-    voids = knowledge.voids
-    lacking = {p: c for p, c in (lacks or {}).items() if p in slots and c}
-    if not lacking and not any(voids.get(p) for p in slots if p >= 0):
+    if groups is None:
         # No void to respect: a shuffle cut into the places' sizes is the same uniform draw, much faster.
         cards = list(knowledge.unseen)
         shuffled(rng, cards)
@@ -198,15 +219,14 @@ def deal_unseen(knowledge: Knowledge, rng: random.Random, tries: int = 30,
             out[place] = cards[start:start + size]
             start += size
         return out
-    voids_only = placement_groups(knowledge, {})
-    with_lacks = placement_groups(knowledge, lacking) if lacking else voids_only
+    voids_only, with_lacks = groups
     relaxed: Groups = ((tuple(slots), tuple(knowledge.unseen)),)
     for attempt in range(tries + 1):
-        groups = relaxed if attempt == tries else (with_lacks if attempt < tries // 2 else voids_only)
+        now = relaxed if attempt == tries else (with_lacks if attempt < tries // 2 else voids_only)
         room = dict(slots)
         placed: dict[int, list[str]] = {p: [] for p in slots}
         ok = True
-        for fits, group in groups:
+        for fits, group in now:
             units = [p for p in fits for _ in range(room[p])]
             if len(units) < len(group):
                 ok = False
@@ -232,5 +252,6 @@ def state_from(knowledge: Knowledge, placed: dict[int, list[str]]) -> GameState:
     return complete_view(knowledge.view, knowledge.options, ordered)
 
 
-__all__ = ["DEAD_HAND", "DISCARDS", "KITTY", "Groups", "Knowledge", "deal_unseen", "determinize", "face_down_slot",
-           "placement_groups", "places_for", "sampled", "shuffled", "state_from", "team_of"]
+__all__ = ["DEAD_HAND", "DISCARDS", "KITTY", "Groups", "Knowledge", "deal_by", "deal_groups", "deal_unseen",
+           "determinize", "face_down_slot", "placement_groups", "places_for", "sampled", "shuffled", "state_from",
+           "team_of"]

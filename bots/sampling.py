@@ -10,7 +10,7 @@ import random
 from collections.abc import Collection, Mapping, Sequence
 
 from bots.basic import TrickShape, discard_from_hand, mask_tricks, misere_danger, trick_shape
-from bots.knowledge import Knowledge, deal_unseen
+from bots.knowledge import Knowledge, deal_by, deal_groups
 from engine import Options
 from engine.deal import kitty_size
 from engine.rules import MISERE, hand_strain
@@ -110,8 +110,9 @@ def best_placement(knowledge: Knowledge, rng: random.Random, bounds: Sequence[Pl
     best_miss = math.inf
     opts = knowledge.options
     read = read_bounds(bounds, played, opts)
+    groups = deal_groups(knowledge, lacks)
     for _ in range(tries if bounds else 1):
-        placed = deal_unseen(knowledge, rng, lacks=lacks)
+        placed = deal_by(knowledge, rng, groups)
         miss = misfit_read(read, placed, opts, best_miss) if bounds else 0.0
         if miss < best_miss:
             best, best_miss = placed, miss
