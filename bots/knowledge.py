@@ -147,9 +147,10 @@ def shuffled(rng: random.Random, items: list[str]) -> None:
         items[i], items[j] = items[j], items[i]
 
 
-def sampled(rng: random.Random, population: Sequence[int], k: int) -> list[int]:
+def sampled(rng: random.Random, population: Sequence[int], k: int, spare: bool = False) -> list[int]:
     """``rng.sample(population, k)``: the same picks in the same order from the same random bits (its two
-    methods, a pool for a small population and a set of picks for a large one, chosen by the same sizes)."""
+    methods, a pool for a small population and a set of picks for a large one, chosen by the same sizes). With
+    ``spare``, a ``population`` list the caller no longer needs is the pool itself (reordered), not a copy."""
     n = len(population)
     if not 0 <= k <= n:
         raise ValueError("sample larger than population or is negative")
@@ -159,7 +160,7 @@ def sampled(rng: random.Random, population: Sequence[int], k: int) -> list[int]:
     result: list[int] = []
     bits = rng.getrandbits
     if n <= setsize:
-        pool = list(population)
+        pool = population if spare and isinstance(population, list) else list(population)
         for i in range(k):
             j = _below(bits, n - i)
             result.append(pool[j])
@@ -231,7 +232,7 @@ def deal_by(knowledge: Knowledge, rng: random.Random, groups: tuple[Groups, Grou
             if len(units) < len(group):
                 ok = False
                 break
-            for card, place in zip(group, sampled(rng, units, len(group)), strict=True):
+            for card, place in zip(group, sampled(rng, units, len(group), spare=True), strict=True):
                 placed[place].append(card)
                 room[place] -= 1
         if ok:

@@ -21,6 +21,10 @@ def test_sampled_is_random_sample(n: int) -> None:
             mine, theirs = random.Random(seed), random.Random(seed)
             assert sampled(mine, population, k) == theirs.sample(population, k), (n, k, seed)
             assert mine.getstate() == theirs.getstate()
+            # A spare list is drawn from in place: the same picks.
+            mine, theirs = random.Random(seed), random.Random(seed)
+            assert sampled(mine, list(population), k, spare=True) == theirs.sample(population, k), (n, k, seed)
+            assert mine.getstate() == theirs.getstate()
     assert population == list(range(100, 100 + n))  # left as it was
 
 
