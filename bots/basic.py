@@ -341,15 +341,44 @@ def call_table(opts: Options, legal: Sequence[Move]) -> CallTable:
     return table
 
 
+#: The call tables of :func:`situation_tables`, per options.
+_SITUATION_TABLES: dict[Options, dict[tuple[int, str | None, int, bool, bool, bool], CallTable]] = {}
+
+
+def situation_tables(opts: Options) -> dict[tuple[int, str | None, int, bool, bool, bool], CallTable]:
+    """The call tables of one rule set by auction situation (:attr:`engine.auction.CallRun.situation`, which decides
+    the legal calls it lists), for :func:`situation_table`: a loop over many calls looks the options up once."""
+    found = _SITUATION_TABLES.get(opts)
+    if found is None:
+        if len(_SITUATION_TABLES) >= 256:
+            _SITUATION_TABLES.clear()
+        found = _SITUATION_TABLES[opts] = {}
+    return found
+
+
+def situation_table(opts: Options, tables: dict[tuple[int, str | None, int, bool, bool, bool], CallTable],
+                    situation: tuple[int, str | None, int, bool, bool, bool], legal: Sequence[Move]) -> CallTable:
+    """The :class:`CallTable` of ``legal``, the calls :class:`engine.auction.CallRun` listed in ``situation``, kept
+    in ``tables`` (:func:`situation_tables` of ``opts``): the key is a few small values, not the list of moves."""
+    table = tables.get(situation)
+    if table is None:
+        if len(tables) >= 1 << 14:
+            tables.clear()
+        table = tables[situation] = CallTable(opts, legal)
+    return table
+
+
 def bid_from_reading(opts: Options, seat: int, reading: HandReading | None, hand: Sequence[str],
                      legal: Sequence[Move], high_seat: int | None, high_bid: str | None, team: Collection[int],
-                     ghost_face_up: Sequence[str] | None = None) -> Move:
-    """:func:`bid_from_hand`, with the hand's :func:`read_hand` when the caller has it (``None``: read here). The
-    choice is kept in the reading, by everything else it depends on (the call table stands for the legal moves it
-    was read from: a key holds it, so no other table takes its identity while the choice is kept)."""
+                     ghost_face_up: Sequence[str] | None = None, table: CallTable | None = None) -> Move:
+    """:func:`bid_from_hand`, with the hand's :func:`read_hand` when the caller has it (``None``: read here) and the
+    legal moves' :class:`CallTable` when it has it (``None``: :func:`call_table`). The choice is kept in the
+    reading, by everything else it depends on (the call table stands for the legal moves it was read from: a key
+    holds it, so no other table takes its identity while the choice is kept)."""
     if reading is None:
         reading = read_hand(opts, hand, ghost_face_up)
-    table = call_table(opts, legal)
+    if table is None:
+        table = call_table(opts, legal)
     partner_high = high_seat is not None and high_seat in team and high_seat != seat
     key = (partner_high, high_bid, table)
     chosen = reading.chosen.get(key)
