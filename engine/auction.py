@@ -404,8 +404,13 @@ class CallRun:
     (1, Call(seat=0, bid='6S', sans_kitty=False))
     """
 
-    def __init__(self, state: GameState) -> None:
+    def __init__(self, state: GameState, deal: bool = True) -> None:
         self.start = state
+        #: Whether a thrown-in auction deals the next hand (``False``: the run stops at the throw-in, which
+        #: :attr:`thrown_in` names, with no state after it: for a caller that only asks whether the hand is played).
+        self.deal = deal
+        #: Why the auction was thrown in (:func:`thrown_in`), once it was here; else ``None``.
+        self.thrown_in: str | None = None
         self.options = state.options
         self.to_act = -1 if state.to_act is None or state.phase != "auction" else state.to_act
         self.calls = state.calls
@@ -464,6 +469,9 @@ class CallRun:
         self._listed = ()
         if nxt < 0:
             self.to_act = -1
+            self.thrown_in = thrown_in(self.options, high)
+            if self.thrown_in is not None and not self.deal:
+                return
             self.ended = end_auction(replace(st, calls=calls, passed=passed, high=high, viewed=viewed,
                                              raising=False, to_act=seat), self.events)
             return
@@ -471,9 +479,12 @@ class CallRun:
         self.raising = raising
 
     def state(self) -> GameState:
-        """The state after the calls made so far (the given one if none was made)."""
+        """The state after the calls made so far (the given one if none was made). (A run that does not deal has
+        no state after a throw-in: ValueError.)"""
         if self.ended is not None:
             return self.ended
+        if self.thrown_in is not None:
+            raise ValueError("the auction was thrown in, and the run does not deal the next hand")
         if self.made == 0:
             return self.start
         return replace(self.start, calls=self.calls, passed=self.passed, high=self.high, viewed=self.viewed,
@@ -493,25 +504,38 @@ def apply_redeal_answer(state: GameState, move: AnswerRedeal, events: list[Event
     return replace(state, phase="auction", to_act=proposer, misere_barred=barred)
 
 
+def thrown_in(opts: Options, high: Call | None) -> str | None:
+    """Why an auction that ends with the high call ``high`` (``None``: everyone passed) is thrown in and the hand
+    redealt (``"all_passed"``, ``"inkle"``: the :class:`engine.model.ThrownIn` reason), or ``None``: it is played (a
+    contract, or an all-pass's no-trump play-out). The one rule :func:`end_auction` follows."""
+    if high is None or high.bid is None:
+        policy = opts.three_player_all_pass if opts.players == 3 else opts.all_pass
+        return None if policy == "play_no_trumps" else "all_passed"
+    if opts.inkle_mode == "signal_only" and bid_level(high.bid) == 6:
+        return "inkle"
+    return None
+
+
 def end_auction(st: GameState, events: list[Event]) -> GameState:
     """The auction is over: the contract (then :func:`engine.contract.next_setup_step`), the no-trump play-out
-    of an all-pass, or a throw-in and the next deal."""
+    of an all-pass, or a throw-in and the next deal (:func:`thrown_in`)."""
     opts = st.options
     n = opts.players
     high = st.high
-    if high is None or high.bid is None:
+    reason = thrown_in(opts, high)
+    if reason == "all_passed":
         policy = opts.three_player_all_pass if n == 3 else opts.all_pass
-        if policy == "play_no_trumps":
-            leader = (st.dealer + 1) % n
-            st = everyone_looks(st, events)
-            events.append(NoTrumpPlayOut(leader=leader))
-            return start_play(replace(st, contract=None), leader, events)
         next_dealer = st.dealer if policy == "redeal_same_dealer" else (st.dealer + 1) % n
         events.append(ThrownIn(reason="all_passed", next_dealer=next_dealer))
         return deal_hand(st, next_dealer, events)
-    if opts.inkle_mode == "signal_only" and bid_level(high.bid) == 6:
+    if reason == "inkle":
         events.append(ThrownIn(reason="inkle", next_dealer=st.dealer))
         return deal_hand(st, st.dealer, events)
+    if high is None or high.bid is None:  # everyone passed: the hand is played at no trumps
+        leader = (st.dealer + 1) % n
+        st = everyone_looks(st, events)
+        events.append(NoTrumpPlayOut(leader=leader))
+        return start_play(replace(st, contract=None), leader, events)
     st = everyone_looks(st, events)
     contractor = high.seat
     sitting_out: tuple[int, ...] = ()
@@ -540,4 +564,4 @@ def everyone_looks(st: GameState, events: list[Event]) -> GameState:
 
 __all__ = ["AUCTION_OVER", "CallRun", "apply_call", "apply_redeal_answer", "bid_rejection", "check_call",
            "end_auction", "everyone_looks", "first_partner", "legal_calls", "legal_redeal_answers",
-           "may_propose_redeal", "misere_rejection"]
+           "may_propose_redeal", "misere_rejection", "thrown_in"]

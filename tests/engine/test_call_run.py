@@ -11,7 +11,7 @@ import pytest
 
 from engine import GameState, LookAtHand, Move, Options, Pass, ProposeRedeal, apply_move, legal_moves, new_game
 from engine.auction import CallRun
-from engine.model import Bid, Event
+from engine.model import Bid, Event, ThrownIn
 from tests.engine.randomplay import random_ghost_options, random_options
 
 PLAYERS: tuple[int | str, ...] = (2, 3, 4, 5, 6, "ghosts")
@@ -38,6 +38,7 @@ def run_and_compare(state: GameState, rng: random.Random, passes: float) -> tupl
     """From ``state`` (in the auction), a run of random listed calls against the general engine, step by step:
     (the calls made, whether the run reached the end of the auction)."""
     run = CallRun(state)
+    undealt = CallRun(state, deal=False)  # the same run, stopping at a throw-in
     general = state
     events: list[Event] = []
     assert run.state() is state and run.made == 0
@@ -54,10 +55,22 @@ def run_and_compare(state: GameState, rng: random.Random, passes: float) -> tupl
         assert run.situation[0] == general.to_act
         move = _pick(listed, rng, passes)
         run.call(move)
+        assert undealt.listed() == listed
+        undealt.call(move)
         general, step = apply_move(general, move)
         events += step
         assert run.state() == general
         assert run.events == events
+        thrown = [e for e in step if isinstance(e, ThrownIn)]
+        if thrown:
+            assert run.thrown_in == undealt.thrown_in == thrown[0].reason
+            assert undealt.events == events[:events.index(thrown[0])] and undealt.ended is None
+            assert undealt.to_act == -1 and undealt.listed() is None
+            with pytest.raises(ValueError):
+                undealt.state()
+        else:
+            assert run.thrown_in is None and undealt.thrown_in is None
+            assert undealt.state() == general and undealt.events == events
         if run.ended is not None:
             assert run.to_act == -1 and run.listed() is None
             break
