@@ -39,7 +39,7 @@ from engine.cards import STRAINS, Strain, suit_of
 from engine.contract import active_seats
 from engine.deal import kitty_size, pack_for
 from engine.masks import count
-from engine.model import Trick
+from engine.model import Call, CallView, Trick
 from engine.rules import MISERE, MISERE_BIDS, OPEN_MISERE, bid_level, bid_strain, bid_value, hand_strain
 from engine.seats import seat_count
 from engine.tricks import free_joker, high_free_joker, led_suit
@@ -519,27 +519,35 @@ def _discard_move(legal: Sequence[Move], seat: int, cards: Sequence[str]) -> Mov
 
 
 def choose_partner_call(knowledge: Knowledge, legal: Sequence[Move]) -> Move:
-    view, opts = knowledge.view, knowledge.options
+    view = knowledge.view
     c = view.contract
     assert c is not None
-    hand = set(knowledge.hand or ())
+    return partner_call_from_hand(knowledge.options, knowledge.seat, knowledge.hand or (), c.bid, view.auction, legal)
+
+
+def partner_call_from_hand(opts: Options, seat: int, hand: Collection[str], bid: str,
+                           auction: Sequence[Call | CallView], legal: Sequence[Move]) -> Move:
+    """The call :func:`choose_partner_call` makes from the values it reads (the contractor's hand, the contract's
+    bid, the auction's calls): for the expert's playouts too, which call for a sampled deal without building the
+    contractor's view."""
+    held = set(hand)
     chooses = [m for m in legal if isinstance(m, ChoosePartners)]
     if chooses:
-        strain = bid_strain(c.bid)
-        for call in reversed(view.auction):
-            if call.bid is not None and call.seat != knowledge.seat and bid_strain(call.bid) == strain:
+        strain = bid_strain(bid)
+        for call in reversed(auction):
+            if call.bid is not None and call.seat != seat and bid_strain(call.bid) == strain:
                 for m in chooses:
                     if m.partners == (call.seat,):
                         return m
-        for call in reversed(view.auction):
-            if call.bid is not None and call.seat != knowledge.seat:
+        for call in reversed(auction):
+            if call.bid is not None and call.seat != seat:
                 for m in chooses:
                     if m.partners == (call.seat,):
                         return m
         return chooses[0]
     calls = {m.card: m for m in legal if isinstance(m, CallCard)}
     if calls:
-        strain = bid_strain(c.bid)
+        strain = bid_strain(bid)
         wanted: list[str] = []
         if strain in SUITS:
             wanted += list(_suit_order(opts, strain, strain))
@@ -547,18 +555,22 @@ def choose_partner_call(knowledge: Knowledge, legal: Sequence[Move]) -> Move:
             if s != strain:
                 wanted += list(_suit_order(opts, strain if strain in SUITS else "NT", s)[:1])
         for card in wanted:
-            if card in calls and card not in hand:
+            if card in calls and card not in held:
                 return calls[card]
     alone = [m for m in legal if isinstance(m, GoAlone)]
     return alone[0] if alone else legal[0]
 
 
 def choose_nomination(knowledge: Knowledge, legal: Sequence[Move]) -> Move:
-    view = knowledge.view
-    c = view.contract
-    hand = knowledge.hand or ()
+    c = knowledge.view.contract
+    return nomination_from_hand(None if c is None else c.bid, knowledge.hand or (), legal)
+
+
+def nomination_from_hand(bid: str | None, hand: Iterable[str], legal: Sequence[Move]) -> Move:
+    """The nomination :func:`choose_nomination` makes from the values it reads (the contract's bid, the hand): for
+    the expert's playouts too."""
     noms = [m for m in legal if isinstance(m, NominateJoker)]
-    if c is not None and c.bid in MISERE_BIDS:
+    if bid is not None and bid in MISERE_BIDS:
         declines = [m for m in noms if m.suit is None]
         return declines[0] if declines else noms[0]
     counts = {s: sum(1 for x in hand if suit_of(x) == s) for s in SUITS}

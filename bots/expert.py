@@ -56,6 +56,8 @@ from bots.basic import (
     discard_from_hand,
     helper_tricks,
     misere_danger,
+    nomination_from_hand,
+    partner_call_from_hand,
     read_hand,
     situation_table,
     situation_tables,
@@ -187,6 +189,14 @@ def _basic_move(state: GameState) -> Move:
             cards = _DISCARDS[key] = tuple(discard_from_hand(opts, state.hands[seat], kitty_size(opts),
                                                              state.contract.bid, strain_of(state)))
         return Discard(seat=seat, cards=cards)
+    if own and state.viewed[seat] and state.contract is not None:
+        # The basic partner call and nomination from the state's values (bots.basic.partner_call_from_hand,
+        # nomination_from_hand), likewise: the contractor's hand, the contract's bid, the auction's calls.
+        if state.phase == "call":
+            return partner_call_from_hand(opts, seat, state.hands[seat], state.contract.bid, state.calls,
+                                          legal_moves(state))
+        if state.phase == "nominate":
+            return nomination_from_hand(state.contract.bid, state.hands[seat], legal_moves(state))
     knowledge = Knowledge(view(state, controller(state.options, seat)), state.options)
     legal = [] if state.phase == "exchange" else legal_moves(state)
     return decide_basic(knowledge, legal)
@@ -307,6 +317,8 @@ def _to_card_play(state: GameState) -> tuple[GameState | None, Sequence[object]]
             return state, ()
         if state.phase == "auction":
             run = _run_auction(state)
+            if run.thrown_in is not None:
+                return None, ()  # the hand is redealt (the run does not deal it)
             if run.made:
                 state = run.state()
                 if any(isinstance(e, HandScored) for e in run.events):
@@ -322,8 +334,9 @@ def _run_auction(state: GameState) -> CallRun:
     """The auction from ``state`` (its phase), every seat making ``basic``'s call, carried on over the auction's
     values (:class:`engine.auction.CallRun`) as long as the seat to act has looked at its own hand and may only pass
     or bid (the calls :func:`_basic_move` makes from :func:`bots.basic.bid_from_hand`, each seat's hand read once):
-    the run where it stopped (``run.made``: whether it made a call)."""
-    run = CallRun(state)
+    the run where it stopped (``run.made``: whether it made a call; ``run.thrown_in``: the auction was thrown in,
+    and the run did not deal the next hand)."""
+    run = CallRun(state, deal=False)
     opts = state.options
     together = _sides_together(opts)
     tables = situation_tables(opts)
