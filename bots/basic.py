@@ -247,6 +247,8 @@ class HandReading:
                               for i, s in enumerate(STRAINS)}
         else:
             self.estimates = {s: own[i] + extra for i, s in enumerate(STRAINS)}
+        #: The same estimates in the order of :data:`engine.cards.STRAINS` (read by a strain's index).
+        self.by_strain: list[float] = [self.estimates[s] for s in STRAINS]
         self._misere = -1  # misere_danger(hand), once asked (-1: not yet)
         self._open_misere = -1  # misere_danger(hand, open_hand=True), once asked
         #: The calls :func:`bid_from_reading` chose, by everything else it read: (whether a partner holds the high
@@ -294,14 +296,15 @@ def bid_from_hand(opts: Options, seat: int, hand: Sequence[str], legal: Sequence
 class CallTable:
     """The legal calls as :func:`bid_from_reading` weighs them, read once per options and list of legal moves
     (:func:`call_table`): the first redeal proposal and the first pass, the bids but sans-kitty ones, and of those
-    each suit or no-trump bid with its level, strain and points (in order) and the (last) misère and open misère
-    bids, with the misère's points."""
+    each suit or no-trump bid with its level, strain (by index) and points (in order) and the (last) misère and open
+    misère bids, with the misère's points."""
 
     def __init__(self, opts: Options, legal: Sequence[Move]) -> None:
         self.redeal: Move | None = None
         self.first_pass: Move | None = None
         self.bids: list[Bid] = []
-        self.weighed: list[tuple[Bid, int, str, int]] = []
+        #: (the bid, its level, its strain's index in :data:`engine.cards.STRAINS`, its points).
+        self.weighed: list[tuple[Bid, int, int, int]] = []
         self.open_misere: Bid | None = None
         self.misere: Bid | None = None
         self.misere_points = 0
@@ -323,7 +326,7 @@ class CallTable:
                         self.misere = m
                         self.misere_points = bid_value(opts, MISERE)
                 else:
-                    self.weighed.append((m, shape[0], shape[1], bid_value(opts, m.bid)))
+                    self.weighed.append((m, shape[0], STRAINS.index(shape[1]), bid_value(opts, m.bid)))
 
 
 #: The call tables asked for, by (options, legal moves): auctions meet the same situations again and again.
@@ -398,7 +401,7 @@ def _choose_call(reading: HandReading, table: CallTable, partner_high: bool, hig
         fallback = first_pass if first_pass is not None else table.fallback
         assert fallback is not None
         return fallback
-    estimates = reading.estimates
+    estimates = reading.by_strain
     best: Bid | None = None
     best_score = -1e9
     best_points = 0
@@ -531,7 +534,21 @@ def partner_call_from_hand(opts: Options, seat: int, hand: Collection[str], bid:
     bid, the auction's calls): for the expert's playouts too, which call for a sampled deal without building the
     contractor's view."""
     held = set(hand)
-    chooses = [m for m in legal if isinstance(m, ChoosePartners)]
+    # The moves by kind, in one pass (exact types: the compiled build asks no generic isinstance call).
+    chooses: list[ChoosePartners] = []
+    calls: dict[str, CallCard] = {}
+    alone: list[GoAlone] = []
+    for m in legal:
+        kind = type(m)
+        if kind is CallCard:
+            assert isinstance(m, CallCard)
+            calls[m.card] = m
+        elif kind is ChoosePartners:
+            assert isinstance(m, ChoosePartners)
+            chooses.append(m)
+        elif kind is GoAlone:
+            assert isinstance(m, GoAlone)
+            alone.append(m)
     if chooses:
         strain = bid_strain(bid)
         for call in reversed(auction):
@@ -545,7 +562,6 @@ def partner_call_from_hand(opts: Options, seat: int, hand: Collection[str], bid:
                     if m.partners == (call.seat,):
                         return m
         return chooses[0]
-    calls = {m.card: m for m in legal if isinstance(m, CallCard)}
     if calls:
         strain = bid_strain(bid)
         wanted: list[str] = []
@@ -557,7 +573,6 @@ def partner_call_from_hand(opts: Options, seat: int, hand: Collection[str], bid:
         for card in wanted:
             if card in calls and card not in held:
                 return calls[card]
-    alone = [m for m in legal if isinstance(m, GoAlone)]
     return alone[0] if alone else legal[0]
 
 

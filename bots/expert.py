@@ -321,11 +321,11 @@ def _to_card_play(state: GameState) -> tuple[GameState | None, Sequence[object]]
                 return None, ()  # the hand is redealt (the run does not deal it)
             if run.made:
                 state = run.state()
-                if any(isinstance(e, HandScored) for e in run.events):
+                if any(type(e) is HandScored for e in run.events):
                     return None, run.events
                 continue
         state, events = apply_move(state, _basic_move(state))
-        if any(isinstance(e, HandScored) for e in events):
+        if any(type(e) is HandScored for e in events):  # (exact types: the compiled build asks no generic call)
             return None, events
     raise AssertionError("a hand that does not end")
 
