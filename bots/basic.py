@@ -243,12 +243,12 @@ class HandReading:
         if ghost_face_up is not None:  # ghost partners: the partner's face-up cards are seen, not guessed
             guessed = extra - KITTY_TRICKS
             face_up = strain_tricks(ghost_face_up, opts)
-            self.estimates = {s: own[i] + KITTY_TRICKS + min(guessed + 1.0, 0.8 * face_up[i] + 0.4)
-                              for i, s in enumerate(STRAINS)}
+            by_strain = [own[i] + KITTY_TRICKS + min(guessed + 1.0, 0.8 * face_up[i] + 0.4) for i in range(5)]
         else:
-            self.estimates = {s: own[i] + extra for i, s in enumerate(STRAINS)}
-        #: The same estimates in the order of :data:`engine.cards.STRAINS` (read by a strain's index).
-        self.by_strain: list[float] = [self.estimates[s] for s in STRAINS]
+            by_strain = [own[i] + extra for i in range(5)]
+        #: The estimates in the order of :data:`engine.cards.STRAINS` (read by a strain's index), and by strain.
+        self.by_strain: list[float] = by_strain
+        self.estimates = {s: by_strain[i] for i, s in enumerate(STRAINS)}
         self._misere = -1  # misere_danger(hand), once asked (-1: not yet)
         self._open_misere = -1  # misere_danger(hand, open_hand=True), once asked
         #: The calls :func:`bid_from_reading` chose, by everything else it read: (whether a partner holds the high
@@ -293,6 +293,10 @@ def bid_from_hand(opts: Options, seat: int, hand: Sequence[str], legal: Sequence
     return bid_from_reading(opts, seat, None, hand, legal, high_seat, high_bid, team, ghost_face_up)
 
 
+#: Each strain's index in :data:`engine.cards.STRAINS`.
+_STRAIN_INDEX: dict[str, int] = {s: i for i, s in enumerate(STRAINS)}
+
+
 class CallTable:
     """The legal calls as :func:`bid_from_reading` weighs them, read once per options and list of legal moves
     (:func:`call_table`): the first redeal proposal and the first pass, the bids but sans-kitty ones, and of those
@@ -326,7 +330,7 @@ class CallTable:
                         self.misere = m
                         self.misere_points = bid_value(opts, MISERE)
                 else:
-                    self.weighed.append((m, shape[0], STRAINS.index(shape[1]), bid_value(opts, m.bid)))
+                    self.weighed.append((m, shape[0], _STRAIN_INDEX[shape[1]], bid_value(opts, m.bid)))
 
 
 #: The call tables asked for, by (options, legal moves): auctions meet the same situations again and again.
@@ -494,9 +498,23 @@ def discard_from_hand(opts: Options, hand: Sequence[str], k: int, bid: str, tabl
     return out
 
 
-@lru_cache(maxsize=256)
 def _suit_ranks(opts: Options, strain: str) -> dict[str, dict[str, int]]:
-    """Per plain suit, each of its cards' rank in it in a strain (0: the highest; :func:`_suit_order`)."""
+    """Per plain suit, each of its cards' rank in it in a strain (0: the highest; :func:`_suit_order`), kept in a
+    plain dict (the compiled build calls an ``lru_cache`` wrapper as a generic Python call)."""
+    key = (opts, strain)
+    found = _SUIT_RANKS.get(key)
+    if found is None:
+        if len(_SUIT_RANKS) >= 256:
+            _SUIT_RANKS.clear()
+        found = _SUIT_RANKS[key] = _read_suit_ranks(opts, strain)
+    return found
+
+
+#: :func:`_suit_ranks` by (options, strain).
+_SUIT_RANKS: dict[tuple[Options, str], dict[str, dict[str, int]]] = {}
+
+
+def _read_suit_ranks(opts: Options, strain: str) -> dict[str, dict[str, int]]:
     out: dict[str, dict[str, int]] = {}
     for suit in SUITS:
         ranks: dict[str, int] = {}

@@ -429,6 +429,7 @@ class CallRun:
         self.situation: tuple[int, str | None, int, bool, bool, bool] = (-1, None, 0, False, False, False)
         self._ids: frozenset[int] = frozenset()
         self._listed: tuple[Move, ...] = ()
+        self._listed_at = -1  # the calls made when :meth:`listed` last answered (-1: never)
 
     def listed(self) -> tuple[Move, ...] | None:
         """The legal moves of the seat to act (:attr:`to_act`) if they are exactly a pass and the bids, else None."""
@@ -449,12 +450,13 @@ class CallRun:
         self.situation = (seat, high_bid, self.max_level, viewed, barred, early)
         self._listed = listed
         self._ids = ids
+        self._listed_at = self.made
         return listed
 
     def call(self, move: Move) -> None:
         """Make ``move`` for the seat to act: one of the moves :meth:`listed` just gave."""
         seat = self.to_act
-        if not (id(move) in self._ids or move in self._listed):
+        if self._listed_at != self.made or not (id(move) in self._ids or move in self._listed):
             raise ValueError(f"{move!r} is not one of the moves listed for seat {seat}")
         st = self.start
         calls, passed, high, viewed, nxt, raising = _called(
@@ -465,8 +467,6 @@ class CallRun:
             assert isinstance(move, Bid)
             self.max_level = max(self.max_level, bid_level(move.bid))
         self.calls, self.passed, self.high, self.viewed = calls, passed, high, viewed
-        self._ids = frozenset()
-        self._listed = ()
         if nxt < 0:
             self.to_act = -1
             self.thrown_in = thrown_in(self.options, high)
