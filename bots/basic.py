@@ -88,9 +88,22 @@ def strain_tricks(hand: Iterable[str], opts: Options) -> list[float]:
             _mask_tricks(m3, shapes[3]), _mask_tricks(m4, shapes[4])]
 
 
-@lru_cache(maxsize=256)
 def _strain_bits(opts: Options) -> tuple[dict[str, tuple[int, int, int, int, int]], tuple[TrickShape, ...]]:
-    """Each card's bit in the tables of the five strains (:data:`engine.cards.STRAINS`), and their shapes."""
+    """Each card's bit in the tables of the five strains (:data:`engine.cards.STRAINS`), and their shapes, kept in a
+    plain dict (the compiled build calls an ``lru_cache`` wrapper as a generic Python call)."""
+    found = _STRAIN_BITS.get(opts)
+    if found is None:
+        if len(_STRAIN_BITS) >= 256:
+            _STRAIN_BITS.clear()
+        found = _STRAIN_BITS[opts] = _read_strain_bits(opts)
+    return found
+
+
+#: :func:`_strain_bits` by options.
+_STRAIN_BITS: dict[Options, tuple[dict[str, tuple[int, int, int, int, int]], tuple[TrickShape, ...]]] = {}
+
+
+def _read_strain_bits(opts: Options) -> tuple[dict[str, tuple[int, int, int, int, int]], tuple[TrickShape, ...]]:
     shapes = tuple(_trick_shape(opts, s) for s in STRAINS)
     assert len(shapes) == 5
     bits = {c: (shapes[0][0].bit[c], shapes[1][0].bit[c], shapes[2][0].bit[c], shapes[3][0].bit[c],
@@ -163,7 +176,20 @@ KITTY_TRICKS = 0.5
 
 
 def helper_tricks(opts: Options) -> float:
-    """Tricks a partner and the kitty add on average to a contractor's own (by player count)."""
+    """Tricks a partner and the kitty add on average to a contractor's own (by player count), kept per options."""
+    found = _HELPER_TRICKS.get(opts)
+    if found is None:
+        if len(_HELPER_TRICKS) >= 256:
+            _HELPER_TRICKS.clear()
+        found = _HELPER_TRICKS[opts] = _helper_tricks(opts)
+    return found
+
+
+#: :func:`helper_tricks` by options.
+_HELPER_TRICKS: dict[Options, float] = {}
+
+
+def _helper_tricks(opts: Options) -> float:
     n = seat_count(opts)  # the ghost-partners game plays as four seats
     partner = {2: 0.0, 3: 0.0, 4: 1.6, 5: 1.0}.get(n, 2.2 if opts.six_player_teams == "two_teams_of_three" else 1.0)
     kitty = KITTY_TRICKS if kitty_size(opts) <= 3 else 0.8
