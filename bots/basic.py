@@ -39,7 +39,7 @@ from engine.cards import STRAINS, Strain, suit_of
 from engine.contract import active_seats
 from engine.deal import kitty_size, pack_for
 from engine.masks import count
-from engine.model import Trick
+from engine.model import Call, CallView, Trick
 from engine.rules import MISERE, MISERE_BIDS, OPEN_MISERE, bid_level, bid_strain, bid_value, hand_strain
 from engine.seats import seat_count
 from engine.tricks import free_joker, high_free_joker, led_suit
@@ -88,9 +88,22 @@ def strain_tricks(hand: Iterable[str], opts: Options) -> list[float]:
             mask_tricks(m3, shapes[3]), mask_tricks(m4, shapes[4])]
 
 
-@lru_cache(maxsize=256)
 def _strain_bits(opts: Options) -> tuple[dict[str, tuple[int, int, int, int, int]], tuple[TrickShape, ...]]:
-    """Each card's bit in the tables of the five strains (:data:`engine.cards.STRAINS`), and their shapes."""
+    """Each card's bit in the tables of the five strains (:data:`engine.cards.STRAINS`), and their shapes, kept in a
+    plain dict (the compiled build calls an ``lru_cache`` wrapper as a generic Python call)."""
+    found = _STRAIN_BITS.get(opts)
+    if found is None:
+        if len(_STRAIN_BITS) >= 256:
+            _STRAIN_BITS.clear()
+        found = _STRAIN_BITS[opts] = _read_strain_bits(opts)
+    return found
+
+
+#: :func:`_strain_bits` by options.
+_STRAIN_BITS: dict[Options, tuple[dict[str, tuple[int, int, int, int, int]], tuple[TrickShape, ...]]] = {}
+
+
+def _read_strain_bits(opts: Options) -> tuple[dict[str, tuple[int, int, int, int, int]], tuple[TrickShape, ...]]:
     shapes = tuple(trick_shape(opts, s) for s in STRAINS)
     assert len(shapes) == 5
     bits = {c: (shapes[0][0].bit[c], shapes[1][0].bit[c], shapes[2][0].bit[c], shapes[3][0].bit[c],
@@ -165,7 +178,20 @@ KITTY_TRICKS = 0.5
 
 
 def helper_tricks(opts: Options) -> float:
-    """Tricks a partner and the kitty add on average to a contractor's own (by player count)."""
+    """Tricks a partner and the kitty add on average to a contractor's own (by player count), kept per options."""
+    found = _HELPER_TRICKS.get(opts)
+    if found is None:
+        if len(_HELPER_TRICKS) >= 256:
+            _HELPER_TRICKS.clear()
+        found = _HELPER_TRICKS[opts] = _helper_tricks(opts)
+    return found
+
+
+#: :func:`helper_tricks` by options.
+_HELPER_TRICKS: dict[Options, float] = {}
+
+
+def _helper_tricks(opts: Options) -> float:
     n = seat_count(opts)  # the ghost-partners game plays as four seats
     partner = {2: 0.0, 3: 0.0, 4: 1.6, 5: 1.0}.get(n, 2.2 if opts.six_player_teams == "two_teams_of_three" else 1.0)
     kitty = KITTY_TRICKS if kitty_size(opts) <= 3 else 0.8
@@ -245,10 +271,12 @@ class HandReading:
         if ghost_face_up is not None:  # ghost partners: the partner's face-up cards are seen, not guessed
             guessed = extra - KITTY_TRICKS
             face_up = strain_tricks(ghost_face_up, opts)
-            self.estimates = {s: own[i] + KITTY_TRICKS + min(guessed + 1.0, 0.8 * face_up[i] + 0.4)
-                              for i, s in enumerate(STRAINS)}
+            by_strain = [own[i] + KITTY_TRICKS + min(guessed + 1.0, 0.8 * face_up[i] + 0.4) for i in range(5)]
         else:
-            self.estimates = {s: own[i] + extra for i, s in enumerate(STRAINS)}
+            by_strain = [own[i] + extra for i in range(5)]
+        #: The estimates in the order of :data:`engine.cards.STRAINS` (read by a strain's index), and by strain.
+        self.by_strain: list[float] = by_strain
+        self.estimates = {s: by_strain[i] for i, s in enumerate(STRAINS)}
         self._misere = -1  # misere_danger(hand), once asked (-1: not yet)
         self._open_misere = -1  # misere_danger(hand, open_hand=True), once asked
         #: The calls :func:`bid_from_reading` chose, by everything else it read: (whether a partner holds the high
@@ -293,17 +321,22 @@ def bid_from_hand(opts: Options, seat: int, hand: Sequence[str], legal: Sequence
     return bid_from_reading(opts, seat, None, hand, legal, high_seat, high_bid, team, ghost_face_up)
 
 
+#: Each strain's index in :data:`engine.cards.STRAINS`.
+_STRAIN_INDEX: dict[str, int] = {s: i for i, s in enumerate(STRAINS)}
+
+
 class CallTable:
     """The legal calls as :func:`bid_from_reading` weighs them, read once per options and list of legal moves
     (:func:`call_table`): the first redeal proposal and the first pass, the bids but sans-kitty ones, and of those
-    each suit or no-trump bid with its level, strain and points (in order) and the (last) misère and open misère
-    bids, with the misère's points."""
+    each suit or no-trump bid with its level, strain (by index) and points (in order) and the (last) misère and open
+    misère bids, with the misère's points."""
 
     def __init__(self, opts: Options, legal: Sequence[Move]) -> None:
         self.redeal: Move | None = None
         self.first_pass: Move | None = None
         self.bids: list[Bid] = []
-        self.weighed: list[tuple[Bid, int, str, int]] = []
+        #: (the bid, its level, its strain's index in :data:`engine.cards.STRAINS`, its points).
+        self.weighed: list[tuple[Bid, int, int, int]] = []
         self.open_misere: Bid | None = None
         self.misere: Bid | None = None
         self.misere_points = 0
@@ -325,7 +358,7 @@ class CallTable:
                         self.misere = m
                         self.misere_points = bid_value(opts, MISERE)
                 else:
-                    self.weighed.append((m, shape[0], shape[1], bid_value(opts, m.bid)))
+                    self.weighed.append((m, shape[0], _STRAIN_INDEX[shape[1]], bid_value(opts, m.bid)))
 
 
 #: The call tables asked for, by (options, legal moves): auctions meet the same situations again and again.
@@ -343,15 +376,44 @@ def call_table(opts: Options, legal: Sequence[Move]) -> CallTable:
     return table
 
 
+#: The call tables of :func:`situation_tables`, per options.
+_SITUATION_TABLES: dict[Options, dict[tuple[int, str | None, int, bool, bool, bool], CallTable]] = {}
+
+
+def situation_tables(opts: Options) -> dict[tuple[int, str | None, int, bool, bool, bool], CallTable]:
+    """The call tables of one rule set by auction situation (:attr:`engine.auction.CallRun.situation`, which decides
+    the legal calls it lists), for :func:`situation_table`: a loop over many calls looks the options up once."""
+    found = _SITUATION_TABLES.get(opts)
+    if found is None:
+        if len(_SITUATION_TABLES) >= 256:
+            _SITUATION_TABLES.clear()
+        found = _SITUATION_TABLES[opts] = {}
+    return found
+
+
+def situation_table(opts: Options, tables: dict[tuple[int, str | None, int, bool, bool, bool], CallTable],
+                    situation: tuple[int, str | None, int, bool, bool, bool], legal: Sequence[Move]) -> CallTable:
+    """The :class:`CallTable` of ``legal``, the calls :class:`engine.auction.CallRun` listed in ``situation``, kept
+    in ``tables`` (:func:`situation_tables` of ``opts``): the key is a few small values, not the list of moves."""
+    table = tables.get(situation)
+    if table is None:
+        if len(tables) >= 1 << 14:
+            tables.clear()
+        table = tables[situation] = CallTable(opts, legal)
+    return table
+
+
 def bid_from_reading(opts: Options, seat: int, reading: HandReading | None, hand: Sequence[str],
                      legal: Sequence[Move], high_seat: int | None, high_bid: str | None, team: Collection[int],
-                     ghost_face_up: Sequence[str] | None = None) -> Move:
-    """:func:`bid_from_hand`, with the hand's :func:`read_hand` when the caller has it (``None``: read here). The
-    choice is kept in the reading, by everything else it depends on (the call table stands for the legal moves it
-    was read from: a key holds it, so no other table takes its identity while the choice is kept)."""
+                     ghost_face_up: Sequence[str] | None = None, table: CallTable | None = None) -> Move:
+    """:func:`bid_from_hand`, with the hand's :func:`read_hand` when the caller has it (``None``: read here) and the
+    legal moves' :class:`CallTable` when it has it (``None``: :func:`call_table`). The choice is kept in the
+    reading, by everything else it depends on (the call table stands for the legal moves it was read from: a key
+    holds it, so no other table takes its identity while the choice is kept)."""
     if reading is None:
         reading = read_hand(opts, hand, ghost_face_up)
-    table = call_table(opts, legal)
+    if table is None:
+        table = call_table(opts, legal)
     partner_high = high_seat is not None and high_seat in team and high_seat != seat
     key = (partner_high, high_bid, table)
     chosen = reading.chosen.get(key)
@@ -371,7 +433,7 @@ def _choose_call(reading: HandReading, table: CallTable, partner_high: bool, hig
         fallback = first_pass if first_pass is not None else table.fallback
         assert fallback is not None
         return fallback
-    estimates = reading.estimates
+    estimates = reading.by_strain
     best: Bid | None = None
     best_score = -1e9
     best_points = 0
@@ -464,9 +526,23 @@ def discard_from_hand(opts: Options, hand: Sequence[str], k: int, bid: str, tabl
     return out
 
 
-@lru_cache(maxsize=256)
 def _suit_ranks(opts: Options, strain: str) -> dict[str, dict[str, int]]:
-    """Per plain suit, each of its cards' rank in it in a strain (0: the highest; :func:`_suit_order`)."""
+    """Per plain suit, each of its cards' rank in it in a strain (0: the highest; :func:`_suit_order`), kept in a
+    plain dict (the compiled build calls an ``lru_cache`` wrapper as a generic Python call)."""
+    key = (opts, strain)
+    found = _SUIT_RANKS.get(key)
+    if found is None:
+        if len(_SUIT_RANKS) >= 256:
+            _SUIT_RANKS.clear()
+        found = _SUIT_RANKS[key] = _read_suit_ranks(opts, strain)
+    return found
+
+
+#: :func:`_suit_ranks` by (options, strain).
+_SUIT_RANKS: dict[tuple[Options, str], dict[str, dict[str, int]]] = {}
+
+
+def _read_suit_ranks(opts: Options, strain: str) -> dict[str, dict[str, int]]:
     out: dict[str, dict[str, int]] = {}
     for suit in SUITS:
         ranks: dict[str, int] = {}
@@ -492,27 +568,48 @@ def _discard_move(legal: Sequence[Move], seat: int, cards: Sequence[str]) -> Mov
 
 
 def choose_partner_call(knowledge: Knowledge, legal: Sequence[Move]) -> Move:
-    view, opts = knowledge.view, knowledge.options
+    view = knowledge.view
     c = view.contract
     assert c is not None
-    hand = set(knowledge.hand or ())
-    chooses = [m for m in legal if isinstance(m, ChoosePartners)]
+    return partner_call_from_hand(knowledge.options, knowledge.seat, knowledge.hand or (), c.bid, view.auction, legal)
+
+
+def partner_call_from_hand(opts: Options, seat: int, hand: Collection[str], bid: str,
+                           auction: Sequence[Call | CallView], legal: Sequence[Move]) -> Move:
+    """The call :func:`choose_partner_call` makes from the values it reads (the contractor's hand, the contract's
+    bid, the auction's calls): for the expert's playouts too, which call for a sampled deal without building the
+    contractor's view."""
+    held = set(hand)
+    # The moves by kind, in one pass (exact types: the compiled build asks no generic isinstance call).
+    chooses: list[ChoosePartners] = []
+    calls: dict[str, CallCard] = {}
+    alone: list[GoAlone] = []
+    for m in legal:
+        kind = type(m)
+        if kind is CallCard:
+            assert isinstance(m, CallCard)
+            calls[m.card] = m
+        elif kind is ChoosePartners:
+            assert isinstance(m, ChoosePartners)
+            chooses.append(m)
+        elif kind is GoAlone:
+            assert isinstance(m, GoAlone)
+            alone.append(m)
     if chooses:
-        strain = bid_strain(c.bid)
-        for call in reversed(view.auction):
-            if call.bid is not None and call.seat != knowledge.seat and bid_strain(call.bid) == strain:
+        strain = bid_strain(bid)
+        for call in reversed(auction):
+            if call.bid is not None and call.seat != seat and bid_strain(call.bid) == strain:
                 for m in chooses:
                     if m.partners == (call.seat,):
                         return m
-        for call in reversed(view.auction):
-            if call.bid is not None and call.seat != knowledge.seat:
+        for call in reversed(auction):
+            if call.bid is not None and call.seat != seat:
                 for m in chooses:
                     if m.partners == (call.seat,):
                         return m
         return chooses[0]
-    calls = {m.card: m for m in legal if isinstance(m, CallCard)}
     if calls:
-        strain = bid_strain(c.bid)
+        strain = bid_strain(bid)
         wanted: list[str] = []
         if strain in SUITS:
             wanted += list(_suit_order(opts, strain, strain))
@@ -520,18 +617,21 @@ def choose_partner_call(knowledge: Knowledge, legal: Sequence[Move]) -> Move:
             if s != strain:
                 wanted += list(_suit_order(opts, strain if strain in SUITS else "NT", s)[:1])
         for card in wanted:
-            if card in calls and card not in hand:
+            if card in calls and card not in held:
                 return calls[card]
-    alone = [m for m in legal if isinstance(m, GoAlone)]
     return alone[0] if alone else legal[0]
 
 
 def choose_nomination(knowledge: Knowledge, legal: Sequence[Move]) -> Move:
-    view = knowledge.view
-    c = view.contract
-    hand = knowledge.hand or ()
+    c = knowledge.view.contract
+    return nomination_from_hand(None if c is None else c.bid, knowledge.hand or (), legal)
+
+
+def nomination_from_hand(bid: str | None, hand: Iterable[str], legal: Sequence[Move]) -> Move:
+    """The nomination :func:`choose_nomination` makes from the values it reads (the contract's bid, the hand): for
+    the expert's playouts too."""
     noms = [m for m in legal if isinstance(m, NominateJoker)]
-    if c is not None and c.bid in MISERE_BIDS:
+    if bid is not None and bid in MISERE_BIDS:
         declines = [m for m in noms if m.suit is None]
         return declines[0] if declines else noms[0]
     counts = {s: sum(1 for x in hand if suit_of(x) == s) for s in SUITS}

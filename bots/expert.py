@@ -49,11 +49,18 @@ from itertools import combinations
 from msgspec.structs import replace
 
 from bots.basic import (
+    HandReading,
     bid_from_hand,
+    bid_from_reading,
     decide_basic,
     discard_from_hand,
     helper_tricks,
     misere_danger,
+    nomination_from_hand,
+    partner_call_from_hand,
+    read_hand,
+    situation_table,
+    situation_tables,
     strain_tricks,
 )
 from bots.cardplay import HandInPlay, bit_keys, choose_bit
@@ -80,6 +87,7 @@ from engine import (
     sides,
     view,
 )
+from engine.auction import CallRun
 from engine.cards import STRAINS, rank_of
 from engine.contract import hand_teams, playing_together
 from engine.deal import kitty_size
@@ -181,6 +189,14 @@ def _basic_move(state: GameState) -> Move:
             cards = _DISCARDS[key] = tuple(discard_from_hand(opts, state.hands[seat], kitty_size(opts),
                                                              state.contract.bid, strain_of(state)))
         return Discard(seat=seat, cards=cards)
+    if own and state.viewed[seat] and state.contract is not None:
+        # The basic partner call and nomination from the state's values (bots.basic.partner_call_from_hand,
+        # nomination_from_hand), likewise: the contractor's hand, the contract's bid, the auction's calls.
+        if state.phase == "call":
+            return partner_call_from_hand(opts, seat, state.hands[seat], state.contract.bid, state.calls,
+                                          legal_moves(state))
+        if state.phase == "nominate":
+            return nomination_from_hand(state.contract.bid, state.hands[seat], legal_moves(state))
     knowledge = Knowledge(view(state, controller(state.options, seat)), state.options)
     legal = [] if state.phase == "exchange" else legal_moves(state)
     return decide_basic(knowledge, legal)
@@ -299,10 +315,50 @@ def _to_card_play(state: GameState) -> tuple[GameState | None, Sequence[object]]
             return None, ()
         if state.phase == "play":
             return state, ()
+        if state.phase == "auction":
+            run = _run_auction(state)
+            if run.thrown_in is not None:
+                return None, ()  # the hand is redealt (the run does not deal it)
+            if run.made:
+                state = run.state()
+                if any(type(e) is HandScored for e in run.events):
+                    return None, run.events
+                continue
         state, events = apply_move(state, _basic_move(state))
-        if any(isinstance(e, HandScored) for e in events):
+        if any(type(e) is HandScored for e in events):  # (exact types: the compiled build asks no generic call)
             return None, events
     raise AssertionError("a hand that does not end")
+
+
+def _run_auction(state: GameState) -> CallRun:
+    """The auction from ``state`` (its phase), every seat making ``basic``'s call, carried on over the auction's
+    values (:class:`engine.auction.CallRun`) as long as the seat to act has looked at its own hand and may only pass
+    or bid (the calls :func:`_basic_move` makes from :func:`bots.basic.bid_from_hand`, each seat's hand read once):
+    the run where it stopped (``run.made``: whether it made a call; ``run.thrown_in``: the auction was thrown in,
+    and the run did not deal the next hand)."""
+    run = CallRun(state, deal=False)
+    opts = state.options
+    together = _sides_together(opts)
+    tables = situation_tables(opts)
+    hands = state.hands
+    readings: dict[int, HandReading] = {}
+    while True:
+        legal = run.listed()
+        if legal is None:
+            return run
+        seat = run.to_act
+        if not run.viewed[seat]:
+            return run
+        reading = readings.get(seat)
+        if reading is None:
+            if controller(opts, seat) != seat:
+                return run
+            ghost = next((g for g in controlled_seats(opts, seat) if g != seat), None) if state.ghost_piles else None
+            reading = readings[seat] = read_hand(opts, hands[seat], None if ghost is None else hands[ghost])
+        high = run.high
+        table = situation_table(opts, tables, run.situation, legal)
+        run.call(bid_from_reading(opts, seat, reading, hands[seat], legal, None if high is None else high.seat,
+                                  None if high is None else high.bid, together[seat], None, table))
 
 
 def _play_out(state: GameState, seat: int, played: CardPlays | None = None) -> Outcome:

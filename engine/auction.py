@@ -204,11 +204,17 @@ def may_propose_redeal(state: GameState, seat: int) -> bool:
     """No-ace-no-face (RULES.md 3.1): before its first call, once per hand, a seat holding no A, K, Q, J or
     joker may propose a redeal, in the games with partners (not the ghost-partners game: the partner who would
     answer is the proposer's own ghost)."""
-    opts = state.options
-    return (opts.no_ace_no_face and has_teams(opts) and not is_ghost_game(opts) and state.redeal_proposer is None
-            and not state.misere_barred and state.viewed[seat]
-            and all(c.seat != seat for c in state.calls)
-            and not any(c in JOKERS or rank_of(c) in HONOURS for c in state.hands[seat]))
+    return _may_propose(state.options, state.redeal_proposer, state.misere_barred, state.viewed[seat], state.calls,
+                        seat, state.hands[seat])
+
+
+def _may_propose(opts: Options, proposer: int | None, barred: tuple[int, ...], viewed: bool,
+                 calls: tuple[Call, ...], seat: int, hand: tuple[str, ...]) -> bool:
+    """:func:`may_propose_redeal` from the values it reads."""
+    return (opts.no_ace_no_face and has_teams(opts) and not is_ghost_game(opts) and proposer is None
+            and not barred and viewed
+            and all(c.seat != seat for c in calls)
+            and not any(c in JOKERS or rank_of(c) in HONOURS for c in hand))
 
 
 def first_partner(opts: Options, seat: int) -> int:
@@ -255,55 +261,71 @@ def apply_call(state: GameState, move: Move, events: list[Event]) -> GameState:
     """Apply a checked auction move: the next seat to call, or the end of the auction."""
     seat = move.seat
     kind = type(move)  # exact types, not isinstance: the compiled build answers it without a generic call
-    if kind is Bid:
-        assert isinstance(move, Bid)
-        return _apply_bid(state, move, events)
+    if kind is Bid or kind is Pass:
+        calls, passed, high, viewed, nxt, raising = _called(
+            state.options, seat, move, state.calls, state.passed, state.high, state.viewed, state.raising,
+            state.hands[seat], events)
+        if nxt < 0:
+            return end_auction(replace(state, calls=calls, passed=passed, high=high, viewed=viewed, raising=False),
+                               events)
+        return replace(state, calls=calls, passed=passed, high=high, viewed=viewed, raising=raising, to_act=nxt)
     if kind is LookAtHand:
         events.append(LookedAtHand(seat=seat, cards=state.hands[seat]))
         return replace(state, viewed=state.viewed[:seat] + (True,) + state.viewed[seat + 1:])
-    if kind is ProposeRedeal:
-        events.append(RedealProposed(seat=seat))
-        return replace(state, phase="redeal_answer", redeal_proposer=seat,
-                       to_act=first_partner(state.options, seat))
-    events.append(Passed(seat=seat))
-    call = Call(seat, None)
-    if state.raising:  # the high bidder stands on its bid
-        return end_auction(replace(state, calls=state.calls + (call,), raising=False), events)
-    passed = list(state.passed)
-    passed[seat] = True
-    return _next_caller(state, seat, events, state.calls + (call,), tuple(passed), state.high, state.viewed)
+    events.append(RedealProposed(seat=seat))  # ProposeRedeal
+    return replace(state, phase="redeal_answer", redeal_proposer=seat, to_act=first_partner(state.options, seat))
 
 
-def _apply_bid(state: GameState, move: Bid, events: list[Event]) -> GameState:
-    opts = state.options
-    seat = move.seat
-    calls = state.calls
-    viewed = state.viewed
-    high = state.high
+#: What follows a call (:func:`_called`): the auction is over (any seat to call next is ``>= 0``).
+AUCTION_OVER: Final = -1
+
+#: The auction's values after a call: its calls, passes, high call and looks, the seat to call next (or
+#: :data:`AUCTION_OVER`), and whether that seat makes the high bidder's final call (``final_bidder_may_raise``).
+Called = tuple[tuple[Call, ...], tuple[bool, ...], Call | None, tuple[bool, ...], int, bool]
+
+
+def _called(opts: Options, seat: int, move: Move, calls: tuple[Call, ...], passed: tuple[bool, ...],
+            high: Call | None, viewed: tuple[bool, ...], raising: bool, hand: tuple[str, ...],
+            events: list[Event]) -> Called:
+    """A checked pass or bid of ``seat`` (holding ``hand``) applied to the auction's values: the one rule for what a
+    call does (:func:`apply_call` and :class:`CallRun` both apply it)."""
+    if type(move) is not Bid:  # a pass
+        events.append(Passed(seat=seat))
+        call = Call(seat, None)
+        if raising:  # the high bidder stands on its bid
+            return calls + (call,), passed, high, viewed, AUCTION_OVER, False
+        marks = list(passed)
+        marks[seat] = True
+        calls = calls + (call,)
+        after = tuple(marks)
+        nxt, raise_next = _next_to_call(opts, seat, calls, after, high)
+        return calls, after, high, viewed, nxt, raise_next
+    assert isinstance(move, Bid)
     call = Call(seat, move.bid, move.sans_kitty)
     events.append(BidMade(seat=seat, bid=move.bid, sans_kitty=move.sans_kitty))
     if move.bid != BLIND_MISERE and not viewed[seat]:
         viewed = viewed[:seat] + (True,) + viewed[seat + 1:]
-        events.append(LookedAtHand(seat=seat, cards=state.hands[seat]))
+        events.append(LookedAtHand(seat=seat, cards=hand))
     reopen = False
     if opts.pass_is_final == "reopen_on_suit_change":
         previous = next((c for c in reversed(calls) if c.seat == seat and c.bid is not None), None)
         reopen = (previous is not None and previous.bid is not None
                   and bid_strain(previous.bid) != bid_strain(move.bid))
-    if state.raising:
+    if raising:
         same = high is not None and high.bid is not None and bid_strain(high.bid) == bid_strain(move.bid)
         reopen = not same and opts.raise_strain_change_reopens
         if not reopen:
-            return end_auction(replace(state, calls=calls + (call,), high=call, viewed=viewed, raising=False),
-                               events)
-    passed = state.passed
+            return calls + (call,), passed, call, viewed, AUCTION_OVER, False
+    now = passed
     if reopen:
-        passed = (False,) * opts.players
+        now = (False,) * opts.players
         events.append(AuctionReopened(seat=seat))
     rungs, top = _rungs(opts)
     if rungs[move.bid] == top:  # the top bid ends the auction (the passes stay as they were)
-        return end_auction(replace(state, calls=calls + (call,), high=call, viewed=viewed, raising=False), events)
-    return _next_caller(state, seat, events, calls + (call,), passed, call, viewed)
+        return calls + (call,), passed, call, viewed, AUCTION_OVER, False
+    calls = calls + (call,)
+    nxt, raise_next = _next_to_call(opts, seat, calls, now, call)
+    return calls, now, call, viewed, nxt, raise_next
 
 
 #: Per rule set: its ladder and its top rung (:func:`engine.rules.ladder`, :func:`engine.rules.top_rung`), in a plain
@@ -320,18 +342,15 @@ def _rungs(opts: Options) -> tuple[dict[str, float], float]:
     return found
 
 
-def _next_caller(state: GameState, seat: int, events: list[Event], calls: tuple[Call, ...], passed: tuple[bool, ...],
-                 high: Call | None, viewed: tuple[bool, ...]) -> GameState:
-    """After ``seat``'s call, which made the auction's calls, passes, high call and looks those given: who calls
-    next, or the end of the auction. (The call's changes come as arguments, so that the state is copied once.)"""
-    opts = state.options
+def _next_to_call(opts: Options, seat: int, calls: tuple[Call, ...], passed: tuple[bool, ...],
+                  high: Call | None) -> tuple[int, bool]:
+    """After ``seat``'s call, which made the auction's calls, passes and high call those given: the seat to call
+    next and whether it makes the high bidder's final call, or :data:`AUCTION_OVER`."""
     n = opts.players
     if opts.bidding_style == "american_single_round":
         if len(calls) >= n:
-            return end_auction(replace(state, calls=calls, passed=passed, high=high, viewed=viewed, raising=False),
-                               events)
-        return replace(state, calls=calls, passed=passed, high=high, viewed=viewed, raising=False,
-                       to_act=(seat + 1) % n)
+            return AUCTION_OVER, False
+        return (seat + 1) % n, False
     if opts.pass_is_final == "never":
         trailing = 0
         for c in reversed(calls):
@@ -339,29 +358,137 @@ def _next_caller(state: GameState, seat: int, events: list[Event], calls: tuple[
                 break
             trailing += 1
         if (high is None and trailing >= n) or (high is not None and trailing >= n - 1):
-            return _maybe_raise(state, events, calls, passed, high, viewed)
-        return replace(state, calls=calls, passed=passed, high=high, viewed=viewed, raising=False,
-                       to_act=(seat + 1) % n)
+            return _raise_or_end(opts, high)
+        return (seat + 1) % n, False
     if high is None:
         if all(passed):
-            return end_auction(replace(state, calls=calls, passed=passed, high=high, viewed=viewed, raising=False),
-                               events)
+            return AUCTION_OVER, False
     elif passed.count(False) == 1 and not passed[high.seat]:  # everyone but the high bidder has passed
-        return _maybe_raise(state, events, calls, passed, high, viewed)
+        return _raise_or_end(opts, high)
     nxt = seat
     for _ in range(n):
         nxt = nxt + 1 if nxt + 1 < n else 0
         if not passed[nxt]:
-            return replace(state, calls=calls, passed=passed, high=high, viewed=viewed, raising=False, to_act=nxt)
+            return nxt, False
     raise AssertionError("an auction in progress with nobody left to call")  # unreachable: see above
 
 
-def _maybe_raise(state: GameState, events: list[Event], calls: tuple[Call, ...], passed: tuple[bool, ...],
-                 high: Call | None, viewed: tuple[bool, ...]) -> GameState:
+def _raise_or_end(opts: Options, high: Call | None) -> tuple[int, bool]:
     """Everyone but the high bidder has passed: its final call (``final_bidder_may_raise``), else the end."""
-    if high is not None and state.options.final_bidder_may_raise:
-        return replace(state, calls=calls, passed=passed, high=high, viewed=viewed, raising=True, to_act=high.seat)
-    return end_auction(replace(state, calls=calls, passed=passed, high=high, viewed=viewed, raising=False), events)
+    if high is not None and opts.final_bidder_may_raise:
+        return high.seat, True
+    return AUCTION_OVER, False
+
+
+class CallRun:
+    """An auction carried on over plain values: its calls, passes, high call, looks and the seat to call, without a
+    :class:`GameState` per call, for a loop that makes many calls in a row (the expert bot's playouts: every seat
+    calls by the ``basic`` bot's rules until the auction ends).
+
+    :meth:`listed` gives the legal moves of the seat to act when they are a pass and the bids (the very tuple
+    :func:`legal_calls` lists them from, in its order), or ``None`` when the state's legal moves would hold more
+    (looking at the hand, proposing a redeal) or the auction is over; :meth:`call` makes one of those moves by the
+    rules of :func:`apply_call` (the same :func:`_called`), and at the end of the auction applies
+    :func:`end_auction` to the state the last call was made in. :meth:`state` is then the state, and :attr:`events`
+    the events, that :func:`engine.game.apply_move` gives for the same moves one by one (tests/engine/test_call_run.py
+    compares them on random games).
+
+    >>> from engine.game import new_game
+    >>> from engine.options import Options
+    >>> st, _ = new_game(Options(), seed=1, first_dealer=3)
+    >>> run = CallRun(st)
+    >>> moves = run.listed()
+    >>> moves is not None and moves[0] == Pass(seat=0)
+    True
+    >>> run.call(moves[1]); run.to_act, run.high
+    (1, Call(seat=0, bid='6S', sans_kitty=False))
+    """
+
+    def __init__(self, state: GameState, deal: bool = True) -> None:
+        self.start = state
+        #: Whether a thrown-in auction deals the next hand (``False``: the run stops at the throw-in, which
+        #: :attr:`thrown_in` names, with no state after it: for a caller that only asks whether the hand is played).
+        self.deal = deal
+        #: Why the auction was thrown in (:func:`thrown_in`), once it was here; else ``None``.
+        self.thrown_in: str | None = None
+        self.options = state.options
+        self.to_act = -1 if state.to_act is None or state.phase != "auction" else state.to_act
+        self.calls = state.calls
+        self.passed = state.passed
+        self.high = state.high
+        self.viewed = state.viewed
+        self.raising = state.raising
+        self.max_level = _max_level(state.calls)
+        self.made = 0  # the calls made here
+        #: The events of the calls made here (and of the end of the auction).
+        self.events: list[Event] = []
+        #: The state after the auction's end, once it ended here.
+        self.ended: GameState | None = None
+        #: The auction situation :meth:`listed` last answered for (what decides the list, but the options): the seat,
+        #: the high bid, the highest level bid, whether the seat has looked, is barred from misère, calls early.
+        self.situation: tuple[int, str | None, int, bool, bool, bool] = (-1, None, 0, False, False, False)
+        self._ids: frozenset[int] = frozenset()
+        self._listed: tuple[Move, ...] = ()
+        self._listed_at = -1  # the calls made when :meth:`listed` last answered (-1: never)
+
+    def listed(self) -> tuple[Move, ...] | None:
+        """The legal moves of the seat to act (:attr:`to_act`) if they are exactly a pass and the bids, else None."""
+        seat = self.to_act
+        if seat < 0 or self.ended is not None:
+            return None
+        st = self.start
+        viewed = self.viewed[seat]
+        calls = self.calls
+        if not self.raising and (not viewed or _may_propose(self.options, st.redeal_proposer, st.misere_barred,
+                                                             viewed, calls, seat, st.hands[seat])):
+            return None  # legal_calls lists looking at the hand or proposing a redeal too
+        high = self.high
+        high_bid = None if high is None else high.bid
+        barred = seat in st.misere_barred
+        early = len(calls) < 2
+        listed, ids = _call_moves(self.options, seat, high_bid, self.max_level, viewed, barred, early)
+        self.situation = (seat, high_bid, self.max_level, viewed, barred, early)
+        self._listed = listed
+        self._ids = ids
+        self._listed_at = self.made
+        return listed
+
+    def call(self, move: Move) -> None:
+        """Make ``move`` for the seat to act: one of the moves :meth:`listed` just gave."""
+        seat = self.to_act
+        if self._listed_at != self.made or not (id(move) in self._ids or move in self._listed):
+            raise ValueError(f"{move!r} is not one of the moves listed for seat {seat}")
+        st = self.start
+        calls, passed, high, viewed, nxt, raising = _called(
+            self.options, seat, move, self.calls, self.passed, self.high, self.viewed, self.raising, st.hands[seat],
+            self.events)
+        self.made += 1
+        if type(move) is Bid:
+            assert isinstance(move, Bid)
+            self.max_level = max(self.max_level, bid_level(move.bid))
+        self.calls, self.passed, self.high, self.viewed = calls, passed, high, viewed
+        if nxt < 0:
+            self.to_act = -1
+            self.thrown_in = thrown_in(self.options, high)
+            if self.thrown_in is not None and not self.deal:
+                return
+            self.ended = end_auction(replace(st, calls=calls, passed=passed, high=high, viewed=viewed,
+                                             raising=False, to_act=seat), self.events)
+            return
+        self.to_act = nxt
+        self.raising = raising
+
+    def state(self) -> GameState:
+        """The state after the calls made so far (the given one if none was made). (A run that does not deal has
+        no state after a throw-in: ValueError.)"""
+        if self.ended is not None:
+            return self.ended
+        if self.thrown_in is not None:
+            raise ValueError("the auction was thrown in, and the run does not deal the next hand")
+        if self.made == 0:
+            return self.start
+        return replace(self.start, calls=self.calls, passed=self.passed, high=self.high, viewed=self.viewed,
+                       raising=self.raising, to_act=self.to_act)
 
 
 def apply_redeal_answer(state: GameState, move: AnswerRedeal, events: list[Event]) -> GameState:
@@ -377,25 +504,38 @@ def apply_redeal_answer(state: GameState, move: AnswerRedeal, events: list[Event
     return replace(state, phase="auction", to_act=proposer, misere_barred=barred)
 
 
+def thrown_in(opts: Options, high: Call | None) -> str | None:
+    """Why an auction that ends with the high call ``high`` (``None``: everyone passed) is thrown in and the hand
+    redealt (``"all_passed"``, ``"inkle"``: the :class:`engine.model.ThrownIn` reason), or ``None``: it is played (a
+    contract, or an all-pass's no-trump play-out). The one rule :func:`end_auction` follows."""
+    if high is None or high.bid is None:
+        policy = opts.three_player_all_pass if opts.players == 3 else opts.all_pass
+        return None if policy == "play_no_trumps" else "all_passed"
+    if opts.inkle_mode == "signal_only" and bid_level(high.bid) == 6:
+        return "inkle"
+    return None
+
+
 def end_auction(st: GameState, events: list[Event]) -> GameState:
     """The auction is over: the contract (then :func:`engine.contract.next_setup_step`), the no-trump play-out
-    of an all-pass, or a throw-in and the next deal."""
+    of an all-pass, or a throw-in and the next deal (:func:`thrown_in`)."""
     opts = st.options
     n = opts.players
     high = st.high
-    if high is None or high.bid is None:
+    reason = thrown_in(opts, high)
+    if reason == "all_passed":
         policy = opts.three_player_all_pass if n == 3 else opts.all_pass
-        if policy == "play_no_trumps":
-            leader = (st.dealer + 1) % n
-            st = everyone_looks(st, events)
-            events.append(NoTrumpPlayOut(leader=leader))
-            return start_play(replace(st, contract=None), leader, events)
         next_dealer = st.dealer if policy == "redeal_same_dealer" else (st.dealer + 1) % n
         events.append(ThrownIn(reason="all_passed", next_dealer=next_dealer))
         return deal_hand(st, next_dealer, events)
-    if opts.inkle_mode == "signal_only" and bid_level(high.bid) == 6:
+    if reason == "inkle":
         events.append(ThrownIn(reason="inkle", next_dealer=st.dealer))
         return deal_hand(st, st.dealer, events)
+    if high is None or high.bid is None:  # everyone passed: the hand is played at no trumps
+        leader = (st.dealer + 1) % n
+        st = everyone_looks(st, events)
+        events.append(NoTrumpPlayOut(leader=leader))
+        return start_play(replace(st, contract=None), leader, events)
     st = everyone_looks(st, events)
     contractor = high.seat
     sitting_out: tuple[int, ...] = ()
@@ -422,5 +562,6 @@ def everyone_looks(st: GameState, events: list[Event]) -> GameState:
     return replace(st, viewed=(True,) * len(st.viewed))
 
 
-__all__ = ["apply_call", "apply_redeal_answer", "bid_rejection", "check_call", "end_auction", "everyone_looks",
-           "first_partner", "legal_calls", "legal_redeal_answers", "may_propose_redeal", "misere_rejection"]
+__all__ = ["AUCTION_OVER", "CallRun", "apply_call", "apply_redeal_answer", "bid_rejection", "check_call",
+           "end_auction", "everyone_looks", "first_partner", "legal_calls", "legal_redeal_answers",
+           "may_propose_redeal", "misere_rejection", "thrown_in"]

@@ -105,11 +105,29 @@ def active_seats(opts: Options, sitting_out: Collection[int]) -> tuple[int, ...]
 def legal_partner_calls(state: GameState, seat: int) -> list[Move]:
     """Five players: call any card but a joker, or name partners (``choose_player``), or go alone."""
     opts = state.options
+    two = opts.five_player_partner_method == "choose_player"
+    if two:
+        assert state.contract is not None
+        two = bid_level(state.contract.bid) >= 8
+    key = (opts, seat, two)
+    found = _PARTNER_CALLS.get(key)
+    if found is None:
+        if len(_PARTNER_CALLS) >= 1024:
+            _PARTNER_CALLS.clear()
+        found = _PARTNER_CALLS[key] = tuple(_partner_calls(opts, seat, two))
+    return list(found)
+
+
+#: The partner calls of :func:`legal_partner_calls` by (options, seat, whether two partners may be named): the
+#: same moves for every contract of a seat (a pure memo, like ``engine.auction._CALL_MOVES``).
+_PARTNER_CALLS: Final[dict[tuple[Options, int, bool], tuple[Move, ...]]] = {}
+
+
+def _partner_calls(opts: Options, seat: int, two: bool) -> list[Move]:
     if opts.five_player_partner_method == "choose_player":
         others = [s for s in range(opts.players) if s != seat]
         moves: list[Move] = [ChoosePartners(seat=seat, partners=(s,)) for s in others]
-        assert state.contract is not None
-        if bid_level(state.contract.bid) >= 8:
+        if two:
             moves += [ChoosePartners(seat=seat, partners=(a, b)) for i, a in enumerate(others)
                       for b in others[i + 1:]]
         return [*moves, GoAlone(seat=seat)]
@@ -267,7 +285,8 @@ def apply_discard(state: GameState, move: Discard, events: list[Event]) -> GameS
     c = state.contract
     assert c is not None
     discards = tuple(move.cards)
-    hand = tuple(x for x in state.hands[move.seat] if x not in discards)
+    gone = set(discards)
+    hand = tuple([x for x in state.hands[move.seat] if x not in gone])
     hands = state.hands[:move.seat] + (hand,) + state.hands[move.seat + 1:]
     events.append(Discarded(seat=move.seat, cards=discards))
     return next_setup_step(replace(state, hands=hands, kitty=(), discards=discards), events)

@@ -142,9 +142,19 @@ def pack_for(opts: Options) -> tuple[str, ...]:
                       six_player_kitty=opts.six_player_kitty)
 
 
-@lru_cache(maxsize=64)
 def pack_index(opts: Options) -> dict[str, int]:
-    return {c: i for i, c in enumerate(pack_for(opts))}
+    """Each card's position in the pack, kept per options in a plain dict (the compiled build calls an
+    ``lru_cache`` wrapper as a generic Python call, and the engine asks this at every discard and exchange)."""
+    found = _PACK_INDEX.get(opts)
+    if found is None:
+        if len(_PACK_INDEX) >= 64:
+            _PACK_INDEX.clear()
+        found = _PACK_INDEX[opts] = {c: i for i, c in enumerate(pack_for(opts))}
+    return found
+
+
+#: :func:`pack_index` by options (a pure memo).
+_PACK_INDEX: dict[Options, dict[str, int]] = {}
 
 
 def has_dead_hand(opts: Options) -> bool:
@@ -157,7 +167,17 @@ def hand_count(opts: Options) -> int:
 
 
 def kitty_size(opts: Options) -> int:
-    return len(pack_for(opts)) - HAND_SIZE * hand_count(opts)
+    """The kitty's cards: the pack less the hands dealt, kept per options in a plain dict (see :func:`pack_index`)."""
+    found = _KITTY_SIZES.get(opts)
+    if found is None:
+        if len(_KITTY_SIZES) >= 64:
+            _KITTY_SIZES.clear()
+        found = _KITTY_SIZES[opts] = len(pack_for(opts)) - HAND_SIZE * hand_count(opts)
+    return found
+
+
+#: :func:`kitty_size` by options (a pure memo).
+_KITTY_SIZES: dict[Options, int] = {}
 
 
 @lru_cache(maxsize=64)
