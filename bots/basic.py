@@ -17,7 +17,7 @@ import math
 from collections.abc import Collection, Iterable, Sequence
 from functools import lru_cache
 
-from bots.cardplay import HandInPlay, choose_play, misere_risk
+from bots.cardplay import HandInPlay, bit_keys, choose_play
 from bots.knowledge import Knowledge, team_of
 from engine import (
     SUITS,
@@ -476,12 +476,30 @@ def discard_from_hand(opts: Options, hand: Sequence[str], k: int, bid: str, tabl
         # The riskiest cards one at a time (a high free joker first, then by bots.cardplay.misere_risk over
         # the cards kept so far): a high card is safe beside every lower card of its suit, and a discard
         # changes what guards the cards of its suit that stay.
+        # Each card's key, (_joker_order, misere_risk) as one integer, is read over the table's bits: its
+        # effective suit's cards below it (BitKeys.lower) and how many of those are still kept.
+        keys = bit_keys(table)
+        lower, bit = keys.lower, table.bit
         kept = list(hand)
+        held = 0
+        for c in kept:
+            held |= bit[c]
         thrown: list[str] = []
         for _ in range(k):
-            worst = max(kept, key=lambda x: (_joker_order(x, table), misere_risk(x, kept, table)))
-            kept.remove(worst)
-            thrown.append(worst)
+            worst, worst_key = 0, -1
+            for j in range(len(kept)):
+                x = kept[j]
+                if suit_of[x] is None:
+                    key = (_joker_order(x, table) + 1) << 20
+                else:
+                    below = lower[bit[x].bit_length() - 1]
+                    pos = count(below)
+                    key = (1 << 20) + ((pos - 2 * count(held & below) + 512) << 10) + pos
+                if key > worst_key:  # the first of equal keys, as max takes it
+                    worst, worst_key = j, key
+            card = kept.pop(worst)
+            held ^= bit[card]
+            thrown.append(card)
         return thrown
     # One card at a time, the one least worth keeping: trumps and free jokers last (by power); of a plain suit, a
     # card scores 200 as its suit's top card, 60 as the second with another beside it, plus five per card of its

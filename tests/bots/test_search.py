@@ -31,6 +31,7 @@ from bots.expert import (
 from bots.knowledge import Knowledge, deal_unseen
 from bots.value import hand_value
 from engine import Bid, Discard, GameState, Options, apply_move, legal_moves, new_game, view
+from engine.cards import Strain
 from engine.model import HandScored, Trick
 from engine.playout import Playout
 from engine.rules import MISERE_BIDS, bid_level, bid_strain
@@ -426,3 +427,47 @@ def test_the_discard_by_keep_scores_is_the_one_first_written_on_random_hands() -
                 assert discard_from_hand(options, hand, k, bid, table) == _reference_discard(options, hand, k, table)
                 checked += 1
     assert checked == 1500
+
+
+def _reference_misere_discard(hand: list[str], k: int, table: Strain) -> list[str]:
+    """``bots.basic.discard_from_hand`` for misère as first written: the riskiest card of those kept, one at a
+    time (a high free joker first, a low one last, then :func:`bots.cardplay.misere_risk` over the cards kept)."""
+    from bots.cardplay import misere_risk
+    from engine.tricks import free_joker, high_free_joker
+
+    def joker_order(card: str) -> int:
+        return 0 if not free_joker(card, table) else 1 if high_free_joker(card, table) else -1
+
+    kept = list(hand)
+    thrown: list[str] = []
+    for _ in range(k):
+        worst = max(kept, key=lambda x: (joker_order(x), misere_risk(x, kept, table)))
+        kept.remove(worst)
+        thrown.append(worst)
+    return thrown
+
+
+def test_the_misere_discard_over_bits_is_the_one_first_written_on_random_hands() -> None:
+    from bots.basic import discard_from_hand
+    from engine.deal import pack_for
+    from engine.rules import hand_strain
+    from tests.engine.randomplay import random_options
+
+    rng = random.Random(29)
+    checked = 0
+    for players in (2, 3, 4, 5, 6):
+        for _ in range(100):
+            options = random_options(rng, players)
+            pack = list(pack_for(options))
+            for bid in sorted(MISERE_BIDS):
+                table = hand_strain(options, bid, ())
+                hand = rng.sample(pack, rng.randint(10, 16))
+                if rng.random() < 0.5:  # a hand with a joker: a free joker, high or low, goes first or last
+                    jokers = [c for c in pack if table.suit[c] is None and c not in hand]
+                    if jokers:
+                        hand[rng.randrange(len(hand))] = jokers[0]
+                k = rng.randint(1, min(6, len(hand) - 1))
+                assert discard_from_hand(options, hand, k, bid, table) == _reference_misere_discard(hand, k, table), \
+                    (options, hand, k, bid)
+                checked += 1
+    assert checked == 5 * 100 * len(MISERE_BIDS)
