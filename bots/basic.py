@@ -39,6 +39,7 @@ from engine.cards import STRAINS, Strain, suit_of
 from engine.contract import active_seats
 from engine.deal import kitty_size, pack_for
 from engine.masks import count
+from engine.memo import remember
 from engine.model import Call, CallView, Trick
 from engine.rules import MISERE, MISERE_BIDS, OPEN_MISERE, bid_level, bid_strain, bid_value, hand_strain
 from engine.seats import seat_count
@@ -93,9 +94,7 @@ def _strain_bits(opts: Options) -> tuple[dict[str, tuple[int, int, int, int, int
     plain dict (the compiled build calls an ``lru_cache`` wrapper as a generic Python call)."""
     found = _STRAIN_BITS.get(opts)
     if found is None:
-        if len(_STRAIN_BITS) >= 256:
-            _STRAIN_BITS.clear()
-        found = _STRAIN_BITS[opts] = _read_strain_bits(opts)
+        found = remember(_STRAIN_BITS, opts, _read_strain_bits(opts), 256)
     return found
 
 
@@ -181,9 +180,7 @@ def helper_tricks(opts: Options) -> float:
     """Tricks a partner and the kitty add on average to a contractor's own (by player count), kept per options."""
     found = _HELPER_TRICKS.get(opts)
     if found is None:
-        if len(_HELPER_TRICKS) >= 256:
-            _HELPER_TRICKS.clear()
-        found = _HELPER_TRICKS[opts] = _helper_tricks(opts)
+        found = remember(_HELPER_TRICKS, opts, _helper_tricks(opts), 256)
     return found
 
 
@@ -307,9 +304,7 @@ def read_hand(opts: Options, hand: Sequence[str], ghost_face_up: Sequence[str] |
     key = (opts, cards, ghost)
     reading = _READINGS.get(key)
     if reading is None:
-        if len(_READINGS) >= 1 << 14:
-            _READINGS.clear()
-        reading = _READINGS[key] = HandReading(opts, cards, ghost)
+        reading = remember(_READINGS, key, HandReading(opts, cards, ghost), 1 << 14)
     return reading
 
 
@@ -370,9 +365,7 @@ def call_table(opts: Options, legal: Sequence[Move]) -> CallTable:
     key = (opts, tuple(legal))
     table = _CALL_TABLES.get(key)
     if table is None:
-        if len(_CALL_TABLES) >= 1 << 14:
-            _CALL_TABLES.clear()
-        table = _CALL_TABLES[key] = CallTable(opts, legal)
+        table = remember(_CALL_TABLES, key, CallTable(opts, legal), 1 << 14)
     return table
 
 
@@ -385,9 +378,7 @@ def situation_tables(opts: Options) -> dict[tuple[int, str | None, int, bool, bo
     the legal calls it lists), for :func:`situation_table`: a loop over many calls looks the options up once."""
     found = _SITUATION_TABLES.get(opts)
     if found is None:
-        if len(_SITUATION_TABLES) >= 256:
-            _SITUATION_TABLES.clear()
-        found = _SITUATION_TABLES[opts] = {}
+        found = remember(_SITUATION_TABLES, opts, {}, 256)
     return found
 
 
@@ -397,9 +388,7 @@ def situation_table(opts: Options, tables: dict[tuple[int, str | None, int, bool
     in ``tables`` (:func:`situation_tables` of ``opts``): the key is a few small values, not the list of moves."""
     table = tables.get(situation)
     if table is None:
-        if len(tables) >= 1 << 14:
-            tables.clear()
-        table = tables[situation] = CallTable(opts, legal)
+        table = remember(tables, situation, CallTable(opts, legal), 1 << 14)
     return table
 
 
@@ -550,9 +539,7 @@ def _suit_ranks(opts: Options, strain: str) -> dict[str, dict[str, int]]:
     key = (opts, strain)
     found = _SUIT_RANKS.get(key)
     if found is None:
-        if len(_SUIT_RANKS) >= 256:
-            _SUIT_RANKS.clear()
-        found = _SUIT_RANKS[key] = _read_suit_ranks(opts, strain)
+        found = remember(_SUIT_RANKS, key, _read_suit_ranks(opts, strain), 256)
     return found
 
 

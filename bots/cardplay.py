@@ -25,6 +25,7 @@ from collections.abc import Collection, Mapping, Sequence
 from engine import Play
 from engine.cards import Strain
 from engine.masks import beating_mask, count, winning_index
+from engine.memo import remember
 from engine.model import Trick
 from engine.rules import MISERE_BIDS
 from engine.tricks import beats, high_free_joker, led_suit, low_free_joker, seat_after, trick_winner_index
@@ -222,9 +223,7 @@ def bit_keys(table: Strain) -> BitKeys:
     """The :class:`BitKeys` of a strain table, built once (the tables are cached and immutable)."""
     keys = _BIT_KEYS.get(table)
     if keys is None:
-        if len(_BIT_KEYS) > 1024:
-            _BIT_KEYS.clear()
-        keys = _BIT_KEYS[table] = BitKeys(table)
+        keys = remember(_BIT_KEYS, table, BitKeys(table), 1024)
     return keys
 
 

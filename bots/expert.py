@@ -92,6 +92,7 @@ from engine.cards import STRAINS, rank_of
 from engine.contract import hand_teams, playing_together
 from engine.deal import kitty_size
 from engine.masks import count
+from engine.memo import remember
 from engine.model import GameOver, HandScored
 from engine.playout import BitPlayout
 from engine.rules import MISERE_BIDS, bid_level, bid_strain, bid_value, side_of
@@ -184,10 +185,8 @@ def _basic_move(state: GameState) -> Move:
         key = (opts, state.hands[seat], state.contract.bid, state.nominations)
         cards = _DISCARDS.get(key)
         if cards is None:
-            if len(_DISCARDS) >= 1 << 14:
-                _DISCARDS.clear()
-            cards = _DISCARDS[key] = tuple(discard_from_hand(opts, state.hands[seat], kitty_size(opts),
-                                                             state.contract.bid, strain_of(state)))
+            cards = remember(_DISCARDS, key, tuple(discard_from_hand(opts, state.hands[seat], kitty_size(opts),
+                                                                    state.contract.bid, strain_of(state))), 1 << 14)
         return Discard(seat=seat, cards=cards)
     if own and state.viewed[seat] and state.contract is not None:
         # The basic partner call and nomination from the state's values (bots.basic.partner_call_from_hand,

@@ -15,6 +15,7 @@ import msgspec
 
 from engine.cards import HONOURS, JOKERS, rank_of
 from engine.contract import next_setup_step, start_play
+from engine.memo import remember
 from engine.model import (
     AnswerRedeal,
     AuctionReopened,
@@ -162,11 +163,9 @@ def _call_moves(opts: Options, seat: int, high_bid: str | None, max_level: int, 
     key = (opts, seat, high_bid, max_level, viewed, barred, early)
     found = _CALL_MOVES.get(key)
     if found is None:
-        if len(_CALL_MOVES) >= 50_000:
-            _CALL_MOVES.clear()
         bids = _legal_bid_list(opts, high_bid, max_level, viewed, barred, early)
         moves: tuple[Move, ...] = (_pass_move(seat), *(_bid_move(seat, b, sk) for b, sk in bids))
-        found = _CALL_MOVES[key] = (moves, frozenset(map(id, moves)))
+        found = remember(_CALL_MOVES, key, (moves, frozenset(map(id, moves))), 50_000)
     return found
 
 
@@ -336,9 +335,7 @@ _RUNGS: Final[dict[Options, tuple[dict[str, float], float]]] = {}
 def _rungs(opts: Options) -> tuple[dict[str, float], float]:
     found = _RUNGS.get(opts)
     if found is None:
-        if len(_RUNGS) >= 1024:
-            _RUNGS.clear()
-        found = _RUNGS[opts] = (ladder(opts), top_rung(opts))
+        found = remember(_RUNGS, opts, (ladder(opts), top_rung(opts)), 1024)
     return found
 
 

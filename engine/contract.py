@@ -16,6 +16,7 @@ import msgspec
 
 from engine.cards import JOKER, JOKERS, SUITS, sort_hand
 from engine.deal import kitty_size, pack_for, pack_index
+from engine.memo import remember
 from engine.model import (
     CallCard,
     CardCalled,
@@ -112,9 +113,7 @@ def legal_partner_calls(state: GameState, seat: int) -> list[Move]:
     key = (opts, seat, two)
     found = _PARTNER_CALLS.get(key)
     if found is None:
-        if len(_PARTNER_CALLS) >= 1024:
-            _PARTNER_CALLS.clear()
-        found = _PARTNER_CALLS[key] = tuple(_partner_calls(opts, seat, two))
+        found = remember(_PARTNER_CALLS, key, tuple(_partner_calls(opts, seat, two)), 1024)
     return list(found)
 
 

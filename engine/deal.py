@@ -24,6 +24,7 @@ from operator import ge, mod
 from typing import TypeVar
 
 from engine.cards import JOKERS, RANK_ORDER, build_pack, rank_of
+from engine.memo import remember
 from engine.options import Options, OptionsError
 from engine.seats import GHOST_PILES, GHOSTS, is_ghost_game, seat_count
 
@@ -147,9 +148,7 @@ def pack_index(opts: Options) -> dict[str, int]:
     ``lru_cache`` wrapper as a generic Python call, and the engine asks this at every discard and exchange)."""
     found = _PACK_INDEX.get(opts)
     if found is None:
-        if len(_PACK_INDEX) >= 64:
-            _PACK_INDEX.clear()
-        found = _PACK_INDEX[opts] = {c: i for i, c in enumerate(pack_for(opts))}
+        found = remember(_PACK_INDEX, opts, {c: i for i, c in enumerate(pack_for(opts))}, 64)
     return found
 
 
@@ -170,9 +169,7 @@ def kitty_size(opts: Options) -> int:
     """The kitty's cards: the pack less the hands dealt, kept per options in a plain dict (see :func:`pack_index`)."""
     found = _KITTY_SIZES.get(opts)
     if found is None:
-        if len(_KITTY_SIZES) >= 64:
-            _KITTY_SIZES.clear()
-        found = _KITTY_SIZES[opts] = len(pack_for(opts)) - HAND_SIZE * hand_count(opts)
+        found = remember(_KITTY_SIZES, opts, len(pack_for(opts)) - HAND_SIZE * hand_count(opts), 64)
     return found
 
 

@@ -39,6 +39,7 @@ from operator import attrgetter
 from engine.cards import SUITS, sort_hand
 from engine.deal import HAND_SIZE, has_dead_hand, kitty_size, pack_for, pack_index
 from engine.ghosts import face_down
+from engine.memo import remember
 from engine.model import (
     AnswerRedeal,
     Bid,
@@ -113,9 +114,7 @@ _FACTS: dict[Options, _Facts] = {}
 def _facts(opts: Options) -> _Facts:
     found = _FACTS.get(opts)
     if found is None:
-        if len(_FACTS) >= 256:
-            _FACTS.clear()
-        found = _FACTS[opts] = _Facts(opts)
+        found = remember(_FACTS, opts, _Facts(opts), 256)
     return found
 
 

@@ -10,6 +10,8 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
+from engine.memo import remember
+
 RULES_VERSION = "2026.11.1"
 
 
@@ -182,9 +184,7 @@ def interned(options: Options) -> Options:
     """
     found = _INTERNED.get(options)
     if found is None:
-        if len(_INTERNED) >= _INTERNED_LIMIT:
-            _INTERNED.clear()
-        found = _INTERNED[options] = options
+        found = remember(_INTERNED, options, options, _INTERNED_LIMIT)
     return found
 
 

@@ -18,6 +18,7 @@ import msgspec
 from engine.cards import ALL_CARDS, JOKERS, SUITS, Strain
 from engine.deal import pack_for
 from engine.ghosts import turn_up
+from engine.memo import remember
 from engine.model import (
     CardPlayed,
     Contract,
@@ -107,9 +108,7 @@ def play_move(seat: int, card: str, nominate: str | None) -> Play:
     key = (seat, card, nominate)
     move = _PLAYS.get(key)
     if move is None:
-        if len(_PLAYS) > 50_000:
-            _PLAYS.clear()
-        move = _PLAYS[key] = Play(seat=seat, card=card, nominate=nominate)
+        move = remember(_PLAYS, key, Play(seat=seat, card=card, nominate=nominate), 50_000)
     return move
 
 

@@ -17,6 +17,7 @@ import msgspec
 from engine.cards import sort_hand
 from engine.deal import cut_for_dealer, deal, first_below, kitty_packets, pack_for, pack_index, shuffled
 from engine.ghosts import lay_out
+from engine.memo import remember
 from engine.model import CardsReceived, CutDraw, DealerCut, Event, GameState, GhostCardsUp, HandDealt
 from engine.options import PRESETS, RULES_VERSION, Options, OptionsError, option_catalogue
 from engine.rules import sides
@@ -197,10 +198,8 @@ def _deal_plan(opts: Options, dealer: int) -> tuple[tuple[Picker, ...], Picker, 
     key = (opts, dealer)
     plan = _DEAL_PLANS.get(key)
     if plan is None:
-        if len(_DEAL_PLANS) > 1024:
-            _DEAL_PLANS.clear()
         hands, dead, kitty = deal(opts, tuple(str(i) for i in range(len(pack_for(opts)))), dealer)
-        plan = _DEAL_PLANS[key] = (tuple(_picker(h) for h in hands), _picker(dead), _picker(kitty))
+        plan = remember(_DEAL_PLANS, key, (tuple(_picker(h) for h in hands), _picker(dead), _picker(kitty)), 1024)
     return plan
 
 

@@ -18,6 +18,7 @@ from collections.abc import Collection, Sequence
 from typing import Final
 
 from engine.cards import Strain
+from engine.memo import remember
 from engine.model import Contract, GameState, Trick
 from engine.options import Options
 from engine.rules import MISERE_BIDS, hand_strain
@@ -143,9 +144,7 @@ def strain_of(state: GameState) -> Strain:
     key = (opts, c.bid if c else None, nominations)
     table = _STRAINS.get(key)
     if table is None:
-        if len(_STRAINS) > 4096:
-            _STRAINS.clear()
-        table = _STRAINS[key] = hand_strain(*key)
+        table = remember(_STRAINS, key, hand_strain(*key), 4096)
     if _LAST_STRAIN:
         _LAST_STRAIN[0] = (opts, c, nominations, table)
     else:
