@@ -21,6 +21,7 @@ Every rank and suit question is answered by the engine's :class:`engine.cards.St
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from engine import Play
 from engine.cards import Strain
@@ -29,6 +30,9 @@ from engine.memo import remember
 from engine.model import Trick
 from engine.rules import MISERE_BIDS
 from engine.tricks import beats, high_free_joker, led_suit, low_free_joker, seat_after, trick_winner_index
+
+if TYPE_CHECKING:
+    from mypy_extensions import i64
 
 
 class HandInPlay:
@@ -278,6 +282,29 @@ def _top_risk(mask: int, hand: int, keys: BitKeys) -> int:
 
 def _masters(cards: int, others: int, table: Strain) -> int:
     """The cards of ``cards`` that no card of ``others`` beats in its effective suit (a low free joker never)."""
+    if not table.narrow:
+        return _wide_masters(cards, others, table)
+    out: i64 = 0
+    rest: i64 = others
+    mine: i64 = cards & ~table.low_free_mask
+    for suit_cards in table.suit_mask.values():
+        held: i64 = mine & suit_cards
+        if held:
+            # The cards held above the highest of the others' in the suit: above every bit of ``beaten``, the
+            # others' cards with every lower bit set.
+            beaten: i64 = rest & suit_cards
+            beaten |= beaten >> 1
+            beaten |= beaten >> 2
+            beaten |= beaten >> 4
+            beaten |= beaten >> 8
+            beaten |= beaten >> 16
+            beaten |= beaten >> 32
+            out |= held & ~beaten
+    return out
+
+
+def _wide_masters(cards: int, others: int, table: Strain) -> int:
+    """:func:`_masters` over Python integers, for a pack too wide for 64-bit ones (``table.narrow``)."""
     out = 0
     suit_mask, bit_suit = table.suit_mask, table.bit_suit
     m = cards & ~table.low_free_mask

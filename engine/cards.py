@@ -140,7 +140,7 @@ class Strain:
     """
 
     __slots__ = ("trump", "suit", "power", "by_suit", "led_ranks", "cards", "bit", "suit_mask", "trump_mask",
-                 "high_free_mask", "low_free_mask", "bit_suit", "bit_power", "bit_pack")
+                 "high_free_mask", "low_free_mask", "bit_suit", "bit_power", "bit_pack", "narrow")
 
     def __init__(self, pack: tuple[str, ...], trump: str | None, nominations: tuple[tuple[str, str], ...],
                  joker_low: bool = False, low_trump: str | None = None) -> None:
@@ -212,6 +212,8 @@ class Strain:
         self.bit_suit: tuple[str | None, ...] = tuple(suit[c] for c in self.cards)
         self.bit_power: tuple[int, ...] = tuple(power[c] for c in self.cards)
         self.bit_pack: tuple[int, ...] = tuple(place[c] for c in self.cards)
+        #: Whether every mask fits a signed 64-bit integer (at most 63 cards; engine/masks.py).
+        self.narrow: bool = len(self.cards) <= 63
 
     def order(self, cards: Iterable[str]) -> list[str]:
         """Cards sorted high to low by power."""

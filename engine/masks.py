@@ -12,6 +12,10 @@ operations:
 - the cards that would take a trick now (:func:`beating_mask`) and the cards that may follow
   (:func:`follow_mask`).
 
+In the compiled build, the hottest of them work on 64-bit integers when every bit fits (``table.narrow``: packs of
+up to 63 cards; mypyc's own integers hold 62 bits, so a mask holding the six-player pack's top card was a
+Python integer object in every operation), and on Python integers otherwise.
+
 Each is the general rule of :mod:`engine.tricks` and :mod:`engine.play` in another form, and
 ``tests/engine/test_masks.py`` checks every one against it on many random states. The vocabulary stays the
 API's: a mask is read back as card tokens with :func:`cards_of`.
@@ -27,8 +31,12 @@ API's: a mask is read back as card tokens with :func:`cards_of`.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from engine.cards import Strain
+
+if TYPE_CHECKING:
+    from mypy_extensions import i64
 
 
 def mask_of(cards: Iterable[str], table: Strain) -> int:
@@ -66,6 +74,20 @@ def winning_index(bits: Sequence[int], led: str | None, table: Strain) -> int:
     """Index of the card winning the (possibly partial) trick of ``bits`` led in ``led``:
     :func:`engine.tricks.trick_winner_index` (the led card counts, and of the others those of the led suit, the
     trumps and the high free jokers; the highest bit wins)."""
+    if not table.narrow:
+        return _wide_winning_index(bits, led, table)
+    eligible: i64 = table.suit_mask.get(led, 0) | table.trump_mask | table.high_free_mask
+    best: i64 = bits[0]
+    best_i = 0
+    for i in range(1, len(bits)):
+        b: i64 = bits[i]
+        if b & eligible and b > best:
+            best_i, best = i, b
+    return best_i
+
+
+def _wide_winning_index(bits: Sequence[int], led: str | None, table: Strain) -> int:
+    """:func:`winning_index` over Python integers, for a pack too wide for 64-bit ones (``table.narrow``)."""
     eligible = table.suit_mask.get(led, 0) | table.trump_mask | table.high_free_mask
     best_i, best = 0, bits[0]
     for i in range(1, len(bits)):
@@ -79,11 +101,29 @@ def beating_mask(cards: int, winning: int, led: str | None, table: Strain) -> in
     """The cards of ``cards`` that, played now to a trick led in ``led`` that the card ``winning`` (a bit) is
     winning, would win it: :func:`engine.tricks.beats` of each."""
     i = winning.bit_length() - 1
-    above = ~((winning << 1) - 1)
     ws = table.bit_suit[i]
+    if ws is None and table.bit_power[i] < 0:  # a led low joker loses to the suit it was led as, a trump and a
+        return cards & (table.suit_mask.get(led, 0) | table.trump_mask | table.high_free_mask)  # high joker
+    if not table.narrow:
+        return _wide_beating_mask(cards, winning, ws, table)
+    mine: i64 = cards
+    w: i64 = winning
+    above: i64 = ~((w - 1) | w)  # the bits above the winning card's
+    high: i64 = table.high_free_mask
     if ws is None:
-        if table.bit_power[i] < 0:  # a led low joker loses to the suit it was led as, a trump and a high joker
-            return cards & (table.suit_mask.get(led, 0) | table.trump_mask | table.high_free_mask)
+        return mine & high & above
+    suit: i64 = table.suit_mask[ws]
+    beating: i64 = (suit & above) | high
+    if ws != table.trump:
+        beating |= table.trump_mask
+    return mine & beating
+
+
+def _wide_beating_mask(cards: int, winning: int, ws: str | None, table: Strain) -> int:
+    """:func:`beating_mask` over Python integers (``table.narrow``), ``ws`` being the winning card's suit; not
+    for a led low joker."""
+    above = ~((winning - 1) | winning)
+    if ws is None:
         return cards & table.high_free_mask & above
     beating = (table.suit_mask[ws] & above) | table.high_free_mask
     if ws != table.trump:

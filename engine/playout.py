@@ -303,11 +303,13 @@ class BitPlayout:
         """The seat to act plays the card ``bit`` (naming ``nominate`` when it leads a free joker): one of
         :meth:`legal`, not checked again."""
         seat = self.to_act
-        self.hands[seat] ^= bit
+        hands = self.hands
+        # (an item's augmented assignment, ``hands[seat] ^= bit``, is a generic call in the compiled build)
+        hands[seat] = hands[seat] ^ bit
         self._free &= ~bit
         piles = self._piles[seat]
         if piles and bit in piles:  # a ghost's face-down card beneath is turned up
-            self.hands[seat] |= piles.pop(bit)
+            hands[seat] = hands[seat] | piles.pop(bit)
         table = self.table
         bits = self.bits
         if not bits:
@@ -334,7 +336,8 @@ class BitPlayout:
             self.tricks.append(Trick(leader, tuple(cards[b.bit_length() - 1] for b in bits), self.nominate,
                                      winner))
         self._done += 1
-        self.won[winner] += 1
+        won = self.won
+        won[winner] = won[winner] + 1
         self.bits = []
         self.nominate = None
         self.led = None

@@ -50,3 +50,33 @@ def test_choose_bit_plays_as_choose_card(players: int | str) -> None:
             suits = game.lead_suits(bit)
             game.play(bit, rng.choice(suits))
     assert compared >= 400, compared
+
+
+@pytest.mark.parametrize(("players", "options"), [
+    (6, {}), (6, {"six_player_kitty": 6}), (5, {"five_player_deck": "stripped_63"}), (4, {}), (2, {})])
+def test_the_masters_over_64_bit_integers_and_wide_ones_are_the_cards_no_other_beats(
+        players: int, options: dict[str, object]) -> None:
+    """``_masters`` (the cards no card of the others beats in its effective suit; never a low free joker), over
+    64-bit integers while the pack fits and over Python integers past it, is that definition card by card."""
+    from bots.cardplay import _masters, _wide_masters
+    from engine.cards import build_pack, strain_table
+    from engine.masks import mask_of
+    from engine.options import Options
+
+    opts = Options(players=players, **options)  # type: ignore[arg-type]
+    pack = build_pack(players, deck_4p=opts.deck_4p, five_player_deck=opts.five_player_deck,
+                      six_player_kitty=opts.six_player_kitty)
+    rng = random.Random(f"masters-{players}-{sorted(options.items())}")
+    for trump in (None, "S", "H"):
+        for joker_low in ((False, True) if trump is None else (False,)):
+            table = strain_table(pack, trump, None, joker_low)
+            suit, power = table.suit, table.power
+            for _ in range(300):
+                dealt = rng.sample(table.cards, rng.randint(2, min(30, len(table.cards))))
+                split = rng.randint(1, len(dealt) - 1)
+                mine, others = dealt[:split], dealt[split:]
+                expected = {c for c in mine if not (suit[c] is None and power[c] < 0) and not any(
+                    suit[o] == suit[c] and power[o] > power[c] for o in others)}
+                cards, rest = mask_of(mine, table), mask_of(others, table)
+                assert set(cards_of(_masters(cards, rest, table), table)) == expected
+                assert set(cards_of(_wide_masters(cards, rest, table), table)) == expected

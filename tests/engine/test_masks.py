@@ -96,3 +96,36 @@ def test_the_bit_playout_plays_exactly_as_the_playout(players: int | str) -> Non
     states = _play_states(players, games=30, seed=41)
     cards = sum(_same_hand(rng, st) for st in states)
     assert len(states) >= 100 and cards >= 500, (len(states), cards)
+
+
+@pytest.mark.parametrize(("players", "options"), [
+    (6, {}), (6, {"six_player_kitty": 5}), (6, {"six_player_kitty": 6}), (5, {"five_player_deck": "stripped_63"}),
+    (4, {}), (4, {"deck_4p": "46"})])
+def test_the_64_bit_forms_and_the_wide_ones_are_the_general_rule(players: int, options: dict[str, object]) -> None:
+    """The compiled build takes the trick rules over 64-bit integers while the pack fits (``table.narrow``: up to
+    63 cards, as the six-player pack with its top card at bit 62) and over Python integers past it (the 65- and
+    66-card six-player packs): both answer as the general rule, on every contract shape of the pack."""
+    from engine.cards import build_pack, strain_table
+    from engine.options import Options
+
+    opts = Options(players=players, **options)  # type: ignore[arg-type]
+    pack = build_pack(players, deck_4p=opts.deck_4p, five_player_deck=opts.five_player_deck,
+                      six_player_kitty=opts.six_player_kitty)
+    rng = random.Random(f"widths-{players}-{sorted(options.items())}")
+    checked = 0
+    for trump in (None, "S", "C", "D", "H"):
+        for joker_low in ((False, True) if trump is None else (False,)):
+            table = strain_table(pack, trump, None, joker_low)
+            assert table.narrow == (len(pack) <= 63)
+            for _ in range(300):
+                cards = rng.sample(table.cards, rng.randint(1, min(6, len(table.cards))))
+                nominate = rng.choice("SCDH") if table.suit[cards[0]] is None else None
+                led = table.suit[cards[0]] or nominate
+                bits = [table.bit[c] for c in cards]
+                w = trick_winner_index(cards, nominate, table)
+                assert winning_index(bits, led, table) == w
+                hand = rng.sample(table.cards, rng.randint(1, 12))
+                expected = {c for c in hand if beats(c, cards[w], led, table)}
+                assert set(cards_of(beating_mask(mask_of(hand, table), bits[w], led, table), table)) == expected
+                checked += 1
+    assert checked == 300 * 6
