@@ -400,7 +400,7 @@ def _played_out(state: GameState) -> BitPlayout:
     game = BitPlayout(state)
     table = game.table
     suit_mask, bit_suit = table.suit_mask, table.bit_suit
-    teams = _teams(state)
+    teams = hand_teams(state)  # (per seat, the seats on its side: tuples, read with ``in``)
     c = state.contract
     in_play = HandInPlay(table, c.bid if c else None, c.contractor if c else None, game.active)
     keys = bit_keys(table)

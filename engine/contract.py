@@ -273,8 +273,9 @@ def check_discard(state: GameState, move: Discard) -> Rejection | None:
         return Rejection(Reason.WRONG_DISCARD_COUNT, f"discard exactly {k} cards", {"count": k})
     if len(set(cards)) != len(cards):
         return Rejection(Reason.DUPLICATE_CARD, "the discards name a card twice")
+    hand = state.hands[move.seat]
     for c in cards:
-        if c not in state.hands[move.seat]:
+        if c not in hand:
             return card_rejection(c, pack_for(state.options)) or Rejection(
                 Reason.CARD_NOT_IN_HAND, f"seat {move.seat} does not hold {c}", {"seat": move.seat, "card": c})
     return None

@@ -183,6 +183,8 @@ def canonical_move(move: Move, options: Options) -> Move:
         assert isinstance(move, Discard)
         index = pack_index(options)
         last = len(index)
+        if type(move.cards) is tuple and _in_order(move.cards, index, last):
+            return move  # (most discards, the legal moves' and the bots', come in pack order already)
         cards = tuple(sorted(move.cards, key=lambda c: index.get(c, last) if isinstance(c, str) else last))
         return move if cards == move.cards else Discard(seat=move.seat, cards=cards)
     if kind is ChoosePartners:
@@ -191,6 +193,18 @@ def canonical_move(move: Move, options: Options) -> Move:
             chosen = tuple(sorted(move.partners))
             return move if chosen == move.partners else ChoosePartners(seat=move.seat, partners=chosen)
     return move
+
+
+def _in_order(cards: tuple[object, ...], index: dict[str, int], last: int) -> bool:
+    """Whether ``cards`` are in :func:`canonical_move`'s order already (each card's place in the pack, ``last``
+    for anything the pack does not have, never decreasing)."""
+    before = -1
+    for c in cards:
+        at = index.get(c, last) if isinstance(c, str) else last
+        if at < before:
+            return False
+        before = at
+    return True
 
 
 def apply_move(state: GameState, move: Move) -> tuple[GameState, list[Event]]:

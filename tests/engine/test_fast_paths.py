@@ -228,3 +228,29 @@ def _outcome(state: GameState, move: Move) -> object:
         return exc.rejection.reason
     except TypeError:
         return TypeError
+
+
+@pytest.mark.parametrize("opts", VARIANTS[:12])
+def test_a_discard_in_pack_order_is_its_own_canonical_form_and_any_other_is_sorted(opts: Options) -> None:
+    """``canonical_move`` answers a discard already in pack order with the move itself, without sorting it; any
+    other (out of order, or with tokens the pack does not have) is the sorted form, as
+    the general code sorts it."""
+    from engine.deal import pack_index
+    from engine.game import canonical_move
+    from engine.model import Discard
+
+    index = pack_index(opts)
+    last = len(index)
+    rng = random.Random(f"canonical-{opts.players}")
+    pack = list(pack_for(opts))
+    for _ in range(2000):
+        cards = rng.sample(pack, rng.randint(0, 5))
+        if rng.random() < 0.2:
+            cards.append(rng.choice(["ZZ", "1S", "JK2"]))
+        if rng.random() < 0.5:
+            cards.sort(key=lambda c: index.get(c, last))
+        move = Discard(seat=rng.randrange(opts.players), cards=tuple(cards))
+        general = tuple(sorted(move.cards, key=lambda c: index.get(c, last)))
+        answer = canonical_move(move, opts)
+        assert isinstance(answer, Discard) and answer.cards == general and type(answer.cards) is tuple
+        assert (answer is move) == (move.cards == general)
