@@ -91,6 +91,7 @@ from engine.auction import CallRun
 from engine.cards import STRAINS, rank_of
 from engine.contract import hand_teams, playing_together
 from engine.deal import kitty_size
+from engine.game import canonical_move
 from engine.masks import count
 from engine.memo import remember
 from engine.model import GameOver, HandScored
@@ -498,7 +499,8 @@ def candidates(knowledge: Knowledge, legal: Sequence[Move]) -> list[Move]:
             cards = frozenset(discard.cards) if isinstance(discard, Discard) else None
             if cards not in seen:
                 seen.add(cards)
-                discards.append(discard)
+                # In the engine's canonical form (pack order), which each playout's apply_move then takes as it is.
+                discards.append(canonical_move(discard, opts))
         return discards
     if phase == "call":
         out = [basic]

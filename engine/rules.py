@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Final
 
 from engine.cards import SAME_COLOUR, STRAINS, Strain, strain_table
 from engine.deal import pack_for
+from engine.memo import remember
 from engine.options import Options
 from engine.seats import is_ghost_game, seat_count
 
@@ -48,10 +48,24 @@ def trump_of(bid: str | None) -> str | None:
     return None if is_nt_family(bid) else bid[-1]  # type: ignore[index]
 
 
-@lru_cache(maxsize=64)
 def sides(opts: Options) -> tuple[tuple[int, ...], ...]:
     """Scoring sides: fixed teams in the 4- and 6-player games (and each human with its ghost in the ghost-partners
     game, seated as the four-player game), every seat for itself otherwise."""
+    found = _SIDES.get(opts)
+    if found is None:
+        found = remember(_SIDES, opts, _sides(opts), 64)
+    return found
+
+
+#: The memos of :func:`sides`, :func:`side_of`, :func:`ladder` and :func:`top_rung` by options (plain dicts: see
+#: :mod:`engine.memo`; the scoring and the bots' playouts ask them at every hand).
+_SIDES: Final[dict[Options, tuple[tuple[int, ...], ...]]] = {}
+_SIDE_OF: Final[dict[Options, tuple[int, ...]]] = {}
+_LADDER: Final[dict[Options, dict[str, float]]] = {}
+_TOP_RUNG: Final[dict[Options, float]] = {}
+
+
+def _sides(opts: Options) -> tuple[tuple[int, ...], ...]:
     n = seat_count(opts)
     if n == 4:
         return ((0, 2), (1, 3))
@@ -62,8 +76,15 @@ def sides(opts: Options) -> tuple[tuple[int, ...], ...]:
     return tuple((s,) for s in range(n))
 
 
-@lru_cache(maxsize=64)
 def side_of(opts: Options) -> tuple[int, ...]:
+    """Each seat's scoring side: its index in :func:`sides`."""
+    found = _SIDE_OF.get(opts)
+    if found is None:
+        found = remember(_SIDE_OF, opts, _side_of(opts), 64)
+    return found
+
+
+def _side_of(opts: Options) -> tuple[int, ...]:
     out = [0] * seat_count(opts)
     for i, members in enumerate(sides(opts)):
         for s in members:
@@ -94,9 +115,16 @@ def joker_low(opts: Options, bid: str | None) -> bool:
     return bid in MISERE_BIDS and opts.joker_low_in_misere
 
 
-@lru_cache(maxsize=64)
 def ladder(opts: Options) -> dict[str, float]:
-    """Every bid this rule set allows, mapped to its rung (higher outranks; equal rungs do not overcall)."""
+    """Every bid this rule set allows, mapped to its rung (higher outranks; equal rungs do not overcall). The same
+    dict for equal options: read it, never change it."""
+    found = _LADDER.get(opts)
+    if found is None:
+        found = remember(_LADDER, opts, _ladder(opts), 64)
+    return found
+
+
+def _ladder(opts: Options) -> dict[str, float]:
     rungs: dict[str, float] = {}
     for bid in SUIT_BIDS:
         level = bid_level(bid)
@@ -117,10 +145,12 @@ def ladder(opts: Options) -> dict[str, float]:
     return rungs
 
 
-@lru_cache(maxsize=64)
 def top_rung(opts: Options) -> float:
     """The highest rung of the ladder: a bid there ends the auction at once."""
-    return max(ladder(opts).values())
+    found = _TOP_RUNG.get(opts)
+    if found is None:
+        found = remember(_TOP_RUNG, opts, max(ladder(opts).values()), 64)
+    return found
 
 
 def bid_value(opts: Options, bid: str) -> int:
