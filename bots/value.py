@@ -11,8 +11,10 @@ points alone: the matches are won by games, not points.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Final
 
 from engine import Options
+from engine.memo import remember
 from engine.rules import side_of
 from engine.scoring import judge_game
 
@@ -38,7 +40,22 @@ def result_value(winners: Sequence[int], opts: Options, seat: int) -> float:
 def hand_value(scores: Sequence[int], deltas: Sequence[int], seats: Sequence[int], made: bool | None,
                opts: Options, seat: int) -> float:
     """A hand's value for ``seat`` (see the module docstring): ``scores`` before the hand, its ``deltas``, the
-    contracting ``seats`` and whether the contract was ``made``, as :func:`engine.scoring.score_hand` gives them."""
+    contracting ``seats`` and whether the contract was ``made``, as :func:`engine.scoring.score_hand` gives them.
+    (Memoised: a search's playouts end in few distinct results.)"""
+    key = (opts, tuple(scores), tuple(deltas), tuple(seats), made, seat)
+    found = _HAND_VALUES.get(key)
+    if found is None:
+        found = remember(_HAND_VALUES, key, _hand_value(scores, deltas, seats, made, opts, seat), 4096)
+    return found
+
+
+#: :func:`hand_value` by its arguments (a pure memo: see :mod:`engine.memo`).
+_HAND_VALUES: Final[dict[tuple[Options, tuple[int, ...], tuple[int, ...], tuple[int, ...], bool | None, int],
+                         float]] = {}
+
+
+def _hand_value(scores: Sequence[int], deltas: Sequence[int], seats: Sequence[int], made: bool | None,
+                opts: Options, seat: int) -> float:
     side = side_of(opts)
     after = tuple(a + b for a, b in zip(scores, deltas, strict=True))
     contracting = list(dict.fromkeys(side[s] for s in seats))
