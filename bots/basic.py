@@ -190,7 +190,10 @@ _HELPER_TRICKS: dict[Options, float] = {}
 
 def _helper_tricks(opts: Options) -> float:
     n = seat_count(opts)  # the ghost-partners game plays as four seats
-    partner = {2: 0.0, 3: 0.0, 4: 1.6, 5: 1.0}.get(n, 2.2 if opts.six_player_teams == "two_teams_of_three" else 1.0)
+    # A five-player contractor's called partner holds the best trump it lacks, and adds about what a four-player
+    # partner does: played out by the bots' own play, a contract bid on a hand takes 2.0 tricks beyond the hand's
+    # own estimate at four players and at five alike (docs/BENCHMARKS.md).
+    partner = {2: 0.0, 3: 0.0, 4: 1.6, 5: 1.5}.get(n, 2.2 if opts.six_player_teams == "two_teams_of_three" else 1.0)
     kitty = KITTY_TRICKS if kitty_size(opts) <= 3 else 0.8
     return partner + kitty
 
