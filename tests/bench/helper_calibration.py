@@ -26,14 +26,15 @@ from bots import decide  # noqa: E402
 from bots.basic import helper_tricks, strain_tricks  # noqa: E402
 from engine import Bid, GameState, Options, Pass, apply_move, legal_moves, new_game, partners, view  # noqa: E402
 from engine.cards import STRAINS  # noqa: E402
-from engine.model import HandScored  # noqa: E402
+from engine.model import Event, HandScored  # noqa: E402
 
 
-def _basic(state: GameState, step: int, seed: int) -> GameState:
+def _basic(state: GameState, step: int, seed: int) -> tuple[GameState, list[Event]]:
+    """The ``basic`` bot's move for the seat to act, applied: the next state and its events."""
     seat = state.to_act
     assert seat is not None
     move = decide(view(state, seat), state.options, level="basic", seed=seed * 1_000 + step).move
-    return apply_move(state, move)[0]
+    return apply_move(state, move)
 
 
 def one_deal(opts: Options, seed: int, least: float) -> tuple[float, int] | None:
@@ -46,9 +47,8 @@ def one_deal(opts: Options, seed: int, least: float) -> tuple[float, int] | None
         seat = state.to_act
         assert seat is not None
         if not state.viewed[seat]:
-            state = _basic(state, step, seed)
-        elif bidder is None and max(strain_tricks(state.hands[seat], opts)) >= least:
-            tricks = strain_tricks(state.hands[seat], opts)
+            state = _basic(state, step, seed)[0]
+        elif bidder is None and max(tricks := strain_tricks(state.hands[seat], opts)) >= least:
             best = max(range(len(STRAINS)), key=tricks.__getitem__)
             bid = next((m for m in legal_moves(state) if isinstance(m, Bid) and m.bid == f"6{STRAINS[best]}"), None)
             if bid is None:
@@ -63,9 +63,7 @@ def one_deal(opts: Options, seed: int, least: float) -> tuple[float, int] | None
     hand_number = state.hand_number
     while state.to_act is not None and state.hand_number == hand_number:
         contracting = (state.contract.contractor, *partners(state)) if state.contract is not None else ()
-        seat = state.to_act
-        move = decide(view(state, seat), opts, level="basic", seed=seed * 1_000 + step).move
-        state, events = apply_move(state, move)
+        state, events = _basic(state, step, seed)
         step += 1
         for e in events:
             if isinstance(e, HandScored):
