@@ -185,7 +185,7 @@ def canonical_move(move: Move, options: Options) -> Move:
         last = len(index)
         if type(move.cards) is tuple and _in_order(move.cards, index, last):
             return move  # (most discards, the legal moves' and the bots', come in pack order already)
-        cards = tuple(sorted(move.cards, key=lambda c: index.get(c, last) if isinstance(c, str) else last))
+        cards = tuple(sorted(move.cards, key=lambda c: _pack_place(c, index, last)))
         return move if cards == move.cards else Discard(seat=move.seat, cards=cards)
     if kind is ChoosePartners:
         assert isinstance(move, ChoosePartners)
@@ -195,12 +195,18 @@ def canonical_move(move: Move, options: Options) -> Move:
     return move
 
 
+def _pack_place(card: object, index: dict[str, int], last: int) -> int:
+    """A discarded card's key in :func:`canonical_move`'s order: its place in the pack, ``last`` for anything the
+    pack does not have."""
+    return index.get(card, last) if isinstance(card, str) else last
+
+
 def _in_order(cards: tuple[object, ...], index: dict[str, int], last: int) -> bool:
-    """Whether ``cards`` are in :func:`canonical_move`'s order already (each card's place in the pack, ``last``
-    for anything the pack does not have, never decreasing)."""
+    """Whether ``cards`` are in :func:`canonical_move`'s order already (their :func:`_pack_place` never
+    decreasing)."""
     before = -1
     for c in cards:
-        at = index.get(c, last) if isinstance(c, str) else last
+        at = _pack_place(c, index, last)
         if at < before:
             return False
         before = at
