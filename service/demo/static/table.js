@@ -426,8 +426,7 @@ async function draw() {
   const over = view.phase === "game_over" || life.status === "ended";
   $("new-game").hidden = humanTable() && !over; // never a way out of a table with players, by accident
   document.body.dataset.turn = over ? "over" : mine ? "you" : "others";
-  if (life.status !== "running") {
-    status(lifeText());
+  if (life.status !== "running") { // (the status says the life: drawTableLife)
     if (over) ($("new-game").hidden ? $("status") : $("new-game")).focus();
   } else if (over) {
     status(gameOverText(view));
@@ -907,6 +906,7 @@ function drawTableLife() {
   $("life").textContent = life.status === "running" ? "" : lifeText();
   $("table-life").dataset.status = life.status;
   document.body.dataset.life = life.status;
+  if (life.status !== "running") status(lifeText()); // with the life, not at the next view's drawing
   drawMatch();
   const over = latest?.view.phase === "game_over" && series !== null && seriesVersion >= latest.version;
   const token = over ? rematchToken() : null;
